@@ -1,0 +1,29 @@
+import type { Account, Channel } from '../domain/account.ts';
+import { insertAccount, type AccountChanges } from '../store/accounts.ts';
+import { appendLedger } from '../store/ledger.ts';
+import { issueApiKey, type IssuedKey, type KeyDeps } from './api-keys.ts';
+
+export interface NewAccount extends AccountChanges {
+  readonly name: string;
+  readonly services?: Partial<Record<Channel, boolean>>;
+}
+
+/**
+ * Opens an account with a first API key of every scope. The opening balance and
+ * message count enter the ledger like any later top-up, so the ledger always sums
+ * to what the account holds.
+ */
+export async function createAccount(deps: KeyDeps, input: NewAccount): Promise<{ account: Account; apiKey: IssuedKey }> {
+  const id = deps.newId();
+  const now = deps.clock();
+  return deps.db.transaction().execute(async (tx) => {
+    const account = await insertAccount(tx, id, now, input);
+    if (account.messagesLeft !== 0 || account.balance !== 0) {
+      await appendLedger(tx, {
+        id: deps.newId(), accountId: id, at: now, messagesDelta: account.messagesLeft, balanceDelta: account.balance, reason: 'account.open', sendId: null,
+      });
+    }
+    const apiKey = await issueApiKey(deps, tx, id);
+    return { account, apiKey };
+  });
+}

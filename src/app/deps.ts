@@ -1,0 +1,17 @@
+import type { Db } from '../store/database.ts';
+
+/** Milliseconds since the epoch; injected so tests control time. */
+export type Clock = () => number;
+/** A new UUIDv7 (time-ordered) each call. */
+export type IdSource = () => string;
+
+/** What every use case needs; main.ts builds one, tests build their own. */
+export interface AppDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly newId: IdSource;
+  /** Tells the outbox worker that new work was committed, so it need not wait for its next poll. */
+  readonly wakeOutbox: () => void;
+  /** Host part of Message-IDs and links (from HERALD_PUBLIC_URL). */
+  readonly publicUrl: string;
+}

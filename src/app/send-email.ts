@@ -1,0 +1,95 @@
+import { channelActive, type Account } from '../domain/account.ts';
+import { domainOf } from '../domain/email-address.ts';
+import { parseEmailRequest, type EmailRequest } from '../domain/email-request.ts';
+import { compileTemplate, renderSubject } from '../domain/email-template.ts';
+import type { EmailPayload } from '../domain/outbound.ts';
+import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
+import { commitOrReject } from './commit-or-reject.ts';
+import { debitMessages } from '../store/accounts.ts';
+import { findEmailTemplate, type EmailTemplate } from '../store/email-templates.ts';
+import { appendLedger } from '../store/ledger.ts';
+import { insertSend, type NewMessage } from '../store/messages.ts';
+import { findSenderDomain } from '../store/sender-domains.ts';
+import type { AppDeps } from './deps.ts';
+
+export interface EmailAccepted {
+  readonly message: string;
+  readonly to: readonly { readonly email: string; readonly msgid: string }[];
+}
+
+export const EMAIL_ACCEPTED_TEXT = 'Email queued for delivery';
+
+// A body is sent as HTML when it contains markup; otherwise as plain text.
+const looksLikeHtml = (body: string): boolean => /<\/?[a-z][a-z0-9-]*(\s[^>]*)?\/?>/i.test(body);
+
+/**
+ * POST /v1/email. Checks, in order: the account may send email; the request is
+ * well-formed; the sender domain is verified; the template exists and renders.
+ * Then one transaction debits one message per recipient and stores the messages
+ * with their outbox rows; a debit that would overdraw refuses the whole send.
+ */
+export async function sendEmail(deps: AppDeps, account: Account, body: unknown): Promise<Result<EmailAccepted>> {
+  if (!channelActive(account, 'email')) return reject('serviceInactive');
+  const parsed = parseEmailRequest(body);
+  if (!parsed.ok) return parsed;
+  const request = parsed.value;
+
+  const domain = await findSenderDomain(deps.db, account.id, domainOf(request.from.email));
+  if (!domain?.verified) return reject('domainNotPermitted');
+
+  const content = await renderContent(deps, account, request);
+  if (!content.ok) return content;
+
+  const recipients: NewMessage[] = [
+    ...request.to.map((email) => ({ id: deps.newId(), recipient: email, role: 'to' as const, costMessages: 1, costBalance: 0 })),
+    ...request.cc.map((email) => ({ id: deps.newId(), recipient: email, role: 'cc' as const, costMessages: 1, costBalance: 0 })),
+    ...request.bcc.map((email) => ({ id: deps.newId(), recipient: email, role: 'bcc' as const, costMessages: 1, costBalance: 0 })),
+  ];
+  const payload: EmailPayload = {
+    from: request.from, replyTo: request.replyTo, subject: content.value.subject, html: content.value.html, text: content.value.text,
+    to: request.to, cc: request.cc, attachments: request.attachments,
+  };
+
+  const sendId = deps.newId();
+  const now = deps.clock();
+  const committed = await commitOrReject(deps.db, async (tx) => {
+    if (!(await debitMessages(tx, account.id, recipients.length, now))) throw new RejectionError({ code: 'noMessagesLeft' });
+    await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -recipients.length, balanceDelta: 0, reason: 'email.send', sendId });
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'email', payload, now, eventIds: deps.newId }, recipients);
+  });
+  if (!committed.ok) return committed;
+  deps.wakeOutbox();
+  return ok({ message: EMAIL_ACCEPTED_TEXT, to: recipients.map((r) => ({ email: r.recipient, msgid: r.id })) });
+}
+
+interface RenderedContent {
+  readonly subject: string;
+  readonly html: string | null;
+  readonly text: string | null;
+}
+
+async function renderContent(deps: AppDeps, account: Account, request: EmailRequest): Promise<Result<RenderedContent>> {
+  const { content } = request;
+  if (content.mode === 'direct') {
+    const html = looksLikeHtml(content.body);
+    return ok({ subject: request.subject, html: html ? content.body : null, text: html ? null : content.body });
+  }
+  let template: EmailTemplate | undefined;
+  try {
+    template = await findEmailTemplate(deps.db, account.id, content.templateId);
+  } catch {
+    return reject('templateFetchFailed');
+  }
+  if (!template) return reject('templateNotFound');
+  const subject = renderSubject(request.subject, content.variables);
+  if (!subject.ok) return subject;
+  const html = compileTemplate(template.html, 'html');
+  if (!html.ok) return html;
+  let text: string | null = null;
+  if (template.text !== null) {
+    const compiled = compileTemplate(template.text, 'text');
+    if (!compiled.ok) return compiled;
+    text = compiled.value.render(content.variables);
+  }
+  return ok({ subject: subject.value, html: html.value.render(content.variables), text });
+}

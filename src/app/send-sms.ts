@@ -1,0 +1,49 @@
+import { channelActive, type Account } from '../domain/account.ts';
+import type { SmsPayload } from '../domain/outbound.ts';
+import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
+import { commitOrReject } from './commit-or-reject.ts';
+import { parseSmsRequest, splitSegments } from '../domain/sms-request.ts';
+import { debitMessages } from '../store/accounts.ts';
+import { appendLedger } from '../store/ledger.ts';
+import { insertSend, type NewMessage } from '../store/messages.ts';
+import type { AppDeps } from './deps.ts';
+
+export interface SmsAccepted {
+  readonly result: string;
+  readonly total_contacts: number;
+  readonly total_messages_sent: number;
+  readonly messages_left: number;
+  readonly messages: readonly { readonly mobile_number: string; readonly msgid: string }[];
+}
+
+export const SMS_ACCEPTED_TEXT = 'SMS queued for delivery';
+
+/** POST /v1/sms/send: costs segments × numbers prepaid messages, all or nothing. */
+export async function sendSms(deps: AppDeps, account: Account, body: unknown): Promise<Result<SmsAccepted>> {
+  if (!channelActive(account, 'sms')) return reject('serviceInactive');
+  const parsed = parseSmsRequest(body);
+  if (!parsed.ok) return parsed;
+  const { text, segments, numbers } = parsed.value;
+
+  const cost = segments * numbers.length;
+  const messages: NewMessage[] = numbers.map((number) => ({ id: deps.newId(), recipient: number, role: 'to', costMessages: segments, costBalance: 0 }));
+  const payload: SmsPayload = { text, segments: splitSegments(text) };
+  const sendId = deps.newId();
+  const now = deps.clock();
+  const committed = await commitOrReject(deps.db, async (tx) => {
+    const debited = await debitMessages(tx, account.id, cost, now);
+    if (!debited) throw new RejectionError({ code: 'noMessagesLeft' });
+    await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -cost, balanceDelta: 0, reason: 'sms.send', sendId });
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'sms', payload, now, eventIds: deps.newId }, messages);
+    return debited.messagesLeft;
+  });
+  if (!committed.ok) return committed;
+  deps.wakeOutbox();
+  return ok({
+    result: SMS_ACCEPTED_TEXT,
+    total_contacts: numbers.length,
+    total_messages_sent: cost,
+    messages_left: committed.value,
+    messages: messages.map((m) => ({ mobile_number: m.recipient, msgid: m.id })),
+  });
+}

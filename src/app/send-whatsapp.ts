@@ -1,0 +1,51 @@
+import { channelActive, type Account } from '../domain/account.ts';
+import { formatMoney } from '../domain/money.ts';
+import type { WhatsappPayload } from '../domain/outbound.ts';
+import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
+import { commitOrReject } from './commit-or-reject.ts';
+import { paramsMatch, parseWhatsappRequest, renderWhatsappBody } from '../domain/whatsapp-request.ts';
+import { debitBalance } from '../store/accounts.ts';
+import { appendLedger } from '../store/ledger.ts';
+import { insertSend } from '../store/messages.ts';
+import { findWhatsappTemplate } from '../store/whatsapp-templates.ts';
+import type { AppDeps } from './deps.ts';
+
+export interface WhatsappAccepted {
+  readonly result: string;
+  readonly current_balance: number;
+  readonly msgid: string;
+}
+
+export const WHATSAPP_ACCEPTED_TEXT = 'WhatsApp message queued for delivery';
+
+/** POST /v1/whatsapp/sendTemplateMessage: costs the account's whatsappPrice from its balance. */
+export async function sendWhatsapp(deps: AppDeps, account: Account, body: unknown): Promise<Result<WhatsappAccepted>> {
+  if (!channelActive(account, 'whatsapp')) return reject('serviceInactive');
+  const parsed = parseWhatsappRequest(body);
+  if (!parsed.ok) return parsed;
+  const { destination, templateId, params } = parsed.value;
+
+  const template = await findWhatsappTemplate(deps.db, account.id, templateId);
+  if (!template || template.status !== 'APPROVED') return reject('templateNotFound');
+  if (!paramsMatch(params, template.paramCount)) return reject('paramsMismatch');
+
+  const price = account.whatsappPrice;
+  const msgid = deps.newId();
+  const payload: WhatsappPayload = {
+    templateName: template.name, language: template.language, params, renderedBody: renderWhatsappBody(template.body, params),
+  };
+  const sendId = deps.newId();
+  const now = deps.clock();
+  const committed = await commitOrReject(deps.db, async (tx) => {
+    const debited = await debitBalance(tx, account.id, price, now);
+    if (!debited) throw new RejectionError({ code: 'insufficientBalance' });
+    await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: 0, balanceDelta: -price, reason: 'whatsapp.send', sendId });
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'whatsapp', payload, now, eventIds: deps.newId }, [
+      { id: msgid, recipient: destination, role: 'to', costMessages: 0, costBalance: price },
+    ]);
+    return debited.balance;
+  });
+  if (!committed.ok) return committed;
+  deps.wakeOutbox();
+  return ok({ result: WHATSAPP_ACCEPTED_TEXT, current_balance: formatMoney(committed.value), msgid });
+}

@@ -1,0 +1,353 @@
+// Outbound HTTP(S) GET for operator-untrusted URLs (email attachments given by URL, later
+// webhooks), guarded against server-side request forgery.
+//
+// - Only http: and https: URLs without credentials.
+// - Every address the host resolves to must be public (isPublicAddress) unless the operator
+//   allows private addresses (HERALD_FETCH_ALLOW_PRIVATE); one bad address refuses the host.
+// - The connection goes to the addresses that were checked: the request gets a `lookup` that
+//   answers from the checked list, so a second DNS answer (rebinding) is never consulted. The
+//   URL's host name stays the Host header and the TLS server name, so certificates are
+//   verified against the real name.
+// - Redirects are followed by hand, each hop parsed, resolved and checked again.
+// - One time-out covers everything (lookups, connects, redirects, body).
+// - Never throws: every failure is a FetchOutcome, `permanent` saying whether a retry can help.
+
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export interface GuardedFetchOptions {
+  /** HERALD_FETCH_ALLOW_PRIVATE: skip the address check entirely. */
+  readonly allowPrivate: boolean;
+  /** Largest body accepted, in bytes. */
+  readonly maxBytes: number;
+  /** Time allowed for the whole operation, redirects included. */
+  readonly timeoutMs: number;
+  /** Redirects followed before giving up; default 5. */
+  readonly maxRedirects?: number;
+  /** Host name resolver; default dns.promises.lookup(host, { all: true, verbatim: true }). */
+  readonly lookup?: (hostname: string) => Promise<readonly { address: string; family: 4 | 6 }[]>;
+  readonly signal?: AbortSignal;
+}
+
+export type FetchOutcome =
+  | { readonly ok: true; readonly body: Buffer; readonly contentType: string | undefined; readonly finalUrl: string }
+  | { readonly ok: false; readonly reason: string; readonly permanent: boolean };
+
+/** GuardedFetchOptions with the address rule given as a predicate instead of allowPrivate. */
+export type AddressPolicyOptions = Omit<GuardedFetchOptions, 'allowPrivate'>;
+
+interface ResolvedAddress {
+  readonly address: string;
+  readonly family: 4 | 6;
+}
+
+const DEFAULT_MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+// Only ENOTFOUND means the name does not exist; other resolver and socket errors may pass.
+const PERMANENT_ERROR_CODES: ReadonlySet<string> = new Set(['ENOTFOUND']);
+// IANA has allocated only 2000::/3 for global unicast; ipaddr.js calls e.g. the deprecated
+// IPv4-compatible ::7f00:1 'unicast', so IPv6 must also fall inside this block.
+const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parse('2000::');
+
+// Abort reasons, told apart when the shared signal fires.
+const TIMED_OUT = Symbol('timed out');
+const CALLER_ABORTED = Symbol('aborted by caller');
+
+/** A failure with its outcome, thrown inside the module and turned into a FetchOutcome. */
+class FetchFailure extends Error {
+  readonly permanent: boolean;
+  constructor(reason: string, permanent: boolean) {
+    super(reason);
+    this.permanent = permanent;
+  }
+}
+
+/**
+ * True only for a syntactically strict IPv4/IPv6 address that ipaddr.js ranks 'unicast'
+ * (IPv4-mapped IPv6 judged as its IPv4 address; IPv6 also inside 2000::/3).
+ */
+export function isPublicAddress(ip: string): boolean {
+  // net.isIP rejects the shorthand forms ('127.1', '0x7f.1') that ipaddr.js would accept.
+  if (isIP(ip) === 0) return false;
+  try {
+    const address = ipaddr.process(ip);
+    if (address.range() !== 'unicast') return false;
+    return address.kind() === 'ipv4' || address.match(IPV6_GLOBAL_UNICAST, 3);
+  } catch {
+    return false;
+  }
+}
+
+/** Fetches `url` with GET, refusing non-public addresses unless options.allowPrivate. */
+export function guardedFetch(url: string, options: GuardedFetchOptions): Promise<FetchOutcome> {
+  return guardedFetchWithPolicy(url, options, options.allowPrivate ? allowAny : isPublicAddress);
+}
+
+/**
+ * guardedFetch with the address rule as a predicate over each resolved address. Exists so
+ * tests can allow exactly the loopback peer while every other address stays refused.
+ */
+export async function guardedFetchWithPolicy(
+  url: string,
+  options: AddressPolicyOptions,
+  allowAddress: (address: string) => boolean,
+): Promise<FetchOutcome> {
+  if (options.signal?.aborted) return { ok: false, reason: 'aborted', permanent: false };
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(TIMED_OUT), options.timeoutMs);
+  const onCallerAbort = (): void => controller.abort(CALLER_ABORTED);
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  try {
+    return await fetchFollowingRedirects(url, options, allowAddress, controller.signal);
+  } catch (error) {
+    return outcomeOf(error, controller.signal, options.timeoutMs);
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+function allowAny(): boolean {
+  return true;
+}
+
+function outcomeOf(error: unknown, signal: AbortSignal, timeoutMs: number): FetchOutcome {
+  // Checked first: once aborted, whatever error the torn-down socket raised is a symptom.
+  if (signal.aborted) {
+    return signal.reason === TIMED_OUT
+      ? { ok: false, reason: `timed out after ${timeoutMs} ms`, permanent: false }
+      : { ok: false, reason: 'aborted', permanent: false };
+  }
+  if (error instanceof FetchFailure) return { ok: false, reason: error.message, permanent: error.permanent };
+  return { ok: false, reason: `fetch failed: ${describeError(error)}`, permanent: false };
+}
+
+async function fetchFollowingRedirects(
+  url: string,
+  options: AddressPolicyOptions,
+  allowAddress: (address: string) => boolean,
+  signal: AbortSignal,
+): Promise<FetchOutcome> {
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const lookup = options.lookup ?? defaultLookup;
+  let target = parseTarget(url, undefined);
+  for (let redirects = 0; ; redirects += 1) {
+    const addresses = await resolveChecked(target, lookup, allowAddress, signal);
+    const { request, response } = await send(target, addresses, signal);
+    try {
+      const status = response.statusCode ?? 0;
+      if (REDIRECT_STATUSES.has(status)) {
+        if (redirects >= maxRedirects) throw new FetchFailure('too many redirects', true);
+        const location = response.headers.location;
+        if (location === undefined || location === '') {
+          throw new FetchFailure(`HTTP ${status} from ${target.href} without a Location header`, true);
+        }
+        target = parseTarget(location, target);
+        continue;
+      }
+      if (status >= 200 && status <= 299) {
+        const body = await readCapped(response, options.maxBytes);
+        return { ok: true, body, contentType: response.headers['content-type'], finalUrl: target.href };
+      }
+      // 429 and 5xx are the server's passing state; other statuses will not change on retry.
+      const transient = status === 429 || (status >= 500 && status <= 599);
+      throw new FetchFailure(`HTTP ${status} from ${target.href}`, !transient);
+    } finally {
+      // No keep-alive agent: destroying frees the socket whether or not the body was read.
+      response.destroy();
+      request.destroy();
+    }
+  }
+}
+
+/** Parses `text` (relative to `base` for a redirect) and refuses what may not be fetched. */
+function parseTarget(text: string, base: URL | undefined): URL {
+  let target: URL;
+  try {
+    target = new URL(text, base);
+  } catch {
+    throw new FetchFailure(base === undefined ? 'invalid URL' : `invalid redirect location from ${base.href}`, true);
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new FetchFailure(`unsupported URL scheme "${target.protocol.slice(0, -1)}"`, true);
+  }
+  if (target.username !== '' || target.password !== '') {
+    throw new FetchFailure('refused to fetch a URL with credentials', true);
+  }
+  return target;
+}
+
+function defaultLookup(hostname: string): Promise<readonly ResolvedAddress[]> {
+  return dnsLookup(hostname, { all: true, verbatim: true }) as Promise<ResolvedAddress[]>;
+}
+
+/** The host's addresses (the literal itself for an IP host), every one allowed by the policy. */
+async function resolveChecked(
+  target: URL,
+  lookup: NonNullable<AddressPolicyOptions['lookup']>,
+  allowAddress: (address: string) => boolean,
+  signal: AbortSignal,
+): Promise<readonly ResolvedAddress[]> {
+  const host = bareHost(target);
+  let addresses: readonly { address: string; family: 4 | 6 }[];
+  const literalFamily = isIP(host);
+  if (literalFamily === 4 || literalFamily === 6) {
+    addresses = [{ address: host, family: literalFamily }];
+  } else {
+    try {
+      addresses = await untilAborted(lookup(host), signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const code = errorCode(error);
+      throw new FetchFailure(`cannot resolve ${host}: ${describeError(error)}`, code !== undefined && PERMANENT_ERROR_CODES.has(code));
+    }
+  }
+  if (addresses.length === 0) throw new FetchFailure(`cannot resolve ${host}: no addresses`, true);
+  const checked: ResolvedAddress[] = [];
+  for (const { address } of addresses) {
+    // The family is taken from the text, not the resolver, so the pinned lookup cannot lie.
+    const family = isIP(address);
+    if (family !== 4 && family !== 6) {
+      throw new FetchFailure(`cannot resolve ${host}: "${address}" is not an IP address`, true);
+    }
+    if (!allowAddress(address)) {
+      throw new FetchFailure(`refused to fetch ${target.hostname}: ${address} is a private or reserved address`, true);
+    }
+    checked.push({ address, family });
+  }
+  return checked;
+}
+
+/** URL.hostname keeps the brackets of an IPv6 literal; sockets and lookups need it bare. */
+function bareHost(target: URL): string {
+  const { hostname } = target;
+  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+}
+
+/** A `lookup` for http.request that answers only from the already-checked addresses. */
+function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
+  return (hostname, lookupOptions, callback) => {
+    const family = lookupOptions.family === 'IPv4' ? 4 : lookupOptions.family === 'IPv6' ? 6 : lookupOptions.family;
+    const wanted = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
+    const first = wanted[0];
+    if (first === undefined) {
+      const error: NodeJS.ErrnoException = new Error(`no checked IPv${family} address for ${hostname}`);
+      error.code = 'ENOTFOUND';
+      callback(error, '');
+    } else if (lookupOptions.all === true) {
+      callback(null, wanted.map(({ address, family: f }) => ({ address, family: f })));
+    } else {
+      callback(null, first.address, first.family);
+    }
+  };
+}
+
+/** Sends the GET and resolves on the response head; the caller destroys both when done. */
+function send(
+  target: URL,
+  addresses: readonly ResolvedAddress[],
+  signal: AbortSignal,
+): Promise<{ request: ClientRequest; response: IncomingMessage }> {
+  return new Promise((resolve, reject) => {
+    const host = bareHost(target);
+    const isHttps = target.protocol === 'https:';
+    const request = (isHttps ? httpsRequest : httpRequest)({
+      protocol: target.protocol,
+      hostname: host,
+      port: target.port === '' ? undefined : Number(target.port),
+      path: `${target.pathname}${target.search}`,
+      method: 'GET',
+      headers: {
+        host: target.host,
+        'user-agent': 'herald',
+        accept: '*/*',
+        // Bodies are stored as received, so ask for them uncompressed.
+        'accept-encoding': 'identity',
+      },
+      lookup: pinnedLookup(addresses),
+      // A fresh socket per request: a pooled one might have been opened under another check.
+      agent: false,
+      // SNI must be a name, never an IP literal.
+      ...(isHttps && isIP(host) === 0 ? { servername: host } : {}),
+      signal,
+    });
+    // Kept for the request's whole life: a late socket error must not go unhandled.
+    request.on('error', (error) => reject(connectionFailure(target, error)));
+    request.once('response', (response) => {
+      // The body is read later or not at all; an error in between must not go unhandled.
+      response.on('error', () => {});
+      resolve({ request, response });
+    });
+    request.end();
+  });
+}
+
+function connectionFailure(target: URL, error: unknown): FetchFailure {
+  const code = errorCode(error);
+  return new FetchFailure(
+    `connection to ${target.host} failed: ${describeError(error)}`,
+    code !== undefined && PERMANENT_ERROR_CODES.has(code),
+  );
+}
+
+/** The body, refused as soon as it is known to exceed maxBytes (Content-Length or bytes read). */
+async function readCapped(response: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const tooLarge = (): FetchFailure => new FetchFailure(`attachment larger than ${maxBytes} bytes`, true);
+  const declared = response.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof FetchFailure) throw error;
+    const code = errorCode(error);
+    throw new FetchFailure(`reading the body failed: ${code ?? describeError(error)}`, false);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** Settles like `promise`, or rejects with the abort reason first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code } = error as { code?: unknown };
+  if (typeof code === 'string') return code;
+  // With several addresses, Node's connect reports an AggregateError of each attempt.
+  if (error instanceof AggregateError) return errorCode(error.errors[0]);
+  return undefined;
+}
+
+/** The error code when there is one (stable, short), else the message. */
+function describeError(error: unknown): string {
+  return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+}

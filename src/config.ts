@@ -1,0 +1,107 @@
+// Configuration comes from environment variables only. Each key is declared once
+// here with its default and description; the README table is generated from the
+// same list (`npm run herald -- config`), so documentation cannot drift.
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly adminToken: string | undefined;
+  readonly publicUrl: string;
+  readonly trustProxy: boolean | number | string;
+  readonly emailTransport: string;
+  readonly smsTransport: string;
+  readonly whatsappTransport: string;
+  readonly bodyLimitBytes: number;
+  readonly logLevel: string;
+}
+
+interface Setting<K extends keyof Config> {
+  readonly key: K;
+  readonly env: string;
+  readonly description: string;
+  readonly default: string | undefined;
+  readonly parse: (raw: string, env: NodeJS.ProcessEnv) => Config[K];
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const fail = (env: string, message: string): never => {
+  throw new ConfigError(`${env}: ${message}`);
+};
+
+const integer = (env: string, min: number, max: number) => (raw: string): number => {
+  if (!/^[0-9]+$/.test(raw)) fail(env, `expected a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) fail(env, `expected a number from ${min} to ${max}, got ${n}`);
+  return n;
+};
+
+// Transports other than `capture` arrive with the real-delivery issue; refusing them
+// now is better than silently capturing mail the operator meant to send.
+const transport = (env: string) => (raw: string): string => {
+  if (raw !== 'capture') fail(env, `only "capture" is available in this version, got "${raw}"`);
+  return raw;
+};
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export const SETTINGS = [
+  { key: 'port', env: 'HERALD_PORT', default: '8080', description: 'TCP port of the HTTP API.', parse: integer('HERALD_PORT', 0, 65535) },
+  { key: 'host', env: 'HERALD_HOST', default: '0.0.0.0', description: 'Address the HTTP API listens on (`::` for all IPv6 and IPv4).', parse: (raw: string) => raw },
+  {
+    key: 'databaseUrl', env: 'HERALD_DATABASE_URL', default: 'sqlite:./data/herald.db',
+    description: '`sqlite:<path>` (embedded, the default; `sqlite::memory:` for a throw-away store). `postgres://` arrives with the scale-out issue.',
+    parse: (raw: string) => {
+      if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
+      if (/^postgres(ql)?:\/\//.test(raw)) fail('HERALD_DATABASE_URL', 'PostgreSQL is not available in this version; use sqlite:<path>');
+      return fail('HERALD_DATABASE_URL', `expected sqlite:<path>, got "${raw}"`);
+    },
+  },
+  {
+    key: 'adminToken', env: 'HERALD_ADMIN_TOKEN', default: undefined,
+    description: 'Bearer token of the operator API. Unset: one is generated on first start, stored hashed, and printed once.',
+    parse: (raw: string) => (raw.length >= 16 ? raw : fail('HERALD_ADMIN_TOKEN', 'must be at least 16 characters')),
+  },
+  {
+    key: 'publicUrl', env: 'HERALD_PUBLIC_URL', default: undefined,
+    description: 'URL clients reach the service at (used in Message-IDs and printed examples). Default: `http://localhost:<port>`.',
+    parse: (raw: string) => {
+      let url: URL | undefined;
+      try { url = new URL(raw); } catch { /* reported below */ }
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) fail('HERALD_PUBLIC_URL', `expected an http(s) URL, got "${raw}"`);
+      return raw.replace(/\/+$/, '');
+    },
+  },
+  {
+    key: 'trustProxy', env: 'HERALD_TRUST_PROXY', default: 'false',
+    description: 'Which proxies may set X-Forwarded-For: `false` (none), `true` (any: only behind a proxy you control), a hop count (`1`), or a comma-separated list of IPs/CIDRs (`10.0.0.0/8,::1`).',
+    parse: (raw: string) => {
+      if (raw === 'false') return false;
+      if (raw === 'true') return true;
+      if (/^[0-9]+$/.test(raw)) return Number(raw);
+      return raw.split(',').map((s) => s.trim()).filter(Boolean).join(',');
+    },
+  },
+  { key: 'emailTransport', env: 'HERALD_EMAIL_TRANSPORT', default: 'capture', description: 'Email transport. `capture` renders and stores the MIME message; nothing leaves the machine.', parse: transport('HERALD_EMAIL_TRANSPORT') },
+  { key: 'smsTransport', env: 'HERALD_SMS_TRANSPORT', default: 'capture', description: 'SMS transport. `capture` stores the text and its segments.', parse: transport('HERALD_SMS_TRANSPORT') },
+  { key: 'whatsappTransport', env: 'HERALD_WHATSAPP_TRANSPORT', default: 'capture', description: 'WhatsApp transport. `capture` stores the Cloud API request body.', parse: transport('HERALD_WHATSAPP_TRANSPORT') },
+  { key: 'bodyLimitBytes', env: 'HERALD_BODY_LIMIT', default: '10485760', description: 'Largest request body in bytes (data-URI attachments count); larger requests get 413.', parse: integer('HERALD_BODY_LIMIT', 1024, 1024 * 1024 * 1024) },
+  {
+    key: 'logLevel', env: 'HERALD_LOG_LEVEL', default: 'info', description: `pino log level: ${LOG_LEVELS.join(', ')}.`,
+    parse: (raw: string) => (LOG_LEVELS.includes(raw) ? raw : fail('HERALD_LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`)),
+  },
+] as const satisfies readonly Setting<keyof Config>[];
+
+/** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const values: Record<string, unknown> = {};
+  for (const setting of SETTINGS) {
+    const raw = env[setting.env] ?? setting.default;
+    values[setting.key] = raw === undefined || raw === '' ? undefined : (setting.parse as (r: string) => unknown)(raw);
+  }
+  values.publicUrl ??= `http://localhost:${values.port as number}`;
+  return Object.freeze(values) as unknown as Config;
+}

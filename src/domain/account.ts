@@ -1,0 +1,30 @@
+import type { Minor } from './money.ts';
+
+export const CHANNELS = ['email', 'sms', 'whatsapp'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** API key scopes are the channels a key may send on. */
+export type Scope = Channel;
+export const ALL_SCOPES: readonly Scope[] = CHANNELS;
+
+export interface Account {
+  readonly id: string;
+  readonly name: string;
+  readonly active: boolean;
+  readonly messagesLeft: number;
+  readonly balance: Minor;
+  readonly whatsappPrice: Minor;
+  readonly rateLimitPerSecond: number;
+  readonly ipAllowList: readonly string[];
+  readonly services: Readonly<Record<Channel, boolean>>;
+  readonly webhookUrl: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export const DEFAULT_RATE_LIMIT_PER_SECOND = 2;
+
+/** Whether the account may send on `channel` at all (the spec's "current service is not active"). */
+export function channelActive(account: Account, channel: Channel): boolean {
+  return account.active && account.services[channel];
+}

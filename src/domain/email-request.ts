@@ -1,0 +1,225 @@
+import { Buffer } from 'node:buffer';
+import { parseAddress } from './email-address.ts';
+import { ok, reject } from './result.ts';
+import type { Offending, Result } from './result.ts';
+import type { WireCode } from './wire-texts.ts';
+
+export interface NamedAddress {
+  readonly email: string;
+  readonly name: string;
+}
+export type AttachmentSource =
+  | { readonly kind: 'url'; readonly url: string }
+  | { readonly kind: 'data'; readonly contentType: string; readonly base64: string; readonly size: number };
+export interface AttachmentSpec {
+  readonly filename: string;
+  readonly source: AttachmentSource;
+}
+export type EmailContent =
+  | { readonly mode: 'direct'; readonly body: string }
+  | { readonly mode: 'template'; readonly templateId: string; readonly variables: Readonly<Record<string, string>> };
+export interface EmailRequest {
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly bcc: readonly string[];
+  readonly from: NamedAddress;
+  readonly replyTo: NamedAddress;
+  readonly subject: string;
+  readonly content: EmailContent;
+  readonly attachments: readonly AttachmentSpec[];
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+// Own properties only: an inherited `to` or `__proto__` trick must never count as sent.
+const own = (o: Json, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
+const isBlank = (v: string): boolean => v.trim() === '';
+// String() throws on objects without a prototype; an echo of the value must never throw.
+const asText = (v: unknown): string => {
+  try {
+    return typeof v === 'string' ? v : String(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
+};
+
+const HEADER_UNSAFE = /[\p{Cc}\u2028\u2029]/gu;
+/** One space per control character (CR, LF, TAB, NUL, C1...), then trim: header-injection safe. */
+const headerText = (v: string): string => v.replace(HEADER_UNSAFE, ' ').trim();
+
+/** Validates a POST /v1/email body; the first failing rule decides the rejection. */
+export function parseEmailRequest(body: unknown): Result<EmailRequest> {
+  if (!isObject(body)) return reject('invalidRequest1');
+
+  const options = own(body, 'options');
+  if (options !== undefined && !isObject(options)) return reject('invalidRequest2');
+  const ccRaw = options === undefined ? undefined : own(options, 'cc');
+  const bccRaw = options === undefined ? undefined : own(options, 'bcc');
+  if ((ccRaw !== undefined && !Array.isArray(ccRaw)) || (bccRaw !== undefined && !Array.isArray(bccRaw))) {
+    return reject('invalidRequest2');
+  }
+
+  const toRaw = own(body, 'to');
+  if (!Array.isArray(toRaw)) return reject('recipientMissing');
+  if (toRaw.length === 0) return reject('noRecipients');
+
+  const lists: readonly (readonly unknown[])[] = [toRaw, ccRaw ?? [], bccRaw ?? []];
+  const recipients = parseRecipients(lists);
+  if (!recipients.ok) return recipients;
+  const [to = [], cc = [], bcc = []] = recipients.value;
+
+  const from = parseFrom(own(body, 'from'));
+  if (!from.ok) return from;
+  const replyTo = parseReplyTo(own(body, 'replyTo'));
+  if (!replyTo.ok) return replyTo;
+
+  const subjectRaw = own(body, 'subject');
+  const subject = typeof subjectRaw === 'string' ? headerText(subjectRaw) : '';
+  if (subject === '') return reject('subjectMissing');
+
+  const content = parseContent(body);
+  if (!content.ok) return content;
+  const attachments = parseAttachments(own(body, 'attachments'));
+  if (!attachments.ok) return attachments;
+
+  return ok({
+    to,
+    cc,
+    bcc,
+    from: from.value,
+    replyTo: replyTo.value,
+    subject,
+    content: content.value,
+    attachments: attachments.value,
+  });
+}
+
+const WRONG_STRUCTURE: readonly WireCode[] = ['recipientWrongStructure', 'ccWrongStructure', 'bccWrongStructure'];
+
+/** Rules 4 to 6 over to, cc and bcc; each rule runs over all three lists before the next. */
+function parseRecipients(lists: readonly (readonly unknown[])[]): Result<string[][]> {
+  if (lists.some((list) => list.some((e) => !isObject(e) || !Object.hasOwn(e, 'email')))) {
+    return reject('addresseesUndefined');
+  }
+  const emails = lists.map((list) => list.map((e) => (e as Json)['email']));
+  if (emails.some((list) => list.some((email) => typeof email === 'string' && isBlank(email)))) {
+    return reject('recipientEmpty');
+  }
+  const parsed: string[][] = [];
+  for (const [i, list] of emails.entries()) {
+    const addresses = list.map((email) => (typeof email === 'string' ? parseAddress(email) : null));
+    const offending: Offending[] = list.filter((_, j) => addresses[j] === null).map((email) => ({ email: asText(email) }));
+    if (offending.length > 0) return reject(WRONG_STRUCTURE[i] ?? 'recipientWrongStructure', { offending });
+    parsed.push(addresses as string[]);
+  }
+  return ok(parsed);
+}
+
+function parseFrom(raw: unknown): Result<NamedAddress> {
+  if (!isObject(raw) || !Object.hasOwn(raw, 'email')) return reject('missingFrom');
+  const email = raw['email'];
+  const name = own(raw, 'name');
+  const address = typeof email === 'string' ? parseAddress(email) : null;
+  if (typeof name !== 'string' || address === null) {
+    return reject('fromWrongStructure', { offending: [{ email: asText(email) }] });
+  }
+  return ok({ email: address, name: headerText(name) });
+}
+
+function parseReplyTo(raw: unknown): Result<NamedAddress> {
+  if (!isObject(raw)) return reject('missingReplyTo');
+  const name = own(raw, 'name');
+  if (typeof name !== 'string') return reject('missingReplyToName');
+  const email = own(raw, 'email');
+  if (typeof email !== 'string') return reject('missingReplyToEmail');
+  const address = parseAddress(email);
+  if (address === null) return reject('replyToWrongStructure');
+  return ok({ email: address, name: headerText(name) });
+}
+
+/** Template mode wins over `body` when a non-empty string template_id is given. */
+function parseContent(body: Json): Result<EmailContent> {
+  const templateId = own(body, 'template_id');
+  if (typeof templateId === 'string' && templateId !== '') {
+    const raw = own(body, 'variables');
+    if (raw === undefined) return ok({ mode: 'template', templateId, variables: Object.create(null) as Record<string, string> });
+    if (!isObject(raw)) return reject('variableSyntax');
+    // A prototype-less object: keys such as __proto__ or constructor stay plain data.
+    const variables = Object.create(null) as Record<string, string>;
+    for (const key of Object.keys(raw)) {
+      const value = raw[key];
+      if (typeof value !== 'string') return reject('variableSyntax');
+      variables[key] = value;
+    }
+    return ok({ mode: 'template', templateId, variables });
+  }
+  if (templateId !== undefined && templateId !== null && templateId !== '') return reject('templateNotFound');
+  const text = own(body, 'body');
+  if (typeof text !== 'string' || isBlank(text)) return reject('bodyMissing');
+  return ok({ mode: 'direct', body: text });
+}
+
+const FILENAME_UNSAFE = /[\p{Cc}\u2028\u2029]/gu;
+// data:<mediatype>;base64,<payload>; the media type is kept, so it must be a clean
+// type/subtype with optional token or quoted parameters (it ends up in a MIME header).
+const DATA_URI = /^data:([^,]*);base64,(.*)$/is;
+const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]+";
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:[ \\t]*;[ \\t]*${TOKEN}=(?:${TOKEN}|"[^"\\\\\\p{Cc}]*"))*$`, 'u');
+
+function parseAttachments(raw: unknown): Result<AttachmentSpec[]> {
+  if (raw === undefined || raw === null) return ok([]);
+  if (!Array.isArray(raw)) return reject('attachmentsNotArray');
+  const items = raw as readonly unknown[];
+  // All filenames are checked before any path, so the filename text wins on a mixed request.
+  const filenames: string[] = [];
+  for (const item of items) {
+    const filename = isObject(item) ? cleanFilename(own(item, 'filename')) : null;
+    if (filename === null) return reject('attachmentFilenameMissing');
+    filenames.push(filename);
+  }
+  const specs: AttachmentSpec[] = [];
+  for (const [i, item] of items.entries()) {
+    const source = parseSource(own(item as Json, 'path'));
+    if (source === null) return reject('attachmentPathMissing');
+    specs.push({ filename: filenames[i] ?? '', source });
+  }
+  return ok(specs);
+}
+
+/** Base name without control characters; null when nothing usable remains. */
+function cleanFilename(raw: unknown): string | null {
+  if (typeof raw !== 'string') return null;
+  const stripped = raw.replace(FILENAME_UNSAFE, '');
+  const base = stripped.slice(Math.max(stripped.lastIndexOf('/'), stripped.lastIndexOf('\\')) + 1).trim();
+  // "." and ".." are directory references, not file names.
+  return base === '' || base === '.' || base === '..' ? null : base;
+}
+
+function parseSource(raw: unknown): AttachmentSource | null {
+  if (typeof raw !== 'string') return null;
+  const path = raw.trim();
+  if (path === '') return null;
+  if (/^data:/i.test(path)) return parseDataUri(path);
+  let url: URL;
+  try {
+    url = new URL(path);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') return null;
+  return { kind: 'url', url: url.href };
+}
+
+function parseDataUri(path: string): AttachmentSource | null {
+  const match = DATA_URI.exec(path);
+  if (match === null) return null;
+  const mediaType = (match[1] ?? '').trim();
+  if (mediaType !== '' && !MEDIA_TYPE.test(mediaType)) return null;
+  const base64 = (match[2] ?? '').replace(/\s+/g, '');
+  const bytes = Buffer.from(base64, 'base64');
+  // Buffer skips foreign characters and tolerates missing padding; a round trip
+  // that does not give back the payload exactly means it was not canonical base64.
+  if (bytes.length === 0 || bytes.toString('base64') !== base64) return null;
+  return { kind: 'data', contentType: mediaType === '' ? 'application/octet-stream' : mediaType, base64, size: bytes.length };
+}

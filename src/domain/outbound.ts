@@ -1,0 +1,37 @@
+import type { AttachmentSpec, NamedAddress } from './email-request.ts';
+
+// What an accepted request leaves for delivery: the content its messages share,
+// stored once per request (`sends.payload`), plus the per-recipient message row.
+
+export interface EmailPayload {
+  readonly from: NamedAddress;
+  readonly replyTo: NamedAddress;
+  readonly subject: string;
+  /** At least one of html and text is set. */
+  readonly html: string | null;
+  readonly text: string | null;
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly attachments: readonly AttachmentSpec[];
+}
+
+export interface SmsPayload {
+  /** GSM 03.38 text after transliteration. */
+  readonly text: string;
+  readonly segments: readonly string[];
+}
+
+export interface WhatsappPayload {
+  readonly templateName: string;
+  readonly language: string;
+  readonly params: readonly string[];
+  /** The template body with its parameters filled in, for the message view. */
+  readonly renderedBody: string;
+}
+
+/** One message as a transport sees it: who, which msgid, and the shared content. */
+export interface Outbound<P> {
+  readonly msgid: string;
+  readonly recipient: string;
+  readonly payload: P;
+}

@@ -1,0 +1,71 @@
+// Every text the interface puts on the wire, once, exactly as the spec writes it
+// (trailing spaces and the spec's own spelling included). Tests compare against
+// literal strings, never against this table, so a typo here fails a test.
+//
+// `http/wire-errors.ts` maps each code to its status and body shape.
+
+export const WIRE_TEXTS = {
+  // POST /v1/email, 400
+  invalidRequest1: 'Invalid request, missing parameters. err 1',
+  invalidRequest2: 'Invalid request, missing parameters. err 2',
+  recipientMissing: 'Recipient missing or empty!',
+  noRecipients: 'No recipients defined',
+  addresseesUndefined: 'Some addressees have not been defined',
+  recipientEmpty: 'a Recipient address is empty!',
+  recipientWrongStructure: 'The recipient address has the wrong structure!',
+  ccWrongStructure: 'The cc address has the wrong structure!',
+  bccWrongStructure: 'The bcc address has the wrong structure!',
+  missingFrom: 'Missing from address!',
+  fromWrongStructure: 'The from address has the wrong structure!',
+  missingReplyTo: 'Missing replyTo!',
+  missingReplyToName: 'Missing replyTo name!',
+  missingReplyToEmail: 'Missing replyTo email!',
+  replyToWrongStructure: 'The replyTo address has the wrong structure!',
+  subjectMissing: 'Subject missing or empty!',
+  bodyMissing: 'Body missing or empty!',
+  templateNotFound: 'Could not find template',
+  variableSyntax: 'Incorrect variable syntax',
+  templateFetchFailed: 'Error Fetching Template',
+  attachmentsNotArray: 'Attachments parameter is set but is not an array',
+  attachmentFilenameMissing:
+    'One or many attachments are missing the filename parameter which is mandatory for each attachment',
+  attachmentPathMissing:
+    'One or many attachments are missing the path parameter, which is mandatory for each attachment and must be a base64 URI encoded file',
+  sendFailed: 'Could not send message, an error has ocurred',
+
+  // 401, application errors
+  keyNotAuthorized: 'API key not authorized.',
+  serviceInactive: 'current service is not active',
+  noMessagesLeft: 'No messages left, please buy more messages',
+  domainNotPermitted: 'Domain not permitted. err 2',
+  insufficientBalance: 'Insufficient balance',
+
+  // POST /v1/sms/send, 400
+  mobileWrongStructure: 'The mobile number has the wrong structure!',
+  smsMessageMissing: 'Message missing or empty!',
+  mobileNumbersMissing: 'Mobile numbers missing or empty!',
+
+  // POST /v1/whatsapp/sendTemplateMessage, 400
+  invalidDestination: 'Invalid destination',
+  paramsMismatch: 'Params do not match the template',
+
+  // Authentication layer (body field `error`)
+  noApiKey: 'No API Key sent',
+  invalidApiKey: 'Invalid API Key ',
+  ipNotAllowed: 'IP Not Allowed ',
+  authInternal: 'An error has ocurred, please try again. Contact us if the issue persists',
+
+  // 429 (rate-limit body)
+  rateLimited: 'Ha excedido el límite de peticiones permitidas por segundo.',
+
+  // herald's own texts, in the spec's style, for cases the spec leaves open
+  bodyTooLarge: 'Request body is too large',
+  unsupportedMediaType: 'Unsupported Media Type, send application/json',
+  notFound: 'Not found',
+  adminUnauthorized: 'Admin token missing or invalid',
+  invalidField: 'Invalid request, a field has the wrong type or value',
+  conflict: 'Already exists',
+  storeUnavailable: 'Service temporarily unavailable, please try again',
+} as const;
+
+export type WireCode = keyof typeof WIRE_TEXTS;

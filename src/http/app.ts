@@ -1,0 +1,95 @@
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { AdminTokenCheck } from '../app/admin-token.ts';
+import type { KeyDeps } from '../app/api-keys.ts';
+import { apiKeyHook } from './plugins/api-key-auth.ts';
+import type { AccountRateLimiter } from './plugins/rate-limit.ts';
+import { messageRoutes } from './routes/messages.ts';
+import { sendRoutes } from './routes/send.ts';
+import { sendRejection, wireError } from './wire-errors.ts';
+
+export interface HttpDeps {
+  readonly app: KeyDeps;
+  readonly adminToken: AdminTokenCheck;
+  readonly rateLimiter: AccountRateLimiter;
+  readonly logger: Logger | false;
+  readonly trustProxy: boolean | number | string;
+  readonly bodyLimitBytes: number;
+}
+
+const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage']);
+
+/** Builds the HTTP API; never listens (tests use inject, main.ts calls listen). */
+export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger === false ? undefined : deps.logger,
+    logger: deps.logger === false ? false : undefined,
+    trustProxy: deps.trustProxy,
+    bodyLimit: deps.bodyLimitBytes,
+    // `__proto__` and `constructor.prototype` keys are dropped from JSON bodies:
+    // they change nothing, and the request is served as if they were absent.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
+    // Bodies are validated in domain/ with the spec's texts; schemas document only.
+    ajv: { customOptions: { strict: false } },
+  } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
+
+  // Schemas are documentation for the wire routes: never reject, never reshape.
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'herald', version: '1.0.0', description: 'Email, SMS and WhatsApp template messages for prepaid accounts.' },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, adminToken: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const routeUrl = request.routeOptions.url ?? '';
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendRejection(reply, { code: 'bodyTooLarge' });
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendRejection(reply, { code: 'unsupportedMediaType' });
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return sendRejection(reply, { code: 'invalidRequest1' });
+    }
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendRejection(reply, { code: 'invalidField', detail: error.message });
+    }
+    request.log.error({ err: error }, 'request failed');
+    // The spec's text for a send that failed inside the service.
+    if (SEND_ROUTES.has(routeUrl)) return sendRejection(reply, { code: 'sendFailed' });
+    const { body } = wireError({ code: 'authInternal' });
+    return reply.code(500).send({ message: body.error });
+  });
+  app.setNotFoundHandler((_request, reply) => sendRejection(reply, { code: 'notFound' }));
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    try {
+      await sql`select 1`.execute(deps.app.db);
+      return { status: 'ready' };
+    } catch (error) {
+      request.log.warn({ err: error }, 'database not reachable');
+      return sendRejection(reply, { code: 'storeUnavailable' });
+    }
+  });
+
+  await app.register(async (v1) => {
+    v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter }));
+    sendRoutes(v1, deps.app);
+    messageRoutes(v1, deps.app);
+  });
+
+  return app;
+}

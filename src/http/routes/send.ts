@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../app/deps.ts';
+import { sendEmail } from '../../app/send-email.ts';
+import { sendSms } from '../../app/send-sms.ts';
+import { sendWhatsapp } from '../../app/send-whatsapp.ts';
+import type { Account } from '../../domain/account.ts';
+import type { Result } from '../../domain/result.ts';
+import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { sendRejection } from '../wire-errors.ts';
+import * as schemas from '../schemas.ts';
+
+type SendUseCase = (deps: AppDeps, account: Account, body: unknown) => Promise<Result<unknown>>;
+
+// The three operations of the spec. Each is: scope check, one use case, its Result
+// written as the spec's 200 body or error body.
+const OPERATIONS = [
+  { url: '/v1/email', scope: 'email', useCase: sendEmail, summary: 'Send an email', body: schemas.emailRequest, ok: schemas.emailResponse },
+  { url: '/v1/sms/send', scope: 'sms', useCase: sendSms, summary: 'Send an SMS to one or many numbers', body: schemas.smsRequest, ok: schemas.smsResponse },
+  {
+    url: '/v1/whatsapp/sendTemplateMessage', scope: 'whatsapp', useCase: sendWhatsapp,
+    summary: 'Send a WhatsApp template message', body: schemas.whatsappRequest, ok: schemas.whatsappResponse,
+  },
+] as const satisfies readonly { url: string; scope: string; useCase: SendUseCase; summary: string; body: object; ok: object }[];
+
+export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
+  for (const operation of OPERATIONS) {
+    app.post(operation.url, {
+      schema: {
+        summary: operation.summary,
+        tags: ['send'],
+        security: schemas.bearerSecurity,
+        body: operation.body,
+        response: { 200: operation.ok, ...schemas.commonErrors },
+      },
+      preHandler: requireScope(operation.scope),
+    }, async (request, reply) => {
+      const result = await (operation.useCase as SendUseCase)(deps, callerOf(request).account, request.body);
+      if (!result.ok) return sendRejection(reply, result.rejection);
+      return reply.code(200).send(result.value);
+    });
+  }
+}

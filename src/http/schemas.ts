@@ -1,0 +1,109 @@
+// JSON Schemas of the interface, for the OpenAPI document only: the v1 routes
+// validate in domain/ (to answer with the spec's exact texts), so these schemas
+// describe the wire and are never used to reject a request.
+
+const recipient = { type: 'object', required: ['email'], properties: { email: { type: 'string', format: 'email' } } } as const;
+const named = {
+  type: 'object', required: ['email', 'name'],
+  properties: { email: { type: 'string', format: 'email' }, name: { type: 'string' } },
+} as const;
+
+export const applicationError = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } as const;
+export const validationError = {
+  type: 'object', required: ['message'],
+  properties: {
+    message: { type: 'string' },
+    error: { type: 'array', items: { type: 'object', additionalProperties: { type: 'string' } } },
+  },
+} as const;
+export const authenticationError = { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } as const;
+export const rateLimitError = {
+  type: 'object', required: ['success', 'message', 'error'],
+  properties: { success: { type: 'boolean', const: false }, message: { type: 'string' }, error: { type: 'string', const: 'RATE_LIMIT_EXCEEDED' } },
+} as const;
+
+/** The error responses every /v1 operation can give, as the spec lists them. */
+export const commonErrors = {
+  400: { description: 'Invalid request (see the spec\'s error table)', ...validationError },
+  401: { description: 'Account or key not allowed to do this', ...applicationError },
+  403: { description: 'Authentication failed', ...authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...rateLimitError },
+  500: { description: 'Internal failure while validating authentication', ...authenticationError },
+} as const;
+
+export const emailRequest = {
+  type: 'object',
+  required: ['to', 'from', 'replyTo', 'subject'],
+  properties: {
+    to: { type: 'array', items: recipient },
+    options: { type: 'object', properties: { cc: { type: 'array', items: recipient }, bcc: { type: 'array', items: recipient } } },
+    from: named,
+    replyTo: named,
+    subject: { type: 'string', minLength: 1 },
+    body: { type: 'string', description: 'HTML or plain text; not required when template_id is given (the template wins when both are).' },
+    template_id: { type: 'string' },
+    variables: { type: 'object', additionalProperties: { type: 'string' } },
+    attachments: {
+      type: 'array',
+      items: {
+        type: 'object', required: ['filename', 'path'],
+        properties: { filename: { type: 'string' }, path: { type: 'string', description: 'http(s) URL, fetched at delivery, or a base64 data: URI' } },
+      },
+    },
+  },
+} as const;
+
+export const emailResponse = {
+  type: 'object', required: ['message', 'to'],
+  properties: {
+    message: { type: 'string' },
+    to: { type: 'array', items: { type: 'object', required: ['email', 'msgid'], properties: { email: { type: 'string' }, msgid: { type: 'string', format: 'uuid' } } } },
+  },
+} as const;
+
+export const smsRequest = {
+  type: 'object', required: ['message', 'mobile_numbers'],
+  properties: {
+    message: { type: 'string', description: '160 characters a segment; characters outside GSM 03.38 are transliterated or removed' },
+    mobile_numbers: { type: 'array', items: { type: 'string', pattern: '^\\+[0-9]{10,15}$' } },
+  },
+} as const;
+
+export const smsResponse = {
+  type: 'object', required: ['result', 'total_contacts', 'total_messages_sent', 'messages_left'],
+  properties: {
+    result: { type: 'string' },
+    total_contacts: { type: 'integer' },
+    total_messages_sent: { type: 'integer' },
+    messages_left: { type: 'integer' },
+    messages: { type: 'array', items: { type: 'object', properties: { mobile_number: { type: 'string' }, msgid: { type: 'string', format: 'uuid' } } } },
+  },
+} as const;
+
+export const whatsappRequest = {
+  type: 'object', required: ['destination', 'templateId'],
+  properties: {
+    destination: { type: 'string', pattern: '^\\+?[0-9]{8,15}$' },
+    templateId: { type: 'string' },
+    params: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+export const whatsappResponse = {
+  type: 'object', required: ['result', 'current_balance'],
+  properties: { result: { type: 'string' }, current_balance: { type: 'number' }, msgid: { type: 'string', format: 'uuid' } },
+} as const;
+
+export const messageView = {
+  type: 'object', required: ['msgid', 'channel', 'status', 'recipient', 'created_at', 'events'],
+  properties: {
+    msgid: { type: 'string', format: 'uuid' },
+    channel: { type: 'string', enum: ['email', 'sms', 'whatsapp'] },
+    status: { type: 'string', enum: ['queued', 'deferred', 'sent', 'delivered', 'failed'] },
+    recipient: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+    events: { type: 'array', items: { type: 'object', required: ['type', 'at'], properties: { type: { type: 'string' }, at: { type: 'string', format: 'date-time' } } } },
+  },
+} as const;
+
+export const bearerSecurity = [{ bearerAuth: [] }];

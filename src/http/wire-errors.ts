@@ -1,0 +1,55 @@
+import type { FastifyReply } from 'fastify';
+import type { Rejection } from '../domain/result.ts';
+import { WIRE_TEXTS, type WireCode } from '../domain/wire-texts.ts';
+
+// Code → status → body shape, in one table. The spec has four body shapes:
+// authentication errors `{error}`, application errors `{message}`, validation errors
+// `{message, error: [...]}` and the rate-limit body `{success, message, error}`.
+
+type Shape = 'authentication' | 'application' | 'rate-limit';
+
+const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
+  noApiKey: { status: 403, shape: 'authentication' },
+  invalidApiKey: { status: 403, shape: 'authentication' },
+  ipNotAllowed: { status: 403, shape: 'authentication' },
+  authInternal: { status: 500, shape: 'authentication' },
+  rateLimited: { status: 429, shape: 'rate-limit' },
+  keyNotAuthorized: { status: 401, shape: 'application' },
+  serviceInactive: { status: 401, shape: 'application' },
+  noMessagesLeft: { status: 401, shape: 'application' },
+  domainNotPermitted: { status: 401, shape: 'application' },
+  insufficientBalance: { status: 401, shape: 'application' },
+  adminUnauthorized: { status: 401, shape: 'application' },
+  notFound: { status: 404, shape: 'application' },
+  conflict: { status: 409, shape: 'application' },
+  bodyTooLarge: { status: 413, shape: 'application' },
+  unsupportedMediaType: { status: 415, shape: 'application' },
+  storeUnavailable: { status: 503, shape: 'application' },
+};
+
+export interface WireError {
+  readonly status: number;
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+export function wireError(rejection: Rejection): WireError {
+  const { status, shape } = STATUS[rejection.code] ?? { status: 400, shape: 'application' as const };
+  const text = WIRE_TEXTS[rejection.code];
+  switch (shape) {
+    case 'authentication':
+      return { status, body: { error: text } };
+    case 'rate-limit':
+      return { status, body: { success: false, message: text, error: 'RATE_LIMIT_EXCEEDED' } };
+    case 'application': {
+      const body: Record<string, unknown> = { message: text };
+      if (rejection.offending) body.error = rejection.offending;
+      if (rejection.detail !== undefined) body.detail = rejection.detail;
+      return { status, body };
+    }
+  }
+}
+
+export function sendRejection(reply: FastifyReply, rejection: Rejection): FastifyReply {
+  const { status, body } = wireError(rejection);
+  return reply.code(status).send(body);
+}

@@ -1,0 +1,62 @@
+import type { Outcome } from '../channels/channel.ts';
+import { adjustAccount } from '../store/accounts.ts';
+import type { Db, Tx } from '../store/database.ts';
+import { appendLedger } from '../store/ledger.ts';
+import { recordTransition } from '../store/messages.ts';
+import type { ClaimedMessage } from './claim.ts';
+import { retryDelayMs, withinHorizon } from './retry-policy.ts';
+
+export interface CompletionDeps {
+  readonly db: Db;
+  readonly clock: () => number;
+  readonly newId: () => string;
+  readonly random?: () => number;
+}
+
+export type Resolution = 'sent' | 'retry' | 'failed' | 'lease-lost';
+
+/**
+ * Records what a transport said about one claimed message, in one transaction:
+ * the status transition with its event, and the outbox row removed (done) or
+ * rescheduled (retry). Every statement is conditioned on still holding the lease,
+ * so a worker whose lease ran out cannot record a second outcome.
+ */
+export async function recordOutcome(deps: CompletionDeps, owner: string, message: ClaimedMessage, outcome: Outcome): Promise<Resolution> {
+  const now = deps.clock();
+  const data = { attempt: message.attempt, peer: outcome.peer, response: outcome.response };
+  return deps.db.transaction().execute(async (tx) => {
+    if (outcome.kind === 'deferred' && withinHorizon(message.channel, message.createdAt, now)) {
+      const rescheduled = await tx
+        .updateTable('outbox')
+        .set({ available_at: now + retryDelayMs(message.attempt, deps.random), lease_owner: null, lease_expires_at: null })
+        .where('message_id', '=', message.msgid)
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      if (rescheduled.numUpdatedRows !== 1n) return 'lease-lost';
+      await recordTransition(tx, { messageId: message.msgid, status: 'deferred', eventId: deps.newId(), at: now, data });
+      return 'retry';
+    }
+
+    const released = await tx.deleteFrom('outbox').where('message_id', '=', message.msgid).where('lease_owner', '=', owner).executeTakeFirst();
+    if (released.numDeletedRows !== 1n) return 'lease-lost';
+    if (outcome.kind === 'accepted') {
+      await recordTransition(tx, { messageId: message.msgid, status: 'sent', eventId: deps.newId(), at: now, data });
+      return 'sent';
+    }
+    // Failed for good (or deferred past the horizon). A message that never left the
+    // house is given back to the account, once: the outbox row is gone now.
+    const leftTheHouse = outcome.kind === 'failed' && outcome.leftTheHouse;
+    await recordTransition(tx, { messageId: message.msgid, status: 'failed', eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse } });
+    if (!leftTheHouse) await refund(tx, deps, message, now);
+    return 'failed';
+  });
+}
+
+async function refund(tx: Tx, deps: CompletionDeps, message: ClaimedMessage, now: number): Promise<void> {
+  if (message.costMessages === 0 && message.costBalance === 0) return;
+  await adjustAccount(tx, message.accountId, message.costMessages, message.costBalance, now);
+  await appendLedger(tx, {
+    id: deps.newId(), accountId: message.accountId, at: now, messagesDelta: message.costMessages,
+    balanceDelta: message.costBalance, reason: 'refund', sendId: null,
+  });
+}

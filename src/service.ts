@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { v7 as uuidv7 } from 'uuid';
+import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
+import type { KeyDeps } from './app/api-keys.ts';
+import { loadSigningSecret } from './app/signing-key.ts';
+import type { CaptureSink } from './channels/channel.ts';
+import { attachmentResolver } from './channels/email/attachments.ts';
+import { emailCaptureTransport } from './channels/email/capture-transport.ts';
+import { smsCaptureTransport } from './channels/sms/capture-transport.ts';
+import { whatsappCaptureTransport } from './channels/whatsapp/capture-transport.ts';
+import type { Config } from './config.ts';
+import { buildApp } from './http/app.ts';
+import { memoryRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
+import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
+import { openStore, type OpenedStore } from './store/dialect.ts';
+import { migrateToLatest } from './store/migrate.ts';
+import { putCapture } from './store/messages.ts';
+
+export interface ServiceOptions {
+  readonly logger?: Logger | false;
+  readonly clock?: () => number;
+  /** Runs the in-process delivery worker (default true). */
+  readonly worker?: boolean;
+  readonly workerOptions?: Partial<WorkerOptions>;
+  readonly rateLimiter?: AccountRateLimiter;
+  /** Lets attachment fetches reach private addresses (tests on loopback). */
+  readonly fetchAllowPrivate?: boolean;
+}
+
+export interface Service {
+  readonly http: FastifyInstance;
+  readonly worker: OutboxWorker;
+  readonly store: OpenedStore;
+  readonly deps: KeyDeps;
+  readonly adminToken: AdminTokenCheck;
+  close(): Promise<void>;
+}
+
+/**
+ * Wires config → store → use cases → HTTP and the outbox worker. main.ts and the
+ * CLI call this; tests call it with `sqlite::memory:` to get the real thing.
+ */
+export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
+  const logger = options.logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
+  const store = openStore(config.databaseUrl);
+  await migrateToLatest(store.db);
+  const signingSecret = await loadSigningSecret(store.db);
+  const adminToken = await prepareAdminToken(store.db, config.adminToken);
+
+  const clock = options.clock ?? Date.now;
+  let worker: OutboxWorker | undefined;
+  const deps: KeyDeps = {
+    db: store.db,
+    clock,
+    newId: uuidv7,
+    signingSecret,
+    publicUrl: config.publicUrl,
+    wakeOutbox: () => worker?.wake(),
+  };
+
+  const sink: CaptureSink = { put: (capture) => putCapture(store.db, { ...capture, at: clock() }) };
+  const messageIdHost = new URL(config.publicUrl).hostname;
+  const transports = {
+    email: emailCaptureTransport({
+      sink, messageIdHost,
+      resolveAttachments: attachmentResolver({ allowPrivate: options.fetchAllowPrivate ?? false, maxBytes: 10 * 1024 * 1024, timeoutMs: 30_000 }),
+    }),
+    sms: smsCaptureTransport({ sink }),
+    whatsapp: whatsappCaptureTransport({ sink }),
+  };
+  const silent = pino({ level: 'silent' });
+  worker = new OutboxWorker(
+    { db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, transports, logger: logger === false ? silent : logger },
+    { ...DEFAULT_WORKER_OPTIONS, owner: `worker-${randomUUID()}`, ...options.workerOptions },
+  );
+
+  const http = await buildApp({
+    app: deps,
+    adminToken,
+    rateLimiter: options.rateLimiter ?? memoryRateLimiter(),
+    logger,
+    trustProxy: config.trustProxy,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
+  if (options.worker !== false) worker.start();
+
+  const runningWorker = worker;
+  return {
+    http, worker: runningWorker, store, deps, adminToken,
+    async close() {
+      await http.close();
+      await runningWorker.stop();
+      await store.db.destroy();
+    },
+  };
+}

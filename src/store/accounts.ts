@@ -1,0 +1,110 @@
+import type { Account, Channel } from '../domain/account.ts';
+import type { AccountRow, AccountsTable, Executor } from './database.ts';
+
+export function toAccount(row: AccountRow): Account {
+  return {
+    id: row.id,
+    name: row.name,
+    active: row.active === 1,
+    messagesLeft: Number(row.messages_left),
+    balance: Number(row.balance),
+    whatsappPrice: Number(row.whatsapp_price),
+    rateLimitPerSecond: row.rate_limit_per_second,
+    ipAllowList: JSON.parse(row.ip_allow_list) as string[],
+    services: { email: row.email_enabled === 1, sms: row.sms_enabled === 1, whatsapp: row.whatsapp_enabled === 1 },
+    webhookUrl: row.webhook_url,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+/** The columns an operator may change, in domain terms. */
+export interface AccountChanges {
+  readonly name?: string;
+  readonly active?: boolean;
+  readonly messagesLeft?: number;
+  readonly balance?: number;
+  readonly whatsappPrice?: number;
+  readonly rateLimitPerSecond?: number;
+  readonly ipAllowList?: readonly string[];
+  readonly services?: Partial<Record<Channel, boolean>>;
+  readonly webhookUrl?: string | null;
+}
+
+function toColumns(changes: AccountChanges): Partial<AccountsTable> {
+  const columns: Partial<AccountsTable> = {};
+  if (changes.name !== undefined) columns.name = changes.name;
+  if (changes.active !== undefined) columns.active = changes.active ? 1 : 0;
+  if (changes.messagesLeft !== undefined) columns.messages_left = changes.messagesLeft;
+  if (changes.balance !== undefined) columns.balance = changes.balance;
+  if (changes.whatsappPrice !== undefined) columns.whatsapp_price = changes.whatsappPrice;
+  if (changes.rateLimitPerSecond !== undefined) columns.rate_limit_per_second = changes.rateLimitPerSecond;
+  if (changes.ipAllowList !== undefined) columns.ip_allow_list = JSON.stringify(changes.ipAllowList);
+  if (changes.services?.email !== undefined) columns.email_enabled = changes.services.email ? 1 : 0;
+  if (changes.services?.sms !== undefined) columns.sms_enabled = changes.services.sms ? 1 : 0;
+  if (changes.services?.whatsapp !== undefined) columns.whatsapp_enabled = changes.services.whatsapp ? 1 : 0;
+  if (changes.webhookUrl !== undefined) columns.webhook_url = changes.webhookUrl;
+  return columns;
+}
+
+export async function insertAccount(db: Executor, id: string, now: number, fields: AccountChanges & { name: string }): Promise<Account> {
+  const row: AccountsTable = {
+    id, name: fields.name, active: 1, messages_left: 0, balance: 0, whatsapp_price: 0, rate_limit_per_second: 2,
+    ip_allow_list: '[]', email_enabled: 1, sms_enabled: 1, whatsapp_enabled: 1, webhook_url: null,
+    created_at: now, updated_at: now, ...toColumns(fields),
+  };
+  await db.insertInto('accounts').values(row).execute();
+  return toAccount(row);
+}
+
+export async function findAccount(db: Executor, id: string): Promise<Account | undefined> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toAccount(row);
+}
+
+export async function updateAccount(db: Executor, id: string, now: number, changes: AccountChanges): Promise<void> {
+  await db.updateTable('accounts').set({ ...toColumns(changes), updated_at: now }).where('id', '=', id).execute();
+}
+
+/**
+ * Takes `count` prepaid messages if the account has them, in one conditional UPDATE:
+ * the row lock (PostgreSQL) or the write lock (SQLite) makes check-and-debit atomic,
+ * so concurrent sends can never overdraw the account.
+ */
+export async function debitMessages(db: Executor, id: string, count: number, now: number): Promise<{ messagesLeft: number } | null> {
+  const row = await db
+    .updateTable('accounts')
+    .set((eb) => ({ messages_left: eb('messages_left', '-', count), updated_at: now }))
+    .where('id', '=', id)
+    .where('messages_left', '>=', count)
+    .returning('messages_left')
+    .executeTakeFirst();
+  return row ? { messagesLeft: Number(row.messages_left) } : null;
+}
+
+/** Same as debitMessages, for money (WhatsApp). */
+export async function debitBalance(db: Executor, id: string, amount: number, now: number): Promise<{ balance: number } | null> {
+  const row = await db
+    .updateTable('accounts')
+    .set((eb) => ({ balance: eb('balance', '-', amount), updated_at: now }))
+    .where('id', '=', id)
+    .where('balance', '>=', amount)
+    .returning('balance')
+    .executeTakeFirst();
+  return row ? { balance: Number(row.balance) } : null;
+}
+
+/** Adds (or with a negative delta, removes) messages and money; refuses to go below zero. */
+export async function adjustAccount(db: Executor, id: string, messagesDelta: number, balanceDelta: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('accounts')
+    .set((eb) => ({
+      messages_left: eb('messages_left', '+', messagesDelta),
+      balance: eb('balance', '+', balanceDelta),
+      updated_at: now,
+    }))
+    .where('id', '=', id)
+    .where((eb) => eb.and([eb('messages_left', '>=', -messagesDelta), eb('balance', '>=', -balanceDelta)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}

@@ -1,0 +1,54 @@
+import type { Scope } from '../domain/account.ts';
+import type { ApiKeyRow, Executor } from './database.ts';
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly keyHash: string;
+  readonly scopes: readonly Scope[];
+  readonly createdAt: number;
+  readonly expiresAt: number | null;
+  readonly revokedAt: number | null;
+}
+
+const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  keyHash: row.key_hash,
+  scopes: row.scopes.split(' ').filter(Boolean) as Scope[],
+  createdAt: Number(row.created_at),
+  expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+  revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+});
+
+export async function insertApiKey(db: Executor, key: Omit<ApiKeyRecord, 'revokedAt'>): Promise<void> {
+  await db
+    .insertInto('api_keys')
+    .values({
+      id: key.id, account_id: key.accountId, key_hash: key.keyHash, scopes: key.scopes.join(' '),
+      created_at: key.createdAt, expires_at: key.expiresAt, revoked_at: null,
+    })
+    .execute();
+}
+
+export async function findApiKey(db: Executor, id: string): Promise<ApiKeyRecord | undefined> {
+  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function listApiKeys(db: Executor, accountId: string): Promise<ApiKeyRecord[]> {
+  const rows = await db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  return rows.map(toRecord);
+}
+
+/** Marks the key revoked; returns false when the account has no such (unrevoked) key. */
+export async function revokeApiKey(db: Executor, accountId: string, id: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}

@@ -1,0 +1,148 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+
+// Table shapes, declared once. Times are epoch milliseconds (portable and cheap to
+// compare in both engines); money is integer units of 0.0001; flags are 0/1.
+
+export interface SettingsTable { key: string; value: string }
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  active: number;
+  messages_left: number;
+  balance: number;
+  whatsapp_price: number;
+  rate_limit_per_second: number;
+  ip_allow_list: string; // JSON array of IP/CIDR strings
+  email_enabled: number;
+  sms_enabled: number;
+  whatsapp_enabled: number;
+  webhook_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  key_hash: string; // hex SHA-256 of the whole key; the key itself is never stored
+  scopes: string; // space-separated, as in the JWT `scope` claim
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface SenderDomainsTable {
+  id: string;
+  account_id: string;
+  domain: string;
+  verified: number;
+  created_at: number;
+}
+
+export interface EmailTemplatesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  subject: string | null;
+  html: string;
+  text: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WhatsappTemplatesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  language: string;
+  body: string;
+  param_count: number;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One accepted request: the content its messages share (JSON), stored once. */
+export interface SendsTable {
+  id: string;
+  account_id: string;
+  channel: string;
+  payload: string;
+  created_at: number;
+}
+
+export interface MessagesTable {
+  id: string; // the msgid, UUIDv7
+  account_id: string;
+  send_id: string;
+  channel: string;
+  recipient: string;
+  recipient_role: string; // email: to | cc | bcc; sms and whatsapp: to
+  status: string;
+  cost_messages: number;
+  cost_balance: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Delivery work: a row exists while the message still has to be (re)tried. */
+export interface OutboxTable {
+  message_id: string;
+  available_at: number;
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+}
+
+export interface MessageEventsTable {
+  id: string;
+  message_id: string;
+  type: string;
+  at: number;
+  data: string; // JSON object of the event's own fields
+}
+
+export interface CapturesTable {
+  message_id: string;
+  content_type: string;
+  body: string;
+  created_at: number;
+}
+
+export interface LedgerTable {
+  id: string;
+  account_id: string;
+  at: number;
+  messages_delta: number;
+  balance_delta: number;
+  reason: string;
+  send_id: string | null;
+}
+
+export interface Database {
+  settings: SettingsTable;
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  sender_domains: SenderDomainsTable;
+  email_templates: EmailTemplatesTable;
+  whatsapp_templates: WhatsappTemplatesTable;
+  sends: SendsTable;
+  messages: MessagesTable;
+  outbox: OutboxTable;
+  message_events: MessageEventsTable;
+  captures: CapturesTable;
+  ledger: LedgerTable;
+}
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+/** Either the database or an open transaction: repository functions accept both. */
+export type Executor = Db | Tx;
+
+export type AccountRow = Selectable<AccountsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type EmailTemplateRow = Selectable<EmailTemplatesTable>;
+export type WhatsappTemplateRow = Selectable<WhatsappTemplatesTable>;
+

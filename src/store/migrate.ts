@@ -1,0 +1,20 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import type { Db } from './database.ts';
+import * as initial from './migrations/0001-initial.ts';
+
+// Migrations are listed in code rather than read from a folder at run time, so the
+// set is fixed at review time and works the same from any working directory.
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial': initial,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/** Brings the schema up to date; safe to run from several processes at once (Kysely takes a lock). */
+export async function migrateToLatest(db: Db): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,14 @@
+import type { Executor } from './database.ts';
+
+export async function getSetting(db: Executor, key: string): Promise<string | undefined> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+  return row?.value;
+}
+
+/** Stores `value` unless the key exists; returns the value that is stored afterwards (first writer wins). */
+export async function putSettingIfAbsent(db: Executor, key: string, value: string): Promise<string> {
+  await db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doNothing()).execute();
+  const stored = await getSetting(db, key);
+  if (stored === undefined) throw new Error(`setting ${key} vanished after insert`);
+  return stored;
+}

@@ -1,0 +1,200 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  checkTemplateSyntax,
+  compileTemplate,
+  renderSubject,
+  TEMPLATE_CACHE_SIZE,
+  type CompiledTemplate,
+} from '../../src/domain/email-template.ts';
+
+function compiled(source: string, mode: 'html' | 'text'): CompiledTemplate {
+  const result = compileTemplate(source, mode);
+  assert.equal(result.ok, true, `expected ${JSON.stringify(source)} to compile`);
+  if (!result.ok) throw new Error('unreachable');
+  return result.value;
+}
+
+function render(source: string, mode: 'html' | 'text', variables: Record<string, string>): string {
+  return compiled(source, mode).render(variables);
+}
+
+const nasty = `<script>&"'` + '`=';
+
+test('html mode escapes every HTML-special character of a value', () => {
+  assert.equal(render('<p>{{v}}</p>', 'html', { v: nasty }), '<p>&lt;script&gt;&amp;&quot;&#x27;&#x60;&#x3D;</p>');
+});
+
+test('text mode inserts a value raw', () => {
+  assert.equal(render('v={{v}}', 'text', { v: nasty }), `v=<script>&"'` + '`=');
+});
+
+test('html mode keeps newlines of a value as they are', () => {
+  assert.equal(render('{{v}}', 'html', { v: 'a\nb' }), 'a\nb');
+});
+
+test('template text outside the placeholders is left untouched', () => {
+  assert.equal(render('<b>Hi</b> & bye', 'html', {}), '<b>Hi</b> & bye');
+});
+
+test('several variables are substituted, with spaces inside the braces allowed', () => {
+  assert.equal(render('Hello {{ first }} {{last}}!', 'html', { first: 'Ada', last: 'Lovelace' }), 'Hello Ada Lovelace!');
+});
+
+test('a bracketed name reaches a key with a space in it', () => {
+  assert.equal(render('{{[full name]}}', 'text', { 'full name': 'Ada L' }), 'Ada L');
+});
+
+test('a missing variable renders as empty text', () => {
+  assert.equal(render('Hi {{name}}.', 'html', {}), 'Hi .');
+});
+
+test('a comment renders as nothing', () => {
+  assert.equal(render('a{{! note }}b', 'html', {}), 'ab');
+});
+
+test('if block renders its body when the variable is non-empty', () => {
+  assert.equal(render('{{#if vip}}VIP {{name}}{{/if}}', 'html', { vip: 'yes', name: 'Ada' }), 'VIP Ada');
+});
+
+test('if block renders nothing when the variable is the empty string', () => {
+  assert.equal(render('{{#if vip}}VIP{{/if}}', 'html', { vip: '' }), '');
+});
+
+test('if block renders its else branch when the variable is missing', () => {
+  assert.equal(render('{{#if vip}}VIP{{else}}regular{{/if}}', 'html', {}), 'regular');
+});
+
+test('else if chains pick the first present variable', () => {
+  assert.equal(render('{{#if a}}A{{else if b}}B{{else}}C{{/if}}', 'html', { b: '1' }), 'B');
+});
+
+test('unless block renders its body when the variable is missing', () => {
+  assert.equal(render('{{#unless paid}}Please pay{{/unless}}', 'html', {}), 'Please pay');
+});
+
+test('a __proto__ variable is rendered as data', () => {
+  const variables = JSON.parse('{"__proto__": "<proto>"}') as Record<string, string>;
+  assert.equal(render('{{__proto__}}', 'html', variables), '&lt;proto&gt;');
+});
+
+test('a constructor variable is rendered as data', () => {
+  assert.equal(render('{{constructor}}', 'text', { constructor: 'C' }), 'C');
+});
+
+test('constructor, toString and __proto__ without variables render empty and log nothing', (t) => {
+  const error = t.mock.method(console, 'error', () => {});
+  const warn = t.mock.method(console, 'warn', () => {});
+  const log = t.mock.method(console, 'log', () => {});
+  assert.equal(render('[{{constructor}}{{toString}}{{__proto__}}{{hasOwnProperty}}]', 'html', {}), '[]');
+  assert.equal(error.mock.callCount() + warn.mock.callCount() + log.mock.callCount(), 0);
+});
+
+test('an if block on constructor without such variable takes the else branch', () => {
+  assert.equal(render('{{#if constructor}}yes{{else}}no{{/if}}', 'html', {}), 'no');
+});
+
+test('names of built-in helpers other than if and unless are plain variables', () => {
+  assert.equal(render('{{each}}/{{with}}/{{log}}/{{lookup}}', 'text', { each: 'e', with: 'w', log: 'l', lookup: 'k' }), 'e/w/l/k');
+});
+
+test('a non-string value is ignored as if missing', () => {
+  const variables = { name: (() => 'called') as unknown as string };
+  assert.equal(render('[{{name}}]', 'text', variables), '[]');
+});
+
+const rejected: ReadonlyArray<readonly [string, string]> = [
+  ['unclosed mustache', 'Hello {{name'],
+  ['unclosed block', '{{#if a}}x'],
+  ['mismatched block close', '{{#if a}}x{{/unless}}'],
+  ['triple-stash', '{{{name}}}'],
+  ['ampersand unescaped mustache', '{{&name}}'],
+  ['helper call with an argument', '{{foo bar}}'],
+  ['hash argument', '{{foo key=1}}'],
+  ['dotted path', '{{a.b}}'],
+  ['this', '{{this}}'],
+  ['this-prefixed path', '{{this.name}}'],
+  ['dot-slash path', '{{./name}}'],
+  ['parent path', '{{../name}}'],
+  ['@data variable', '{{@root}}'],
+  ['string literal', '{{"text"}}'],
+  ['number literal', '{{1}}'],
+  ['sub-expression', '{{(name)}}'],
+  ['partial', '{{> p}}'],
+  ['partial block', '{{#> p}}x{{/p}}'],
+  ['each block', '{{#each items}}x{{/each}}'],
+  ['with block', '{{#with a}}x{{/with}}'],
+  ['section on a variable', '{{#name}}x{{/name}}'],
+  ['inverted section on a variable', '{{^name}}x{{/name}}'],
+  ['if without a parameter', '{{#if}}x{{/if}}'],
+  ['if with two parameters', '{{#if a b}}x{{/if}}'],
+  ['if with a hash', '{{#if a includeZero=true}}x{{/if}}'],
+  ['if on a dotted path', '{{#if a.b}}x{{/if}}'],
+  ['if on a sub-expression', '{{#if (a)}}x{{/if}}'],
+  ['if with block params', '{{#if a as |b|}}{{b}}{{/if}}'],
+  ['triple-stash inside an if block', '{{#if a}}{{{b}}}{{/if}}'],
+  ['each in an else chain', '{{#if a}}x{{else each b}}y{{/if}}'],
+  ['decorator', '{{* d}}'],
+  ['inline partial decorator block', '{{#*inline "p"}}x{{/inline}}'],
+  ['raw block', '{{{{raw}}}}x{{{{/raw}}}}'],
+  ['variable named if', '{{if}}'],
+  ['variable named unless', '{{[unless]}}'],
+];
+
+for (const [what, source] of rejected) {
+  test(`compile rejects ${what} with variableSyntax`, () => {
+    assert.deepEqual(compileTemplate(source, 'html'), { ok: false, rejection: { code: 'variableSyntax' } });
+  });
+}
+
+test('text mode rejects triple-stash too', () => {
+  assert.deepEqual(compileTemplate('{{{name}}}', 'text'), { ok: false, rejection: { code: 'variableSyntax' } });
+});
+
+test('checkTemplateSyntax accepts a valid template', () => {
+  assert.deepEqual(checkTemplateSyntax('Hi {{name}}{{#if x}}!{{/if}}'), { ok: true, value: null });
+});
+
+test('checkTemplateSyntax rejects an unclosed mustache', () => {
+  assert.deepEqual(checkTemplateSyntax('Hi {{name'), { ok: false, rejection: { code: 'variableSyntax' } });
+});
+
+test('renderSubject fills variables without HTML escaping', () => {
+  assert.deepEqual(renderSubject('Order {{id}} for {{who}}', { id: '42', who: 'Tom & <Jerry>' }), {
+    ok: true,
+    value: 'Order 42 for Tom & <Jerry>',
+  });
+});
+
+test('renderSubject turns line breaks into single spaces', () => {
+  assert.deepEqual(renderSubject('A{{v}}B', { v: 'x\r\ny\nz' }), { ok: true, value: 'Ax y zB' });
+});
+
+test('renderSubject of a subject without placeholders returns it unchanged', () => {
+  assert.deepEqual(renderSubject('Welcome!', {}), { ok: true, value: 'Welcome!' });
+});
+
+test('renderSubject rejects a malformed subject with variableSyntax', () => {
+  assert.deepEqual(renderSubject('Hi {{name', {}), { ok: false, rejection: { code: 'variableSyntax' } });
+});
+
+test('compiling the same source and mode twice returns the cached template', () => {
+  const first = compiled('cached {{x}}', 'html');
+  const second = compiled('cached {{x}}', 'html');
+  assert.equal(second, first);
+  assert.equal(second.render({ x: '<1>' }), 'cached &lt;1&gt;');
+  assert.equal(first.render({ x: '<1>' }), 'cached &lt;1&gt;');
+});
+
+test('the cache keys on mode, so text and html of one source render differently', () => {
+  assert.equal(render('{{x}}', 'html', { x: '&' }), '&amp;');
+  assert.equal(render('{{x}}', 'text', { x: '&' }), '&');
+});
+
+test('the cache evicts its least recently used entry beyond its bound', () => {
+  const oldest = compiled('evict-me {{x}}', 'text');
+  for (let i = 0; i < TEMPLATE_CACHE_SIZE; i++) compiled(`filler ${i} {{x}}`, 'text');
+  const again = compiled('evict-me {{x}}', 'text');
+  assert.notEqual(again, oldest);
+  assert.equal(again.render({ x: '1' }), 'evict-me 1');
+});

@@ -13,6 +13,7 @@ export interface Config {
   readonly smsTransport: string;
   readonly whatsappTransport: string;
   readonly bodyLimitBytes: number;
+  readonly fetchAllowPrivate: boolean;
   readonly logLevel: string;
 }
 
@@ -89,6 +90,11 @@ export const SETTINGS = [
   { key: 'smsTransport', env: 'HERALD_SMS_TRANSPORT', default: 'capture', description: 'SMS transport. `capture` stores the text and its segments.', parse: transport('HERALD_SMS_TRANSPORT') },
   { key: 'whatsappTransport', env: 'HERALD_WHATSAPP_TRANSPORT', default: 'capture', description: 'WhatsApp transport. `capture` stores the Cloud API request body.', parse: transport('HERALD_WHATSAPP_TRANSPORT') },
   { key: 'bodyLimitBytes', env: 'HERALD_BODY_LIMIT', default: '10485760', description: 'Largest request body in bytes (data-URI attachments count); larger requests get 413.', parse: integer('HERALD_BODY_LIMIT', 1024, 1024 * 1024 * 1024) },
+  {
+    key: 'fetchAllowPrivate', env: 'HERALD_FETCH_ALLOW_PRIVATE', default: 'false',
+    description: 'Let outbound fetches (URL attachments) reach private, loopback and link-local addresses: `true` or `false`. Keep `false` unless every such address is yours.',
+    parse: (raw: string) => (raw === 'true' ? true : raw === 'false' ? false : fail('HERALD_FETCH_ALLOW_PRIVATE', `expected true or false, got "${raw}"`)),
+  },
   {
     key: 'logLevel', env: 'HERALD_LOG_LEVEL', default: 'info', description: `pino log level: ${LOG_LEVELS.join(', ')}.`,
     parse: (raw: string) => (LOG_LEVELS.includes(raw) ? raw : fail('HERALD_LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`)),

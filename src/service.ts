@@ -25,8 +25,6 @@ export interface ServiceOptions {
   readonly worker?: boolean;
   readonly workerOptions?: Partial<WorkerOptions>;
   readonly rateLimiter?: AccountRateLimiter;
-  /** Lets attachment fetches reach private addresses (tests on loopback). */
-  readonly fetchAllowPrivate?: boolean;
 }
 
 export interface Service {
@@ -65,7 +63,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const transports = {
     email: emailCaptureTransport({
       sink, messageIdHost,
-      resolveAttachments: attachmentResolver({ allowPrivate: options.fetchAllowPrivate ?? false, maxBytes: 10 * 1024 * 1024, timeoutMs: 30_000 }),
+      resolveAttachments: attachmentResolver({ allowPrivate: config.fetchAllowPrivate, maxBytes: 10 * 1024 * 1024, timeoutMs: 30_000 }),
     }),
     sms: smsCaptureTransport({ sink }),
     whatsapp: whatsappCaptureTransport({ sink }),

@@ -7,7 +7,9 @@ import type { AdminTokenCheck } from '../app/admin-token.ts';
 import type { KeyDeps } from '../app/api-keys.ts';
 import { apiKeyHook } from './plugins/api-key-auth.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
+import { adminRoutes } from './routes/admin/admin-routes.ts';
 import { messageRoutes } from './routes/messages.ts';
+import { templateRoutes } from './routes/templates.ts';
 import { sendRoutes } from './routes/send.ts';
 import { sendRejection, wireError } from './wire-errors.ts';
 
@@ -36,6 +38,10 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     // Bodies are validated in domain/ with the spec's texts; schemas document only.
     ajv: { customOptions: { strict: false } },
   } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
+
+  // The interface is JSON only; Fastify's default text/plain parser would hand a
+  // string to the use cases, and a 415 says more than "missing parameters".
+  app.removeContentTypeParser('text/plain');
 
   // Schemas are documentation for the wire routes: never reject, never reshape.
   app.setValidatorCompiler(() => () => true);
@@ -89,7 +95,9 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter }));
     sendRoutes(v1, deps.app);
     messageRoutes(v1, deps.app);
+    templateRoutes(v1, deps.app);
   });
+  await app.register(async (admin) => adminRoutes(admin, deps));
 
   return app;
 }

@@ -108,3 +108,25 @@ export async function adjustAccount(db: Executor, id: string, messagesDelta: num
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
+
+/**
+ * Sets messages and balance only while they still hold `expected` (compare-and-set),
+ * so the ledger delta computed from `expected` is exactly what changed even if a
+ * send debited the account in between; false means "re-read and try again".
+ */
+export async function setAccountAmounts(
+  db: Executor,
+  id: string,
+  expected: { readonly messagesLeft: number; readonly balance: number },
+  target: { readonly messagesLeft: number; readonly balance: number },
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('accounts')
+    .set({ messages_left: target.messagesLeft, balance: target.balance, updated_at: now })
+    .where('id', '=', id)
+    .where('messages_left', '=', expected.messagesLeft)
+    .where('balance', '=', expected.balance)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}

@@ -30,7 +30,7 @@ export async function findEmailTemplate(db: Executor, accountId: string, id: str
 }
 
 export async function listEmailTemplates(db: Executor, accountId: string): Promise<EmailTemplate[]> {
-  const rows = await db.selectFrom('email_templates').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  const rows = await db.selectFrom('email_templates').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
   return rows.map(toTemplate);
 }
 

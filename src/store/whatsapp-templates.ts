@@ -37,6 +37,6 @@ export async function findWhatsappTemplate(db: Executor, accountId: string, id: 
 }
 
 export async function listWhatsappTemplates(db: Executor, accountId: string): Promise<WhatsappTemplate[]> {
-  const rows = await db.selectFrom('whatsapp_templates').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  const rows = await db.selectFrom('whatsapp_templates').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
   return rows.map(toTemplate);
 }

@@ -2,7 +2,9 @@ import type { TestContext } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createAccount, type NewAccount } from '../../src/app/create-account.ts';
 import { issueApiKey } from '../../src/app/api-keys.ts';
-import type { Scope } from '../../src/domain/account.ts';
+import type { Account, Scope } from '../../src/domain/account.ts';
+import { findAccount } from '../../src/store/accounts.ts';
+import { insertWhatsappTemplate, type WhatsappTemplate } from '../../src/store/whatsapp-templates.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createService, type Service, type ServiceOptions } from '../../src/service.ts';
 import { insertSenderDomain } from '../../src/store/sender-domains.ts';
@@ -11,8 +13,8 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 /** A real service on an in-memory SQLite store; closed when the test ends. */
 export async function startService(t: TestContext, options: ServiceOptions & { env?: Record<string, string> } = {}): Promise<Service> {
-  const config = loadConfig({ HERALD_DATABASE_URL: 'sqlite::memory:', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, ...options.env });
-  const service = await createService(config, { logger: false, worker: false, fetchAllowPrivate: true, ...options });
+  const config = loadConfig({ HERALD_DATABASE_URL: 'sqlite::memory:', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_FETCH_ALLOW_PRIVATE: 'true', ...options.env });
+  const service = await createService(config, { logger: false, worker: false, ...options });
   t.after(() => service.close());
   return service;
 }
@@ -55,4 +57,60 @@ export function emailBody(overrides: Record<string, unknown> = {}): Record<strin
     body: '<p>Hi there</p>',
     ...overrides,
   };
+}
+
+// ---- Helpers for the HTTP contract tests (appended) ----
+
+/** UUID-like text, as the spec describes msgids. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A key with its id (for revocation); all scopes unless given. */
+export async function issueKey(service: Service, accountId: string, scopes?: readonly Scope[]): Promise<{ id: string; apiKey: string }> {
+  const issued = await issueApiKey(service.deps, service.deps.db, accountId, scopes === undefined ? {} : { scopes });
+  return { id: issued.id, apiKey: issued.apiKey };
+}
+
+/** The account as stored now (messages left, balance ...). */
+export async function readAccount(service: Service, accountId: string): Promise<Account> {
+  const account = await findAccount(service.deps.db, accountId);
+  if (!account) throw new Error(`no account ${accountId}`);
+  return account;
+}
+
+/** Stores a WhatsApp template for the account; approved, two params, unless overridden. */
+export async function addWhatsappTemplate(
+  service: Service,
+  accountId: string,
+  overrides: Partial<WhatsappTemplate> = {},
+): Promise<WhatsappTemplate> {
+  const now = service.deps.clock();
+  const template: WhatsappTemplate = {
+    id: service.deps.newId(), accountId, name: 'otp_code', language: 'en', body: 'Hi {{1}}, your code is {{2}}',
+    paramCount: 2, status: 'APPROVED', createdAt: now, updatedAt: now, ...overrides,
+  };
+  await insertWhatsappTemplate(service.deps.db, template);
+  return template;
+}
+
+/** POST with full control over headers and peer address (allow-list and proxy tests). */
+export function postFrom(
+  service: Service,
+  url: string,
+  options: { apiKey?: string; body?: unknown; remoteAddress?: string; headers?: Record<string, string> },
+): Promise<LightMyRequestResponse> {
+  return service.http.inject({
+    method: 'POST', url,
+    ...(options.remoteAddress === undefined ? {} : { remoteAddress: options.remoteAddress }),
+    headers: {
+      'content-type': 'application/json',
+      ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }),
+      ...options.headers,
+    },
+    payload: typeof options.body === 'string' ? options.body : JSON.stringify(options.body ?? {}),
+  });
+}
+
+/** A valid SMS request; override what a test is about. */
+export function smsBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { message: 'Your code is 1234', mobile_numbers: ['+5215512345678'], ...overrides };
 }

@@ -1,0 +1,111 @@
+import type { Account, Channel, Scope } from '../domain/account.ts';
+import { formatMoney } from '../domain/money.ts';
+import { ok, reject, type Result } from '../domain/result.ts';
+import { findAccount } from '../store/accounts.ts';
+import { listApiKeys } from '../store/api-keys.ts';
+import { listLedger, type LedgerReason } from '../store/ledger.ts';
+import { listSenderDomains } from '../store/sender-domains.ts';
+import type { IssuedKey } from './api-keys.ts';
+import type { AppDeps } from './deps.ts';
+
+// How the operator sees an account, in the API and the CLI alike: money as JSON
+// numbers (formatMoney), times as UTC ISO-8601. Key material never appears here.
+
+export interface AccountBody {
+  readonly id: string;
+  readonly name: string;
+  readonly active: boolean;
+  readonly messagesLeft: number;
+  readonly balance: number;
+  readonly whatsappPrice: number;
+  readonly rateLimitPerSecond: number;
+  readonly ipAllowList: readonly string[];
+  readonly services: Readonly<Record<Channel, boolean>>;
+  readonly webhookUrl: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface ApiKeyView {
+  readonly id: string;
+  readonly scopes: readonly Scope[];
+  readonly createdAt: string;
+  readonly expiresAt: string | null;
+  readonly revokedAt: string | null;
+}
+
+export interface AccountDetails extends AccountBody {
+  readonly apiKeys: readonly ApiKeyView[];
+  readonly domains: readonly { readonly domain: string; readonly verified: boolean }[];
+}
+
+export interface LedgerEntryView {
+  readonly id: string;
+  readonly at: string;
+  readonly messagesDelta: number;
+  readonly balanceDelta: number;
+  readonly reason: LedgerReason;
+  readonly sendId: string | null;
+}
+
+/** A key as shown the one time it exists in clear: right after it was issued. */
+export interface IssuedKeyBody {
+  readonly id: string;
+  readonly apiKey: string;
+  readonly scopes: readonly Scope[];
+  readonly expiresAt: string | null;
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+export function accountBody(account: Account): AccountBody {
+  return {
+    id: account.id,
+    name: account.name,
+    active: account.active,
+    messagesLeft: account.messagesLeft,
+    balance: formatMoney(account.balance),
+    whatsappPrice: formatMoney(account.whatsappPrice),
+    rateLimitPerSecond: account.rateLimitPerSecond,
+    ipAllowList: account.ipAllowList,
+    services: { email: account.services.email, sms: account.services.sms, whatsapp: account.services.whatsapp },
+    webhookUrl: account.webhookUrl,
+    createdAt: iso(account.createdAt),
+    updatedAt: iso(account.updatedAt),
+  };
+}
+
+export function issuedKeyBody(key: IssuedKey): IssuedKeyBody {
+  return { id: key.id, apiKey: key.apiKey, scopes: key.scopes, expiresAt: isoOrNull(key.expiresAt) };
+}
+
+/** True when the account exists; for operations that only attach something to it. */
+export async function accountExists(deps: AppDeps, accountId: string): Promise<boolean> {
+  return (await findAccount(deps.db, accountId)) !== undefined;
+}
+
+/** The account with its keys (never their material) and sender domains. */
+export async function viewAccount(deps: AppDeps, accountId: string): Promise<Result<AccountDetails>> {
+  const account = await findAccount(deps.db, accountId);
+  if (!account) return reject('notFound');
+  const [keys, domains] = await Promise.all([listApiKeys(deps.db, accountId), listSenderDomains(deps.db, accountId)]);
+  return ok({
+    ...accountBody(account),
+    apiKeys: keys.map((k) => ({
+      id: k.id, scopes: k.scopes, createdAt: iso(k.createdAt), expiresAt: isoOrNull(k.expiresAt), revokedAt: isoOrNull(k.revokedAt),
+    })),
+    domains: domains.map((d) => ({ domain: d.domain, verified: d.verified })),
+  });
+}
+
+/** Every movement of messages and money of the account, oldest first (ids are UUIDv7). */
+export async function viewLedger(deps: AppDeps, accountId: string): Promise<Result<{ entries: LedgerEntryView[] }>> {
+  if (!(await accountExists(deps, accountId))) return reject('notFound');
+  const entries = await listLedger(deps.db, accountId);
+  return ok({
+    entries: entries.map((e) => ({
+      id: e.id, at: iso(e.at), messagesDelta: e.messagesDelta, balanceDelta: formatMoney(e.balanceDelta), reason: e.reason, sendId: e.sendId,
+    })),
+  });
+}

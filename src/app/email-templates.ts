@@ -1,0 +1,128 @@
+import { checkTemplateSyntax, compileTemplate } from '../domain/email-template.ts';
+import { ok, reject, type Result } from '../domain/result.ts';
+import {
+  deleteEmailTemplate, findEmailTemplate, insertEmailTemplate, listEmailTemplates, updateEmailTemplate, type EmailTemplate,
+} from '../store/email-templates.ts';
+import type { AppDeps } from './deps.ts';
+
+// The account's stored email templates (GET/POST /v1/email/templates, GET/PUT/DELETE
+// /v1/email/templates/:template_id). Every read and write is scoped to the caller's
+// account: another account's id is simply not found. Placeholders are checked when a
+// template is saved, with the rules used at send time, so a stored template always renders.
+
+/** Longest template name accepted, in characters (code points). */
+export const TEMPLATE_NAME_MAX = 200;
+
+export interface EmailTemplateSummary {
+  readonly template_id: string;
+  readonly name: string;
+  readonly subject: string | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export interface EmailTemplateView extends EmailTemplateSummary {
+  readonly html: string;
+  readonly text: string | null;
+}
+
+interface TemplateContent {
+  readonly name: string;
+  readonly subject: string | null;
+  readonly html: string;
+  readonly text: string | null;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+const summaryOf = (t: EmailTemplate): EmailTemplateSummary => ({
+  template_id: t.id, name: t.name, subject: t.subject, created_at: iso(t.createdAt), updated_at: iso(t.updatedAt),
+});
+
+const viewOf = (t: EmailTemplate): EmailTemplateView => ({
+  template_id: t.id, name: t.name, subject: t.subject, html: t.html, text: t.text, created_at: iso(t.createdAt), updated_at: iso(t.updatedAt),
+});
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const own = (o: Json, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
+const invalid = (detail: string) => reject('invalidField', { detail });
+
+/**
+ * An optional string field: absent, null and '' all mean "none" (stored as null), so an
+ * empty text part never replaces the one generated from the HTML.
+ */
+function optionalText(body: Json, field: string): Result<string | null> {
+  const value = own(body, field);
+  if (value === undefined || value === null || value === '') return ok(null);
+  if (typeof value !== 'string') return invalid(`${field}: must be a string or null`);
+  return ok(value);
+}
+
+/** Fields first (herald's `invalidField` with the field named), then placeholder syntax. */
+function parseTemplateContent(body: unknown): Result<TemplateContent> {
+  if (!isObject(body)) return invalid('body: must be a JSON object');
+  const name = own(body, 'name');
+  if (typeof name !== 'string' || name.trim() === '' || [...name].length > TEMPLATE_NAME_MAX) {
+    return invalid(`name: must be a non-empty string of at most ${TEMPLATE_NAME_MAX} characters`);
+  }
+  const subject = optionalText(body, 'subject');
+  if (!subject.ok) return subject;
+  const html = own(body, 'html');
+  if (typeof html !== 'string' || html.trim() === '') return invalid('html: must be a non-empty string');
+  const text = optionalText(body, 'text');
+  if (!text.ok) return text;
+
+  // The modes used at send time: HTML escapes values, text and subject insert them raw.
+  const htmlSyntax = checkTemplateSyntax(html);
+  if (!htmlSyntax.ok) return htmlSyntax;
+  if (text.value !== null) {
+    const textSyntax = compileTemplate(text.value, 'text');
+    if (!textSyntax.ok) return textSyntax;
+  }
+  if (subject.value !== null) {
+    const subjectSyntax = compileTemplate(subject.value, 'text');
+    if (!subjectSyntax.ok) return subjectSyntax;
+  }
+  return ok({ name, subject: subject.value, html, text: text.value });
+}
+
+/** Oldest first (ids are UUIDv7, so id order is creation order). */
+export async function listEmailTemplatesOf(deps: AppDeps, accountId: string): Promise<EmailTemplateSummary[]> {
+  return (await listEmailTemplates(deps.db, accountId)).map(summaryOf);
+}
+
+export async function getEmailTemplate(deps: AppDeps, accountId: string, templateId: string): Promise<Result<EmailTemplateView>> {
+  const template = await findEmailTemplate(deps.db, accountId, templateId);
+  return template ? ok(viewOf(template)) : reject('notFound');
+}
+
+export async function createEmailTemplate(deps: AppDeps, accountId: string, body: unknown): Promise<Result<EmailTemplateView>> {
+  const content = parseTemplateContent(body);
+  if (!content.ok) return content;
+  const now = deps.clock();
+  const template: EmailTemplate = { id: deps.newId(), accountId, ...content.value, createdAt: now, updatedAt: now };
+  await insertEmailTemplate(deps.db, template);
+  return ok(viewOf(template));
+}
+
+/** PUT: the body replaces every field (an omitted subject or text becomes null). */
+export async function replaceEmailTemplate(
+  deps: AppDeps, accountId: string, templateId: string, body: unknown,
+): Promise<Result<EmailTemplateView>> {
+  const content = parseTemplateContent(body);
+  if (!content.ok) return content;
+  const now = deps.clock();
+  // Read and write in one transaction so the answer carries the row's own created_at.
+  const replaced = await deps.db.transaction().execute(async (tx) => {
+    const existing = await findEmailTemplate(tx, accountId, templateId);
+    if (!existing) return undefined;
+    if (!(await updateEmailTemplate(tx, accountId, templateId, now, content.value))) return undefined;
+    return { ...existing, ...content.value, updatedAt: now };
+  });
+  return replaced ? ok(viewOf(replaced)) : reject('notFound');
+}
+
+export async function removeEmailTemplate(deps: AppDeps, accountId: string, templateId: string): Promise<Result<null>> {
+  return (await deleteEmailTemplate(deps.db, accountId, templateId)) ? ok(null) : reject('notFound');
+}

@@ -1,0 +1,83 @@
+import type { Account } from '../domain/account.ts';
+import { invalidField, parseAccountUpdate } from '../domain/admin-input.ts';
+import { RejectionError, type Result } from '../domain/result.ts';
+import { adjustAccount, findAccount, setAccountAmounts, updateAccount as updateAccountRow } from '../store/accounts.ts';
+import type { Tx } from '../store/database.ts';
+import { appendLedger, type LedgerReason } from '../store/ledger.ts';
+import { commitOrReject } from './commit-or-reject.ts';
+import type { AppDeps } from './deps.ts';
+
+// A compare-and-set that keeps failing means something rewrites the account in a
+// loop; on SQLite (write lock taken at BEGIN) the first attempt always succeeds.
+const SET_ATTEMPTS = 5;
+
+/**
+ * PATCH /admin/v1/accounts/:id. Plain fields are written as given; messages and
+ * money only ever move through the ledger, so it always sums to what the account
+ * holds: an absolute set writes its delta as `admin.set`, a top-up as `admin.top-up`.
+ * All of it is one transaction.
+ */
+export async function updateAccount(deps: AppDeps, accountId: string, body: unknown): Promise<Result<Account>> {
+  const parsed = parseAccountUpdate(body);
+  if (!parsed.ok) return parsed;
+  const { messagesLeft, balance, addMessages = 0, addBalance = 0, ...plain } = parsed.value;
+  const now = deps.clock();
+
+  return commitOrReject(deps.db, async (tx) => {
+    let current = await findAccount(tx, accountId);
+    if (!current) throw new RejectionError({ code: 'notFound' });
+
+    if (Object.keys(plain).length > 0) await updateAccountRow(tx, accountId, now, plain);
+
+    if (messagesLeft !== undefined || balance !== undefined) {
+      current = await setAmounts(deps, tx, current, { messagesLeft, balance }, now);
+    }
+    if (addMessages !== 0 || addBalance !== 0) await topUp(deps, tx, current, addMessages, addBalance, now);
+
+    const updated = await findAccount(tx, accountId);
+    if (!updated) throw new Error(`account ${accountId} vanished inside its own update`);
+    return updated;
+  });
+}
+
+async function setAmounts(
+  deps: AppDeps,
+  tx: Tx,
+  current: Account,
+  wanted: { messagesLeft: number | undefined; balance: number | undefined },
+  now: number,
+): Promise<Account> {
+  let before = current;
+  for (let attempt = 1; ; attempt++) {
+    const target = { messagesLeft: wanted.messagesLeft ?? before.messagesLeft, balance: wanted.balance ?? before.balance };
+    if (await setAccountAmounts(tx, before.id, before, target, now)) {
+      await record(deps, tx, before.id, target.messagesLeft - before.messagesLeft, target.balance - before.balance, 'admin.set', now);
+      return { ...before, ...target };
+    }
+    if (attempt === SET_ATTEMPTS) throw new Error(`account ${before.id} kept changing while its amounts were set`);
+    const reread = await findAccount(tx, before.id);
+    if (!reread) throw new RejectionError({ code: 'notFound' });
+    before = reread;
+  }
+}
+
+async function topUp(deps: AppDeps, tx: Tx, current: Account, addMessages: number, addBalance: number, now: number): Promise<void> {
+  // Counts are read back as JS numbers: past 2^53 they would silently round.
+  if (!Number.isSafeInteger(current.messagesLeft + addMessages)) throw rejection(invalidField('addMessages', 'the account would hold too many messages'));
+  if (!Number.isSafeInteger(current.balance + addBalance)) throw rejection(invalidField('addBalance', 'the account would hold too much money'));
+  // adjustAccount refuses atomically; which field is at fault is read afterwards.
+  if (!(await adjustAccount(tx, current.id, addMessages, addBalance, now))) {
+    const latest = (await findAccount(tx, current.id)) ?? current;
+    const field = latest.messagesLeft + addMessages < 0 ? 'addMessages' : 'addBalance';
+    throw rejection(invalidField(field, 'the account would go below zero'));
+  }
+  await record(deps, tx, current.id, addMessages, addBalance, 'admin.top-up', now);
+}
+
+const rejection = (result: ReturnType<typeof invalidField>): RejectionError => new RejectionError(result.rejection);
+
+async function record(deps: AppDeps, tx: Tx, accountId: string, messagesDelta: number, balanceDelta: number, reason: LedgerReason, now: number): Promise<void> {
+  // A set to the value already held moves nothing, and the ledger lists movements only.
+  if (messagesDelta === 0 && balanceDelta === 0) return;
+  await appendLedger(tx, { id: deps.newId(), accountId, at: now, messagesDelta, balanceDelta, reason, sendId: null });
+}

@@ -1,0 +1,240 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { accountBody, accountExists, issuedKeyBody, viewAccount, viewLedger } from '../../../app/account-view.ts';
+import { addSenderDomain } from '../../../app/add-sender-domain.ts';
+import { issueApiKey, revokeKey } from '../../../app/api-keys.ts';
+import { createAccount } from '../../../app/create-account.ts';
+import { createWhatsappTemplate } from '../../../app/create-whatsapp-template.ts';
+import { updateAccount } from '../../../app/update-account.ts';
+import { ACCOUNT_NAME_MAX, parseNewAccount, parseNewApiKey, RATE_LIMIT_MAX } from '../../../domain/admin-input.ts';
+import type { Result } from '../../../domain/result.ts';
+import type { HttpDeps } from '../../app.ts';
+import { adminAuthHook } from '../../plugins/admin-auth.ts';
+import { sendRejection } from '../../wire-errors.ts';
+
+// The operator API: accounts, their keys, sender domains and WhatsApp templates,
+// behind HERALD_ADMIN_TOKEN. Schemas document the wire only (the app's validator
+// accepts everything); bodies are checked in domain/admin-input.ts.
+
+const tags = ['admin'];
+const security = [{ adminToken: [] }];
+
+const timestamp = { type: 'string', format: 'date-time', description: 'UTC, ISO-8601' } as const;
+const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
+const money = (description: string) => ({ type: 'number', minimum: 0, description: `${description}; 4 decimals at most` }) as const;
+const scopes = { type: 'array', items: { type: 'string', enum: ['email', 'sms', 'whatsapp'] } } as const;
+const services = {
+  type: 'object', additionalProperties: false,
+  properties: { email: { type: 'boolean' }, sms: { type: 'boolean' }, whatsapp: { type: 'boolean' } },
+} as const;
+
+const accountFields = {
+  name: { type: 'string', minLength: 1, maxLength: ACCOUNT_NAME_MAX },
+  active: { type: 'boolean', description: 'false: every send is refused with `current service is not active`' },
+  messagesLeft: { type: 'integer', minimum: 0, description: 'Prepaid messages (email and SMS); the change is written to the ledger' },
+  balance: money('Money for WhatsApp sends (number or decimal string); the change is written to the ledger'),
+  whatsappPrice: money('Price of one WhatsApp message'),
+  rateLimitPerSecond: { type: 'integer', minimum: 1, maximum: RATE_LIMIT_MAX },
+  ipAllowList: { type: 'array', items: { type: 'string' }, description: 'IPv4/IPv6 addresses and CIDR ranges; empty: any address' },
+  services: { ...services, description: 'Per-channel switch' },
+  webhookUrl: { type: ['string', 'null'], format: 'uri', description: 'http(s) URL that receives events; null: none' },
+} as const;
+
+const account = {
+  type: 'object',
+  required: ['id', 'name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'services', 'webhookUrl', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    ...accountFields,
+    ipAllowList: { ...accountFields.ipAllowList, description: 'Canonical form: `10.0.0.1/8` is stored as `10.0.0.0/8`' },
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  },
+} as const;
+
+const issuedKey = {
+  type: 'object', required: ['id', 'apiKey', 'scopes', 'expiresAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    apiKey: { type: 'string', description: 'Shown this once; only its hash is stored' },
+    scopes,
+    expiresAt: nullableTimestamp,
+  },
+} as const;
+
+const fieldError = {
+  type: 'object', required: ['message'],
+  properties: { message: { type: 'string' }, detail: { type: 'string', description: '`<field>: <what is wrong>`' } },
+} as const;
+const applicationError = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } as const;
+
+const errors = {
+  401: { description: 'Admin token missing or invalid', ...applicationError },
+} as const;
+const accountErrors = { ...errors, 404: { description: 'No such account', ...applicationError } } as const;
+
+const accountParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'Account id' } } } as const;
+
+type AccountParams = { Params: { id: string } };
+
+function send<T>(reply: FastifyReply, status: number, result: Result<T>): FastifyReply {
+  return result.ok ? reply.code(status).send(result.value) : sendRejection(reply, result.rejection);
+}
+
+export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
+  app.addHook('onRequest', adminAuthHook(deps.adminToken));
+
+  app.post('/admin/v1/accounts', {
+    schema: {
+      summary: 'Open an account, with a first API key of every scope', tags, security,
+      body: { type: 'object', required: ['name'], properties: accountFields },
+      response: {
+        201: { type: 'object', required: ['account', 'apiKey'], properties: { account, apiKey: { ...issuedKey, required: ['id', 'apiKey', 'scopes'] } } },
+        400: fieldError, ...errors,
+      },
+    },
+  }, async (request, reply) => {
+    const input = parseNewAccount(request.body);
+    if (!input.ok) return sendRejection(reply, input.rejection);
+    const created = await createAccount(deps.app, input.value);
+    const { id, apiKey, scopes: keyScopes } = created.apiKey;
+    return reply.code(201).send({ account: accountBody(created.account), apiKey: { id, apiKey, scopes: keyScopes } });
+  });
+
+  app.get<AccountParams>('/admin/v1/accounts/:id', {
+    schema: {
+      summary: 'An account, its API keys (without the keys themselves) and its sender domains', tags, security, params: accountParams,
+      response: {
+        200: {
+          ...account,
+          required: [...account.required, 'apiKeys', 'domains'],
+          properties: {
+            ...account.properties,
+            apiKeys: {
+              type: 'array',
+              items: {
+                type: 'object', required: ['id', 'scopes', 'createdAt', 'expiresAt', 'revokedAt'],
+                properties: { id: { type: 'string', format: 'uuid' }, scopes, createdAt: timestamp, expiresAt: nullableTimestamp, revokedAt: nullableTimestamp },
+              },
+            },
+            domains: {
+              type: 'array',
+              items: { type: 'object', required: ['domain', 'verified'], properties: { domain: { type: 'string' }, verified: { type: 'boolean' } } },
+            },
+          },
+        },
+        ...accountErrors,
+      },
+    },
+  }, async (request, reply) => send(reply, 200, await viewAccount(deps.app, request.params.id)));
+
+  app.patch<AccountParams>('/admin/v1/accounts/:id', {
+    schema: {
+      summary: 'Change an account; set or top up its messages and balance through the ledger', tags, security, params: accountParams,
+      body: {
+        type: 'object',
+        properties: {
+          ...accountFields,
+          addMessages: { type: 'integer', description: 'Messages to add, negative to remove; not with messagesLeft' },
+          addBalance: { type: 'number', description: 'Money to add, negative to remove; not with balance' },
+        },
+      },
+      response: { 200: account, 400: fieldError, ...accountErrors },
+    },
+  }, async (request, reply) => {
+    const updated = await updateAccount(deps.app, request.params.id, request.body);
+    return updated.ok ? reply.code(200).send(accountBody(updated.value)) : sendRejection(reply, updated.rejection);
+  });
+
+  app.get<AccountParams>('/admin/v1/accounts/:id/ledger', {
+    schema: {
+      summary: 'Every movement of the account\'s messages and money, oldest first', tags, security, params: accountParams,
+      response: {
+        200: {
+          type: 'object', required: ['entries'],
+          properties: {
+            entries: {
+              type: 'array',
+              items: {
+                type: 'object', required: ['id', 'at', 'messagesDelta', 'balanceDelta', 'reason', 'sendId'],
+                properties: {
+                  id: { type: 'string', format: 'uuid' }, at: timestamp, messagesDelta: { type: 'integer' }, balanceDelta: { type: 'number' },
+                  reason: { type: 'string', enum: ['email.send', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] },
+                  sendId: { type: ['string', 'null'], description: 'The accepted request that caused it, for sends' },
+                },
+              },
+            },
+          },
+        },
+        ...accountErrors,
+      },
+    },
+  }, async (request, reply) => send(reply, 200, await viewLedger(deps.app, request.params.id)));
+
+  app.post<AccountParams>('/admin/v1/accounts/:id/api-keys', {
+    schema: {
+      summary: 'Issue an API key; the key is in this response only', tags, security, params: accountParams,
+      body: {
+        type: 'object',
+        properties: { scopes: { ...scopes, minItems: 1, description: 'Default: all three' }, expiresAt: { ...timestamp, description: 'In the future; default: never' } },
+      },
+      response: { 201: issuedKey, 400: fieldError, ...accountErrors },
+    },
+  }, async (request, reply) => {
+    const input = parseNewApiKey(request.body, deps.app.clock());
+    if (!input.ok) return sendRejection(reply, input.rejection);
+    if (!(await accountExists(deps.app, request.params.id))) return sendRejection(reply, { code: 'notFound' });
+    const issued = await issueApiKey(deps.app, deps.app.db, request.params.id, input.value);
+    return reply.code(201).send(issuedKeyBody(issued));
+  });
+
+  app.delete<{ Params: { id: string; keyId: string } }>('/admin/v1/accounts/:id/api-keys/:keyId', {
+    schema: {
+      summary: 'Revoke an API key; from now on it gets 403 `Invalid API Key `', tags, security,
+      params: { type: 'object', required: ['id', 'keyId'], properties: { id: { type: 'string' }, keyId: { type: 'string' } } },
+      response: { 204: { type: 'null', description: 'Revoked' }, ...errors, 404: { description: 'No such account, key, or already revoked', ...applicationError } },
+    },
+  }, async (request, reply) => {
+    const revoked = await revokeKey(deps.app, request.params.id, request.params.keyId);
+    return revoked ? reply.code(204).send() : sendRejection(reply, { code: 'notFound' });
+  });
+
+  app.post<AccountParams>('/admin/v1/accounts/:id/domains', {
+    schema: {
+      summary: 'Add a sender domain; email from it is refused until it is verified', tags, security, params: accountParams,
+      body: {
+        type: 'object', required: ['domain'],
+        properties: { domain: { type: 'string', description: 'Host name; stored lower-cased' }, verified: { type: 'boolean', description: 'Mark verified by hand (default false)' } },
+      },
+      response: {
+        201: { type: 'object', required: ['domain', 'verified', 'createdAt'], properties: { domain: { type: 'string' }, verified: { type: 'boolean' }, createdAt: timestamp } },
+        400: fieldError, ...accountErrors, 409: { description: 'The account already has this domain', ...applicationError },
+      },
+    },
+  }, async (request, reply) => send(reply, 201, await addSenderDomain(deps.app, request.params.id, request.body)));
+
+  app.post<AccountParams>('/admin/v1/accounts/:id/whatsapp-templates', {
+    schema: {
+      summary: 'Record a WhatsApp template (approved outside herald unless status says otherwise)', tags, security, params: accountParams,
+      body: {
+        type: 'object', required: ['name', 'body'],
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 512 },
+          language: { type: 'string', description: 'Default en_US' },
+          body: { type: 'string', maxLength: 1024, description: 'Placeholders `{{1}}` … `{{n}}`, each index used; else `Incorrect variable syntax`' },
+          status: { type: 'string', enum: ['APPROVED', 'PENDING', 'REJECTED'], description: 'Default APPROVED; only approved templates can be sent' },
+        },
+      },
+      response: {
+        201: {
+          type: 'object', required: ['templateId', 'name', 'language', 'body', 'status', 'paramCount'],
+          properties: {
+            templateId: { type: 'string', format: 'uuid', description: 'The `templateId` of POST /v1/whatsapp/sendTemplateMessage' },
+            name: { type: 'string' }, language: { type: 'string' }, body: { type: 'string' },
+            status: { type: 'string', enum: ['APPROVED', 'PENDING', 'REJECTED'] }, paramCount: { type: 'integer' },
+          },
+        },
+        400: fieldError, ...accountErrors,
+      },
+    },
+  }, async (request, reply) => send(reply, 201, await createWhatsappTemplate(deps.app, request.params.id, request.body)));
+}

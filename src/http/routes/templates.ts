@@ -1,0 +1,160 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../app/deps.ts';
+import {
+  createEmailTemplate, getEmailTemplate, listEmailTemplatesOf, removeEmailTemplate, replaceEmailTemplate, TEMPLATE_NAME_MAX,
+} from '../../app/email-templates.ts';
+import { listWhatsappTemplatesOf, WHATSAPP_TEMPLATE_STATUS_VALUES } from '../../app/list-whatsapp-templates.ts';
+import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { sendRejection } from '../wire-errors.ts';
+import * as schemas from '../schemas.ts';
+
+// The account's templates: email templates are managed here (scope `email`), WhatsApp
+// templates are listed (scope `whatsapp`; they are approved outside the API).
+// Schemas document the wire only; the use cases validate with herald's texts.
+
+const timestamp = { type: 'string', format: 'date-time', description: 'UTC, ISO-8601' } as const;
+const templateId = { type: 'string', format: 'uuid', description: 'UUIDv7; the `template_id` of POST /v1/email' } as const;
+const nullableText = (description: string) => ({ type: ['string', 'null'], description }) as const;
+
+const templateSummary = {
+  type: 'object', required: ['template_id', 'name', 'subject', 'created_at', 'updated_at'],
+  properties: {
+    template_id: templateId,
+    name: { type: 'string' },
+    subject: nullableText('Stored with the template; the send request\'s own `subject` is the one used'),
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+} as const;
+
+const templateView = {
+  type: 'object', required: ['template_id', 'name', 'subject', 'html', 'text', 'created_at', 'updated_at'],
+  properties: {
+    ...templateSummary.properties,
+    html: { type: 'string' },
+    text: nullableText('Plain-text part; when null one is generated from the HTML at send time'),
+  },
+} as const;
+
+const templateBody = {
+  type: 'object', required: ['name', 'html'],
+  description: 'Placeholders: `{{name}}`, `{{#if name}}…{{else}}…{{/if}}`, `{{#unless name}}…{{/unless}}`, `{{! comment }}`; '
+    + 'anything else is rejected with `Incorrect variable syntax`. Values are HTML-escaped in `html`, inserted as is in `text` and `subject`.',
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: TEMPLATE_NAME_MAX },
+    subject: nullableText('Optional; an empty string is stored as null'),
+    html: { type: 'string', minLength: 1 },
+    text: nullableText('Optional; an empty string is stored as null'),
+  },
+} as const;
+
+const params = { type: 'object', required: ['template_id'], properties: { template_id: { type: 'string' } } } as const;
+
+const fieldError = {
+  type: 'object', required: ['message'],
+  properties: { message: { type: 'string' }, detail: { type: 'string', description: 'Which field, and what is wrong with it' } },
+} as const;
+
+// The errors every route here can give: authentication, scope, rate, internal failure.
+const errors = {
+  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...schemas.applicationError },
+  403: { description: 'Authentication failed', ...schemas.authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
+  500: { description: 'Internal failure', anyOf: [schemas.applicationError, schemas.authenticationError] },
+} as const;
+const invalid = {
+  400: { description: '`Invalid request, a field has the wrong type or value` (with `detail`) or `Incorrect variable syntax`', ...fieldError },
+} as const;
+const notFound = { 404: { description: 'No such template in this account (`Not found`)', ...schemas.applicationError } } as const;
+
+const tags = ['templates'];
+
+export function templateRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const email = requireScope('email');
+
+  app.get('/v1/email/templates', {
+    schema: {
+      summary: 'List the account\'s email templates, oldest first', tags, security: schemas.bearerSecurity,
+      response: { 200: { type: 'object', required: ['templates'], properties: { templates: { type: 'array', items: templateSummary } } }, ...errors },
+    },
+    preHandler: email,
+  }, async (request) => ({ templates: await listEmailTemplatesOf(deps, callerOf(request).account.id) }));
+
+  app.post('/v1/email/templates', {
+    schema: {
+      summary: 'Store an email template', tags, security: schemas.bearerSecurity, body: templateBody,
+      response: { 201: templateView, ...invalid, ...errors },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const result = await createEmailTemplate(deps, callerOf(request).account.id, request.body);
+    if (!result.ok) return sendRejection(reply, result.rejection);
+    return reply.code(201).send(result.value);
+  });
+
+  app.get<{ Params: { template_id: string } }>('/v1/email/templates/:template_id', {
+    schema: {
+      summary: 'One email template, with its HTML and text', tags, security: schemas.bearerSecurity, params,
+      response: { 200: templateView, ...notFound, ...errors },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const result = await getEmailTemplate(deps, callerOf(request).account.id, request.params.template_id);
+    if (!result.ok) return sendRejection(reply, result.rejection);
+    return reply.code(200).send(result.value);
+  });
+
+  app.put<{ Params: { template_id: string } }>('/v1/email/templates/:template_id', {
+    schema: {
+      summary: 'Replace an email template (every field; an omitted subject or text becomes null)', tags, security: schemas.bearerSecurity,
+      params, body: templateBody,
+      response: { 200: templateView, ...invalid, ...notFound, ...errors },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const result = await replaceEmailTemplate(deps, callerOf(request).account.id, request.params.template_id, request.body);
+    if (!result.ok) return sendRejection(reply, result.rejection);
+    return reply.code(200).send(result.value);
+  });
+
+  app.delete<{ Params: { template_id: string } }>('/v1/email/templates/:template_id', {
+    schema: {
+      summary: 'Delete an email template', tags, security: schemas.bearerSecurity, params,
+      response: { 204: { description: 'Deleted', type: 'null' }, ...notFound, ...errors },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const result = await removeEmailTemplate(deps, callerOf(request).account.id, request.params.template_id);
+    if (!result.ok) return sendRejection(reply, result.rejection);
+    return reply.code(204).send();
+  });
+
+  app.get('/v1/whatsapp/templates', {
+    schema: {
+      summary: 'List the account\'s WhatsApp templates, oldest first', tags, security: schemas.bearerSecurity,
+      response: {
+        200: {
+          type: 'object', required: ['templates'],
+          properties: {
+            templates: {
+              type: 'array',
+              items: {
+                type: 'object', required: ['templateId', 'name', 'language', 'body', 'status', 'paramCount'],
+                properties: {
+                  templateId: { type: 'string', format: 'uuid', description: 'The `templateId` of POST /v1/whatsapp/sendTemplateMessage' },
+                  name: { type: 'string' },
+                  language: { type: 'string' },
+                  body: { type: 'string' },
+                  status: { type: 'string', enum: [...WHATSAPP_TEMPLATE_STATUS_VALUES], description: 'Only APPROVED templates can be sent' },
+                  paramCount: { type: 'integer', minimum: 0, description: 'How many `params` a send must give' },
+                },
+              },
+            },
+          },
+        },
+        ...errors,
+      },
+    },
+    preHandler: requireScope('whatsapp'),
+  }, async (request) => ({ templates: await listWhatsappTemplatesOf(deps, callerOf(request).account.id) }));
+}

@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig } from '../src/config.ts';
+
+test('with no variables set the service runs on port 8080, SQLite under ./data and capture transports', () => {
+  const config = loadConfig({});
+  assert.deepStrictEqual({ ...config }, {
+    port: 8080,
+    host: '0.0.0.0',
+    databaseUrl: 'sqlite:./data/herald.db',
+    adminToken: undefined,
+    publicUrl: 'http://localhost:8080',
+    trustProxy: false,
+    emailTransport: 'capture',
+    smsTransport: 'capture',
+    whatsappTransport: 'capture',
+    bodyLimitBytes: 10485760,
+    fetchAllowPrivate: false,
+    logLevel: 'info',
+  });
+});
+
+test('the configuration is frozen', () => {
+  assert.equal(Object.isFrozen(loadConfig({})), true);
+});
+
+const BAD_VALUES: [Record<string, string>, string][] = [
+  [{ HERALD_PORT: 'eighty' }, 'HERALD_PORT: expected a whole number, got "eighty"'],
+  [{ HERALD_PORT: '70000' }, 'HERALD_PORT: expected a number from 0 to 65535, got 70000'],
+  [{ HERALD_DATABASE_URL: 'mysql://x' }, 'HERALD_DATABASE_URL: expected sqlite:<path>, got "mysql://x"'],
+  [{ HERALD_DATABASE_URL: 'postgres://localhost/herald' }, 'HERALD_DATABASE_URL: PostgreSQL is not available in this version; use sqlite:<path>'],
+  [{ HERALD_ADMIN_TOKEN: 'short' }, 'HERALD_ADMIN_TOKEN: must be at least 16 characters'],
+  [{ HERALD_PUBLIC_URL: 'ftp://x' }, 'HERALD_PUBLIC_URL: expected an http(s) URL, got "ftp://x"'],
+  [{ HERALD_EMAIL_TRANSPORT: 'smtp://relay:25' }, 'HERALD_EMAIL_TRANSPORT: only "capture" is available in this version, got "smtp://relay:25"'],
+  [{ HERALD_FETCH_ALLOW_PRIVATE: 'yes' }, 'HERALD_FETCH_ALLOW_PRIVATE: expected true or false, got "yes"'],
+  [{ HERALD_LOG_LEVEL: 'loud' }, 'HERALD_LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent'],
+];
+
+for (const [env, message] of BAD_VALUES) {
+  test(`a bad ${Object.keys(env)[0]} stops the start with "${message}"`, () => {
+    assert.throws(() => loadConfig(env), { name: 'ConfigError', message });
+  });
+}
+
+test('HERALD_TRUST_PROXY takes false, true, a hop count or a list of addresses', () => {
+  assert.equal(loadConfig({ HERALD_TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(loadConfig({ HERALD_TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.equal(loadConfig({ HERALD_TRUST_PROXY: '10.0.0.0/8, ::1' }).trustProxy, '10.0.0.0/8,::1');
+});
+
+test('HERALD_PUBLIC_URL loses its trailing slash', () => {
+  assert.equal(loadConfig({ HERALD_PUBLIC_URL: 'https://mail.example.com/' }).publicUrl, 'https://mail.example.com');
+});

@@ -4,6 +4,7 @@ import {
   deleteEmailTemplate, findEmailTemplate, insertEmailTemplate, listEmailTemplates, updateEmailTemplate, type EmailTemplate,
 } from '../store/email-templates.ts';
 import type { AppDeps } from './deps.ts';
+import { isJsonObject, ownField, type JsonObject } from '../domain/json-object.ts';
 
 // The account's stored email templates (GET/POST /v1/email/templates, GET/PUT/DELETE
 // /v1/email/templates/:template_id). Every read and write is scoped to the caller's
@@ -43,17 +44,14 @@ const viewOf = (t: EmailTemplate): EmailTemplateView => ({
   template_id: t.id, name: t.name, subject: t.subject, html: t.html, text: t.text, created_at: iso(t.createdAt), updated_at: iso(t.updatedAt),
 });
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const own = (o: Json, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
 const invalid = (detail: string) => reject('invalidField', { detail });
 
 /**
  * An optional string field: absent, null and '' all mean "none" (stored as null), so an
  * empty text part never replaces the one generated from the HTML.
  */
-function optionalText(body: Json, field: string): Result<string | null> {
-  const value = own(body, field);
+function optionalText(body: JsonObject, field: string): Result<string | null> {
+  const value = ownField(body, field);
   if (value === undefined || value === null || value === '') return ok(null);
   if (typeof value !== 'string') return invalid(`${field}: must be a string or null`);
   return ok(value);
@@ -61,14 +59,14 @@ function optionalText(body: Json, field: string): Result<string | null> {
 
 /** Fields first (herald's `invalidField` with the field named), then placeholder syntax. */
 function parseTemplateContent(body: unknown): Result<TemplateContent> {
-  if (!isObject(body)) return invalid('body: must be a JSON object');
-  const name = own(body, 'name');
+  if (!isJsonObject(body)) return invalid('body: must be a JSON object');
+  const name = ownField(body, 'name');
   if (typeof name !== 'string' || name.trim() === '' || [...name].length > TEMPLATE_NAME_MAX) {
     return invalid(`name: must be a non-empty string of at most ${TEMPLATE_NAME_MAX} characters`);
   }
   const subject = optionalText(body, 'subject');
   if (!subject.ok) return subject;
-  const html = own(body, 'html');
+  const html = ownField(body, 'html');
   if (typeof html !== 'string' || html.trim() === '') return invalid('html: must be a non-empty string');
   const text = optionalText(body, 'text');
   if (!text.ok) return text;

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { parseAddress } from './email-address.ts';
+import { isJsonObject, ownField, type JsonObject } from './json-object.ts';
 import { ok, reject } from './result.ts';
 import type { Offending, Result } from './result.ts';
 import type { WireCode } from './wire-texts.ts';
@@ -29,11 +30,6 @@ export interface EmailRequest {
   readonly attachments: readonly AttachmentSpec[];
 }
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-// Own properties only: an inherited `to` or `__proto__` trick must never count as sent.
-const own = (o: Json, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
 const isBlank = (v: string): boolean => v.trim() === '';
 // String() throws on objects without a prototype; an echo of the value must never throw.
 const asText = (v: unknown): string => {
@@ -50,17 +46,17 @@ const headerText = (v: string): string => v.replace(HEADER_UNSAFE, ' ').trim();
 
 /** Validates a POST /v1/email body; the first failing rule decides the rejection. */
 export function parseEmailRequest(body: unknown): Result<EmailRequest> {
-  if (!isObject(body)) return reject('invalidRequest1');
+  if (!isJsonObject(body)) return reject('invalidRequest1');
 
-  const options = own(body, 'options');
-  if (options !== undefined && !isObject(options)) return reject('invalidRequest2');
-  const ccRaw = options === undefined ? undefined : own(options, 'cc');
-  const bccRaw = options === undefined ? undefined : own(options, 'bcc');
+  const options = ownField(body, 'options');
+  if (options !== undefined && !isJsonObject(options)) return reject('invalidRequest2');
+  const ccRaw = options === undefined ? undefined : ownField(options, 'cc');
+  const bccRaw = options === undefined ? undefined : ownField(options, 'bcc');
   if ((ccRaw !== undefined && !Array.isArray(ccRaw)) || (bccRaw !== undefined && !Array.isArray(bccRaw))) {
     return reject('invalidRequest2');
   }
 
-  const toRaw = own(body, 'to');
+  const toRaw = ownField(body, 'to');
   if (!Array.isArray(toRaw)) return reject('recipientMissing');
   if (toRaw.length === 0) return reject('noRecipients');
 
@@ -69,18 +65,18 @@ export function parseEmailRequest(body: unknown): Result<EmailRequest> {
   if (!recipients.ok) return recipients;
   const [to = [], cc = [], bcc = []] = recipients.value;
 
-  const from = parseFrom(own(body, 'from'));
+  const from = parseFrom(ownField(body, 'from'));
   if (!from.ok) return from;
-  const replyTo = parseReplyTo(own(body, 'replyTo'));
+  const replyTo = parseReplyTo(ownField(body, 'replyTo'));
   if (!replyTo.ok) return replyTo;
 
-  const subjectRaw = own(body, 'subject');
+  const subjectRaw = ownField(body, 'subject');
   const subject = typeof subjectRaw === 'string' ? headerText(subjectRaw) : '';
   if (subject === '') return reject('subjectMissing');
 
   const content = parseContent(body);
   if (!content.ok) return content;
-  const attachments = parseAttachments(own(body, 'attachments'));
+  const attachments = parseAttachments(ownField(body, 'attachments'));
   if (!attachments.ok) return attachments;
 
   return ok({
@@ -99,10 +95,10 @@ const WRONG_STRUCTURE: readonly WireCode[] = ['recipientWrongStructure', 'ccWron
 
 /** Rules 4 to 6 over to, cc and bcc; each rule runs over all three lists before the next. */
 function parseRecipients(lists: readonly (readonly unknown[])[]): Result<string[][]> {
-  if (lists.some((list) => list.some((e) => !isObject(e) || !Object.hasOwn(e, 'email')))) {
+  if (lists.some((list) => list.some((e) => !isJsonObject(e) || !Object.hasOwn(e, 'email')))) {
     return reject('addresseesUndefined');
   }
-  const emails = lists.map((list) => list.map((e) => (e as Json)['email']));
+  const emails = lists.map((list) => list.map((e) => (e as JsonObject)['email']));
   if (emails.some((list) => list.some((email) => typeof email === 'string' && isBlank(email)))) {
     return reject('recipientEmpty');
   }
@@ -117,9 +113,9 @@ function parseRecipients(lists: readonly (readonly unknown[])[]): Result<string[
 }
 
 function parseFrom(raw: unknown): Result<NamedAddress> {
-  if (!isObject(raw) || !Object.hasOwn(raw, 'email')) return reject('missingFrom');
+  if (!isJsonObject(raw) || !Object.hasOwn(raw, 'email')) return reject('missingFrom');
   const email = raw['email'];
-  const name = own(raw, 'name');
+  const name = ownField(raw, 'name');
   const address = typeof email === 'string' ? parseAddress(email) : null;
   if (typeof name !== 'string' || address === null) {
     return reject('fromWrongStructure', { offending: [{ email: asText(email) }] });
@@ -128,10 +124,10 @@ function parseFrom(raw: unknown): Result<NamedAddress> {
 }
 
 function parseReplyTo(raw: unknown): Result<NamedAddress> {
-  if (!isObject(raw)) return reject('missingReplyTo');
-  const name = own(raw, 'name');
+  if (!isJsonObject(raw)) return reject('missingReplyTo');
+  const name = ownField(raw, 'name');
   if (typeof name !== 'string') return reject('missingReplyToName');
-  const email = own(raw, 'email');
+  const email = ownField(raw, 'email');
   if (typeof email !== 'string') return reject('missingReplyToEmail');
   const address = parseAddress(email);
   if (address === null) return reject('replyToWrongStructure');
@@ -139,12 +135,12 @@ function parseReplyTo(raw: unknown): Result<NamedAddress> {
 }
 
 /** Template mode wins over `body` when a non-empty string template_id is given. */
-function parseContent(body: Json): Result<EmailContent> {
-  const templateId = own(body, 'template_id');
+function parseContent(body: JsonObject): Result<EmailContent> {
+  const templateId = ownField(body, 'template_id');
   if (typeof templateId === 'string' && templateId !== '') {
-    const raw = own(body, 'variables');
+    const raw = ownField(body, 'variables');
     if (raw === undefined) return ok({ mode: 'template', templateId, variables: Object.create(null) as Record<string, string> });
-    if (!isObject(raw)) return reject('variableSyntax');
+    if (!isJsonObject(raw)) return reject('variableSyntax');
     // A prototype-less object: keys such as __proto__ or constructor stay plain data.
     const variables = Object.create(null) as Record<string, string>;
     for (const key of Object.keys(raw)) {
@@ -155,7 +151,7 @@ function parseContent(body: Json): Result<EmailContent> {
     return ok({ mode: 'template', templateId, variables });
   }
   if (templateId !== undefined && templateId !== null && templateId !== '') return reject('templateNotFound');
-  const text = own(body, 'body');
+  const text = ownField(body, 'body');
   if (typeof text !== 'string' || isBlank(text)) return reject('bodyMissing');
   return ok({ mode: 'direct', body: text });
 }
@@ -174,13 +170,13 @@ function parseAttachments(raw: unknown): Result<AttachmentSpec[]> {
   // All filenames are checked before any path, so the filename text wins on a mixed request.
   const filenames: string[] = [];
   for (const item of items) {
-    const filename = isObject(item) ? cleanFilename(own(item, 'filename')) : null;
+    const filename = isJsonObject(item) ? cleanFilename(ownField(item, 'filename')) : null;
     if (filename === null) return reject('attachmentFilenameMissing');
     filenames.push(filename);
   }
   const specs: AttachmentSpec[] = [];
   for (const [i, item] of items.entries()) {
-    const source = parseSource(own(item as Json, 'path'));
+    const source = parseSource(ownField(item as JsonObject, 'path'));
     if (source === null) return reject('attachmentPathMissing');
     specs.push({ filename: filenames[i] ?? '', source });
   }

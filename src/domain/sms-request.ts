@@ -3,6 +3,7 @@
 import { toGsm7 } from './gsm7.ts';
 import { ok, reject } from './result.ts';
 import type { Offending, Result } from './result.ts';
+import { isJsonObject, ownField } from './json-object.ts';
 
 /**
  * The spec's "1 message = 160 characters". Deliberately not the 153 of real
@@ -37,7 +38,7 @@ export function splitSegments(text: string): string[] {
 }
 
 export function parseSmsRequest(body: unknown): Result<SmsRequest> {
-  if (!isPlainObject(body)) return reject('invalidRequest1');
+  if (!isJsonObject(body)) return reject('invalidRequest1');
 
   const numbers = ownField(body, 'mobile_numbers');
   if (!Array.isArray(numbers) || numbers.length === 0) return reject('mobileNumbersMissing');
@@ -60,15 +61,4 @@ export function parseSmsRequest(body: unknown): Result<SmsRequest> {
   if (text.trim() === '') return reject('smsMessageMissing');
 
   return ok({ text, segments: segmentCount(text), numbers: valid });
-}
-
-function isPlainObject(value: unknown): value is object {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/** Own properties only: a polluted prototype must not supply a field. */
-function ownField(obj: object, key: string): unknown {
-  return Object.hasOwn(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;
 }

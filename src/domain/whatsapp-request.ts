@@ -2,6 +2,7 @@
 // body's `{{1}}`, `{{2}}` … placeholders as WhatsApp (Meta) defines them.
 import { ok, reject } from './result.ts';
 import type { Result } from './result.ts';
+import { isJsonObject, ownField } from './json-object.ts';
 
 // n ≥ 1 without leading zeros, no spaces: `{{01}}` and `{{ 1 }}` are not placeholders.
 const PLACEHOLDER = /\{\{([1-9][0-9]*)\}\}/g;
@@ -58,7 +59,7 @@ export function paramsMatch(params: readonly string[], paramCount: number): bool
 }
 
 export function parseWhatsappRequest(body: unknown): Result<WhatsappRequest> {
-  if (!isPlainObject(body)) return reject('invalidRequest1');
+  if (!isJsonObject(body)) return reject('invalidRequest1');
 
   const destination = ownField(body, 'destination');
   if (typeof destination !== 'string' || !DESTINATION.test(destination)) return reject('invalidDestination');
@@ -80,15 +81,4 @@ export function parseWhatsappRequest(body: unknown): Result<WhatsappRequest> {
   }
 
   return ok({ destination: destination.replace(/^\+/, ''), templateId, params });
-}
-
-function isPlainObject(value: unknown): value is object {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/** Own properties only: a polluted prototype must not supply a field. */
-function ownField(obj: object, key: string): unknown {
-  return Object.hasOwn(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;
 }

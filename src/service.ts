@@ -37,26 +37,45 @@ export interface Service {
 }
 
 /**
+ * The store and what every use case needs, without HTTP or the worker: the CLI's
+ * whole world, and the first half of createService. The admin token is not touched
+ * here, so a CLI run on a fresh installation leaves its printing to the server's
+ * first start.
+ */
+export async function openAppDeps(
+  config: Config,
+  options: { clock?: () => number; wakeOutbox?: () => void } = {},
+): Promise<{ store: OpenedStore; deps: KeyDeps }> {
+  const store = openStore(config.databaseUrl);
+  try {
+    await migrateToLatest(store.db);
+    const signingSecret = await loadSigningSecret(store.db);
+    const deps: KeyDeps = {
+      db: store.db,
+      clock: options.clock ?? Date.now,
+      newId: uuidv7,
+      signingSecret,
+      publicUrl: config.publicUrl,
+      // Without an in-process worker, a running server's worker finds new rows on its next poll.
+      wakeOutbox: options.wakeOutbox ?? (() => {}),
+    };
+    return { store, deps };
+  } catch (error) {
+    await store.db.destroy();
+    throw error;
+  }
+}
+
+/**
  * Wires config → store → use cases → HTTP and the outbox worker. main.ts and the
  * CLI call this; tests call it with `sqlite::memory:` to get the real thing.
  */
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const logger = options.logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
-  const store = openStore(config.databaseUrl);
-  await migrateToLatest(store.db);
-  const signingSecret = await loadSigningSecret(store.db);
-  const adminToken = await prepareAdminToken(store.db, config.adminToken);
-
   const clock = options.clock ?? Date.now;
   let worker: OutboxWorker | undefined;
-  const deps: KeyDeps = {
-    db: store.db,
-    clock,
-    newId: uuidv7,
-    signingSecret,
-    publicUrl: config.publicUrl,
-    wakeOutbox: () => worker?.wake(),
-  };
+  const { store, deps } = await openAppDeps(config, { clock, wakeOutbox: () => worker?.wake() });
+  const adminToken = await prepareAdminToken(store.db, config.adminToken);
 
   const sink: CaptureSink = { put: (capture) => putCapture(store.db, { ...capture, at: clock() }) };
   const messageIdHost = new URL(config.publicUrl).hostname;

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import type { Result } from '../domain/result.ts';
 import { COMMANDS, type Command, type Printed, type StoreCommand, type Values } from './commands.ts';
-import { openAppDeps } from './open-app-deps.ts';
+import { openAppDeps } from '../service.ts';
 
 const EXIT_REFUSED = 1;
 const EXIT_USAGE = 2;
@@ -63,11 +63,11 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 async function runWithStore(command: StoreCommand, positionals: string[], values: Values): Promise<Result<Printed>> {
-  const deps = await openAppDeps(loadConfig());
+  const { store, deps } = await openAppDeps(loadConfig());
   try {
-    return await command.run(deps.app, positionals, values);
+    return await command.run(deps, positionals, values);
   } finally {
-    await deps.close();
+    await store.db.destroy();
   }
 }
 

@@ -5,6 +5,7 @@
 import { CHANNELS, type Channel, type Scope } from './account.ts';
 import { parseAddress } from './email-address.ts';
 import { normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
+import { isJsonObject, ownField } from './json-object.ts';
 import { parseMoney, type Minor } from './money.ts';
 import { ok, type Result } from './result.ts';
 
@@ -54,22 +55,19 @@ export function invalidField(field: string, problem: string): { ok: false; rejec
 }
 
 /**
- * The body as a plain object whose keys are all in `allowed`. No body at all counts
+ * The body's own fields, all of them in `allowed`, copied into a prototype-less
+ * object so a polluted Object.prototype can never supply one. No body at all counts
  * as `{}`, so a POST without content (only defaults wanted) is accepted.
  */
 export function fieldsOf(body: unknown, allowed: readonly string[], prefix = ''): Result<Fields> {
-  if (body === undefined) return ok({});
-  if (!isPlainObject(body)) return invalidField(prefix === '' ? 'body' : prefix.slice(0, -1), 'must be a JSON object');
-  for (const key of Object.keys(body)) {
+  const source = body === undefined ? {} : body;
+  if (!isJsonObject(source)) return invalidField(prefix === '' ? 'body' : prefix.slice(0, -1), 'must be a JSON object');
+  const fields: Fields = Object.create(null) as Fields;
+  for (const key of Object.keys(source)) {
     if (!allowed.includes(key)) return invalidField(`${prefix}${key}`, 'unknown field');
+    fields[key] = ownField(source, key);
   }
-  return ok(body as Fields);
-}
-
-function isPlainObject(value: unknown): value is object {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  return ok(fields);
 }
 
 // Control characters (C0, DEL, C1) would garble the CLI's table and logs.
@@ -97,7 +95,7 @@ function parseWebhookUrl(value: unknown): Result<string | null> {
 }
 
 function parseServices(value: unknown): Result<Partial<Record<Channel, boolean>>> {
-  if (!isPlainObject(value)) return invalidField('services', 'must be an object with email, sms and whatsapp set to true or false');
+  if (!isJsonObject(value)) return invalidField('services', 'must be an object with email, sms and whatsapp set to true or false');
   const fields = fieldsOf(value, CHANNELS, 'services.');
   if (!fields.ok) return fields;
   const services: Partial<Record<Channel, boolean>> = {};

@@ -1,0 +1,207 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { post, startService } from '../support/service.ts';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A fresh SQLite file for the test, removed when it ends. */
+function databaseUrl(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'herald-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return `sqlite:${join(dir, 'h.db')}`;
+}
+
+/** Runs the CLI as an operator would, with only the given HERALD_* settings. */
+function herald(url: string, ...args: string[]): Promise<Run> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('HERALD_')));
+  const child = spawn(process.execPath, ['src/cli/main.ts', ...args], { cwd: REPO, env: { ...env, HERALD_DATABASE_URL: url } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function createAcme(url: string): Promise<{ account: { id: string }; apiKey: { id: string; apiKey: string } }> {
+  const run = await herald(url, 'accounts', 'create', '--name', 'acme', '--messages', '5', '--domain', 'example.com', '--json');
+  assert.equal(run.code, 0, run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+test('accounts create --json prints the account, its key and its verified domains as one JSON document', async (t) => {
+  const url = databaseUrl(t);
+  const run = await herald(url, 'accounts', 'create', '--name', 'acme', '--messages', '5', '--domain', 'example.com', '--json');
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stderr, '');
+  const out = JSON.parse(run.stdout);
+  assert.match(out.account.id, UUID);
+  assert.match(out.account.createdAt, ISO);
+  assert.match(out.apiKey.id, UUID);
+  assert.match(out.apiKey.apiKey, JWT);
+  assert.match(out.domains[0].createdAt, ISO);
+  assert.deepStrictEqual(out, {
+    account: {
+      id: out.account.id, name: 'acme', active: true, messagesLeft: 5, balance: 0, whatsappPrice: 0, rateLimitPerSecond: 2, ipAllowList: [],
+      services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, createdAt: out.account.createdAt, updatedAt: out.account.createdAt,
+    },
+    apiKey: { id: out.apiKey.id, apiKey: out.apiKey.apiKey, scopes: ['email', 'sms', 'whatsapp'] },
+    domains: [{ domain: 'example.com', verified: true, createdAt: out.domains[0].createdAt }],
+  });
+});
+
+test('the service on the same database accepts email with the key and domain the CLI created', async (t) => {
+  const url = databaseUrl(t);
+  const created = await createAcme(url);
+  const service = await startService(t, { env: { HERALD_DATABASE_URL: url } });
+  const res = await post(service, '/v1/email', created.apiKey.apiKey, {
+    to: [{ email: 'ana@example.org' }], from: { email: 'news@example.com', name: 'News' }, replyTo: { email: 'help@example.com', name: 'Help' },
+    subject: 'Hello', body: 'Hi there',
+  });
+  assert.equal(res.statusCode, 200);
+});
+
+test('accounts create without --json prints the account id and the key for a person', async (t) => {
+  const url = databaseUrl(t);
+  const run = await herald(url, 'accounts', 'create', '--name', 'acme');
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^Account [0-9a-f-]{36} \(acme\)$/m);
+  assert.match(run.stdout, /^ {2}eyJ[A-Za-z0-9_.-]+$/m);
+});
+
+test('config prints the configuration table as Markdown', async (t) => {
+  const run = await herald(databaseUrl(t), 'config');
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^\| Variable \| Default \| Description \|$/m);
+  assert.match(run.stdout, /^\| `HERALD_PORT` \| `8080` \| TCP port of the HTTP API\. \|$/m);
+});
+
+test('an unknown command prints the usage on stderr and exits 2', async (t) => {
+  const run = await herald(databaseUrl(t), 'acounts', 'create');
+  assert.equal(run.code, 2);
+  assert.equal(run.stdout, '');
+  assert.match(run.stderr, /^herald: unknown command: acounts create$/m);
+  assert.match(run.stderr, /^usage:$/m);
+});
+
+test('an unknown flag exits 2', async (t) => {
+  const run = await herald(databaseUrl(t), 'accounts', 'create', '--name', 'acme', '--mesages', '5');
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /--mesages/);
+});
+
+test('a missing argument exits 2', async (t) => {
+  const run = await herald(databaseUrl(t), 'accounts', 'show');
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /^herald: expected ACCOUNT_ID/m);
+});
+
+test('an invalid value exits 1 with the same detail as the API', async (t) => {
+  const run = await herald(databaseUrl(t), 'accounts', 'create', '--name', 'acme', '--balance', '1.23456');
+  assert.equal(run.code, 1);
+  assert.equal(run.stdout, '');
+  assert.equal(run.stderr, 'herald: balance: must be an amount of at least 0 with at most 4 decimals, e.g. 10.50\n');
+});
+
+test('an invalid --domain creates no account', async (t) => {
+  const url = databaseUrl(t);
+  const run = await herald(url, 'accounts', 'create', '--name', 'acme', '--domain', 'localhost');
+  assert.equal(run.code, 1);
+  assert.equal(run.stderr, 'herald: domain: must be a host name with a dot, e.g. example.com\n');
+  const service = await startService(t, { env: { HERALD_DATABASE_URL: url } });
+  const { count } = await service.store.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  assert.equal(Number(count), 0);
+});
+
+test('accounts update tops up through the ledger', async (t) => {
+  const url = databaseUrl(t);
+  const { account } = await createAcme(url);
+  const update = await herald(url, 'accounts', 'update', account.id, '--add-messages', '10', '--add-balance', '2.50', '--json');
+  assert.equal(update.code, 0, update.stderr);
+  assert.deepStrictEqual([JSON.parse(update.stdout).messagesLeft, JSON.parse(update.stdout).balance], [15, 2.5]);
+  const ledger = await herald(url, 'accounts', 'ledger', account.id, '--json');
+  assert.deepStrictEqual(
+    JSON.parse(ledger.stdout).entries.map((e: { reason: string; messagesDelta: number; balanceDelta: number }) => [e.reason, e.messagesDelta, e.balanceDelta]),
+    [['account.open', 5, 0], ['admin.top-up', 10, 2.5]],
+  );
+});
+
+test('a top-up below zero exits 1 with the API\'s detail', async (t) => {
+  const url = databaseUrl(t);
+  const { account } = await createAcme(url);
+  const run = await herald(url, 'accounts', 'update', account.id, '--add-messages=-6');
+  assert.equal(run.code, 1);
+  assert.equal(run.stderr, 'herald: addMessages: the account would go below zero\n');
+});
+
+test('accounts show lists the keys by id, never the keys themselves', async (t) => {
+  const url = databaseUrl(t);
+  const created = await createAcme(url);
+  const run = await herald(url, 'accounts', 'show', created.account.id);
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(run.stdout.includes(created.apiKey.id));
+  assert.ok(!run.stdout.includes(created.apiKey.apiKey));
+  assert.match(run.stdout, /^ {2}example\.com \(verified\)$/m);
+});
+
+test('keys create with scopes prints a key limited to them, and keys revoke revokes it', async (t) => {
+  const url = databaseUrl(t);
+  const { account } = await createAcme(url);
+  const created = await herald(url, 'keys', 'create', account.id, '--scopes', 'email,sms', '--json');
+  assert.equal(created.code, 0, created.stderr);
+  const key = JSON.parse(created.stdout);
+  assert.deepStrictEqual([key.scopes, key.expiresAt], [['email', 'sms'], null]);
+  const revoked = await herald(url, 'keys', 'revoke', account.id, key.id, '--json');
+  assert.equal(revoked.code, 0, revoked.stderr);
+  assert.deepStrictEqual(JSON.parse(revoked.stdout), { id: key.id, revoked: true });
+});
+
+test('revoking an unknown key exits 1 with Not found', async (t) => {
+  const url = databaseUrl(t);
+  const { account } = await createAcme(url);
+  const run = await herald(url, 'keys', 'revoke', account.id, 'nope');
+  assert.equal(run.code, 1);
+  assert.equal(run.stderr, 'herald: Not found\n');
+});
+
+test('adding a domain the account has exits 1 with Already exists', async (t) => {
+  const url = databaseUrl(t);
+  const { account } = await createAcme(url);
+  const run = await herald(url, 'domains', 'add', account.id, 'Example.com', '--verified');
+  assert.equal(run.code, 1);
+  assert.equal(run.stderr, 'herald: Already exists\n');
+});
+
+test('whatsapp-templates add records a template and prints its id', async (t) => {
+  const url = databaseUrl(t);
+  const { account } = await createAcme(url);
+  const run = await herald(url, 'whatsapp-templates', 'add', account.id, '--name', 'otp', '--body', 'Hi {{1}}', '--json');
+  assert.equal(run.code, 0, run.stderr);
+  const template = JSON.parse(run.stdout);
+  assert.match(template.templateId, UUID);
+  assert.deepStrictEqual(template, { templateId: template.templateId, name: 'otp', language: 'en_US', body: 'Hi {{1}}', status: 'APPROVED', paramCount: 1 });
+});
+
+test('a template with a broken placeholder exits 1 with Incorrect variable syntax', async (t) => {
+  const url = databaseUrl(t);
+  const { account } = await createAcme(url);
+  const run = await herald(url, 'whatsapp-templates', 'add', account.id, '--name', 'otp', '--body', 'Hi {{name}}');
+  assert.equal(run.code, 1);
+  assert.equal(run.stderr, 'herald: Incorrect variable syntax\n');
+});

@@ -11,7 +11,8 @@ import { adminRoutes } from './routes/admin/admin-routes.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { sendRoutes } from './routes/send.ts';
-import { sendRejection, wireError } from './wire-errors.ts';
+import { WIRE_TEXTS } from '../domain/wire-texts.ts';
+import { sendRejection } from './wire-errors.ts';
 
 export interface HttpDeps {
   readonly app: KeyDeps;
@@ -24,20 +25,20 @@ export interface HttpDeps {
 
 const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage']);
 
+const trustHops = (hops: number) => (_address: string, hop: number): boolean => hop < hops;
+
 /** Builds the HTTP API; never listens (tests use inject, main.ts calls listen). */
 export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: deps.logger === false ? undefined : deps.logger,
-    logger: deps.logger === false ? false : undefined,
-    trustProxy: deps.trustProxy,
+    ...(deps.logger === false ? { logger: false } : { loggerInstance: deps.logger }),
+    // A hop count trusts the nearest N proxies (Fastify's types omit the number form).
+    trustProxy: typeof deps.trustProxy === 'number' ? trustHops(deps.trustProxy) : deps.trustProxy,
     bodyLimit: deps.bodyLimitBytes,
     // `__proto__` and `constructor.prototype` keys are dropped from JSON bodies:
     // they change nothing, and the request is served as if they were absent.
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
-    // Bodies are validated in domain/ with the spec's texts; schemas document only.
-    ajv: { customOptions: { strict: false } },
-  } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
+  }) as unknown as FastifyInstance;
 
   // The interface is JSON only; Fastify's default text/plain parser would hand a
   // string to the use cases, and a 415 says more than "missing parameters".
@@ -75,8 +76,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     request.log.error({ err: error }, 'request failed');
     // The spec's text for a send that failed inside the service.
     if (SEND_ROUTES.has(routeUrl)) return sendRejection(reply, { code: 'sendFailed' });
-    const { body } = wireError({ code: 'authInternal' });
-    return reply.code(500).send({ message: body.error });
+    return reply.code(500).send({ message: WIRE_TEXTS.authInternal });
   });
   app.setNotFoundHandler((_request, reply) => sendRejection(reply, { code: 'notFound' }));
 

@@ -248,3 +248,13 @@ test('IP allow-list: a client spoofing an extra X-Forwarded-For hop before the t
   assert.equal(res.statusCode, 403);
   assert.deepStrictEqual(res.json(), IP_NOT_ALLOWED);
 });
+
+test('IP allow-list: a hop count of 1 trusts the nearest proxy and checks the client it saw', async (t) => {
+  const service = await startService(t, { env: { HERALD_TRUST_PROXY: '1' } });
+  const account = await openAccount(service, { ipAllowList: ['203.0.113.9'] });
+  // The client spoofed "198.51.100.7"; the one proxy appended the real peer 203.0.113.9.
+  const res = await postFrom(service, '/v1/email', {
+    apiKey: account.apiKey, remoteAddress: '10.9.9.9', headers: { 'x-forwarded-for': '198.51.100.7, 203.0.113.9' }, body: emailBody(),
+  });
+  assert.equal(res.statusCode, 200);
+});

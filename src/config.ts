@@ -14,6 +14,12 @@ export interface Config {
   readonly whatsappTransport: string;
   readonly bodyLimitBytes: number;
   readonly fetchAllowPrivate: boolean;
+  readonly dnsServers: readonly string[];
+  readonly bounceDomain: string | undefined;
+  readonly heloName: string | undefined;
+  readonly emailRetryHours: number;
+  readonly whatsappAppSecret: string | undefined;
+  readonly whatsappVerifyToken: string | undefined;
   readonly logLevel: string;
 }
 
@@ -40,12 +46,20 @@ const integer = (env: string, min: number, max: number) => (raw: string): number
   return n;
 };
 
-// Transports other than `capture` arrive with the real-delivery issue; refusing them
-// now is better than silently capturing mail the operator meant to send.
-const transport = (env: string) => (raw: string): string => {
-  if (raw !== 'capture') fail(env, `only "capture" is available in this version, got "${raw}"`);
+/** A transport setting: `capture`, a keyword, or a URL of one of the given schemes. */
+const transport = (env: string, keywords: readonly string[], schemes: readonly string[]) => (raw: string): string => {
+  if (raw === 'capture' || keywords.includes(raw)) return raw;
+  let url: URL | undefined;
+  try { url = new URL(raw); } catch { /* reported below */ }
+  if (!url || !schemes.includes(url.protocol.slice(0, -1)) || url.hostname === '') {
+    // The value may hold credentials: name the accepted forms, never echo it.
+    fail(env, `expected ${['capture', ...keywords].map((k) => `"${k}"`).join(', ')} or a ${schemes.map((s) => `${s}://`).join(' / ')} URL`);
+  }
   return raw;
 };
+
+const hostname = (env: string) => (raw: string): string =>
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i.test(raw) ? raw.toLowerCase() : fail(env, `expected a host name, got "${raw}"`);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -86,14 +100,52 @@ export const SETTINGS = [
       return raw.split(',').map((s) => s.trim()).filter(Boolean).join(',');
     },
   },
-  { key: 'emailTransport', env: 'HERALD_EMAIL_TRANSPORT', default: 'capture', description: 'Email transport. `capture` renders and stores the MIME message; nothing leaves the machine.', parse: transport('HERALD_EMAIL_TRANSPORT') },
-  { key: 'smsTransport', env: 'HERALD_SMS_TRANSPORT', default: 'capture', description: 'SMS transport. `capture` stores the text and its segments.', parse: transport('HERALD_SMS_TRANSPORT') },
-  { key: 'whatsappTransport', env: 'HERALD_WHATSAPP_TRANSPORT', default: 'capture', description: 'WhatsApp transport. `capture` stores the Cloud API request body.', parse: transport('HERALD_WHATSAPP_TRANSPORT') },
+  {
+    key: 'emailTransport', env: 'HERALD_EMAIL_TRANSPORT', default: 'capture',
+    description: 'Email transport: `capture` (render and store the MIME message; nothing leaves the machine), `smtp://user:pass@host:port` or `smtps://…` (relay through a smart host, pooled), or `mx` (deliver directly to each recipient domain\'s MX hosts).',
+    parse: transport('HERALD_EMAIL_TRANSPORT', ['mx'], ['smtp', 'smtps']),
+  },
+  {
+    key: 'smsTransport', env: 'HERALD_SMS_TRANSPORT', default: 'capture',
+    description: 'SMS transport: `capture` (store the text and its segments) or `smpp://system_id:password@host:2775` / `smpps://…` (SMPP v3.4 transceiver; `?window=10&throughput=100` set the outstanding-submit window and submits per second).',
+    parse: transport('HERALD_SMS_TRANSPORT', [], ['smpp', 'smpps']),
+  },
+  {
+    key: 'whatsappTransport', env: 'HERALD_WHATSAPP_TRANSPORT', default: 'capture',
+    description: 'WhatsApp transport: `capture` (store the Cloud API request body) or the Cloud API base URL, e.g. `https://graph.facebook.com/v23.0`.',
+    parse: transport('HERALD_WHATSAPP_TRANSPORT', [], ['http', 'https']),
+  },
   { key: 'bodyLimitBytes', env: 'HERALD_BODY_LIMIT', default: '10485760', description: 'Largest request body in bytes (data-URI attachments count); larger requests get 413.', parse: integer('HERALD_BODY_LIMIT', 1024, 1024 * 1024 * 1024) },
   {
     key: 'fetchAllowPrivate', env: 'HERALD_FETCH_ALLOW_PRIVATE', default: 'false',
     description: 'Let outbound fetches (URL attachments) reach private, loopback and link-local addresses: `true` or `false`. Keep `false` unless every such address is yours.',
     parse: (raw: string) => (raw === 'true' ? true : raw === 'false' ? false : fail('HERALD_FETCH_ALLOW_PRIVATE', `expected true or false, got "${raw}"`)),
+  },
+  {
+    key: 'dnsServers', env: 'HERALD_DNS_SERVERS', default: undefined,
+    description: 'Comma-separated DNS servers (`ip` or `ip:port`) for MX look-ups and domain verification. Default: the system resolver.',
+    parse: (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean),
+  },
+  {
+    key: 'bounceDomain', env: 'HERALD_BOUNCE_DOMAIN', default: undefined,
+    description: 'Domain of the per-message VERP envelope senders (`b+<msgid>@<domain>`); its MX should point at herald. Default: the host of HERALD_PUBLIC_URL.',
+    parse: hostname('HERALD_BOUNCE_DOMAIN'),
+  },
+  {
+    key: 'heloName', env: 'HERALD_HELO_NAME', default: undefined,
+    description: 'Name herald gives in EHLO when delivering directly to MX hosts. Default: the bounce domain.',
+    parse: hostname('HERALD_HELO_NAME'),
+  },
+  { key: 'emailRetryHours', env: 'HERALD_EMAIL_RETRY_HOURS', default: '72', description: 'How long an email is retried after transient failures before it fails.', parse: integer('HERALD_EMAIL_RETRY_HOURS', 1, 24 * 30) },
+  {
+    key: 'whatsappAppSecret', env: 'HERALD_WHATSAPP_APP_SECRET', default: undefined,
+    description: 'Meta app secret: inbound Cloud API webhooks must carry a valid `X-Hub-Signature-256` made with it. Unset: the inbound webhook answers 503.',
+    parse: (raw: string) => raw,
+  },
+  {
+    key: 'whatsappVerifyToken', env: 'HERALD_WHATSAPP_VERIFY_TOKEN', default: undefined,
+    description: 'The `hub.verify_token` Meta sends when the inbound webhook is registered.',
+    parse: (raw: string) => raw,
   },
   {
     key: 'logLevel', env: 'HERALD_LOG_LEVEL', default: 'info', description: `pino log level: ${LOG_LEVELS.join(', ')}.`,
@@ -109,5 +161,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     values[setting.key] = raw === undefined || raw === '' ? undefined : (setting.parse as (r: string) => unknown)(raw);
   }
   values.publicUrl ??= `http://localhost:${values.port as number}`;
+  values.dnsServers ??= [];
   return Object.freeze(values) as unknown as Config;
 }

@@ -16,6 +16,12 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     whatsappTransport: 'capture',
     bodyLimitBytes: 10485760,
     fetchAllowPrivate: false,
+    dnsServers: [],
+    bounceDomain: undefined,
+    heloName: undefined,
+    emailRetryHours: 72,
+    whatsappAppSecret: undefined,
+    whatsappVerifyToken: undefined,
     logLevel: 'info',
   });
 });
@@ -31,7 +37,9 @@ const BAD_VALUES: [Record<string, string>, string][] = [
   [{ HERALD_DATABASE_URL: 'postgres://localhost/herald' }, 'HERALD_DATABASE_URL: PostgreSQL is not available in this version; use sqlite:<path>'],
   [{ HERALD_ADMIN_TOKEN: 'short' }, 'HERALD_ADMIN_TOKEN: must be at least 16 characters'],
   [{ HERALD_PUBLIC_URL: 'ftp://x' }, 'HERALD_PUBLIC_URL: expected an http(s) URL, got "ftp://x"'],
-  [{ HERALD_EMAIL_TRANSPORT: 'smtp://relay:25' }, 'HERALD_EMAIL_TRANSPORT: only "capture" is available in this version, got "smtp://relay:25"'],
+  [{ HERALD_EMAIL_TRANSPORT: 'sendmail' }, 'HERALD_EMAIL_TRANSPORT: expected "capture", "mx" or a smtp:// / smtps:// URL'],
+  [{ HERALD_SMS_TRANSPORT: 'http://user:secret@smsc' }, 'HERALD_SMS_TRANSPORT: expected "capture" or a smpp:// / smpps:// URL'],
+  [{ HERALD_BOUNCE_DOMAIN: 'not a host' }, 'HERALD_BOUNCE_DOMAIN: expected a host name, got "not a host"'],
   [{ HERALD_FETCH_ALLOW_PRIVATE: 'yes' }, 'HERALD_FETCH_ALLOW_PRIVATE: expected true or false, got "yes"'],
   [{ HERALD_LOG_LEVEL: 'loud' }, 'HERALD_LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent'],
 ];
@@ -46,6 +54,16 @@ test('HERALD_TRUST_PROXY takes false, true, a hop count or a list of addresses',
   assert.equal(loadConfig({ HERALD_TRUST_PROXY: 'true' }).trustProxy, true);
   assert.equal(loadConfig({ HERALD_TRUST_PROXY: '2' }).trustProxy, 2);
   assert.equal(loadConfig({ HERALD_TRUST_PROXY: '10.0.0.0/8, ::1' }).trustProxy, '10.0.0.0/8,::1');
+});
+
+test('transport URLs with credentials are accepted as given', () => {
+  const config = loadConfig({ HERALD_EMAIL_TRANSPORT: 'smtps://user:pass@relay.example.com:465', HERALD_SMS_TRANSPORT: 'smpp://sys:pw@127.0.0.1:2775?window=5' });
+  assert.equal(config.emailTransport, 'smtps://user:pass@relay.example.com:465');
+  assert.equal(config.smsTransport, 'smpp://sys:pw@127.0.0.1:2775?window=5');
+});
+
+test('a bad transport URL is refused without echoing its credentials', () => {
+  assert.throws(() => loadConfig({ HERALD_SMS_TRANSPORT: 'http://user:secret@smsc' }), (error: Error) => !error.message.includes('secret'));
 });
 
 test('HERALD_PUBLIC_URL loses its trailing slash', () => {

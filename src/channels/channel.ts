@@ -3,9 +3,25 @@ import type { Outbound } from '../domain/outbound.ts';
 // What a transport reports back. Expected failures are outcomes, not exceptions:
 // the peer's code and words travel up unchanged and outbox/retry-policy decides.
 export type Outcome =
-  | { readonly kind: 'accepted'; readonly peer: string; readonly response: string }
+  | {
+      readonly kind: 'accepted';
+      readonly peer: string;
+      readonly response: string;
+      /** The recipient's side itself accepted (direct MX), not a relay or a gateway. */
+      readonly delivered?: boolean;
+      /** The peer's id of the message, for matching its later receipts (SMPP message_id, wamid). */
+      readonly providerRef?: string;
+    }
   | { readonly kind: 'deferred'; readonly peer: string; readonly response: string }
-  | { readonly kind: 'failed'; readonly peer: string; readonly response: string; readonly leftTheHouse: boolean };
+  | {
+      readonly kind: 'failed';
+      readonly peer: string;
+      readonly response: string;
+      /** False when the message never reached a peer: it is refunded. */
+      readonly leftTheHouse: boolean;
+      /** The recipient's side refused it for good (an SMTP 5xx to RCPT or DATA). */
+      readonly bounced?: boolean;
+    };
 
 export interface Transport<P> {
   readonly name: string;

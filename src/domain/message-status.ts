@@ -1,19 +1,34 @@
 // A message's life, as a closed set of states and the transitions allowed between
-// them. `sent` means a transport took the message (for `capture`, stored it);
-// `delivered` needs the peer's confirmation (SMPP receipts, MX acceptance).
-export const MESSAGE_STATUSES = ['queued', 'deferred', 'sent', 'delivered', 'failed'] as const;
+// them:
+//
+//   queued → sending → sent → delivered
+//              │  ╰──→ deferred → sending (again)
+//              ╰────→ failed | bounced | delivered (a peer that confirms at once: MX acceptance)
+//
+// `sent`: a transport took the message (a relay, an SMSC, the Cloud API, or capture
+// stored it). `delivered`: the recipient's side confirmed (MX acceptance, an SMPP
+// receipt, a WhatsApp status). `bounced`: the recipient's side refused it for good.
+export const MESSAGE_STATUSES = ['queued', 'sending', 'deferred', 'sent', 'delivered', 'failed', 'bounced'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 const TRANSITIONS: Readonly<Record<MessageStatus, readonly MessageStatus[]>> = {
-  queued: ['sent', 'deferred', 'failed', 'delivered'],
-  deferred: ['sent', 'deferred', 'failed', 'delivered'],
-  sent: ['delivered', 'failed'],
-  delivered: [],
+  queued: ['sending', 'failed'],
+  sending: ['sent', 'delivered', 'deferred', 'failed', 'bounced'],
+  deferred: ['sending', 'failed'],
+  sent: ['delivered', 'failed', 'bounced'],
+  // A receipt may be followed by an asynchronous bounce (a DSN after MX acceptance).
+  delivered: ['bounced'],
   failed: [],
+  bounced: [],
 };
 
 export function canTransition(from: MessageStatus, to: MessageStatus): boolean {
   return TRANSITIONS[from].includes(to);
+}
+
+/** The states a message may be in for a move to `to` to apply. */
+export function predecessorsOf(to: MessageStatus): MessageStatus[] {
+  return MESSAGE_STATUSES.filter((from) => TRANSITIONS[from].includes(to));
 }
 
 export function isMessageStatus(value: string): value is MessageStatus {

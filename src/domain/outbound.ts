@@ -32,6 +32,8 @@ export interface WhatsappPayload {
 /** One message as a transport sees it: who, which msgid, and the shared content. */
 export interface Outbound<P> {
   readonly msgid: string;
+  readonly accountId: string;
+  readonly attempt: number;
   readonly recipient: string;
   readonly payload: P;
 }

@@ -99,7 +99,7 @@ export const messageView = {
   properties: {
     msgid: { type: 'string', format: 'uuid' },
     channel: { type: 'string', enum: ['email', 'sms', 'whatsapp'] },
-    status: { type: 'string', enum: ['queued', 'deferred', 'sent', 'delivered', 'failed'] },
+    status: { type: 'string', enum: ['queued', 'sending', 'deferred', 'sent', 'delivered', 'failed', 'bounced'] },
     recipient: { type: 'string' },
     created_at: { type: 'string', format: 'date-time' },
     events: { type: 'array', items: { type: 'object', required: ['type', 'at'], properties: { type: { type: 'string' }, at: { type: 'string', format: 'date-time' } } } },

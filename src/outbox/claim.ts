@@ -1,6 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import type { Db } from '../store/database.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
+import { markSending } from '../store/messages.ts';
 
 export interface ClaimedMessage {
   readonly msgid: string;
@@ -31,6 +32,7 @@ export async function claimDue(
   db: Db,
   capabilities: DialectCapabilities,
   lease: { owner: string; now: number; leaseMs: number; limit: number },
+  newId: () => string,
 ): Promise<ClaimedMessage[]> {
   const { owner, now, leaseMs, limit } = lease;
   const claimed = await db
@@ -51,6 +53,7 @@ export async function claimDue(
   if (claimed.length === 0) return [];
 
   const attempts = new Map(claimed.map((row) => [row.message_id, row.attempts]));
+  await markSending(db, claimed.map((row) => ({ id: row.message_id, eventId: newId(), attempt: row.attempts })), now);
   const rows = await db
     .selectFrom('messages')
     .innerJoin('sends', 'sends.id', 'messages.send_id')

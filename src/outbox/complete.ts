@@ -40,13 +40,15 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     const released = await tx.deleteFrom('outbox').where('message_id', '=', message.msgid).where('lease_owner', '=', owner).executeTakeFirst();
     if (released.numDeletedRows !== 1n) return 'lease-lost';
     if (outcome.kind === 'accepted') {
-      await recordTransition(tx, { messageId: message.msgid, status: 'sent', eventId: deps.newId(), at: now, data });
+      const status = outcome.delivered === true ? 'delivered' : 'sent';
+      await recordTransition(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) });
       return 'sent';
     }
     // Failed for good (or deferred past the horizon). A message that never left the
     // house is given back to the account, once: the outbox row is gone now.
     const leftTheHouse = outcome.kind === 'failed' && outcome.leftTheHouse;
-    await recordTransition(tx, { messageId: message.msgid, status: 'failed', eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse } });
+    const status = outcome.kind === 'failed' && outcome.bounced === true ? 'bounced' : 'failed';
+    await recordTransition(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse } });
     if (!leftTheHouse) await refund(tx, deps, message, now);
     return 'failed';
   });

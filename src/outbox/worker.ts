@@ -104,7 +104,7 @@ export class OutboxWorker {
 
   async #processBatch(): Promise<number> {
     const { owner, leaseMs, batchSize } = this.#options;
-    const claimed = await claimDue(this.#deps.db, this.#deps.capabilities, { owner, now: this.#deps.clock(), leaseMs, limit: batchSize });
+    const claimed = await claimDue(this.#deps.db, this.#deps.capabilities, { owner, now: this.#deps.clock(), leaseMs, limit: batchSize }, this.#deps.newId);
     await Promise.all(claimed.map((message) => this.#deliver(message)));
     return claimed.length;
   }
@@ -117,7 +117,9 @@ export class OutboxWorker {
 
   async #send(message: ClaimedMessage): Promise<Outcome> {
     const transport = this.#deps.transports[message.channel] as Transport<unknown>;
-    const outbound: Outbound<unknown> = { msgid: message.msgid, recipient: message.recipient, payload: message.payload };
+    const outbound: Outbound<unknown> = {
+      msgid: message.msgid, accountId: message.accountId, attempt: message.attempt, recipient: message.recipient, payload: message.payload,
+    };
     try {
       return await transport.send(outbound, this.#abort.signal);
     } catch (error) {

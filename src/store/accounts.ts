@@ -51,6 +51,7 @@ export async function insertAccount(db: Executor, id: string, now: number, field
   const row: AccountsTable = {
     id, name: fields.name, active: 1, messages_left: 0, balance: 0, whatsapp_price: 0, rate_limit_per_second: 2,
     ip_allow_list: '[]', email_enabled: 1, sms_enabled: 1, whatsapp_enabled: 1, webhook_url: null,
+    whatsapp_phone_number_id: null, whatsapp_access_token: null,
     created_at: now, updated_at: now, ...toColumns(fields),
   };
   await db.insertInto('accounts').values(row).execute();

@@ -20,6 +20,8 @@ export interface AccountsTable {
   webhook_url: string | null;
   created_at: number;
   updated_at: number;
+  whatsapp_phone_number_id: string | null;
+  whatsapp_access_token: string | null;
 }
 
 export interface ApiKeysTable {
@@ -38,6 +40,11 @@ export interface SenderDomainsTable {
   domain: string;
   verified: number;
   created_at: number;
+  dkim_selector: string | null;
+  dkim_private_key: string | null; // PEM (PKCS#8)
+  dkim_public_key: string | null; // base64 SubjectPublicKeyInfo, as published in the DKIM TXT record
+  verification_token: string | null;
+  verified_at: number | null;
 }
 
 export interface EmailTemplatesTable {
@@ -82,6 +89,7 @@ export interface MessagesTable {
   status: string;
   cost_messages: number;
   cost_balance: number;
+  provider_ref: string | null; // the peer's id of this message: SMPP message_id, WhatsApp wamid
   created_at: number;
   updated_at: number;
 }
@@ -120,7 +128,14 @@ export interface LedgerTable {
   send_id: string | null;
 }
 
+export interface WhatsappSessionsTable {
+  account_id: string;
+  destination: string;
+  last_inbound_at: number;
+}
+
 export interface Database {
+  whatsapp_sessions: WhatsappSessionsTable;
   settings: SettingsTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;

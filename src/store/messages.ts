@@ -1,6 +1,6 @@
 import type { Channel } from '../domain/account.ts';
-import type { MessageStatus } from '../domain/message-status.ts';
-import type { Executor } from './database.ts';
+import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
+import type { Executor, MessageRow } from './database.ts';
 
 export interface NewMessage {
   readonly id: string;
@@ -20,6 +20,7 @@ export interface StoredMessage {
   readonly status: MessageStatus;
   readonly createdAt: number;
   readonly updatedAt: number;
+  readonly providerRef: string | null;
 }
 
 export interface MessageEvent {
@@ -69,9 +70,14 @@ export async function insertSend(
 /** Scoped by account: another account's msgid finds nothing. */
 export async function findMessage(db: Executor, accountId: string, id: string): Promise<StoredMessage | undefined> {
   const row = await db.selectFrom('messages').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
-  return row && {
+  return row && toStoredMessage(row);
+}
+
+function toStoredMessage(row: MessageRow): StoredMessage {
+  return {
     id: row.id, accountId: row.account_id, sendId: row.send_id, channel: row.channel as Channel, recipient: row.recipient,
     role: row.recipient_role, status: row.status as MessageStatus, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+    providerRef: row.provider_ref,
   };
 }
 
@@ -85,15 +91,50 @@ export async function loadSendPayload(db: Executor, sendId: string): Promise<unk
   return JSON.parse(row.payload) as unknown;
 }
 
-/** Records a status transition and its event together; events are born only here. */
+/**
+ * Records a status transition and its event together; events are born only here.
+ * The status moves only from an allowed predecessor, so a late report (a `sent`
+ * recorded after a fast receipt already said `delivered`) adds its event to the
+ * history without moving the message backwards. Returns whether the status moved.
+ */
 export async function recordTransition(
   db: Executor,
-  transition: { messageId: string; status: MessageStatus; eventId: string; at: number; data: Readonly<Record<string, unknown>> },
-): Promise<void> {
-  await db.updateTable('messages').set({ status: transition.status, updated_at: transition.at }).where('id', '=', transition.messageId).execute();
+  transition: { messageId: string; status: MessageStatus; eventId: string; at: number; data: Readonly<Record<string, unknown>>; providerRef?: string },
+): Promise<boolean> {
+  const moved = await db
+    .updateTable('messages')
+    .set({ status: transition.status, updated_at: transition.at, ...(transition.providerRef === undefined ? {} : { provider_ref: transition.providerRef }) })
+    .where('id', '=', transition.messageId)
+    .where('status', 'in', predecessorsOf(transition.status))
+    .executeTakeFirst();
+  if (transition.providerRef !== undefined && moved.numUpdatedRows === 0n) {
+    await db.updateTable('messages').set({ provider_ref: transition.providerRef }).where('id', '=', transition.messageId).execute();
+  }
   await db
     .insertInto('message_events')
     .values({ id: transition.eventId, message_id: transition.messageId, type: transition.status, at: transition.at, data: JSON.stringify(transition.data) })
+    .execute();
+  return moved.numUpdatedRows === 1n;
+}
+
+/** The message a peer knows by `providerRef` (SMPP message_id, WhatsApp wamid). */
+export async function findMessageByProviderRef(db: Executor, channel: Channel, providerRef: string): Promise<StoredMessage | undefined> {
+  const row = await db.selectFrom('messages').selectAll().where('channel', '=', channel).where('provider_ref', '=', providerRef).executeTakeFirst();
+  return row && toStoredMessage(row);
+}
+
+/** Marks claimed messages as `sending`, with an event each: the first transition of every attempt. */
+export async function markSending(db: Executor, messages: readonly { id: string; eventId: string; attempt: number }[], at: number): Promise<void> {
+  if (messages.length === 0) return;
+  await db
+    .updateTable('messages')
+    .set({ status: 'sending', updated_at: at })
+    .where('id', 'in', messages.map((m) => m.id))
+    .where('status', 'in', predecessorsOf('sending'))
+    .execute();
+  await db
+    .insertInto('message_events')
+    .values(messages.map((m) => ({ id: m.eventId, message_id: m.id, type: 'sending', at, data: JSON.stringify({ attempt: m.attempt }) })))
     .execute();
 }
 

@@ -1,11 +1,13 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import type { Db } from './database.ts';
 import * as initial from './migrations/0001-initial.ts';
+import * as realDelivery from './migrations/0002-real-delivery.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-real-delivery': realDelivery,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -22,7 +22,7 @@ async function rawOf(service: Service, apiKey: string, msgid: string): Promise<s
   return res.body;
 }
 
-test('a delivered email reads back as sent, with its queued and sent events in order', async (t) => {
+test('a delivered email reads back as sent, with its queued, sending and sent events in order', async (t) => {
   let now = Date.parse('2025-03-01T10:00:00.000Z');
   const service = await startService(t, { clock: () => now });
   const account = await openAccount(service);
@@ -35,8 +35,8 @@ test('a delivered email reads back as sent, with its queued and sent events in o
   const view = await get(service, `/v1/messages/${msgid}`, account.apiKey);
   assert.equal(view.statusCode, 200);
   const body = view.json();
-  assert.equal(body.events.length, 2);
-  const sent = body.events[1];
+  assert.equal(body.events.length, 3);
+  const sent = body.events[2];
   assert.match(String(sent.response), /^captured \d+ bytes$/);
   assert.deepStrictEqual(body, {
     msgid,
@@ -46,6 +46,7 @@ test('a delivered email reads back as sent, with its queued and sent events in o
     created_at: '2025-03-01T10:00:00.000Z',
     events: [
       { type: 'queued', at: '2025-03-01T10:00:00.000Z' },
+      { type: 'sending', at: '2025-03-01T10:00:01.500Z', attempt: 1 },
       { type: 'sent', at: '2025-03-01T10:00:01.500Z', attempt: 1, peer: 'capture', response: sent.response },
     ],
   });
@@ -57,7 +58,7 @@ test('with the real clock the event times are ISO 8601 and in order', async (t) 
   const res = await post(service, '/v1/email', account.apiKey, emailBody());
   await service.worker.drain();
   const body = (await get(service, `/v1/messages/${res.json().to[0].msgid}`, account.apiKey)).json();
-  assert.deepStrictEqual(body.events.map((e: { type: string }) => e.type), ['queued', 'sent']);
+  assert.deepStrictEqual(body.events.map((e: { type: string }) => e.type), ['queued', 'sending', 'sent']);
   for (const e of body.events) assert.match(e.at, ISO);
   assert.match(body.created_at, ISO);
   assert.ok(Date.parse(body.events[0].at) <= Date.parse(body.events[1].at));

@@ -103,7 +103,7 @@ test('a message still deferred after the 72-hour email horizon fails and is refu
 test('a dead worker\'s lease is taken over when it expires, and its late outcome is not recorded', async (t) => {
   const now = { value: Date.UTC(2026, 0, 1) };
   const { service, account, msgid } = await acceptOneEmail(t, now);
-  const [claimedByDead] = await claimDue(service.store.db, service.store.capabilities, { owner: 'dead-worker', now: now.value, leaseMs: 60_000, limit: 10 });
+  const [claimedByDead] = await claimDue(service.store.db, service.store.capabilities, { owner: 'dead-worker', now: now.value, leaseMs: 60_000, limit: 10 }, uuidv7);
   assert.equal(claimedByDead?.msgid, msgid);
 
   const peer = answering({ kind: 'accepted', peer: 'capture', response: 'ok' });
@@ -117,7 +117,8 @@ test('a dead worker\'s lease is taken over when it expires, and its late outcome
   assert.equal(late, 'lease-lost');
   const view = (await get(service, `/v1/messages/${msgid}`, account.apiKey)).json();
   assert.equal(view.status, 'sent');
-  assert.deepStrictEqual(view.events.map((e: { type: string }) => e.type), ['queued', 'sent']);
+  // The dead worker's claim and the successor's each marked an attempt; only the successor's outcome counts.
+  assert.deepStrictEqual(view.events.map((e: { type: string }) => e.type), ['queued', 'sending', 'sending', 'sent']);
   assert.equal((await findAccount(service.store.db, account.id))?.messagesLeft, 9);
 });
 

@@ -1,0 +1,38 @@
+import type { Channel } from '../domain/account.ts';
+import type { MessageStatus } from '../domain/message-status.ts';
+import { findMessageByProviderRef, recordTransition } from '../store/messages.ts';
+import type { AppDeps } from './deps.ts';
+
+/** What a peer reported later about a message it took: an SMPP receipt, a WhatsApp status. */
+export interface PeerStatusReport {
+  readonly channel: Channel;
+  readonly providerRef: string;
+  readonly status: Extract<MessageStatus, 'sent' | 'delivered' | 'failed' | 'bounced'> | 'read';
+  readonly peer: string;
+  readonly response: string;
+  /** When the peer says it happened, if it says. */
+  readonly at?: number;
+}
+
+export type PeerStatusResult = 'recorded' | 'unknown-message';
+
+/**
+ * Applies a peer's report to the message it names. `read` (WhatsApp) is recorded as
+ * an event on a delivered message without a status of its own. A report for a
+ * message this installation does not know is answered, not failed: peers resend
+ * what is not acknowledged, and an unknown id will not become known.
+ */
+export async function recordPeerStatus(deps: Pick<AppDeps, 'db' | 'clock' | 'newId'>, report: PeerStatusReport): Promise<PeerStatusResult> {
+  const message = await findMessageByProviderRef(deps.db, report.channel, report.providerRef);
+  if (!message) return 'unknown-message';
+  const at = report.at ?? deps.clock();
+  const data = { peer: report.peer, response: report.response };
+  await deps.db.transaction().execute(async (tx) => {
+    if (report.status === 'read') {
+      await recordTransition(tx, { messageId: message.id, status: 'delivered', eventId: deps.newId(), at, data: { ...data, read: true } });
+      return;
+    }
+    await recordTransition(tx, { messageId: message.id, status: report.status, eventId: deps.newId(), at, data });
+  });
+  return 'recorded';
+}

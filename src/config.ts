@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 // Configuration comes from environment variables only. Each key is declared once
 // here with its default and description; the README table is generated from the
 // same list (`npm run herald -- config`), so documentation cannot drift.
@@ -124,7 +126,15 @@ export const SETTINGS = [
   {
     key: 'dnsServers', env: 'HERALD_DNS_SERVERS', default: undefined,
     description: 'Comma-separated DNS servers (`ip` or `ip:port`) for MX look-ups and domain verification. Default: the system resolver.',
-    parse: (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean),
+    parse: (raw: string) => {
+      const servers = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      for (const server of servers) {
+        // Bare v4 or v6, `v4:port`, or `[v6]:port`: the forms Resolver#setServers takes.
+        const host = isIP(server) !== 0 ? server : (/^\[(.+)\](?::\d{1,5})?$/.exec(server)?.[1] ?? server.replace(/:\d{1,5}$/, ''));
+        if (isIP(host) === 0) fail('HERALD_DNS_SERVERS', `expected IP addresses (ip, ip:port or [ipv6]:port), got "${server}"`);
+      }
+      return servers;
+    },
   },
   {
     key: 'bounceDomain', env: 'HERALD_BOUNCE_DOMAIN', default: undefined,

@@ -5,18 +5,13 @@ import { v7 as uuidv7 } from 'uuid';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
 import type { KeyDeps } from './app/api-keys.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
-import type { CaptureSink } from './channels/channel.ts';
-import { attachmentResolver } from './channels/email/attachments.ts';
-import { emailCaptureTransport } from './channels/email/capture-transport.ts';
-import { smsCaptureTransport } from './channels/sms/capture-transport.ts';
-import { whatsappCaptureTransport } from './channels/whatsapp/capture-transport.ts';
 import type { Config } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { memoryRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
 import { openStore, type OpenedStore } from './store/dialect.ts';
 import { migrateToLatest } from './store/migrate.ts';
-import { putCapture } from './store/messages.ts';
+import { buildTransports } from './transports.ts';
 
 export interface ServiceOptions {
   readonly logger?: Logger | false;
@@ -56,6 +51,8 @@ export async function openAppDeps(
       newId: uuidv7,
       signingSecret,
       publicUrl: config.publicUrl,
+      dnsServers: config.dnsServers,
+      bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,
       // Without an in-process worker, a running server's worker finds new rows on its next poll.
       wakeOutbox: options.wakeOutbox ?? (() => {}),
     };
@@ -77,19 +74,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const { store, deps } = await openAppDeps(config, { clock, wakeOutbox: () => worker?.wake() });
   const adminToken = await prepareAdminToken(store.db, config.adminToken);
 
-  const sink: CaptureSink = { put: (capture) => putCapture(store.db, { ...capture, at: clock() }) };
-  const messageIdHost = new URL(config.publicUrl).hostname;
-  const transports = {
-    email: emailCaptureTransport({
-      sink, messageIdHost,
-      resolveAttachments: attachmentResolver({ allowPrivate: config.fetchAllowPrivate, maxBytes: 10 * 1024 * 1024, timeoutMs: 30_000 }),
-    }),
-    sms: smsCaptureTransport({ sink }),
-    whatsapp: whatsappCaptureTransport({ sink }),
-  };
-  const silent = pino({ level: 'silent' });
+  const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
+  const { transports, close: closeTransports } = buildTransports(config, deps, workerLogger);
   worker = new OutboxWorker(
-    { db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, transports, logger: logger === false ? silent : logger },
+    { db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, transports, logger: workerLogger },
     { ...DEFAULT_WORKER_OPTIONS, owner: `worker-${randomUUID()}`, ...options.workerOptions },
   );
 
@@ -100,6 +88,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     logger,
     trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,
+    whatsappWebhook: { appSecret: config.whatsappAppSecret, verifyToken: config.whatsappVerifyToken },
   });
   if (options.worker !== false) worker.start();
 
@@ -107,8 +96,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
   return {
     http, worker: runningWorker, store, deps, adminToken,
     async close() {
+      // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();
       await runningWorker.stop();
+      await closeTransports();
       await store.db.destroy();
     },
   };

@@ -39,6 +39,7 @@ const BAD_VALUES: [Record<string, string>, string][] = [
   [{ HERALD_PUBLIC_URL: 'ftp://x' }, 'HERALD_PUBLIC_URL: expected an http(s) URL, got "ftp://x"'],
   [{ HERALD_EMAIL_TRANSPORT: 'sendmail' }, 'HERALD_EMAIL_TRANSPORT: expected "capture", "mx" or a smtp:// / smtps:// URL'],
   [{ HERALD_SMS_TRANSPORT: 'http://user:secret@smsc' }, 'HERALD_SMS_TRANSPORT: expected "capture" or a smpp:// / smpps:// URL'],
+  [{ HERALD_DNS_SERVERS: '127.0.0.1:53,dns.example' }, 'HERALD_DNS_SERVERS: expected IP addresses (ip, ip:port or [ipv6]:port), got "dns.example"'],
   [{ HERALD_BOUNCE_DOMAIN: 'not a host' }, 'HERALD_BOUNCE_DOMAIN: expected a host name, got "not a host"'],
   [{ HERALD_FETCH_ALLOW_PRIVATE: 'yes' }, 'HERALD_FETCH_ALLOW_PRIVATE: expected true or false, got "yes"'],
   [{ HERALD_LOG_LEVEL: 'loud' }, 'HERALD_LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent'],
@@ -64,6 +65,10 @@ test('transport URLs with credentials are accepted as given', () => {
 
 test('a bad transport URL is refused without echoing its credentials', () => {
   assert.throws(() => loadConfig({ HERALD_SMS_TRANSPORT: 'http://user:secret@smsc' }), (error: Error) => !error.message.includes('secret'));
+});
+
+test('HERALD_DNS_SERVERS takes IPv4 and IPv6 servers with or without ports', () => {
+  assert.deepStrictEqual(loadConfig({ HERALD_DNS_SERVERS: '127.0.0.1:5353, ::1, [::1]:53, 192.0.2.1' }).dnsServers, ['127.0.0.1:5353', '::1', '[::1]:53', '192.0.2.1']);
 });
 
 test('HERALD_PUBLIC_URL loses its trailing slash', () => {

@@ -22,6 +22,9 @@ export interface AccountBody {
   readonly ipAllowList: readonly string[];
   readonly services: Readonly<Record<Channel, boolean>>;
   readonly webhookUrl: string | null;
+  readonly whatsappPhoneNumberId: string | null;
+  /** Write-only: `"set"` when a token is stored, never the token itself. */
+  readonly whatsappAccessToken: 'set' | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -71,6 +74,8 @@ export function accountBody(account: Account): AccountBody {
     ipAllowList: account.ipAllowList,
     services: { email: account.services.email, sms: account.services.sms, whatsapp: account.services.whatsapp },
     webhookUrl: account.webhookUrl,
+    whatsappPhoneNumberId: account.whatsappPhoneNumberId,
+    whatsappAccessToken: account.whatsappAccessTokenSet ? 'set' : null,
     createdAt: iso(account.createdAt),
     updatedAt: iso(account.updatedAt),
   };

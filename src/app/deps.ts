@@ -14,4 +14,8 @@ export interface AppDeps {
   readonly wakeOutbox: () => void;
   /** Host part of Message-IDs and links (from HERALD_PUBLIC_URL). */
   readonly publicUrl: string;
+  /** Domain of VERP envelope senders; its MX receives bounces (HERALD_BOUNCE_DOMAIN, default the public host). */
+  readonly bounceDomain: string;
+  /** DNS servers for domain verification (HERALD_DNS_SERVERS); empty: the system resolver. */
+  readonly dnsServers: readonly string[];
 }

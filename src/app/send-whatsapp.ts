@@ -29,11 +29,25 @@ export async function sendWhatsapp(deps: AppDeps, account: Account, body: unknow
   if (!template || template.status !== 'APPROVED') return reject('templateNotFound');
   if (!paramsMatch(params, template.paramCount)) return reject('paramsMismatch');
 
+  const payload: WhatsappPayload = {
+    kind: 'template', templateName: template.name, language: template.language, params, renderedBody: renderWhatsappBody(template.body, params),
+  };
+  return commitWhatsappSend(deps, account, destination, payload);
+}
+
+/**
+ * The accepting half of both WhatsApp operations, template and session: one
+ * transaction that takes the account's whatsappPrice from its balance (or rejects
+ * `insufficientBalance`), writes the ledger row, the send, its message and outbox row.
+ */
+export async function commitWhatsappSend(
+  deps: AppDeps,
+  account: Account,
+  destination: string,
+  payload: WhatsappPayload,
+): Promise<Result<WhatsappAccepted>> {
   const price = account.whatsappPrice;
   const msgid = deps.newId();
-  const payload: WhatsappPayload = {
-    templateName: template.name, language: template.language, params, renderedBody: renderWhatsappBody(template.body, params),
-  };
   const sendId = deps.newId();
   const now = deps.clock();
   const committed = await commitOrReject(deps.db, async (tx) => {

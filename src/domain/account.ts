@@ -18,6 +18,10 @@ export interface Account {
   readonly ipAllowList: readonly string[];
   readonly services: Readonly<Record<Channel, boolean>>;
   readonly webhookUrl: string | null;
+  /** The Cloud API phone number this account sends from; null: WhatsApp delivery is not configured. */
+  readonly whatsappPhoneNumberId: string | null;
+  /** Whether a Cloud API access token is stored. The token itself never enters this object, so no view of an account can leak it. */
+  readonly whatsappAccessTokenSet: boolean;
   readonly createdAt: number;
   readonly updatedAt: number;
 }

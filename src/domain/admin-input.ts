@@ -24,6 +24,10 @@ export interface AccountInput {
   readonly ipAllowList?: readonly string[];
   readonly services?: Partial<Record<Channel, boolean>>;
   readonly webhookUrl?: string | null;
+  /** Cloud API phone number id; null removes it. */
+  readonly whatsappPhoneNumberId?: string | null;
+  /** Cloud API access token, write-only; null removes it. */
+  readonly whatsappAccessToken?: string | null;
 }
 
 export interface NewAccountInput extends AccountInput {
@@ -80,10 +84,36 @@ export function parseText(value: unknown, max: number): string | null {
   return text === '' || text.length > max ? null : text;
 }
 
-const ACCOUNT_FIELDS = ['name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'services', 'webhookUrl'] as const;
+const ACCOUNT_FIELDS = ['name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'services', 'webhookUrl',
+  'whatsappPhoneNumberId', 'whatsappAccessToken'] as const;
 const TOP_UP_FIELDS = ['addMessages', 'addBalance'] as const;
 
 const WEBHOOK_URL_MAX = 2048;
+
+// Meta's phone number ids are decimal digits (15–17 today); a token is printable
+// ASCII without spaces (it goes into an Authorization header as is).
+const PHONE_NUMBER_ID = /^[0-9]{1,32}$/;
+const ACCESS_TOKEN = /^[\x21-\x7e]{1,4096}$/;
+
+function parseWhatsappCredentialFields(fields: Fields): Result<Pick<AccountInput, 'whatsappPhoneNumberId' | 'whatsappAccessToken'>> {
+  const input: { whatsappPhoneNumberId?: string | null; whatsappAccessToken?: string | null } = {};
+  if (Object.hasOwn(fields, 'whatsappPhoneNumberId')) {
+    const id = fields.whatsappPhoneNumberId;
+    if (id !== null && (typeof id !== 'string' || !PHONE_NUMBER_ID.test(id))) {
+      return invalidField('whatsappPhoneNumberId', 'must be null or the Cloud API phone number id, a string of digits');
+    }
+    input.whatsappPhoneNumberId = id;
+  }
+  if (Object.hasOwn(fields, 'whatsappAccessToken')) {
+    const token = fields.whatsappAccessToken;
+    // The detail never repeats the value: it is a secret.
+    if (token !== null && (typeof token !== 'string' || !ACCESS_TOKEN.test(token))) {
+      return invalidField('whatsappAccessToken', 'must be null or a Cloud API access token: 1 to 4096 printable ASCII characters without spaces');
+    }
+    input.whatsappAccessToken = token;
+  }
+  return ok(input);
+}
 
 function parseWebhookUrl(value: unknown): Result<string | null> {
   if (value === null) return ok(null);
@@ -158,7 +188,9 @@ function parseAccountFields(fields: Fields): Result<AccountInput> {
     if (!url.ok) return url;
     input.webhookUrl = url.value;
   }
-  return ok(input);
+  const whatsapp = parseWhatsappCredentialFields(fields);
+  if (!whatsapp.ok) return whatsapp;
+  return ok({ ...input, ...whatsapp.value });
 }
 
 /** POST /admin/v1/accounts. */

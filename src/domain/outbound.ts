@@ -21,13 +21,24 @@ export interface SmsPayload {
   readonly segments: readonly string[];
 }
 
-export interface WhatsappPayload {
+/** An approved template, sendable at any time. */
+export interface WhatsappTemplatePayload {
+  /** Absent in payloads stored before session messages existed: those are templates. */
+  readonly kind?: 'template';
   readonly templateName: string;
   readonly language: string;
   readonly params: readonly string[];
   /** The template body with its parameters filled in, for the message view. */
   readonly renderedBody: string;
 }
+
+/** Free text, sendable only inside the recipient's 24-hour customer-service window. */
+export interface WhatsappTextPayload {
+  readonly kind: 'text';
+  readonly text: string;
+}
+
+export type WhatsappPayload = WhatsappTemplatePayload | WhatsappTextPayload;
 
 /** One message as a transport sees it: who, which msgid, and the shared content. */
 export interface Outbound<P> {

@@ -58,11 +58,16 @@ export function paramsMatch(params: readonly string[], paramCount: number): bool
   return params.length === paramCount;
 }
 
+/** A destination as both WhatsApp operations accept it, as digits without the '+'; null when malformed. */
+export function parseWhatsappDestination(value: unknown): string | null {
+  return typeof value === 'string' && DESTINATION.test(value) ? value.replace(/^\+/, '') : null;
+}
+
 export function parseWhatsappRequest(body: unknown): Result<WhatsappRequest> {
   if (!isJsonObject(body)) return reject('invalidRequest1');
 
-  const destination = ownField(body, 'destination');
-  if (typeof destination !== 'string' || !DESTINATION.test(destination)) return reject('invalidDestination');
+  const destination = parseWhatsappDestination(ownField(body, 'destination'));
+  if (destination === null) return reject('invalidDestination');
 
   const templateId = ownField(body, 'templateId');
   if (typeof templateId !== 'string' || templateId.trim() === '') return reject('templateNotFound');
@@ -80,5 +85,5 @@ export function parseWhatsappRequest(body: unknown): Result<WhatsappRequest> {
     }
   }
 
-  return ok({ destination: destination.replace(/^\+/, ''), templateId, params });
+  return ok({ destination, templateId, params });
 }

@@ -48,6 +48,7 @@ export const WIRE_TEXTS = {
   // POST /v1/whatsapp/sendTemplateMessage, 400
   invalidDestination: 'Invalid destination',
   paramsMismatch: 'Params do not match the template',
+  noOpenSession: 'No open session with this destination',
 
   // Authentication layer (body field `error`)
   noApiKey: 'No API Key sent',
@@ -66,6 +67,7 @@ export const WIRE_TEXTS = {
   invalidField: 'Invalid request, a field has the wrong type or value',
   conflict: 'Already exists',
   storeUnavailable: 'Service temporarily unavailable, please try again',
+  invalidSignature: 'Invalid signature',
 } as const;
 
 export type WireCode = keyof typeof WIRE_TEXTS;

@@ -10,6 +10,8 @@ import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { templateRoutes } from './routes/templates.ts';
+import { domainRoutes } from './routes/domains.ts';
+import { whatsappWebhookRoutes } from './routes/whatsapp-webhook.ts';
 import { sendRoutes } from './routes/send.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
@@ -21,9 +23,11 @@ export interface HttpDeps {
   readonly logger: Logger | false;
   readonly trustProxy: boolean | number | string;
   readonly bodyLimitBytes: number;
+  /** Inbound Cloud API webhook: the app secret that signs it and the registration token. */
+  readonly whatsappWebhook: { readonly appSecret: string | undefined; readonly verifyToken: string | undefined };
 }
 
-const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage']);
+const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage', '/v1/whatsapp/sendMessage']);
 
 const trustHops = (hops: number) => (_address: string, hop: number): boolean => hop < hops;
 
@@ -96,7 +100,9 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     sendRoutes(v1, deps.app);
     messageRoutes(v1, deps.app);
     templateRoutes(v1, deps.app);
+    domainRoutes(v1, deps.app);
   });
+  await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));
   await app.register(async (admin) => adminRoutes(admin, deps));
 
   return app;

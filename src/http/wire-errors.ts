@@ -25,6 +25,7 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   bodyTooLarge: { status: 413, shape: 'application' },
   unsupportedMediaType: { status: 415, shape: 'application' },
   storeUnavailable: { status: 503, shape: 'application' },
+  invalidSignature: { status: 401, shape: 'application' },
 };
 
 export interface WireError {

@@ -75,3 +75,13 @@ export async function claimDue(
     payload: JSON.parse(row.payload) as unknown,
   }));
 }
+
+/** Releases every lease (see DialectCapabilities.singleServerProcess); returns how many rows were leased. */
+export async function releaseAllLeases(db: Db): Promise<number> {
+  const result = await db
+    .updateTable('outbox')
+    .set({ lease_owner: null, lease_expires_at: null })
+    .where('lease_owner', 'is not', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -3,7 +3,7 @@ import type { Transport, Outcome } from '../channels/channel.ts';
 
 import type { EmailPayload, Outbound, SmsPayload, WhatsappPayload } from '../domain/outbound.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
-import { claimDue, type ClaimedMessage } from './claim.ts';
+import { claimDue, releaseAllLeases, type ClaimedMessage } from './claim.ts';
 import { recordOutcome, type CompletionDeps } from './complete.ts';
 
 export interface Transports {
@@ -47,7 +47,17 @@ export class OutboxWorker {
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    this.#loop = this.#run();
+    this.#loop = this.#recoverLeases().then(() => this.#run());
+  }
+
+  async #recoverLeases(): Promise<void> {
+    if (!this.#deps.capabilities.singleServerProcess) return;
+    try {
+      const released = await releaseAllLeases(this.#deps.db);
+      if (released > 0) this.#deps.logger.warn({ released }, 'released the leases of a previous run that did not stop cleanly; those messages are retried');
+    } catch (error) {
+      this.#deps.logger.error({ err: error }, 'could not release old leases; they will expire');
+    }
   }
 
   wake(): void {

@@ -13,6 +13,8 @@ export function toAccount(row: AccountRow): Account {
     ipAllowList: JSON.parse(row.ip_allow_list) as string[],
     services: { email: row.email_enabled === 1, sms: row.sms_enabled === 1, whatsapp: row.whatsapp_enabled === 1 },
     webhookUrl: row.webhook_url,
+    whatsappPhoneNumberId: row.whatsapp_phone_number_id,
+    whatsappAccessTokenSet: row.whatsapp_access_token !== null,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
@@ -29,6 +31,9 @@ export interface AccountChanges {
   readonly ipAllowList?: readonly string[];
   readonly services?: Partial<Record<Channel, boolean>>;
   readonly webhookUrl?: string | null;
+  readonly whatsappPhoneNumberId?: string | null;
+  /** Write-only: read back only through findWhatsappCredentials, by the transport. */
+  readonly whatsappAccessToken?: string | null;
 }
 
 function toColumns(changes: AccountChanges): Partial<AccountsTable> {
@@ -44,6 +49,8 @@ function toColumns(changes: AccountChanges): Partial<AccountsTable> {
   if (changes.services?.sms !== undefined) columns.sms_enabled = changes.services.sms ? 1 : 0;
   if (changes.services?.whatsapp !== undefined) columns.whatsapp_enabled = changes.services.whatsapp ? 1 : 0;
   if (changes.webhookUrl !== undefined) columns.webhook_url = changes.webhookUrl;
+  if (changes.whatsappPhoneNumberId !== undefined) columns.whatsapp_phone_number_id = changes.whatsappPhoneNumberId;
+  if (changes.whatsappAccessToken !== undefined) columns.whatsapp_access_token = changes.whatsappAccessToken;
   return columns;
 }
 
@@ -61,6 +68,26 @@ export async function insertAccount(db: Executor, id: string, now: number, field
 export async function findAccount(db: Executor, id: string): Promise<Account | undefined> {
   const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
   return row && toAccount(row);
+}
+
+/** The Cloud API credentials of an account, when both halves are set; for the WhatsApp transport only. */
+export async function findWhatsappCredentials(db: Executor, id: string): Promise<{ phoneNumberId: string; accessToken: string } | undefined> {
+  const row = await db
+    .selectFrom('accounts')
+    .select(['whatsapp_phone_number_id', 'whatsapp_access_token'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row || row.whatsapp_phone_number_id === null || row.whatsapp_access_token === null) return undefined;
+  return { phoneNumberId: row.whatsapp_phone_number_id, accessToken: row.whatsapp_access_token };
+}
+
+/**
+ * The accounts that send from a Cloud API phone number. Usually one; accounts that
+ * share a number share its customer-service windows too, as Meta keeps them per number.
+ */
+export async function findAccountIdsByPhoneNumberId(db: Executor, phoneNumberId: string): Promise<string[]> {
+  const rows = await db.selectFrom('accounts').select('id').where('whatsapp_phone_number_id', '=', phoneNumberId).execute();
+  return rows.map((r) => r.id);
 }
 
 export async function updateAccount(db: Executor, id: string, now: number, changes: AccountChanges): Promise<void> {

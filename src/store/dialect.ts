@@ -18,6 +18,12 @@ import type { Database } from './database.ts';
 export interface DialectCapabilities {
   /** `FOR UPDATE SKIP LOCKED` on outbox claims (PostgreSQL); SQLite serialises writers instead. */
   readonly skipLocked: boolean;
+  /**
+   * One server process owns the store (embedded SQLite): any lease found at start
+   * belongs to a previous run that died, and is released at once instead of
+   * waiting for it to expire. PostgreSQL, shared by many workers, waits.
+   */
+  readonly singleServerProcess: boolean;
 }
 
 export interface OpenedStore {
@@ -111,7 +117,7 @@ function openSqlite(location: string): OpenedStore {
     raw.exec('PRAGMA foreign_keys = ON');
     return new NodeSqliteDatabase(raw);
   };
-  return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) }), capabilities: { skipLocked: false } };
+  return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) }), capabilities: { skipLocked: false, singleServerProcess: true } };
 }
 
 /** Opens the store named by HERALD_DATABASE_URL (validated by config.ts). */

@@ -1,31 +1,116 @@
-import type { Executor } from './database.ts';
+import type { Executor, SenderDomainsTable } from './database.ts';
+import type { Selectable } from 'kysely';
 
+/**
+ * A sender domain without its private key: the key is read only by findDkimPrivateKey,
+ * so nothing that renders a domain can leak it by accident.
+ */
 export interface SenderDomain {
   readonly id: string;
   readonly accountId: string;
   readonly domain: string;
   readonly verified: boolean;
   readonly createdAt: number;
+  readonly verifiedAt: number | null;
+  readonly dkimSelector: string | null;
+  /** base64 DER SubjectPublicKeyInfo. */
+  readonly dkimPublicKey: string | null;
+  readonly verificationToken: string | null;
 }
 
-export async function insertSenderDomain(db: Executor, domain: SenderDomain): Promise<void> {
+export interface DkimKeyPair {
+  readonly selector: string;
+  /** PEM, PKCS#8. */
+  readonly privateKey: string;
+  /** base64 DER SubjectPublicKeyInfo. */
+  readonly publicKey: string;
+}
+
+/** A new row; rows made before DKIM existed (and some test fixtures) have no keys or token. */
+export interface NewSenderDomain {
+  readonly id: string;
+  readonly accountId: string;
+  readonly domain: string;
+  readonly verified: boolean;
+  readonly createdAt: number;
+  /** Default: createdAt when added verified, else null. */
+  readonly verifiedAt?: number | null;
+  readonly dkim?: DkimKeyPair;
+  readonly verificationToken?: string;
+}
+
+export async function insertSenderDomain(db: Executor, domain: NewSenderDomain): Promise<void> {
   await db
     .insertInto('sender_domains')
-    .values({ id: domain.id, account_id: domain.accountId, domain: domain.domain, verified: domain.verified ? 1 : 0, created_at: domain.createdAt })
+    .values({
+      id: domain.id, account_id: domain.accountId, domain: domain.domain, verified: domain.verified ? 1 : 0, created_at: domain.createdAt,
+      verified_at: domain.verifiedAt ?? (domain.verified ? domain.createdAt : null),
+      dkim_selector: domain.dkim?.selector ?? null,
+      dkim_private_key: domain.dkim?.privateKey ?? null,
+      dkim_public_key: domain.dkim?.publicKey ?? null,
+      verification_token: domain.verificationToken ?? null,
+    })
     .execute();
+}
+
+const PUBLIC_COLUMNS = ['id', 'account_id', 'domain', 'verified', 'created_at', 'verified_at', 'dkim_selector', 'dkim_public_key', 'verification_token'] as const;
+type PublicRow = Pick<Selectable<SenderDomainsTable>, (typeof PUBLIC_COLUMNS)[number]>;
+
+function fromRow(row: PublicRow): SenderDomain {
+  return {
+    id: row.id, accountId: row.account_id, domain: row.domain, verified: row.verified === 1, createdAt: Number(row.created_at),
+    verifiedAt: row.verified_at === null ? null : Number(row.verified_at),
+    dkimSelector: row.dkim_selector, dkimPublicKey: row.dkim_public_key, verificationToken: row.verification_token,
+  };
 }
 
 export async function findSenderDomain(db: Executor, accountId: string, domain: string): Promise<SenderDomain | undefined> {
   const row = await db
     .selectFrom('sender_domains')
-    .selectAll()
+    .select(PUBLIC_COLUMNS)
     .where('account_id', '=', accountId)
     .where('domain', '=', domain)
     .executeTakeFirst();
-  return row && { id: row.id, accountId: row.account_id, domain: row.domain, verified: row.verified === 1, createdAt: Number(row.created_at) };
+  return row && fromRow(row);
 }
 
 export async function listSenderDomains(db: Executor, accountId: string): Promise<SenderDomain[]> {
-  const rows = await db.selectFrom('sender_domains').selectAll().where('account_id', '=', accountId).orderBy('domain').execute();
-  return rows.map((row) => ({ id: row.id, accountId: row.account_id, domain: row.domain, verified: row.verified === 1, createdAt: Number(row.created_at) }));
+  const rows = await db.selectFrom('sender_domains').select(PUBLIC_COLUMNS).where('account_id', '=', accountId).orderBy('domain').execute();
+  return rows.map(fromRow);
+}
+
+/** Gives a keyless row (made before DKIM existed) its key pair; a row that has one keeps it. */
+export async function setDkimKeysIfMissing(db: Executor, id: string, keys: DkimKeyPair): Promise<void> {
+  await db
+    .updateTable('sender_domains')
+    .set({ dkim_selector: keys.selector, dkim_private_key: keys.privateKey, dkim_public_key: keys.publicKey })
+    .where('id', '=', id)
+    .where('dkim_selector', 'is', null)
+    .execute();
+}
+
+export async function setVerificationTokenIfMissing(db: Executor, id: string, token: string): Promise<void> {
+  await db.updateTable('sender_domains').set({ verification_token: token }).where('id', '=', id).where('verification_token', 'is', null).execute();
+}
+
+/** Marks the domain verified once; a second verification keeps the first time. */
+export async function markSenderDomainVerified(db: Executor, id: string, at: number): Promise<void> {
+  await db.updateTable('sender_domains').set({ verified: 1, verified_at: at }).where('id', '=', id).where('verified', '=', 0).execute();
+}
+
+/** The signing key of a verified domain that has one; what the email transports sign with. */
+export async function findDkimPrivateKey(
+  db: Executor,
+  accountId: string,
+  domain: string,
+): Promise<{ selector: string; privateKey: string } | undefined> {
+  const row = await db
+    .selectFrom('sender_domains')
+    .select(['dkim_selector', 'dkim_private_key'])
+    .where('account_id', '=', accountId)
+    .where('domain', '=', domain)
+    .where('verified', '=', 1)
+    .executeTakeFirst();
+  if (!row || row.dkim_selector === null || row.dkim_private_key === null) return undefined;
+  return { selector: row.dkim_selector, privateKey: row.dkim_private_key };
 }

@@ -59,7 +59,8 @@ test('accounts create --json prints the account, its key and its verified domain
   assert.deepStrictEqual(out, {
     account: {
       id: out.account.id, name: 'acme', active: true, messagesLeft: 5, balance: 0, whatsappPrice: 0, rateLimitPerSecond: 2, ipAllowList: [],
-      services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, createdAt: out.account.createdAt, updatedAt: out.account.createdAt,
+      services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, whatsappPhoneNumberId: null, whatsappAccessToken: null,
+      createdAt: out.account.createdAt, updatedAt: out.account.createdAt,
     },
     apiKey: { id: out.apiKey.id, apiKey: out.apiKey.apiKey, scopes: ['email', 'sms', 'whatsapp'] },
     domains: [{ domain: 'example.com', verified: true, createdAt: out.domains[0].createdAt }],

@@ -36,7 +36,7 @@ async function createAccount(service: Service, fields: Record<string, unknown> =
 function accountAt(id: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id, name: 'acme', active: true, messagesLeft: 0, balance: 0, whatsappPrice: 0, rateLimitPerSecond: 2, ipAllowList: [],
-    services: { email: true, sms: true, whatsapp: true }, webhookUrl: null,
+    services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, whatsappPhoneNumberId: null, whatsappAccessToken: null,
     createdAt: '2030-01-01T00:00:00.000Z', updatedAt: '2030-01-01T00:00:00.000Z', ...fields,
   };
 }
@@ -302,7 +302,20 @@ test('adding a sender domain answers 201 with the domain lower-cased', async (t)
   const account = await createAccount(service);
   const res = await admin(service, 'POST', `/admin/v1/accounts/${account.id}/domains`, { domain: 'News.Example.ORG' });
   assert.equal(res.statusCode, 201);
-  assert.deepStrictEqual(res.json(), { domain: 'news.example.org', verified: false, createdAt: '2030-01-01T00:00:00.000Z' });
+  const body = res.json();
+  const token = String(body.records?.[0]?.value).replace(/^herald-verification=/, '');
+  const publicKey = String(body.records?.[1]?.value).replace(/^v=DKIM1; k=rsa; p=/, '');
+  assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+  assert.match(publicKey, /^MIIBIjAN[A-Za-z0-9+/]{384}$/);
+  assert.deepStrictEqual(body, {
+    domain: 'news.example.org', verified: false, verifiedAt: null,
+    records: [
+      { type: 'TXT', name: '_herald.news.example.org', value: `herald-verification=${token}`, purpose: 'verification' },
+      { type: 'TXT', name: 'herald203001._domainkey.news.example.org', value: `v=DKIM1; k=rsa; p=${publicKey}`, purpose: 'dkim' },
+      { type: 'TXT', name: 'news.example.org', value: 'v=spf1 include:localhost ~all', purpose: 'spf' },
+      { type: 'MX', name: 'localhost', value: '10 localhost', purpose: 'bounces' },
+    ],
+  });
 });
 
 test('adding a domain the account already has answers 409', async (t) => {
@@ -370,10 +383,56 @@ test('a template for an unknown account answers 404', async (t) => {
   assert.deepStrictEqual(res.json(), { message: 'Not found' });
 });
 
+// ---- WhatsApp Cloud API credentials: the token is write-only ----
+
+const TOKEN = 'EAAGm0PX4ZCpsBA-secret-token-0123456789';
+
+test('an account created with Cloud API credentials shows the phone number id and "set", never the token', async (t) => {
+  const { service } = await serviceAt(t);
+  const res = await admin(service, 'POST', '/admin/v1/accounts', { name: 'acme', whatsappPhoneNumberId: '106540352242922', whatsappAccessToken: TOKEN });
+  assert.equal(res.statusCode, 201);
+  assert.deepStrictEqual(res.json().account, accountAt(res.json().account.id, { whatsappPhoneNumberId: '106540352242922', whatsappAccessToken: 'set' }));
+  assert.equal(res.body.includes(TOKEN), false);
+});
+
+test('reading an account with a token shows "set", never the token', async (t) => {
+  const { service } = await serviceAt(t);
+  const account = await createAccount(service, { whatsappPhoneNumberId: '106540352242922', whatsappAccessToken: TOKEN });
+  const res = await admin(service, 'GET', `/admin/v1/accounts/${account.id}`);
+  assert.equal(res.json().whatsappAccessToken, 'set');
+  assert.equal(res.body.includes(TOKEN), false);
+});
+
+test('replacing the token answers with "set", never the new token', async (t) => {
+  const { service } = await serviceAt(t);
+  const account = await createAccount(service, { whatsappAccessToken: TOKEN });
+  const res = await admin(service, 'PATCH', `/admin/v1/accounts/${account.id}`, { whatsappAccessToken: `${TOKEN}-rotated` });
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.json().whatsappAccessToken, 'set');
+  assert.equal(res.body.includes(TOKEN), false);
+});
+
+test('the Cloud API credentials are removed with null', async (t) => {
+  const { service } = await serviceAt(t);
+  const account = await createAccount(service, { whatsappPhoneNumberId: '106540352242922', whatsappAccessToken: TOKEN });
+  const res = await admin(service, 'PATCH', `/admin/v1/accounts/${account.id}`, { whatsappPhoneNumberId: null, whatsappAccessToken: null });
+  assert.deepStrictEqual([res.json().whatsappPhoneNumberId, res.json().whatsappAccessToken], [null, null]);
+});
+
+test('a malformed token is refused without repeating it', async (t) => {
+  const { service } = await serviceAt(t);
+  const account = await createAccount(service);
+  const res = await admin(service, 'PATCH', `/admin/v1/accounts/${account.id}`, { whatsappAccessToken: `${TOKEN} with a space` });
+  assert.equal(res.statusCode, 400);
+  assert.equal(res.body.includes(TOKEN), false);
+});
+
 // ---- every invalid field, with its exact detail ----
 
 const MONEY = 'must be an amount of at least 0 with at most 4 decimals, e.g. 10.50';
 const NAME = 'must be 1 to 200 characters, without control characters';
+const PHONE_NUMBER_ID_PROBLEM = 'must be null or the Cloud API phone number id, a string of digits';
+const ACCESS_TOKEN_PROBLEM = 'must be null or a Cloud API access token: 1 to 4096 printable ASCII characters without spaces';
 
 const INVALID_ACCOUNTS: readonly (readonly [string, unknown, string])[] = [
   ['a body that is not an object', ['acme'], 'body: must be a JSON object'],
@@ -400,6 +459,10 @@ const INVALID_ACCOUNTS: readonly (readonly [string, unknown, string])[] = [
   ['an unknown service', { name: 'acme', services: { fax: true } }, 'services.fax: unknown field'],
   ['a webhook URL that is not http(s)', { name: 'acme', webhookUrl: 'ftp://example.com/x' }, 'webhookUrl: must be null or an http(s) URL'],
   ['a webhook URL that is not a URL', { name: 'acme', webhookUrl: 'hooks.example.com' }, 'webhookUrl: must be null or an http(s) URL'],
+  ['a WhatsApp phone number id with letters', { name: 'acme', whatsappPhoneNumberId: '10654a' }, `whatsappPhoneNumberId: ${PHONE_NUMBER_ID_PROBLEM}`],
+  ['a WhatsApp phone number id as a number', { name: 'acme', whatsappPhoneNumberId: 106540352242922 }, `whatsappPhoneNumberId: ${PHONE_NUMBER_ID_PROBLEM}`],
+  ['a WhatsApp access token with a space', { name: 'acme', whatsappAccessToken: 'EAAG secret' }, `whatsappAccessToken: ${ACCESS_TOKEN_PROBLEM}`],
+  ['an empty WhatsApp access token', { name: 'acme', whatsappAccessToken: '' }, `whatsappAccessToken: ${ACCESS_TOKEN_PROBLEM}`],
 ];
 
 for (const [what, body, detail] of INVALID_ACCOUNTS) {
@@ -495,6 +558,7 @@ test('the operator routes are in the OpenAPI document under the admin tag, with 
     ['/admin/v1/accounts', 'post'], ['/admin/v1/accounts/{id}', 'get'], ['/admin/v1/accounts/{id}', 'patch'],
     ['/admin/v1/accounts/{id}/ledger', 'get'], ['/admin/v1/accounts/{id}/api-keys', 'post'],
     ['/admin/v1/accounts/{id}/api-keys/{keyId}', 'delete'], ['/admin/v1/accounts/{id}/domains', 'post'],
+    ['/admin/v1/accounts/{id}/domains/{domain}', 'get'], ['/admin/v1/accounts/{id}/domains/{domain}/verify', 'post'],
     ['/admin/v1/accounts/{id}/whatsapp-templates', 'post'],
   ] as const;
   for (const [path, method] of operations) {

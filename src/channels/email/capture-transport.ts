@@ -1,23 +1,25 @@
-import type { EmailPayload, Outbound } from '../../domain/outbound.ts';
+import type { EmailPayload } from '../../domain/outbound.ts';
 import type { CaptureSink, Outcome, Transport } from '../channel.ts';
-import { renderMime, type ResolvedAttachment } from './mime.ts';
+import { prepareEmail, type AttachmentResolver, type ComposeSettings } from './compose.ts';
+import { renderMime } from './mime.ts';
 
-export type AttachmentResolver = (message: Outbound<EmailPayload>, signal: AbortSignal) => Promise<
-  { ok: true; attachments: ResolvedAttachment[] } | { ok: false; reason: string; permanent: boolean }
->;
+// attachments.ts implements the resolver against this module's name.
+export type { AttachmentResolver } from './compose.ts';
 
-/** Renders exactly the MIME message the SMTP transports would send, and stores it. */
-export function emailCaptureTransport(deps: { sink: CaptureSink; resolveAttachments: AttachmentResolver; messageIdHost: string }): Transport<EmailPayload> {
+/**
+ * Renders exactly the MIME message the SMTP transports would send (same composition,
+ * same DKIM signature) and stores it. The envelope is not part of the capture: it is
+ * the message's recipient and its VERP address, both derived from the message row.
+ */
+export function emailCaptureTransport(
+  deps: ComposeSettings & { readonly sink: CaptureSink; readonly resolveAttachments: AttachmentResolver },
+): Transport<EmailPayload> {
   return {
     name: 'capture',
     async send(message, signal): Promise<Outcome> {
-      const resolved = await deps.resolveAttachments(message, signal);
-      if (!resolved.ok) {
-        return resolved.permanent
-          ? { kind: 'failed', peer: 'capture', response: resolved.reason, leftTheHouse: false }
-          : { kind: 'deferred', peer: 'capture', response: resolved.reason };
-      }
-      const mime = await renderMime(message, resolved.attachments, deps.messageIdHost);
+      const prepared = await prepareEmail(message, signal, deps, 'capture');
+      if (!prepared.ok) return prepared.outcome;
+      const mime = await renderMime(prepared.mail);
       await deps.sink.put({ messageId: message.msgid, contentType: 'message/rfc822', body: mime.toString('utf8') });
       return { kind: 'accepted', peer: 'capture', response: `captured ${mime.length} bytes` };
     },

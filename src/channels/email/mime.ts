@@ -1,7 +1,4 @@
-import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import type Mail from 'nodemailer/lib/mailer/index.js';
-import { convert as htmlToText } from 'html-to-text';
-import type { EmailPayload, Outbound } from '../../domain/outbound.ts';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 
 export interface ResolvedAttachment {
   readonly filename: string;
@@ -10,30 +7,20 @@ export interface ResolvedAttachment {
 }
 
 /**
- * Renders the RFC 5322 message for one recipient. Every recipient gets its own copy
- * so its Message-ID carries its own msgid; To and Cc headers are the same in every
- * copy and Bcc never appears (nodemailer drops it from the rendered headers).
- * Names and subjects are encoded by nodemailer (RFC 2047) after validation replaced
- * CR/LF, so no value can start a header line of its own.
+ * Options every nodemailer transport of herald is made with. Content is always given
+ * as strings and Buffers; nothing a message carries may make nodemailer read a file
+ * or fetch a URL on its own (URL attachments go through guarded-fetch beforehand).
  */
-export async function renderMime(
-  message: Outbound<EmailPayload>,
-  attachments: readonly ResolvedAttachment[],
-  messageIdHost: string,
-): Promise<Buffer> {
-  const { payload } = message;
-  const options: Mail.Options = {
-    from: { name: payload.from.name, address: payload.from.email },
-    replyTo: { name: payload.replyTo.name, address: payload.replyTo.email },
-    to: [...payload.to],
-    cc: payload.cc.length > 0 ? [...payload.cc] : undefined,
-    subject: payload.subject,
-    messageId: `<${message.msgid}@${messageIdHost}>`,
-    html: payload.html ?? undefined,
-    // A text alternative for every HTML message: spam filters and text-only clients expect one.
-    text: payload.text ?? (payload.html !== null ? htmlToText(payload.html, { wordwrap: 78 }) : undefined),
-    attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
-    envelope: { from: payload.from.email, to: [message.recipient] },
-  };
-  return new MailComposer(options).compile().build();
+export const CONTENT_ACCESS = { disableFileAccess: true, disableUrlAccess: true } as const;
+
+// nodemailer's stream transport runs the same pipeline as its SMTP transports (compose,
+// List headers, DKIM signing) and stops before the wire. CRLF line ends, as SMTP's DATA
+// sends them.
+const renderer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows', ...CONTENT_ACCESS });
+
+/** The RFC 5322 bytes nodemailer would send for these message options (DKIM signature included). */
+export async function renderMime(mail: SendMailOptions): Promise<Buffer> {
+  const info = await renderer.sendMail(mail);
+  if (!Buffer.isBuffer(info.message)) throw new Error('the stream transport returned a stream despite buffer: true');
+  return info.message;
 }

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../app/deps.ts';
 import { sendEmail } from '../../app/send-email.ts';
 import { sendSms } from '../../app/send-sms.ts';
 import { sendWhatsapp } from '../../app/send-whatsapp.ts';
+import { sendWhatsappSession } from '../../app/send-whatsapp-session.ts';
 import type { Account } from '../../domain/account.ts';
 import type { Result } from '../../domain/result.ts';
 import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
@@ -11,7 +12,7 @@ import * as schemas from '../schemas.ts';
 
 type SendUseCase = (deps: AppDeps, account: Account, body: unknown) => Promise<Result<unknown>>;
 
-// The three operations of the spec. Each is: scope check, one use case, its Result
+// The send operations: the spec's three and WhatsApp session messages. Each is: scope check, one use case, its Result
 // written as the spec's 200 body or error body.
 const OPERATIONS = [
   { url: '/v1/email', scope: 'email', useCase: sendEmail, summary: 'Send an email', body: schemas.emailRequest, ok: schemas.emailResponse },
@@ -19,6 +20,15 @@ const OPERATIONS = [
   {
     url: '/v1/whatsapp/sendTemplateMessage', scope: 'whatsapp', useCase: sendWhatsapp,
     summary: 'Send a WhatsApp template message', body: schemas.whatsappRequest, ok: schemas.whatsappResponse,
+  },
+  {
+    url: '/v1/whatsapp/sendMessage', scope: 'whatsapp', useCase: sendWhatsappSession,
+    summary: 'Send a WhatsApp text (session) message to a destination that wrote in the last 24 hours',
+    body: {
+      type: 'object', required: ['destination', 'message'],
+      properties: { destination: schemas.whatsappRequest.properties.destination, message: { type: 'string', minLength: 1, maxLength: 4096 } },
+    },
+    ok: schemas.whatsappResponse,
   },
 ] as const satisfies readonly { url: string; scope: string; useCase: SendUseCase; summary: string; body: object; ok: object }[];
 

@@ -1,14 +1,17 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { accountBody, accountExists, issuedKeyBody, viewAccount, viewLedger } from '../../../app/account-view.ts';
-import { addSenderDomain } from '../../../app/add-sender-domain.ts';
+import { addSenderDomainAsOperator } from '../../../app/add-sender-domain.ts';
 import { issueApiKey, revokeKey } from '../../../app/api-keys.ts';
 import { createAccount } from '../../../app/create-account.ts';
 import { createWhatsappTemplate } from '../../../app/create-whatsapp-template.ts';
+import { getSenderDomain } from '../../../app/sender-domains.ts';
 import { updateAccount } from '../../../app/update-account.ts';
+import { verifySenderDomain } from '../../../app/verify-sender-domain.ts';
 import { ACCOUNT_NAME_MAX, parseNewAccount, parseNewApiKey, RATE_LIMIT_MAX } from '../../../domain/admin-input.ts';
 import type { Result } from '../../../domain/result.ts';
 import type { HttpDeps } from '../../app.ts';
 import { adminAuthHook } from '../../plugins/admin-auth.ts';
+import { domainVerification, senderDomain } from '../domains.ts';
 import { sendRejection } from '../../wire-errors.ts';
 
 // The operator API: accounts, their keys, sender domains and WhatsApp templates,
@@ -75,6 +78,8 @@ const accountErrors = { ...errors, 404: { description: 'No such account', ...app
 const accountParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'Account id' } } } as const;
 
 type AccountParams = { Params: { id: string } };
+type DomainParams = { Params: { id: string; domain: string } };
+const domainParams = { type: 'object', required: ['id', 'domain'], properties: { id: { type: 'string', description: 'Account id' }, domain: { type: 'string' } } } as const;
 
 function send<T>(reply: FastifyReply, status: number, result: Result<T>): FastifyReply {
   return result.ok ? reply.code(status).send(result.value) : sendRejection(reply, result.rejection);
@@ -198,19 +203,40 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
     return revoked ? reply.code(204).send() : sendRejection(reply, { code: 'notFound' });
   });
 
+  // ---- sender domains ----
+
   app.post<AccountParams>('/admin/v1/accounts/:id/domains', {
     schema: {
-      summary: 'Add a sender domain; email from it is refused until it is verified', tags, security, params: accountParams,
+      summary: 'Add a sender domain with a new DKIM key and verification token; email from it is refused until it is verified',
+      tags, security, params: accountParams,
       body: {
         type: 'object', required: ['domain'],
-        properties: { domain: { type: 'string', description: 'Host name; stored lower-cased' }, verified: { type: 'boolean', description: 'Mark verified by hand (default false)' } },
+        properties: {
+          domain: { type: 'string', description: 'Host name; stored lower-cased' },
+          verified: { type: 'boolean', description: 'Mark verified by hand, without DNS (default false)' },
+        },
       },
       response: {
-        201: { type: 'object', required: ['domain', 'verified', 'createdAt'], properties: { domain: { type: 'string' }, verified: { type: 'boolean' }, createdAt: timestamp } },
+        201: senderDomain,
         400: fieldError, ...accountErrors, 409: { description: 'The account already has this domain', ...applicationError },
       },
     },
-  }, async (request, reply) => send(reply, 201, await addSenderDomain(deps.app, request.params.id, request.body)));
+  }, async (request, reply) => send(reply, 201, await addSenderDomainAsOperator(deps.app, request.params.id, request.body)));
+
+  app.get<DomainParams>('/admin/v1/accounts/:id/domains/:domain', {
+    schema: {
+      summary: 'A sender domain of the account, its state and the DNS records to publish', tags, security, params: domainParams,
+      response: { 200: senderDomain, ...errors, 404: { description: 'No such account or domain', ...applicationError } },
+    },
+  }, async (request, reply) => send(reply, 200, await getSenderDomain(deps.app, request.params.id, request.params.domain)));
+
+  app.post<DomainParams>('/admin/v1/accounts/:id/domains/:domain/verify', {
+    schema: {
+      summary: 'Look the domain\'s records up in DNS and verify it when they match; DNS failures are reported in `checks`',
+      tags, security, params: domainParams,
+      response: { 200: domainVerification, ...errors, 404: { description: 'No such account or domain', ...applicationError } },
+    },
+  }, async (request, reply) => send(reply, 200, await verifySenderDomain(deps.app, request.params.id, request.params.domain)));
 
   app.post<AccountParams>('/admin/v1/accounts/:id/whatsapp-templates', {
     schema: {

@@ -1,0 +1,104 @@
+import type { SendMailOptions } from 'nodemailer';
+import { convert as htmlToText } from 'html-to-text';
+import type { EmailPayload, Outbound } from '../../domain/outbound.ts';
+import type { Outcome } from '../channel.ts';
+import { dkimSigningOptions, type DkimKeyLookup } from './dkim.ts';
+import type { ResolvedAttachment } from './mime.ts';
+
+/** What every email transport needs to compose the same message. */
+export interface ComposeSettings {
+  /** Right-hand side of Message-ID: `<msgid@messageIdHost>`. */
+  readonly messageIdHost: string;
+  /** Domain of the VERP envelope sender `b+<msgid>@<bounceDomain>`. */
+  readonly bounceDomain: string;
+  /** Base of the List-Unsubscribe URL, without a trailing slash. */
+  readonly publicUrl: string;
+  /** The sender domains' signing keys; absent: every message unsigned (the SMTP transports require it). */
+  readonly dkim?: DkimKeyLookup;
+  /** Time of the Date header; default Date.now. */
+  readonly clock?: () => number;
+}
+
+export type AttachmentResolver = (message: Outbound<EmailPayload>, signal: AbortSignal) => Promise<
+  { ok: true; attachments: ResolvedAttachment[] } | { ok: false; reason: string; permanent: boolean }
+>;
+
+/** The per-message envelope sender: a bounce to it names the msgid it belongs to. */
+export function verpAddress(msgid: string, bounceDomain: string): string {
+  return `b+${msgid}@${bounceDomain}`;
+}
+
+/**
+ * The one-click unsubscribe URL (RFC 8058). For now the bare msgid: the events issue
+ * replaces it with an HMAC-signed token (its secret is that issue's) and adds the
+ * `POST /u/:token` handler. https only, no mailto: form, so nothing comes back by mail.
+ */
+export function unsubscribeUrl(publicUrl: string, msgid: string): string {
+  return `${publicUrl}/u/${msgid}`;
+}
+
+/**
+ * The one place an outbound email becomes nodemailer message options, used by the
+ * capture transport and both SMTP transports alike, so what is captured is what is sent.
+ *
+ * - One copy per recipient: the envelope names only `message.recipient`; To and Cc
+ *   headers are the same in every copy and Bcc is never a header (no bcc field is set).
+ * - Message-ID carries the msgid; the envelope sender is the msgid's VERP address.
+ * - Deterministic for a given clock: the Date is the clock's, and the multipart
+ *   boundaries derive from the msgid (unguessable before the message was accepted)
+ *   rather than from random bytes.
+ * - Signed with the sender domain's DKIM key when it has one (see DkimKeyLookup).
+ * Names and subjects are encoded by nodemailer (RFC 2047) after validation replaced
+ * CR/LF, so no value can start a header line of its own.
+ */
+export async function composeEmail(
+  message: Outbound<EmailPayload>,
+  attachments: readonly ResolvedAttachment[],
+  settings: ComposeSettings,
+): Promise<SendMailOptions> {
+  const { payload } = message;
+  const dkim = settings.dkim === undefined ? undefined : await dkimSigningOptions(settings.dkim, message.accountId, payload.from.email);
+  return {
+    from: { name: payload.from.name, address: payload.from.email },
+    replyTo: { name: payload.replyTo.name, address: payload.replyTo.email },
+    to: [...payload.to],
+    cc: payload.cc.length > 0 ? [...payload.cc] : undefined,
+    subject: payload.subject,
+    messageId: `<${message.msgid}@${settings.messageIdHost}>`,
+    date: new Date((settings.clock ?? Date.now)()),
+    baseBoundary: message.msgid.replaceAll('-', ''),
+    html: payload.html ?? undefined,
+    // A text alternative for every HTML message: spam filters and text-only clients expect one.
+    text: payload.text ?? (payload.html !== null ? htmlToText(payload.html, { wordwrap: 78 }) : undefined),
+    attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+    headers: {
+      'List-Unsubscribe': `<${unsubscribeUrl(settings.publicUrl, message.msgid)}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
+    envelope: { from: verpAddress(message.msgid, settings.bounceDomain), to: [message.recipient] },
+    ...(dkim === undefined ? {} : { dkim }),
+  };
+}
+
+/**
+ * Resolves the attachments (URL ones are fetched now) and composes; a failed fetch is
+ * the message's outcome, reported as `peer`: permanent → failed and refunded (it never
+ * left), transient → deferred.
+ */
+export async function prepareEmail(
+  message: Outbound<EmailPayload>,
+  signal: AbortSignal,
+  deps: ComposeSettings & { readonly resolveAttachments: AttachmentResolver },
+  peer: string,
+): Promise<{ ok: true; mail: SendMailOptions } | { ok: false; outcome: Outcome }> {
+  const resolved = await deps.resolveAttachments(message, signal);
+  if (!resolved.ok) {
+    return {
+      ok: false,
+      outcome: resolved.permanent
+        ? { kind: 'failed', peer, response: resolved.reason, leftTheHouse: false }
+        : { kind: 'deferred', peer, response: resolved.reason },
+    };
+  }
+  return { ok: true, mail: await composeEmail(message, resolved.attachments, deps) };
+}

@@ -1,0 +1,123 @@
+import type { FastifyInstance } from 'fastify';
+import { addOwnSenderDomain } from '../../app/add-sender-domain.ts';
+import type { AppDeps } from '../../app/deps.ts';
+import { getSenderDomain, listSenderDomainsOf } from '../../app/sender-domains.ts';
+import { verifySenderDomain } from '../../app/verify-sender-domain.ts';
+import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { sendRejection } from '../wire-errors.ts';
+import * as schemas from '../schemas.ts';
+
+// The account's sender domains (scope `email`): add one, read the DNS records to
+// publish for it, and ask herald to verify them. Email from a domain is refused
+// until it is verified. Schemas document the wire only.
+
+export const domainRecord = {
+  type: 'object', required: ['type', 'name', 'value', 'purpose'],
+  properties: {
+    type: { type: 'string', enum: ['TXT', 'MX'] },
+    name: { type: 'string' },
+    value: { type: 'string', description: 'The whole value; split a TXT value over 255 characters into several strings if your DNS host does not' },
+    purpose: {
+      type: 'string', enum: ['verification', 'dkim', 'spf', 'bounces'],
+      description: '`verification` and `dkim` must be published for the domain to verify; `spf` is advisory; '
+        + '`bounces` is the bounce domain\'s MX, published once by the operator of this herald',
+    },
+  },
+} as const;
+
+export const senderDomain = {
+  type: 'object', required: ['domain', 'verified', 'verifiedAt', 'records'],
+  properties: {
+    domain: { type: 'string', description: 'Lower-case host name' },
+    verified: { type: 'boolean', description: 'false: email from this domain is refused with `Domain not permitted. err 2`' },
+    verifiedAt: { type: ['string', 'null'], format: 'date-time' },
+    records: { type: 'array', items: domainRecord },
+  },
+} as const;
+
+export const domainVerification = {
+  ...senderDomain,
+  required: [...senderDomain.required, 'checks'],
+  properties: {
+    ...senderDomain.properties,
+    checks: {
+      type: 'array',
+      description: 'The `_herald` token record, then the DKIM key record; the domain verifies when both are `ok`. Once verified it stays verified.',
+      items: {
+        type: 'object', required: ['record', 'found', 'ok'],
+        properties: {
+          record: { type: 'string', description: 'The DNS name looked up' },
+          found: { type: 'boolean', description: 'A TXT record exists at the name' },
+          ok: { type: 'boolean', description: 'It carries the expected token or key' },
+          error: { type: 'string', description: 'The look-up failed (time-out, SERVFAIL …); try again later' },
+        },
+      },
+    },
+  },
+} as const;
+
+const params = { type: 'object', required: ['domain'], properties: { domain: { type: 'string' } } } as const;
+
+const errors = {
+  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...schemas.applicationError },
+  403: { description: 'Authentication failed', ...schemas.authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
+} as const;
+const notFound = { 404: { description: 'The account has no such domain (`Not found`)', ...schemas.applicationError } } as const;
+
+const tags = ['domains'];
+
+type DomainParams = { Params: { domain: string } };
+
+export function domainRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const email = requireScope('email');
+
+  app.get('/v1/domains', {
+    schema: {
+      summary: 'The account\'s sender domains with their DNS records, by name', tags, security: schemas.bearerSecurity,
+      response: { 200: { type: 'object', required: ['domains'], properties: { domains: { type: 'array', items: senderDomain } } }, ...errors },
+    },
+    preHandler: email,
+  }, async (request) => listSenderDomainsOf(deps, callerOf(request).account.id));
+
+  app.post('/v1/domains', {
+    schema: {
+      summary: 'Add a sender domain: herald makes its DKIM key and verification token; publish the records, then verify',
+      tags, security: schemas.bearerSecurity,
+      body: { type: 'object', required: ['domain'], properties: { domain: { type: 'string', description: 'Host name with a dot; stored lower-cased' } } },
+      response: {
+        201: senderDomain,
+        400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...schemas.applicationError },
+        409: { description: 'The account already has this domain (`Already exists`)', ...schemas.applicationError },
+        ...errors,
+      },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const result = await addOwnSenderDomain(deps, callerOf(request).account.id, request.body);
+    return result.ok ? reply.code(201).send(result.value) : sendRejection(reply, result.rejection);
+  });
+
+  app.get<DomainParams>('/v1/domains/:domain', {
+    schema: {
+      summary: 'A sender domain, its state and the DNS records to publish', tags, security: schemas.bearerSecurity, params,
+      response: { 200: senderDomain, ...notFound, ...errors },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const result = await getSenderDomain(deps, callerOf(request).account.id, request.params.domain);
+    return result.ok ? reply.code(200).send(result.value) : sendRejection(reply, result.rejection);
+  });
+
+  app.post<DomainParams>('/v1/domains/:domain/verify', {
+    schema: {
+      summary: 'Look the domain\'s records up in DNS and verify it when they match; DNS failures are reported in `checks`',
+      tags, security: schemas.bearerSecurity, params,
+      response: { 200: domainVerification, ...notFound, ...errors },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const result = await verifySenderDomain(deps, callerOf(request).account.id, request.params.domain);
+    return result.ok ? reply.code(200).send(result.value) : sendRejection(reply, result.rejection);
+  });
+}

@@ -16,11 +16,12 @@ export interface ClaimedMessage {
 }
 
 /**
- * Takes up to `limit` due rows and leases them to `owner` until `now + leaseMs`:
+ * Takes up to `limit` due rows of one channel and leases them to `owner` until `now + leaseMs`:
  *
  *   UPDATE outbox SET lease_owner = $owner, lease_expires_at = $now + $lease, attempts = attempts + 1
  *   WHERE message_id IN (SELECT message_id FROM outbox
- *                        WHERE available_at <= $now AND (lease_expires_at IS NULL OR lease_expires_at <= $now)
+ *                        WHERE channel = $channel AND available_at <= $now
+ *                          AND (lease_expires_at IS NULL OR lease_expires_at <= $now)
  *                        ORDER BY available_at LIMIT $limit [FOR UPDATE SKIP LOCKED])
  *   RETURNING message_id, attempts
  *
@@ -31,10 +32,10 @@ export interface ClaimedMessage {
 export async function claimDue(
   db: Db,
   capabilities: DialectCapabilities,
-  lease: { owner: string; now: number; leaseMs: number; limit: number },
+  lease: { owner: string; now: number; leaseMs: number; limit: number; channel: Channel },
   newId: () => string,
 ): Promise<ClaimedMessage[]> {
-  const { owner, now, leaseMs, limit } = lease;
+  const { owner, now, leaseMs, limit, channel } = lease;
   const claimed = await db
     .updateTable('outbox')
     .set((eb) => ({ lease_owner: owner, lease_expires_at: now + leaseMs, attempts: eb('attempts', '+', 1) }))
@@ -42,6 +43,7 @@ export async function claimDue(
       eb
         .selectFrom('outbox')
         .select('message_id')
+        .where('channel', '=', channel)
         .where('available_at', '<=', now)
         .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now)]))
         .orderBy('available_at')

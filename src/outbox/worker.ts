@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Transport, Outcome } from '../channels/channel.ts';
-
+import type { Outcome, Transport } from '../channels/channel.ts';
+import { CHANNELS, type Channel } from '../domain/account.ts';
 import type { EmailPayload, Outbound, SmsPayload, WhatsappPayload } from '../domain/outbound.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { claimDue, releaseAllLeases, type ClaimedMessage } from './claim.ts';
@@ -14,32 +14,41 @@ export interface Transports {
 
 export interface WorkerOptions {
   readonly owner: string;
+  /** Largest claim of one statement. */
   readonly batchSize: number;
+  /** Deliveries in flight per channel: each channel has its own slots. */
+  readonly concurrency: number;
   readonly leaseMs: number;
   /** Fallback poll when nobody calls wake(): retries that fall due, leases that expire. */
   readonly pollMs: number;
 }
 
-export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'owner'> = { batchSize: 64, leaseMs: 5 * 60_000, pollMs: 1000 };
+export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'owner'> = { batchSize: 64, concurrency: 128, leaseMs: 5 * 60_000, pollMs: 1000 };
+
+type WorkerDeps = CompletionDeps & { capabilities: DialectCapabilities; transports: Transports; logger: Logger };
 
 /**
- * The delivery loop. Modes:
- *  - idle: sleeps until wake() (a commit in this process) or the poll timer fires;
- *  - draining: claims a batch, sends every message of it concurrently, records each
- *    outcome, and claims again at once while batches come back full;
- *  - stopping: claims nothing more, lets in-flight sends finish (they are bounded by
- *    their transports' time-outs), and returns. Unfinished leases simply expire.
+ * The delivery loop. Each channel has `concurrency` slots; the loop claims due rows
+ * of a channel while it has free slots and starts their deliveries without waiting
+ * for one another, so a slow peer holds only the slots of its own messages and never
+ * the traffic of another channel. Modes:
+ *  - idle: nothing due or no free slot; sleeps until wake() (a commit in this process,
+ *    a delivery that freed a slot) or the poll timer;
+ *  - claiming: while some channel has free slots and due rows;
+ *  - stopping: claims nothing more and waits for in-flight deliveries (each bounded
+ *    by its transport's time-outs). A lease whose delivery never finished expires.
  */
 export class OutboxWorker {
-  readonly #deps: CompletionDeps & { capabilities: DialectCapabilities; transports: Transports; logger: Logger };
+  readonly #deps: WorkerDeps;
   readonly #options: WorkerOptions;
   readonly #abort = new AbortController();
+  readonly #inFlight = new Map<Channel, Set<Promise<void>>>(CHANNELS.map((c) => [c, new Set()]));
   #running = false;
   #loop: Promise<void> | undefined;
   #wakeUp: (() => void) | undefined;
   #pendingWake = false;
 
-  constructor(deps: CompletionDeps & { capabilities: DialectCapabilities; transports: Transports; logger: Logger }, options: WorkerOptions) {
+  constructor(deps: WorkerDeps, options: WorkerOptions) {
     this.#deps = deps;
     this.#options = options;
   }
@@ -48,6 +57,29 @@ export class OutboxWorker {
     if (this.#running) return;
     this.#running = true;
     this.#loop = this.#recoverLeases().then(() => this.#run());
+  }
+
+  wake(): void {
+    this.#pendingWake = true;
+    this.#wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#wakeUp?.();
+    await this.#loop;
+    await this.#settled();
+  }
+
+  /** Claims and delivers until nothing is due and nothing is in flight; for tests and benchmarks. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const started = await this.#claimAll();
+      total += started;
+      await this.#settled();
+      if (started === 0) return total;
+    }
   }
 
   async #recoverLeases(): Promise<void> {
@@ -60,37 +92,49 @@ export class OutboxWorker {
     }
   }
 
-  wake(): void {
-    this.#pendingWake = true;
-    this.#wakeUp?.();
-  }
-
-  async stop(): Promise<void> {
-    this.#running = false;
-    this.#wakeUp?.();
-    await this.#loop;
-  }
-
-  /** Claims and delivers until nothing is due; for tests and for the CLI. */
-  async drain(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const handled = await this.#processBatch();
-      total += handled;
-      if (handled === 0) return total;
+  async #run(): Promise<void> {
+    while (this.#running) {
+      let started = 0;
+      try {
+        started = await this.#claimAll();
+      } catch (error) {
+        // A store hiccup must not end the loop; the next poll tries again.
+        this.#deps.logger.error({ err: error }, 'outbox claim failed');
+      }
+      if (started === 0 && this.#running) await this.#idle();
     }
   }
 
-  async #run(): Promise<void> {
-    while (this.#running) {
-      let handled = 0;
-      try {
-        handled = await this.#processBatch();
-      } catch (error) {
-        // A store hiccup must not end the loop; the next poll tries again.
-        this.#deps.logger.error({ err: error }, 'outbox batch failed');
+  /** One claim per channel with free slots; returns how many deliveries it started. */
+  async #claimAll(): Promise<number> {
+    const { owner, leaseMs, batchSize, concurrency } = this.#options;
+    let started = 0;
+    for (const channel of CHANNELS) {
+      const inFlight = this.#inFlight.get(channel)!;
+      const free = concurrency - inFlight.size;
+      if (free <= 0) continue;
+      const claimed = await claimDue(
+        this.#deps.db, this.#deps.capabilities,
+        { owner, now: this.#deps.clock(), leaseMs, limit: Math.min(free, batchSize), channel },
+        this.#deps.newId,
+      );
+      for (const message of claimed) {
+        const delivery = this.#deliver(message).finally(() => {
+          inFlight.delete(delivery);
+          this.wake();
+        });
+        inFlight.add(delivery);
       }
-      if (handled < this.#options.batchSize && this.#running) await this.#idle();
+      started += claimed.length;
+    }
+    return started;
+  }
+
+  async #settled(): Promise<void> {
+    for (;;) {
+      const pending = [...this.#inFlight.values()].flatMap((set) => [...set]);
+      if (pending.length === 0) return;
+      await Promise.allSettled(pending);
     }
   }
 
@@ -112,17 +156,15 @@ export class OutboxWorker {
     });
   }
 
-  async #processBatch(): Promise<number> {
-    const { owner, leaseMs, batchSize } = this.#options;
-    const claimed = await claimDue(this.#deps.db, this.#deps.capabilities, { owner, now: this.#deps.clock(), leaseMs, limit: batchSize }, this.#deps.newId);
-    await Promise.all(claimed.map((message) => this.#deliver(message)));
-    return claimed.length;
-  }
-
   async #deliver(message: ClaimedMessage): Promise<void> {
-    const outcome = await this.#send(message);
-    const resolution = await recordOutcome(this.#deps, this.#options.owner, message, outcome);
-    this.#deps.logger.debug({ msgid: message.msgid, channel: message.channel, resolution, attempt: message.attempt }, 'delivery attempt');
+    try {
+      const outcome = await this.#send(message);
+      const resolution = await recordOutcome(this.#deps, this.#options.owner, message, outcome);
+      this.#deps.logger.debug({ msgid: message.msgid, channel: message.channel, resolution, attempt: message.attempt }, 'delivery attempt');
+    } catch (error) {
+      // Recording failed (the store is down): the lease expires and the message is retried.
+      this.#deps.logger.error({ err: error, msgid: message.msgid }, 'could not record a delivery outcome');
+    }
   }
 
   async #send(message: ClaimedMessage): Promise<Outcome> {
@@ -140,4 +182,3 @@ export class OutboxWorker {
     }
   }
 }
-

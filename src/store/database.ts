@@ -97,6 +97,7 @@ export interface MessagesTable {
 /** Delivery work: a row exists while the message still has to be (re)tried. */
 export interface OutboxTable {
   message_id: string;
+  channel: string;
   available_at: number;
   attempts: number;
   lease_owner: string | null;

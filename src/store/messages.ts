@@ -62,7 +62,7 @@ export async function insertSend(
       .execute();
     await db
       .insertInto('outbox')
-      .values(part.map((m) => ({ message_id: m.id, available_at: now, attempts: 0, lease_owner: null, lease_expires_at: null })))
+      .values(part.map((m) => ({ message_id: m.id, channel, available_at: now, attempts: 0, lease_owner: null, lease_expires_at: null })))
       .execute();
   }
 }

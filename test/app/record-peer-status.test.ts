@@ -15,7 +15,7 @@ async function sentSms(service: Service, providerRef: string) {
   const transports = { email: gateway, sms: gateway, whatsapp: gateway } as unknown as Transports;
   const worker = new OutboxWorker(
     { db: service.store.db, clock: service.deps.clock, newId: uuidv7, capabilities: service.store.capabilities, transports, logger: pino({ level: 'silent' }) },
-    { owner: 'w', batchSize: 10, leaseMs: 60_000, pollMs: 50 },
+    { owner: 'w', batchSize: 10, concurrency: 10, leaseMs: 60_000, pollMs: 50 },
   );
   await worker.drain();
   return { account, msgid };

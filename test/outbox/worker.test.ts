@@ -30,7 +30,7 @@ function workerWith(service: Service, transport: Transport<never>, clock: () => 
   const transports = { email: transport, sms: transport, whatsapp: transport } as unknown as Transports;
   return new OutboxWorker(
     { db: service.store.db, clock, newId: uuidv7, random: () => 0.5, capabilities: service.store.capabilities, transports, logger: pino({ level: 'silent' }) },
-    { owner, batchSize: 10, leaseMs: 60_000, pollMs: 50 },
+    { owner, batchSize: 10, concurrency: 10, leaseMs: 60_000, pollMs: 50 },
   );
 }
 
@@ -103,7 +103,7 @@ test('a message still deferred after the 72-hour email horizon fails and is refu
 test('a dead worker\'s lease is taken over when it expires, and its late outcome is not recorded', async (t) => {
   const now = { value: Date.UTC(2026, 0, 1) };
   const { service, account, msgid } = await acceptOneEmail(t, now);
-  const [claimedByDead] = await claimDue(service.store.db, service.store.capabilities, { owner: 'dead-worker', now: now.value, leaseMs: 60_000, limit: 10 }, uuidv7);
+  const [claimedByDead] = await claimDue(service.store.db, service.store.capabilities, { owner: 'dead-worker', now: now.value, leaseMs: 60_000, limit: 10, channel: 'email' }, uuidv7);
   assert.equal(claimedByDead?.msgid, msgid);
 
   const peer = answering({ kind: 'accepted', peer: 'capture', response: 'ok' });

@@ -154,6 +154,6 @@ export function cloudApiWorker(service: Service, baseUrl: string, clock: () => n
   const transports: Transports = { email: unused, sms: unused, whatsapp };
   return new OutboxWorker(
     { db: service.store.db, clock, newId: uuidv7, random: () => 0.5, capabilities: service.store.capabilities, transports, logger: pino({ level: 'silent' }) },
-    { owner: 'test-worker', batchSize: 10, leaseMs: 60_000, pollMs: 50 },
+    { owner: 'test-worker', batchSize: 10, concurrency: 10, leaseMs: 60_000, pollMs: 50 },
   );
 }

@@ -14,6 +14,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('messages').addColumn('provider_ref', 'text').execute();
   await db.schema.createIndex('messages_provider_ref').on('messages').columns(['channel', 'provider_ref']).execute();
 
+  // Workers claim per channel, so a slow peer of one channel never holds up another.
+  await db.schema.alterTable('outbox').addColumn('channel', 'text', (c) => c.notNull().defaultTo('email')).execute();
+  await db.schema.createIndex('outbox_channel_available').on('outbox').columns(['channel', 'available_at']).execute();
+
   await db.schema.alterTable('accounts').addColumn('whatsapp_phone_number_id', 'text').execute();
   await db.schema.alterTable('accounts').addColumn('whatsapp_access_token', 'text').execute();
 

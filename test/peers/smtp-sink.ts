@@ -43,6 +43,8 @@ export interface SmtpSink {
 export interface SinkOptions {
   /** Require AUTH (only offered after STARTTLS) with these credentials. */
   readonly auth?: { readonly user: string; readonly pass: string };
+  /** Offer STARTTLS (default true). Its certificate is smtp-server's bundled, expired one. */
+  readonly starttls?: boolean;
 }
 
 export async function startSmtpSink(options: SinkOptions = {}): Promise<SmtpSink> {
@@ -63,6 +65,7 @@ export async function startSmtpSink(options: SinkOptions = {}): Promise<SmtpSink
     closeTimeout: 100,
     // No reverse look-up of the client: no query may leave loopback.
     disableReverseLookup: true,
+    hideSTARTTLS: options.starttls === false,
     authOptional: options.auth === undefined,
     ...(options.auth === undefined ? { disabledCommands: ['AUTH'] } : {}),
     onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void) {

@@ -109,7 +109,7 @@ export const SETTINGS = [
   },
   {
     key: 'smsTransport', env: 'HERALD_SMS_TRANSPORT', default: 'capture',
-    description: 'SMS transport: `capture` (store the text and its segments) or `smpp://system_id:password@host:2775` / `smpps://…` (SMPP v3.4 transceiver; `?window=10&throughput=100` set the outstanding-submit window and submits per second).',
+    description: 'SMS transport: `capture` (store the text and its segments) or `smpp://system_id:password@host:2775` / `smpps://…` (SMPP v3.4 transceiver; port 2775, 3550 for smpps; `?window=10&throughput=100&from=Herald` set the outstanding-submit window, submits per second (0: no cap) and the sender).',
     parse: transport('HERALD_SMS_TRANSPORT', [], ['smpp', 'smpps']),
   },
   {

@@ -8,6 +8,7 @@ import { loadSigningSecret } from './app/signing-key.ts';
 import type { Config } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { memoryRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
+import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
 import { openStore, type OpenedStore } from './store/dialect.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -77,7 +78,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
   const { transports, close: closeTransports } = buildTransports(config, deps, workerLogger);
   worker = new OutboxWorker(
-    { db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, transports, logger: workerLogger },
+    {
+      db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, transports, logger: workerLogger,
+      retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
+    },
     { ...DEFAULT_WORKER_OPTIONS, owner: `worker-${randomUUID()}`, ...options.workerOptions },
   );
 

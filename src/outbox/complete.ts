@@ -4,13 +4,15 @@ import type { Db, Tx } from '../store/database.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { recordTransition } from '../store/messages.ts';
 import type { ClaimedMessage } from './claim.ts';
-import { retryDelayMs, withinHorizon } from './retry-policy.ts';
+import { retryDelayMs, withinHorizon, type RetryHorizons } from './retry-policy.ts';
 
 export interface CompletionDeps {
   readonly db: Db;
   readonly clock: () => number;
   readonly newId: () => string;
   readonly random?: () => number;
+  /** How long each channel's messages are retried (HERALD_EMAIL_RETRY_HOURS for email). */
+  readonly retryHorizons?: RetryHorizons;
 }
 
 export type Resolution = 'sent' | 'retry' | 'failed' | 'lease-lost';
@@ -25,7 +27,7 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
   const now = deps.clock();
   const data = { attempt: message.attempt, peer: outcome.peer, response: outcome.response };
   return deps.db.transaction().execute(async (tx) => {
-    if (outcome.kind === 'deferred' && withinHorizon(message.channel, message.createdAt, now)) {
+    if (outcome.kind === 'deferred' && withinHorizon(message.channel, message.createdAt, now, deps.retryHorizons)) {
       const rescheduled = await tx
         .updateTable('outbox')
         .set({ available_at: now + retryDelayMs(message.attempt, deps.random), lease_owner: null, lease_expires_at: null })

@@ -7,7 +7,9 @@ import type { Channel } from '../domain/account.ts';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-export const RETRY_HORIZON_MS: Readonly<Record<Channel, number>> = {
+export type RetryHorizons = Readonly<Record<Channel, number>>;
+
+export const RETRY_HORIZON_MS: RetryHorizons = {
   email: 72 * HOUR,
   sms: 24 * HOUR,
   whatsapp: 24 * HOUR,
@@ -19,6 +21,6 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
-export function withinHorizon(channel: Channel, createdAt: number, now: number): boolean {
-  return now - createdAt < RETRY_HORIZON_MS[channel];
+export function withinHorizon(channel: Channel, createdAt: number, now: number, horizons: RetryHorizons = RETRY_HORIZON_MS): boolean {
+  return now - createdAt < horizons[channel];
 }

@@ -134,3 +134,15 @@ test('the running worker delivers a new message at once, woken by the commit', a
   }
   assert.equal(status, 'sent');
 });
+
+test('HERALD_EMAIL_RETRY_HOURS shortens the email horizon: a message still deferred after it fails', async (t) => {
+  const now = { value: Date.UTC(2026, 0, 1) };
+  const service = await startService(t, { clock: () => now.value, env: { HERALD_EMAIL_RETRY_HOURS: '2', HERALD_EMAIL_TRANSPORT: 'smtp://127.0.0.1:9' } });
+  const account = await openAccount(service, { messagesLeft: 10 });
+  const msgid: string = (await post(service, '/v1/email', account.apiKey, emailBody())).json().to[0].msgid;
+  now.value += 2 * HOUR;
+
+  await service.worker.drain(); // port 9 (discard) refuses: a transient failure, past the horizon
+
+  assert.equal((await get(service, `/v1/messages/${msgid}`, account.apiKey)).json().status, 'failed');
+});

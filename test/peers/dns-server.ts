@@ -1,5 +1,5 @@
 import { createSocket, type Socket } from 'node:dgram';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket as TcpSocket } from 'node:net';
 import { once } from 'node:events';
 import dnsPacket, { type Answer, type Packet, type Question } from 'dns-packet';
 
@@ -44,18 +44,17 @@ export async function startDnsServer(): Promise<DnsPeer> {
     return opt?.udpPayloadSize ?? 512;
   };
 
-  const udp: Socket = createSocket('udp4');
-  udp.on('message', (message, remote) => {
+  const onQuery = (udp: Socket) => (message: Buffer, remote: { port: number; address: string }) => {
     try {
       const query = dnsPacket.decode(message);
       udp.send(answer(query, udpLimit(query)), remote.port, remote.address);
     } catch { /* a garbled query gets no answer, as from a real server */ }
-  });
-  udp.bind(0, '127.0.0.1');
-  await once(udp, 'listening');
-  const port = udp.address().port;
+  };
 
-  const tcp: Server = createServer((socket) => {
+  const sockets = new Set<TcpSocket>();
+  const onConnection = (socket: TcpSocket): void => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
     let buffered = Buffer.alloc(0);
     socket.on('data', (chunk) => {
       buffered = Buffer.concat([buffered, chunk]);
@@ -72,9 +71,31 @@ export async function startDnsServer(): Promise<DnsPeer> {
       }
     });
     socket.on('error', () => socket.destroy());
-  });
-  tcp.listen(port, '127.0.0.1');
-  await once(tcp, 'listening');
+  };
+
+  // UDP takes a free port first; TCP must then get the same number, which another
+  // process may hold: start again on a fresh port when it does.
+  const bind = async (): Promise<{ udp: Socket; tcp: Server; port: number }> => {
+    for (let attempt = 0; ; attempt++) {
+      const udp = createSocket('udp4');
+      udp.on('message', onQuery(udp));
+      udp.bind(0, '127.0.0.1');
+      await once(udp, 'listening');
+      const port = udp.address().port;
+      const tcp = createServer(onConnection);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          tcp.once('error', reject);
+          tcp.listen(port, '127.0.0.1', () => resolve());
+        });
+        return { udp, tcp, port };
+      } catch (error) {
+        udp.close();
+        if (attempt >= 20) throw error;
+      }
+    }
+  };
+  const { udp, tcp, port } = await bind();
 
   return {
     port,
@@ -88,6 +109,8 @@ export async function startDnsServer(): Promise<DnsPeer> {
     },
     async close() {
       udp.close();
+      // A resolver may keep its TCP connection open; close() would wait for it forever.
+      for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => tcp.close(() => resolve()));
     },
   };

@@ -1,0 +1,229 @@
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+
+// What every benchmark script shares: its options, the time budget, and how figures
+// are printed (a small table for people, then one JSON line per figure for tools).
+
+export interface Machine {
+  readonly cpus: number;
+  readonly model: string;
+  readonly node: string;
+}
+
+export interface Figure {
+  readonly name: string;
+  readonly value: number;
+  readonly unit: string;
+  readonly conditions: Record<string, unknown>;
+}
+
+export interface BenchOptions {
+  /** Messages measured (after the warm-up). */
+  readonly n: number;
+  /** Concurrent HTTP clients posting to herald. */
+  readonly clients: number;
+  /** Time budget of the whole script, seconds. */
+  readonly timeoutS: number;
+  /** herald's HERALD_LOG_LEVEL (its stdout goes to /dev/null). */
+  readonly logLevel: string;
+  /** Sign with DKIM (email only): herald with the sender domain's key, the baseline with an equivalent key. */
+  readonly dkim: boolean;
+  /** Write a CPU profile of the herald process and print where its time went. */
+  readonly profile: boolean;
+}
+
+export function machine(): Machine {
+  const list = cpus();
+  return { cpus: list.length, model: list[0]?.model.trim() ?? 'unknown', node: process.version };
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** Flags (`--n 2000`, `--clients 16`, …); BENCH_N stands in for --n. */
+export function parseBenchOptions(args: readonly string[], defaults: { n: number; clients: number }): BenchOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        n: { type: 'string' },
+        clients: { type: 'string' },
+        timeout: { type: 'string' },
+        'log-level': { type: 'string' },
+        dkim: { type: 'string' },
+        profile: { type: 'boolean' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const whole = (name: string, raw: string | undefined, fallback: number, min: number): number => {
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^[0-9]+$/.test(raw) || Number(raw) < min) throw new UsageError(`--${name} must be a whole number ≥ ${min}, got "${raw}"`);
+    return Number(raw);
+  };
+  const dkim = values.dkim ?? 'on';
+  if (dkim !== 'on' && dkim !== 'off') throw new UsageError(`--dkim must be on or off, got "${dkim}"`);
+  return {
+    n: whole('n', values.n ?? process.env.BENCH_N, defaults.n, 1),
+    clients: whole('clients', values.clients, defaults.clients, 1),
+    timeoutS: whole('timeout', values.timeout, 120, 1),
+    logLevel: values['log-level'] ?? 'info',
+    dkim: dkim === 'on',
+    profile: values.profile ?? false,
+  };
+}
+
+/** The command that reruns a benchmark with the options it ran with. */
+export function rerunCommand(name: string, options: BenchOptions, defaults: { clients: number }): string {
+  const flags = [`--n ${options.n}`];
+  if (options.clients !== defaults.clients) flags.push(`--clients ${options.clients}`);
+  if (options.timeoutS !== 120) flags.push(`--timeout ${options.timeoutS}`);
+  if (options.logLevel !== 'info') flags.push(`--log-level ${options.logLevel}`);
+  if (!options.dkim) flags.push('--dkim off');
+  if (options.profile) flags.push('--profile');
+  return `npm run bench -- ${name} ${flags.join(' ')}`;
+}
+
+export class BenchTimeout extends Error {
+  override name = 'BenchTimeout';
+}
+
+/**
+ * The time budget of one script. `within` races a promise against it; when the budget
+ * runs out every pending `within` rejects with a BenchTimeout naming what it waited for.
+ */
+export class Budget {
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly limitS: number;
+
+  constructor(limitS: number) {
+    this.limitS = limitS;
+    this.#timer = setTimeout(() => this.#controller.abort(), limitS * 1000);
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  within<T>(promise: Promise<T>, what: () => string): Promise<T> {
+    const signal = this.#controller.signal;
+    if (signal.aborted) return Promise.reject(new BenchTimeout(`time limit of ${this.limitS} s exceeded while ${what()}`));
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => reject(new BenchTimeout(`time limit of ${this.limitS} s exceeded while ${what()}`));
+      signal.addEventListener('abort', onAbort, { once: true });
+      promise.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+/** Resolves when `count()` reaches `target`; `subscribe` is called with a re-check to run on every change. */
+export function whenCount(count: () => number, target: number, subscribe: (check: () => void) => () => void): Promise<number> {
+  return new Promise((resolve) => {
+    let unsubscribe: (() => void) | undefined;
+    const check = (): void => {
+      if (count() < target) return;
+      unsubscribe?.();
+      resolve(performance.now());
+    };
+    unsubscribe = subscribe(check);
+    check();
+  });
+}
+
+/** Calls `onPush` after every push to this array instance (the peers expose plain arrays). */
+export function onPush<T>(array: T[], onPushed: () => void): () => void {
+  const original = array.push;
+  array.push = function push(this: T[], ...items: T[]): number {
+    const length = original.apply(this, items);
+    onPushed();
+    return length;
+  };
+  return () => {
+    array.push = original;
+  };
+}
+
+const fmt = (value: number): string => (Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toPrecision(3));
+
+/** Prints the table, then one JSON line per figure. */
+export function report(title: string, figures: readonly Figure[], notes: readonly string[] = []): void {
+  const m = machine();
+  const rows = figures.map((f) => [f.name, fmt(f.value), f.unit]);
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]?.length ?? 0), ['figure', 'value', 'unit'][i]?.length ?? 0));
+  const line = (cells: readonly string[]): string =>
+    cells.map((cell, i) => (i === 1 ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join('  ');
+  const out: string[] = ['', `${title}  (${m.cpus} × ${m.model}, node ${m.node})`, line(['figure', 'value', 'unit']), line(widths.map((w) => '-'.repeat(w)))];
+  for (const row of rows) out.push(line(row));
+  for (const note of notes) out.push(`  ${note}`);
+  out.push('');
+  for (const f of figures) out.push(JSON.stringify({ name: f.name, value: Number(f.value.toFixed(3)), unit: f.unit, conditions: f.conditions, machine: m }));
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+/** One line of progress on stderr, so stdout stays the table and the JSON lines. */
+export function progress(text: string): void {
+  process.stderr.write(`  · ${text}\n`);
+}
+
+export const seconds = (ms: number): number => Number((ms / 1000).toFixed(3));
+
+export interface Harness {
+  readonly budget: Budget;
+  /** Clean-up to run at the end, in reverse order (servers to close, files to remove). */
+  defer(close: () => Promise<void> | void): void;
+  /** What to do first when the run is aborted (kill a child process by its handle). */
+  onAbort(kill: () => void): void;
+}
+
+/**
+ * Runs one benchmark within its time budget and cleans up after it whatever happens,
+ * so the process exits on its own. Returns the exit code: 0, or 1 with a clear message
+ * when the budget ran out or something failed.
+ */
+export async function harness(name: string, timeoutS: number, rerun: string, body: (h: Harness) => Promise<void>): Promise<number> {
+  const budget = new Budget(timeoutS);
+  const closers: (() => Promise<void> | void)[] = [];
+  const killers: (() => void)[] = [];
+  let code = 0;
+  process.stderr.write(`${name}: starting (budget ${timeoutS} s); rerun with: ${rerun}\n`);
+  try {
+    await body({ budget, defer: (close) => closers.push(close), onAbort: (kill) => killers.push(kill) });
+  } catch (error) {
+    code = 1;
+    const what = error instanceof BenchTimeout ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`\n${name}: ABORTED: ${what}\n`);
+    for (const kill of killers) kill();
+  } finally {
+    budget.dispose();
+    for (const close of closers.reverse()) {
+      // A peer that will not close is not waited for forever.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.resolve().then(close).catch((error: unknown) => process.stderr.write(`${name}: clean-up: ${error instanceof Error ? error.message : String(error)}\n`)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000))),
+      ]);
+      clearTimeout(timer);
+    }
+  }
+  process.stdout.write(`rerun: ${rerun}\n`);
+  return code;
+}

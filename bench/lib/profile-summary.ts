@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// Where a process's time went, from a V8 .cpuprofile (node --cpu-prof): self time by
+// package or source file, the functions with the most self time, and inclusive time
+// of herald's own functions (a sample counts once per function on its stack).
+// Also runnable by hand: node bench/lib/profile-summary.ts <file.cpuprofile> [top]
+
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+  readonly lineNumber: number;
+}
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: CallFrame;
+  readonly children?: readonly number[];
+}
+interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+  readonly startTime: number;
+  readonly endTime: number;
+}
+
+const SPECIAL = new Set(['(idle)', '(program)', '(garbage collector)', '(root)']);
+
+/** `fastify`, `node:internal/…`, `src/outbox/claim.ts`, `(garbage collector)` … */
+function bucketOf(frame: CallFrame): string {
+  if (SPECIAL.has(frame.functionName)) return frame.functionName;
+  if (isSqlite(frame)) return 'node:sqlite (executing statements, fsync included)';
+  const url = frame.url;
+  if (url === '') return '(native / V8 builtins)';
+  if (url.startsWith('node:')) return url.startsWith('node:internal/deps/undici') ? 'node:undici' : url.replace(/^(node:(internal\/)?[^/]+).*$/, '$1');
+  const modules = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url);
+  if (modules?.[1] !== undefined) return modules[1];
+  const own = /\/((src|bench|test)\/.*)$/.exec(url);
+  return own?.[1] ?? url;
+}
+
+/**
+ * node:sqlite's statements run synchronously inside a JS frame with no native frame of
+ * their own: the adapter's run/all in src/store/dialect.ts, or the wrapper that times them.
+ */
+function isSqlite(frame: CallFrame): boolean {
+  return (/\/src\/store\/dialect\.ts$/.test(frame.url) && ['run', 'all', 'get', 'iterate'].includes(frame.functionName))
+    || (/\/bench\/lib\/sql-timing\.ts$/.test(frame.url) && frame.functionName === 'timed');
+}
+
+function where(frame: CallFrame): string {
+  if (frame.url === '') return '';
+  const modules = /node_modules\/(.*)$/.exec(frame.url);
+  const own = /\/((src|bench|test)\/.*)$/.exec(frame.url);
+  return `${modules?.[1] ?? own?.[1] ?? frame.url}:${frame.lineNumber + 1}`;
+}
+
+export function summarizeProfile(file: string, top = 20): string {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+
+  const selfByNode = new Map<number, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    selfByNode.set(id, (selfByNode.get(id) ?? 0) + dt);
+    total += dt;
+  });
+
+  const selfByBucket = new Map<string, number>();
+  const selfByFunction = new Map<string, number>();
+  const inclusiveOwn = new Map<string, number>();
+  for (const [id, time] of selfByNode) {
+    const node = byId.get(id);
+    if (node === undefined) continue;
+    const bucket = bucketOf(node.callFrame);
+    selfByBucket.set(bucket, (selfByBucket.get(bucket) ?? 0) + time);
+    const fn = isSqlite(node.callFrame) ? 'node:sqlite statements (run/all)' : `${node.callFrame.functionName || '(anonymous)'}  ${where(node.callFrame)}`.trim();
+    selfByFunction.set(fn, (selfByFunction.get(fn) ?? 0) + time);
+    // Inclusive time of herald's functions: once per distinct function on this stack.
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at)?.callFrame;
+      if (frame === undefined || !/\/src\//.test(frame.url) || /node_modules/.test(frame.url)) continue;
+      const key = `${frame.functionName || '(anonymous)'}  ${where(frame)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusiveOwn.set(key, (inclusiveOwn.get(key) ?? 0) + time);
+    }
+  }
+
+  const idle = selfByBucket.get('(idle)') ?? 0;
+  const busy = total - idle;
+  const pct = (t: number): string => `${((100 * t) / busy).toFixed(1).padStart(5)}%`;
+  const ms = (t: number): string => `${(t / 1000).toFixed(0).padStart(6)} ms`;
+  const sorted = (map: Map<string, number>): [string, number][] => [...map].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]);
+  const lines = [
+    `CPU profile ${file}`,
+    `  wall ${(total / 1e6).toFixed(2)} s, busy ${(busy / 1e6).toFixed(2)} s (${((100 * busy) / total).toFixed(0)}%), idle ${(idle / 1e6).toFixed(2)} s; percentages are of busy time`,
+    '  self time by package / file:',
+    ...sorted(selfByBucket).slice(0, top).map(([k, t]) => `    ${pct(t)} ${ms(t)}  ${k}`),
+    '  functions by self time:',
+    ...sorted(selfByFunction).slice(0, top).map(([k, t]) => `    ${pct(t)} ${ms(t)}  ${k}`),
+    "  herald's functions by inclusive time:",
+    ...sorted(inclusiveOwn).slice(0, top).map(([k, t]) => `    ${pct(t)} ${ms(t)}  ${k}`),
+  ];
+  return lines.join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [file, top] = process.argv.slice(2);
+  if (file === undefined) {
+    process.stderr.write('usage: node bench/lib/profile-summary.ts <file.cpuprofile> [top]\n');
+    process.exit(2);
+  }
+  process.stdout.write(summarizeProfile(file, top === undefined ? 20 : Number(top)) + '\n');
+}

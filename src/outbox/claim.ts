@@ -36,46 +36,49 @@ export async function claimDue(
   newId: () => string,
 ): Promise<ClaimedMessage[]> {
   const { owner, now, leaseMs, limit, channel } = lease;
-  const claimed = await db
-    .updateTable('outbox')
-    .set((eb) => ({ lease_owner: owner, lease_expires_at: now + leaseMs, attempts: eb('attempts', '+', 1) }))
-    .where('message_id', 'in', (eb) =>
-      eb
-        .selectFrom('outbox')
-        .select('message_id')
-        .where('channel', '=', channel)
-        .where('available_at', '<=', now)
-        .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now)]))
-        .orderBy('available_at')
-        .limit(limit)
-        .$if(capabilities.skipLocked, (q) => q.forUpdate().skipLocked()),
-    )
-    .returning(['message_id', 'attempts'])
-    .execute();
-  if (claimed.length === 0) return [];
+  // Claim, mark `sending` and read in one transaction: one commit (one fsync) per claim.
+  return db.transaction().execute(async (tx) => {
+    const claimed = await tx
+      .updateTable('outbox')
+      .set((eb) => ({ lease_owner: owner, lease_expires_at: now + leaseMs, attempts: eb('attempts', '+', 1) }))
+      .where('message_id', 'in', (eb) =>
+        eb
+          .selectFrom('outbox')
+          .select('message_id')
+          .where('channel', '=', channel)
+          .where('available_at', '<=', now)
+          .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now)]))
+          .orderBy('available_at')
+          .limit(limit)
+          .$if(capabilities.skipLocked, (q) => q.forUpdate().skipLocked()),
+      )
+      .returning(['message_id', 'attempts'])
+      .execute();
+    if (claimed.length === 0) return [];
 
-  const attempts = new Map(claimed.map((row) => [row.message_id, row.attempts]));
-  await markSending(db, claimed.map((row) => ({ id: row.message_id, eventId: newId(), attempt: row.attempts })), now);
-  const rows = await db
-    .selectFrom('messages')
-    .innerJoin('sends', 'sends.id', 'messages.send_id')
-    .select([
-      'messages.id', 'messages.account_id', 'messages.channel', 'messages.recipient', 'messages.created_at',
-      'messages.cost_messages', 'messages.cost_balance', 'sends.payload',
-    ])
-    .where('messages.id', 'in', [...attempts.keys()])
-    .execute();
-  return rows.map((row) => ({
-    msgid: row.id,
-    accountId: row.account_id,
-    channel: row.channel as Channel,
-    recipient: row.recipient,
-    attempt: attempts.get(row.id) ?? 1,
-    createdAt: Number(row.created_at),
-    costMessages: Number(row.cost_messages),
-    costBalance: Number(row.cost_balance),
-    payload: JSON.parse(row.payload) as unknown,
-  }));
+    const attempts = new Map(claimed.map((row) => [row.message_id, row.attempts]));
+    await markSending(tx, claimed.map((row) => ({ id: row.message_id, eventId: newId(), attempt: row.attempts })), now);
+    const rows = await tx
+      .selectFrom('messages')
+      .innerJoin('sends', 'sends.id', 'messages.send_id')
+      .select([
+        'messages.id', 'messages.account_id', 'messages.channel', 'messages.recipient', 'messages.created_at',
+        'messages.cost_messages', 'messages.cost_balance', 'sends.payload',
+      ])
+      .where('messages.id', 'in', [...attempts.keys()])
+      .execute();
+    return rows.map((row) => ({
+      msgid: row.id,
+      accountId: row.account_id,
+      channel: row.channel as Channel,
+      recipient: row.recipient,
+      attempt: attempts.get(row.id) ?? 1,
+      createdAt: Number(row.created_at),
+      costMessages: Number(row.cost_messages),
+      costBalance: Number(row.cost_balance),
+      payload: JSON.parse(row.payload) as unknown,
+    }));
+  });
 }
 
 /** Releases every lease (see DialectCapabilities.singleServerProcess); returns how many rows were leased. */

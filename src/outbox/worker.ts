@@ -32,9 +32,10 @@ type WorkerDeps = CompletionDeps & { capabilities: DialectCapabilities; transpor
  * of a channel while it has free slots and starts their deliveries without waiting
  * for one another, so a slow peer holds only the slots of its own messages and never
  * the traffic of another channel. Modes:
- *  - idle: nothing due or no free slot; sleeps until wake() (a commit in this process,
- *    a delivery that freed a slot) or the poll timer;
- *  - claiming: while some channel has free slots and due rows;
+ *  - idle: no channel named; sleeps until wake() (a commit in this process names every
+ *    channel, a finished delivery its own) or the poll timer (every channel);
+ *  - claiming: claims for the named channels that have free slots; a full claim names
+ *    its channel again;
  *  - stopping: claims nothing more and waits for in-flight deliveries (each bounded
  *    by its transport's time-outs). A lease whose delivery never finished expires.
  */
@@ -46,7 +47,8 @@ export class OutboxWorker {
   #running = false;
   #loop: Promise<void> | undefined;
   #wakeUp: (() => void) | undefined;
-  #pendingWake = false;
+  /** Channels that may have due rows: a commit or the poll names them all, a finished delivery its own. */
+  readonly #pending = new Set<Channel>();
 
   constructor(deps: WorkerDeps, options: WorkerOptions) {
     this.#deps = deps;
@@ -59,8 +61,9 @@ export class OutboxWorker {
     this.#loop = this.#recoverLeases().then(() => this.#run());
   }
 
-  wake(): void {
-    this.#pendingWake = true;
+  wake(channel?: Channel): void {
+    if (channel === undefined) for (const c of CHANNELS) this.#pending.add(c);
+    else this.#pending.add(channel);
     this.#wakeUp?.();
   }
 
@@ -75,7 +78,7 @@ export class OutboxWorker {
   async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      const started = await this.#claimAll();
+      const started = await this.#claim(CHANNELS, true);
       total += started;
       await this.#settled();
       if (started === 0) return total;
@@ -93,38 +96,45 @@ export class OutboxWorker {
   }
 
   async #run(): Promise<void> {
+    this.wake(); // rows may be due from before this start
     while (this.#running) {
-      let started = 0;
+      if (this.#pending.size === 0) await this.#idle();
+      if (!this.#running) break;
+      const channels = [...this.#pending];
+      this.#pending.clear();
       try {
-        started = await this.#claimAll();
+        await this.#claim(channels, false);
       } catch (error) {
         // A store hiccup must not end the loop; the next poll tries again.
         this.#deps.logger.error({ err: error }, 'outbox claim failed');
       }
-      if (started === 0 && this.#running) await this.#idle();
     }
   }
 
-  /** One claim per channel with free slots; returns how many deliveries it started. */
-  async #claimAll(): Promise<number> {
+  /**
+   * One claim for each of `channels` that has enough free slots; a channel whose claim
+   * came back full may have more due and is named again. A busy channel refills in
+   * batches (a quarter of its slots) rather than one slot at a time, which keeps claims
+   * few and large. Returns how many deliveries it started.
+   */
+  async #claim(channels: readonly Channel[], anyFreeSlot: boolean): Promise<number> {
     const { owner, leaseMs, batchSize, concurrency } = this.#options;
+    const refillAt = anyFreeSlot ? 1 : Math.max(1, Math.min(batchSize, Math.ceil(concurrency / 4)));
     let started = 0;
-    for (const channel of CHANNELS) {
+    for (const channel of channels) {
       const inFlight = this.#inFlight.get(channel)!;
       const free = concurrency - inFlight.size;
-      if (free <= 0) continue;
-      const claimed = await claimDue(
-        this.#deps.db, this.#deps.capabilities,
-        { owner, now: this.#deps.clock(), leaseMs, limit: Math.min(free, batchSize), channel },
-        this.#deps.newId,
-      );
+      if (free <= 0 || (inFlight.size > 0 && free < refillAt)) continue;
+      const limit = Math.min(free, batchSize);
+      const claimed = await claimDue(this.#deps.db, this.#deps.capabilities, { owner, now: this.#deps.clock(), leaseMs, limit, channel }, this.#deps.newId);
       for (const message of claimed) {
         const delivery = this.#deliver(message).finally(() => {
           inFlight.delete(delivery);
-          this.wake();
+          this.wake(channel);
         });
         inFlight.add(delivery);
       }
+      if (claimed.length === limit) this.#pending.add(channel);
       started += claimed.length;
     }
     return started;
@@ -138,20 +148,18 @@ export class OutboxWorker {
     }
   }
 
+  /** Sleeps until wake() or the poll timer; the timer names every channel (retries falling due, leases expiring). */
   #idle(): Promise<void> {
-    if (this.#pendingWake) {
-      this.#pendingWake = false;
-      return Promise.resolve();
-    }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.#options.pollMs);
-      const self = this;
-      function done(): void {
+      const timer = setTimeout(() => {
+        for (const c of CHANNELS) this.#pending.add(c);
+        done();
+      }, this.#options.pollMs);
+      const done = (): void => {
         clearTimeout(timer);
-        self.#wakeUp = undefined;
-        self.#pendingWake = false;
+        this.#wakeUp = undefined;
         resolve();
-      }
+      };
       this.#wakeUp = done;
     });
   }

@@ -1,5 +1,6 @@
 import type { Account, Channel } from '../domain/account.ts';
 import type { AccountRow, AccountsTable, Executor } from './database.ts';
+import type { AccountInput } from '../domain/admin-input.ts';
 
 export function toAccount(row: AccountRow): Account {
   return {
@@ -20,21 +21,8 @@ export function toAccount(row: AccountRow): Account {
   };
 }
 
-/** The columns an operator may change, in domain terms. */
-export interface AccountChanges {
-  readonly name?: string;
-  readonly active?: boolean;
-  readonly messagesLeft?: number;
-  readonly balance?: number;
-  readonly whatsappPrice?: number;
-  readonly rateLimitPerSecond?: number;
-  readonly ipAllowList?: readonly string[];
-  readonly services?: Partial<Record<Channel, boolean>>;
-  readonly webhookUrl?: string | null;
-  readonly whatsappPhoneNumberId?: string | null;
-  /** Write-only: read back only through findWhatsappCredentials, by the transport. */
-  readonly whatsappAccessToken?: string | null;
-}
+/** The columns an operator may change, in domain terms (declared with the input rules in domain/). */
+export type AccountChanges = AccountInput;
 
 function toColumns(changes: AccountChanges): Partial<AccountsTable> {
   const columns: Partial<AccountsTable> = {};

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,8 +10,8 @@ import { emailRequest } from './lib/email-content.ts';
 import type { HeraldReady, HeraldStats } from './lib/herald-child.ts';
 import { postMany } from './lib/http-load.ts';
 import type { NodemailerPrepare } from './lib/nodemailer-child.ts';
-import { summarizeProfile } from './lib/profile-summary.ts';
-import { formatSqlTimings, type SqlTiming } from './lib/sql-timing.ts';
+import { printProfile } from './lib/profile-summary.ts';
+import type { SqlTiming } from './lib/sql-timing.ts';
 
 // Email, end to end: N one-recipient emails from HTTP accept (POST /v1/email over a
 // listening socket, a fixed number of concurrent fetch clients) to their arrival at a
@@ -159,12 +159,7 @@ export async function emailE2e(args: readonly string[]): Promise<number> {
       `herald message statuses: ${JSON.stringify(stats.statuses)}, outbox rows left: ${stats.outbox}`,
     ]);
 
-    if (options.profile) {
-      process.stdout.write('\n' + formatSqlTimings(sql) + '\n');
-      const files = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'));
-      for (const file of files) process.stdout.write('\n' + summarizeProfile(join(profileDir, file)) + '\n');
-      if (files.length === 0) process.stderr.write(`${NAME}: no CPU profile was written to ${profileDir}\n`);
-    }
+    if (options.profile) await printProfile(NAME, sql, profileDir);
   });
 }
 

@@ -1,5 +1,5 @@
 import { EventEmitter, once } from 'node:events';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,8 +8,8 @@ import { startChild } from './lib/child.ts';
 import { harness, parseBenchOptions, progress, report, rerunCommand, seconds, whenCount, type Figure } from './lib/common.ts';
 import type { HeraldReady, HeraldStats } from './lib/herald-child.ts';
 import { postMany } from './lib/http-load.ts';
-import { summarizeProfile } from './lib/profile-summary.ts';
-import { formatSqlTimings, type SqlTiming } from './lib/sql-timing.ts';
+import { printProfile } from './lib/profile-summary.ts';
+import type { SqlTiming } from './lib/sql-timing.ts';
 import { smsRequest } from './lib/sms-content.ts';
 import type { SmppChildStart, SmppPrepare } from './lib/smpp-child.ts';
 
@@ -153,12 +153,7 @@ export async function smsE2e(args: readonly string[]): Promise<number> {
       `herald message statuses: ${JSON.stringify(stats.statuses)}, outbox rows left: ${stats.outbox}`,
     ]);
 
-    if (options.profile) {
-      process.stdout.write('\n' + formatSqlTimings(sql) + '\n');
-      const files = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'));
-      for (const file of files) process.stdout.write('\n' + summarizeProfile(join(profileDir, file)) + '\n');
-      if (files.length === 0) process.stderr.write(`${NAME}: no CPU profile was written to ${profileDir}\n`);
-    }
+    if (options.profile) await printProfile(NAME, sql, profileDir);
   });
 }
 

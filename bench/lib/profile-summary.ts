@@ -1,4 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { formatSqlTimings, type SqlTiming } from './sql-timing.ts';
 import { fileURLToPath } from 'node:url';
 
 // Where a process's time went, from a V8 .cpuprofile (node --cpu-prof): self time by
@@ -53,6 +56,14 @@ function where(frame: CallFrame): string {
   const modules = /node_modules\/(.*)$/.exec(frame.url);
   const own = /\/((src|bench|test)\/.*)$/.exec(frame.url);
   return `${modules?.[1] ?? own?.[1] ?? frame.url}:${frame.lineNumber + 1}`;
+}
+
+/** What `--profile` prints after a run: SQL time by statement, then every CPU profile the herald process wrote. */
+export async function printProfile(name: string, sql: readonly SqlTiming[], profileDir: string): Promise<void> {
+  process.stdout.write('\n' + formatSqlTimings(sql) + '\n');
+  const files = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'));
+  for (const file of files) process.stdout.write('\n' + summarizeProfile(join(profileDir, file)) + '\n');
+  if (files.length === 0) process.stderr.write(`${name}: no CPU profile was written to ${profileDir}\n`);
 }
 
 export function summarizeProfile(file: string, top = 20): string {

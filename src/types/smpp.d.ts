@@ -47,8 +47,9 @@ declare module 'smpp' {
     message_state?: number;
   }
 
-  export class PDU implements PduFields {
-    constructor(command: string, options?: PduFields);
+  // The class and this interface merge: a PDU carries every field above.
+  export interface PDU extends PduFields {}
+  export class PDU {
     /** Parses one complete PDU (command_length included). */
     constructor(buffer: Buffer);
     readonly command: string;
@@ -56,32 +57,6 @@ declare module 'smpp' {
     command_id: number;
     command_status: number;
     sequence_number: number;
-    system_id?: string;
-    password?: string;
-    system_type?: string;
-    interface_version?: number;
-    addr_ton?: number;
-    addr_npi?: number;
-    address_range?: string;
-    service_type?: string;
-    source_addr_ton?: number;
-    source_addr_npi?: number;
-    source_addr?: string;
-    dest_addr_ton?: number;
-    dest_addr_npi?: number;
-    destination_addr?: string;
-    esm_class?: number;
-    protocol_id?: number;
-    priority_flag?: number;
-    registered_delivery?: number;
-    replace_if_present_flag?: number;
-    data_coding?: number | null;
-    sm_default_msg_id?: number;
-    short_message?: ShortMessage;
-    message_payload?: ShortMessage;
-    message_id?: string;
-    receipted_message_id?: string;
-    message_state?: number;
     isResponse(): boolean;
     /** The matching `*_resp` (or generic_nack for an unknown command), same sequence_number. */
     response(options?: PduFields): PDU;

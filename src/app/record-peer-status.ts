@@ -1,6 +1,6 @@
 import type { Channel } from '../domain/account.ts';
 import type { MessageStatus } from '../domain/message-status.ts';
-import { findMessageByProviderRef, recordTransition } from '../store/messages.ts';
+import { findMessageByProviderRef, recordEvent } from '../store/messages.ts';
 import type { AppDeps } from './deps.ts';
 
 /** What a peer reported later about a message it took: an SMPP receipt, a WhatsApp status. */
@@ -29,10 +29,10 @@ export async function recordPeerStatus(deps: Pick<AppDeps, 'db' | 'clock' | 'new
   const data = { peer: report.peer, response: report.response };
   await deps.db.transaction().execute(async (tx) => {
     if (report.status === 'read') {
-      await recordTransition(tx, { messageId: message.id, status: 'delivered', eventId: deps.newId(), at, data: { ...data, read: true } });
+      await recordEvent(tx, { messageId: message.id, status: 'delivered', type: 'read', eventId: deps.newId(), at, data });
       return;
     }
-    await recordTransition(tx, { messageId: message.id, status: report.status, eventId: deps.newId(), at, data });
+    await recordEvent(tx, { messageId: message.id, status: report.status, eventId: deps.newId(), at, data });
   });
   return 'recorded';
 }

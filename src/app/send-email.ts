@@ -8,7 +8,9 @@ import { commitOrReject } from './commit-or-reject.ts';
 import { debitMessages } from '../store/accounts.ts';
 import { findEmailTemplate, type EmailTemplate } from '../store/email-templates.ts';
 import { appendLedger } from '../store/ledger.ts';
-import { insertSend, type NewMessage } from '../store/messages.ts';
+import { insertSend, type NewMessage, type SendOptions } from '../store/messages.ts';
+import { suppressedAmong } from '../store/suppressions.ts';
+import { effectiveTracking } from '../domain/send-options.ts';
 import { findSenderDomain } from '../store/sender-domains.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -40,22 +42,37 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
   const content = await renderContent(deps, account, request);
   if (!content.ok) return content;
 
-  const recipients: NewMessage[] = [
-    ...request.to.map((email) => ({ id: deps.newId(), recipient: email, role: 'to' as const, costMessages: 1, costBalance: 0 })),
-    ...request.cc.map((email) => ({ id: deps.newId(), recipient: email, role: 'cc' as const, costMessages: 1, costBalance: 0 })),
-    ...request.bcc.map((email) => ({ id: deps.newId(), recipient: email, role: 'bcc' as const, costMessages: 1, costBalance: 0 })),
+  const listed = [
+    ...request.to.map((email) => ({ email, role: 'to' as const })),
+    ...request.cc.map((email) => ({ email, role: 'cc' as const })),
+    ...request.bcc.map((email) => ({ email, role: 'bcc' as const })),
   ];
+  // A suppressed recipient is answered like any other (it gets a msgid) but is
+  // stored as dropped: not billed, not sent, and its email.dropped event fires.
+  const suppressed = await suppressedAmong(deps.db, account.id, listed.map((r) => r.email));
+  const recipients: NewMessage[] = listed.map(({ email, role }) => {
+    const dropped = suppressed.has(email.toLowerCase());
+    return { id: deps.newId(), recipient: email, role, costMessages: dropped ? 0 : 1, costBalance: 0, dropped };
+  });
+  const billed = recipients.filter((r) => r.dropped !== true).length;
+  const tracking = effectiveTracking(request.options, account.tracking, content.value.html !== null);
   const payload: EmailPayload = {
     from: request.from, replyTo: request.replyTo, subject: content.value.subject, html: content.value.html, text: content.value.text,
-    to: request.to, cc: request.cc, attachments: request.attachments,
+    to: request.to, cc: request.cc, attachments: request.attachments, tracking, certified: request.options.certified,
+  };
+  const options: SendOptions = {
+    family: request.options.campaign === null ? 'transactional' : 'campaign',
+    metadata: request.options.metadata, certified: request.options.certified, tracking,
   };
 
   const sendId = deps.newId();
   const now = deps.clock();
   const committed = await commitOrReject(deps.db, async (tx) => {
-    if (!(await debitMessages(tx, account.id, recipients.length, now))) throw new RejectionError({ code: 'noMessagesLeft' });
-    await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -recipients.length, balanceDelta: 0, reason: 'email.send', sendId });
-    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'email', payload, now, eventIds: deps.newId }, recipients);
+    if (billed > 0) {
+      if (!(await debitMessages(tx, account.id, billed, now))) throw new RejectionError({ code: 'noMessagesLeft' });
+      await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'email.send', sendId });
+    }
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'email', payload, now, eventIds: deps.newId, options }, recipients);
   });
   if (!committed.ok) return committed;
   deps.wakeOutbox();

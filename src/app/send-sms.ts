@@ -7,6 +7,7 @@ import { debitMessages } from '../store/accounts.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { insertSend, type NewMessage } from '../store/messages.ts';
 import type { AppDeps } from './deps.ts';
+import { eventOptions } from './event-options.ts';
 
 export interface SmsAccepted {
   readonly result: string;
@@ -24,6 +25,8 @@ export async function sendSms(deps: AppDeps, account: Account, body: unknown): P
   const parsed = parseSmsRequest(body);
   if (!parsed.ok) return parsed;
   const { text, segments, numbers } = parsed.value;
+  const options = eventOptions(body);
+  if (!options.ok) return options;
 
   const cost = segments * numbers.length;
   const messages: NewMessage[] = numbers.map((number) => ({ id: deps.newId(), recipient: number, role: 'to', costMessages: segments, costBalance: 0 }));
@@ -34,7 +37,7 @@ export async function sendSms(deps: AppDeps, account: Account, body: unknown): P
     const debited = await debitMessages(tx, account.id, cost, now);
     if (!debited) throw new RejectionError({ code: 'noMessagesLeft' });
     await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -cost, balanceDelta: 0, reason: 'sms.send', sendId });
-    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'sms', payload, now, eventIds: deps.newId }, messages);
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'sms', payload, now, eventIds: deps.newId, options: options.value }, messages);
     return debited.messagesLeft;
   });
   if (!committed.ok) return committed;

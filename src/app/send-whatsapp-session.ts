@@ -4,6 +4,7 @@ import { reject, type Result } from '../domain/result.ts';
 import { parseWhatsappSessionRequest, sessionOpen } from '../domain/whatsapp-session-request.ts';
 import { lastInboundAt } from '../store/whatsapp-sessions.ts';
 import type { AppDeps } from './deps.ts';
+import { eventOptions } from './event-options.ts';
 import { commitWhatsappSend, type WhatsappAccepted } from './send-whatsapp.ts';
 
 /**
@@ -15,9 +16,11 @@ export async function sendWhatsappSession(deps: AppDeps, account: Account, body:
   const parsed = parseWhatsappSessionRequest(body);
   if (!parsed.ok) return parsed;
   const { destination, message } = parsed.value;
+  const options = eventOptions(body);
+  if (!options.ok) return options;
 
   if (!sessionOpen(await lastInboundAt(deps.db, account.id, destination), deps.clock())) return reject('noOpenSession');
 
   const payload: WhatsappPayload = { kind: 'text', text: message };
-  return commitWhatsappSend(deps, account, destination, payload);
+  return commitWhatsappSend(deps, account, destination, payload, options.value);
 }

@@ -6,9 +6,10 @@ import { commitOrReject } from './commit-or-reject.ts';
 import { paramsMatch, parseWhatsappRequest, renderWhatsappBody } from '../domain/whatsapp-request.ts';
 import { debitBalance } from '../store/accounts.ts';
 import { appendLedger } from '../store/ledger.ts';
-import { insertSend } from '../store/messages.ts';
+import { insertSend, type SendOptions } from '../store/messages.ts';
 import { findWhatsappTemplate } from '../store/whatsapp-templates.ts';
 import type { AppDeps } from './deps.ts';
+import { eventOptions } from './event-options.ts';
 
 export interface WhatsappAccepted {
   readonly result: string;
@@ -24,6 +25,8 @@ export async function sendWhatsapp(deps: AppDeps, account: Account, body: unknow
   const parsed = parseWhatsappRequest(body);
   if (!parsed.ok) return parsed;
   const { destination, templateId, params } = parsed.value;
+  const options = eventOptions(body);
+  if (!options.ok) return options;
 
   const template = await findWhatsappTemplate(deps.db, account.id, templateId);
   if (!template || template.status !== 'APPROVED') return reject('templateNotFound');
@@ -32,7 +35,7 @@ export async function sendWhatsapp(deps: AppDeps, account: Account, body: unknow
   const payload: WhatsappPayload = {
     kind: 'template', templateName: template.name, language: template.language, params, renderedBody: renderWhatsappBody(template.body, params),
   };
-  return commitWhatsappSend(deps, account, destination, payload);
+  return commitWhatsappSend(deps, account, destination, payload, options.value);
 }
 
 /**
@@ -45,6 +48,7 @@ export async function commitWhatsappSend(
   account: Account,
   destination: string,
   payload: WhatsappPayload,
+  options: SendOptions,
 ): Promise<Result<WhatsappAccepted>> {
   const price = account.whatsappPrice;
   const msgid = deps.newId();
@@ -54,7 +58,7 @@ export async function commitWhatsappSend(
     const debited = await debitBalance(tx, account.id, price, now);
     if (!debited) throw new RejectionError({ code: 'insufficientBalance' });
     await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: 0, balanceDelta: -price, reason: 'whatsapp.send', sendId });
-    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'whatsapp', payload, now, eventIds: deps.newId }, [
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'whatsapp', payload, now, eventIds: deps.newId, options }, [
       { id: msgid, recipient: destination, role: 'to', costMessages: 0, costBalance: price },
     ]);
     return debited.balance;

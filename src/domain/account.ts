@@ -18,6 +18,8 @@ export interface Account {
   readonly ipAllowList: readonly string[];
   readonly services: Readonly<Record<Channel, boolean>>;
   readonly webhookUrl: string | null;
+  /** Open and click tracking for HTML email, unless a send says otherwise. */
+  readonly tracking: { readonly opens: boolean; readonly clicks: boolean };
   /** The Cloud API phone number this account sends from; null: WhatsApp delivery is not configured. */
   readonly whatsappPhoneNumberId: string | null;
   /** Whether a Cloud API access token is stored. The token itself never enters this object, so no view of an account can leak it. */

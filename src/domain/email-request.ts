@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { parseAddress } from './email-address.ts';
 import { isJsonObject, ownField, type JsonObject } from './json-object.ts';
+import { parseSendOptions, type SendOptionsRequest } from './send-options.ts';
 import { ok, reject } from './result.ts';
 import type { Offending, Result } from './result.ts';
 import type { WireCode } from './wire-texts.ts';
@@ -28,6 +29,8 @@ export interface EmailRequest {
   readonly subject: string;
   readonly content: EmailContent;
   readonly attachments: readonly AttachmentSpec[];
+  /** herald's own fields: metadata, campaign, certified, tracking (see send-options.ts). */
+  readonly options: SendOptionsRequest;
 }
 
 const isBlank = (v: string): boolean => v.trim() === '';
@@ -78,6 +81,8 @@ export function parseEmailRequest(body: unknown): Result<EmailRequest> {
   if (!content.ok) return content;
   const attachments = parseAttachments(ownField(body, 'attachments'));
   if (!attachments.ok) return attachments;
+  const sendOptions = parseSendOptions(body, 'email');
+  if (!sendOptions.ok) return sendOptions;
 
   return ok({
     to,
@@ -88,6 +93,7 @@ export function parseEmailRequest(body: unknown): Result<EmailRequest> {
     subject,
     content: content.value,
     attachments: attachments.value,
+    options: sendOptions.value,
   });
 }
 

@@ -8,7 +8,8 @@
 // `sent`: a transport took the message (a relay, an SMSC, the Cloud API, or capture
 // stored it). `delivered`: the recipient's side confirmed (MX acceptance, an SMPP
 // receipt, a WhatsApp status). `bounced`: the recipient's side refused it for good.
-export const MESSAGE_STATUSES = ['queued', 'sending', 'deferred', 'sent', 'delivered', 'failed', 'bounced'] as const;
+// `dropped`: born final, never queued: the recipient is on the account's suppression list.
+export const MESSAGE_STATUSES = ['queued', 'sending', 'deferred', 'sent', 'delivered', 'failed', 'bounced', 'dropped'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 const TRANSITIONS: Readonly<Record<MessageStatus, readonly MessageStatus[]>> = {
@@ -20,6 +21,7 @@ const TRANSITIONS: Readonly<Record<MessageStatus, readonly MessageStatus[]>> = {
   delivered: ['bounced'],
   failed: [],
   bounced: [],
+  dropped: [],
 };
 
 export function canTransition(from: MessageStatus, to: MessageStatus): boolean {

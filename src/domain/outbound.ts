@@ -13,6 +13,10 @@ export interface EmailPayload {
   readonly to: readonly string[];
   readonly cc: readonly string[];
   readonly attachments: readonly AttachmentSpec[];
+  /** Open pixel and link rewriting; absent in payloads stored before tracking existed (none). */
+  readonly tracking?: { readonly opens: boolean; readonly clicks: boolean };
+  /** Keep signed evidence of delivery; absent in older payloads (false). */
+  readonly certified?: boolean;
 }
 
 export interface SmsPayload {

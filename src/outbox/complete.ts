@@ -2,7 +2,7 @@ import type { Outcome } from '../channels/channel.ts';
 import { adjustAccount } from '../store/accounts.ts';
 import type { Db, Tx } from '../store/database.ts';
 import { appendLedger } from '../store/ledger.ts';
-import { recordTransition } from '../store/messages.ts';
+import { recordEvent } from '../store/messages.ts';
 import type { ClaimedMessage } from './claim.ts';
 import { retryDelayMs, withinHorizon, type RetryHorizons } from './retry-policy.ts';
 
@@ -35,7 +35,7 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
         .where('lease_owner', '=', owner)
         .executeTakeFirst();
       if (rescheduled.numUpdatedRows !== 1n) return 'lease-lost';
-      await recordTransition(tx, { messageId: message.msgid, status: 'deferred', eventId: deps.newId(), at: now, data });
+      await recordEvent(tx, { messageId: message.msgid, status: 'deferred', eventId: deps.newId(), at: now, data });
       return 'retry';
     }
 
@@ -43,14 +43,14 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     if (released.numDeletedRows !== 1n) return 'lease-lost';
     if (outcome.kind === 'accepted') {
       const status = outcome.delivered === true ? 'delivered' : 'sent';
-      await recordTransition(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) });
+      await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) });
       return 'sent';
     }
     // Failed for good (or deferred past the horizon). A message that never left the
     // house is given back to the account, once: the outbox row is gone now.
     const leftTheHouse = outcome.kind === 'failed' && outcome.leftTheHouse;
     const status = outcome.kind === 'failed' && outcome.bounced === true ? 'bounced' : 'failed';
-    await recordTransition(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse } });
+    await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse } });
     if (!leftTheHouse) await refund(tx, deps, message, now);
     return 'failed';
   });

@@ -14,6 +14,7 @@ export function toAccount(row: AccountRow): Account {
     ipAllowList: JSON.parse(row.ip_allow_list) as string[],
     services: { email: row.email_enabled === 1, sms: row.sms_enabled === 1, whatsapp: row.whatsapp_enabled === 1 },
     webhookUrl: row.webhook_url,
+    tracking: { opens: row.track_opens === 1, clicks: row.track_clicks === 1 },
     whatsappPhoneNumberId: row.whatsapp_phone_number_id,
     whatsappAccessTokenSet: row.whatsapp_access_token !== null,
     createdAt: Number(row.created_at),
@@ -47,6 +48,8 @@ export async function insertAccount(db: Executor, id: string, now: number, field
     id, name: fields.name, active: 1, messages_left: 0, balance: 0, whatsapp_price: 0, rate_limit_per_second: 2,
     ip_allow_list: '[]', email_enabled: 1, sms_enabled: 1, whatsapp_enabled: 1, webhook_url: null,
     whatsapp_phone_number_id: null, whatsapp_access_token: null,
+    webhook_events: null, webhook_secret: null, webhook_secret_previous: null, webhook_secret_previous_until: null,
+    track_opens: 1, track_clicks: 1,
     created_at: now, updated_at: now, ...toColumns(fields),
   };
   await db.insertInto('accounts').values(row).execute();

@@ -22,6 +22,12 @@ export interface AccountsTable {
   updated_at: number;
   whatsapp_phone_number_id: string | null;
   whatsapp_access_token: string | null;
+  webhook_events: string | null; // JSON array of public event types; null: every type
+  webhook_secret: string | null; // whsec_<base64>, Standard Webhooks
+  webhook_secret_previous: string | null;
+  webhook_secret_previous_until: number | null;
+  track_opens: number;
+  track_clicks: number;
 }
 
 export interface ApiKeysTable {
@@ -77,6 +83,11 @@ export interface SendsTable {
   channel: string;
   payload: string;
   created_at: number;
+  family: string; // transactional | campaign
+  metadata: string | null; // JSON object the client attached to the send
+  certified: number;
+  track_opens: number;
+  track_clicks: number;
 }
 
 export interface MessagesTable {
@@ -110,6 +121,62 @@ export interface MessageEventsTable {
   type: string;
   at: number;
   data: string; // JSON object of the event's own fields
+}
+
+/** The webhook outbox: one row per event for an account with a webhook URL. */
+export interface WebhookDeliveriesTable {
+  id: string; // the event's id, sent as `webhook-id`
+  account_id: string;
+  message_id: string | null; // null for test events
+  type: string; // public event type, e.g. email.delivered
+  payload: string; // the JSON body, fixed when the event was recorded
+  status: string; // pending | succeeded | failed
+  attempts: number;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  at: number;
+  url: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface SuppressionsTable {
+  account_id: string;
+  address: string; // lower-cased
+  reason: string; // unsubscribed | bounced | complained | manual
+  message_id: string | null;
+  created_at: number;
+}
+
+export interface InboundReportsTable {
+  id: string;
+  received_at: number;
+  kind: string; // dsn | arf | unknown
+  mail_from: string | null;
+  rcpt_to: string;
+  message_id: string | null;
+  raw: string;
+  parsed: string | null; // JSON of what was understood
+  error: string | null; // why it could not be used, if it could not
+}
+
+export interface CertificatesTable {
+  message_id: string;
+  account_id: string;
+  receipt: string; // compact JWS (EdDSA)
+  eml: string; // the exact MIME delivered
+  created_at: number;
 }
 
 export interface CapturesTable {
@@ -149,6 +216,11 @@ export interface Database {
   message_events: MessageEventsTable;
   captures: CapturesTable;
   ledger: LedgerTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  suppressions: SuppressionsTable;
+  inbound_reports: InboundReportsTable;
+  certificates: CertificatesTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,6 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor, MessageRow } from './database.ts';
+import { enqueueWebhookDelivery } from './webhook-deliveries.ts';
 
 export interface NewMessage {
   readonly id: string;
@@ -8,7 +9,19 @@ export interface NewMessage {
   readonly role: 'to' | 'cc' | 'bcc';
   readonly costMessages: number;
   readonly costBalance: number;
+  /** A suppressed recipient: stored as `dropped` with its event, never queued, never billed (cost 0). */
+  readonly dropped?: boolean;
 }
+
+/** What a send asked for beyond its content, stored with it for events and delivery. */
+export interface SendOptions {
+  readonly family: 'transactional' | 'campaign';
+  readonly metadata: Readonly<Record<string, unknown>> | null;
+  readonly certified: boolean;
+  readonly tracking: { readonly opens: boolean; readonly clicks: boolean };
+}
+
+const DEFAULT_SEND_OPTIONS: SendOptions = { family: 'transactional', metadata: null, certified: false, tracking: { opens: false, clicks: false } };
 
 export interface StoredMessage {
   readonly id: string;
@@ -39,16 +52,23 @@ function* chunks<T>(items: readonly T[]): Generator<T[]> {
 /**
  * Stores one accepted request: its shared payload, a message per recipient, a
  * `queued` event per message, and the outbox rows that make the worker deliver them.
- * Call inside the transaction that debits the account.
+ * A `dropped` recipient gets its message row and `dropped` event (with its webhook
+ * delivery) and no outbox row. Call inside the transaction that debits the account.
  */
 export async function insertSend(
   db: Executor,
-  send: { id: string; accountId: string; channel: Channel; payload: unknown; now: number; eventIds: () => string },
+  send: { id: string; accountId: string; channel: Channel; payload: unknown; now: number; eventIds: () => string; options?: SendOptions },
   messages: readonly NewMessage[],
 ): Promise<void> {
   const { id: sendId, accountId, channel, now } = send;
-  await db.insertInto('sends').values({ id: sendId, account_id: accountId, channel, payload: JSON.stringify(send.payload), created_at: now }).execute();
-  for (const part of chunks(messages)) {
+  const options = send.options ?? DEFAULT_SEND_OPTIONS;
+  await db.insertInto('sends').values({
+    id: sendId, account_id: accountId, channel, payload: JSON.stringify(send.payload), created_at: now,
+    family: options.family, metadata: options.metadata === null ? null : JSON.stringify(options.metadata),
+    certified: options.certified ? 1 : 0, track_opens: options.tracking.opens ? 1 : 0, track_clicks: options.tracking.clicks ? 1 : 0,
+  }).execute();
+  const queued = messages.filter((m) => m.dropped !== true);
+  for (const part of chunks(queued)) {
     await db
       .insertInto('messages')
       .values(part.map((m) => ({
@@ -64,6 +84,16 @@ export async function insertSend(
       .insertInto('outbox')
       .values(part.map((m) => ({ message_id: m.id, channel, available_at: now, attempts: 0, lease_owner: null, lease_expires_at: null })))
       .execute();
+  }
+  for (const m of messages.filter((m) => m.dropped === true)) {
+    await db
+      .insertInto('messages')
+      .values({
+        id: m.id, account_id: accountId, send_id: sendId, channel, recipient: m.recipient, recipient_role: m.role,
+        status: 'dropped', cost_messages: 0, cost_balance: 0, created_at: now, updated_at: now,
+      })
+      .execute();
+    await recordEvent(db, { messageId: m.id, type: 'dropped', eventId: send.eventIds(), at: now, data: { reason: 'suppressed' } });
   }
 }
 
@@ -92,29 +122,41 @@ export async function loadSendPayload(db: Executor, sendId: string): Promise<unk
 }
 
 /**
- * Records a status transition and its event together; events are born only here.
- * The status moves only from an allowed predecessor, so a late report (a `sent`
- * recorded after a fast receipt already said `delivered`) adds its event to the
- * history without moving the message backwards. Returns whether the status moved.
+ * Records a message event, and with it a status transition when `status` is given;
+ * events are born only here (and in insertSend and markSending, for the internal
+ * `queued`, `dropped` and `sending`). The status moves only from an allowed
+ * predecessor, so a late report (a `sent` recorded after a fast receipt already said
+ * `delivered`) adds its event to the history without moving the message backwards.
+ * The event's webhook delivery, if the account wants it, commits with it.
+ * Returns whether the status moved (false when no status was asked for).
  */
-export async function recordTransition(
+export async function recordEvent(
   db: Executor,
-  transition: { messageId: string; status: MessageStatus; eventId: string; at: number; data: Readonly<Record<string, unknown>>; providerRef?: string },
+  event: {
+    messageId: string; eventId: string; at: number; data: Readonly<Record<string, unknown>>; providerRef?: string;
+  } & ({ status: MessageStatus; type?: string } | { status?: undefined; type: string }),
 ): Promise<boolean> {
-  const moved = await db
-    .updateTable('messages')
-    .set({ status: transition.status, updated_at: transition.at, ...(transition.providerRef === undefined ? {} : { provider_ref: transition.providerRef }) })
-    .where('id', '=', transition.messageId)
-    .where('status', 'in', predecessorsOf(transition.status))
-    .executeTakeFirst();
-  if (transition.providerRef !== undefined && moved.numUpdatedRows === 0n) {
-    await db.updateTable('messages').set({ provider_ref: transition.providerRef }).where('id', '=', transition.messageId).execute();
+  let moved = false;
+  if (event.status !== undefined) {
+    const result = await db
+      .updateTable('messages')
+      .set({ status: event.status, updated_at: event.at, ...(event.providerRef === undefined ? {} : { provider_ref: event.providerRef }) })
+      .where('id', '=', event.messageId)
+      .where('status', 'in', predecessorsOf(event.status))
+      .executeTakeFirst();
+    moved = result.numUpdatedRows === 1n;
   }
+  if (event.providerRef !== undefined && !moved) {
+    await db.updateTable('messages').set({ provider_ref: event.providerRef }).where('id', '=', event.messageId).execute();
+  }
+  const type = event.type ?? event.status;
+  if (type === undefined) throw new TypeError('recordEvent needs a status or a type');
   await db
     .insertInto('message_events')
-    .values({ id: transition.eventId, message_id: transition.messageId, type: transition.status, at: transition.at, data: JSON.stringify(transition.data) })
+    .values({ id: event.eventId, message_id: event.messageId, type, at: event.at, data: JSON.stringify(event.data) })
     .execute();
-  return moved.numUpdatedRows === 1n;
+  await enqueueWebhookDelivery(db, { id: event.eventId, messageId: event.messageId, type, at: event.at, data: event.data });
+  return moved;
 }
 
 /** The message a peer knows by `providerRef` (SMPP message_id, WhatsApp wamid). */

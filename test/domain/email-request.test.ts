@@ -56,6 +56,7 @@ describe('a valid request', () => {
       subject: 'Hello',
       content: { mode: 'direct', body: '<p>Hi</p>' },
       attachments: [],
+      options: { metadata: null, campaign: null, certified: false, tracking: {} },
     });
   });
 

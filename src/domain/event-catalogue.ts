@@ -1,0 +1,118 @@
+import type { Channel } from './account.ts';
+
+// The public event catalogue: what a webhook receiver can be sent. Every public
+// event is a message event (stored append-only in `message_events`) seen through
+// this table; internal steps (`queued`, `sending`) are never published.
+
+export const EVENT_TYPES = [
+  'email.sent',
+  'email.delivered',
+  'email.deferred',
+  'email.bounced',
+  'email.failed',
+  'email.dropped',
+  'email.opened',
+  'email.clicked',
+  'email.unsubscribed',
+  'email.complained',
+  'email.certified',
+  'sms.sent',
+  'sms.delivered',
+  'sms.failed',
+  'whatsapp.sent',
+  'whatsapp.delivered',
+  'whatsapp.read',
+  'whatsapp.failed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What each public type means, for the README, the OpenAPI document and `GET /v1/webhooks`. */
+export const EVENT_DESCRIPTIONS: Readonly<Record<EventType, string>> = {
+  'email.sent': 'A relay (HERALD_EMAIL_TRANSPORT=smtp://…) or the capture transport took the message; the recipient side has not confirmed it yet.',
+  'email.delivered': "The recipient's mail server accepted the message (250 to DATA).",
+  'email.deferred': 'A delivery attempt failed temporarily; herald retries until the retry horizon.',
+  'email.bounced': 'The recipient side refused the message for good, at once (SMTP 5xx) or later (a DSN). Carries bounce_type, status_code and diagnostic.',
+  'email.failed': 'herald gave up before the message left (an attachment could not be fetched, the retry horizon passed); the message was refunded.',
+  'email.dropped': 'The recipient is on the account\'s suppression list: not sent, not billed.',
+  'email.opened': 'The tracking pixel was fetched. machine: true when a known prefetcher (Apple Mail Privacy Protection, a security scanner) fetched it.',
+  'email.clicked': 'A tracked link was followed. Carries url; machine: true for link scanners.',
+  'email.unsubscribed': 'The recipient used the List-Unsubscribe link or one-click POST; the address is now suppressed.',
+  'email.complained': 'A mailbox provider forwarded a spam complaint (ARF report); the address is now suppressed.',
+  'email.certified': 'A signed delivery receipt exists for a certified message. Carries certificate_url.',
+  'sms.sent': 'The SMSC took the message (submit_sm_resp OK).',
+  'sms.delivered': 'The SMSC reported delivery to the handset (delivery receipt).',
+  'sms.failed': 'The SMSC refused the message or reported it undeliverable, or herald gave up.',
+  'whatsapp.sent': 'The WhatsApp Cloud API accepted the message.',
+  'whatsapp.delivered': "WhatsApp reported the message delivered to the recipient's device.",
+  'whatsapp.read': 'WhatsApp reported the message read.',
+  'whatsapp.failed': 'WhatsApp refused the message or reported it failed.',
+};
+
+export type EventFamily = 'transactional' | 'campaign';
+
+/** The internal event types (message statuses and engagement facts) that have a public name. */
+const PUBLISHED: Readonly<Record<Channel, Readonly<Record<string, EventType>>>> = {
+  email: {
+    sent: 'email.sent', delivered: 'email.delivered', deferred: 'email.deferred', bounced: 'email.bounced', failed: 'email.failed',
+    dropped: 'email.dropped', opened: 'email.opened', clicked: 'email.clicked', unsubscribed: 'email.unsubscribed',
+    complained: 'email.complained', certified: 'email.certified',
+  },
+  sms: { sent: 'sms.sent', delivered: 'sms.delivered', failed: 'sms.failed' },
+  whatsapp: { sent: 'whatsapp.sent', delivered: 'whatsapp.delivered', read: 'whatsapp.read', failed: 'whatsapp.failed' },
+};
+
+/** The public type of a recorded message event, or undefined for internal steps. */
+export function publicEventType(channel: Channel, internalType: string): EventType | undefined {
+  return Object.hasOwn(PUBLISHED[channel], internalType) ? PUBLISHED[channel][internalType] : undefined;
+}
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** What the receiver needs to know about the message an event belongs to. */
+export interface EventSubject {
+  readonly msgid: string;
+  readonly accountId: string;
+  readonly channel: Channel;
+  readonly recipient: string;
+  readonly family: EventFamily;
+  readonly metadata: Readonly<Record<string, unknown>> | null;
+  readonly certified: boolean;
+  /** For email: what the send tracked. Absent for certified email (never tracked) and other channels. */
+  readonly tracking?: { readonly opens: boolean; readonly clicks: boolean };
+}
+
+/** The JSON body of a webhook post, in the Standard Webhooks shape `{type, timestamp, data}`. */
+export interface EventPayload {
+  readonly type: EventType;
+  readonly timestamp: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The webhook body for one event. The event's own fields (peer, response,
+ * bounce_type, url, machine, …) sit next to the message's; the message's fields win
+ * a clash, so an event can never pose as another message. Certified email carries
+ * `certified: true` and no tracking fields.
+ */
+export function eventPayload(type: EventType, at: number, subject: EventSubject, fields: Readonly<Record<string, unknown>>): EventPayload {
+  const data: Record<string, unknown> = { ...fields };
+  delete data['tracking'];
+  Object.assign(data, {
+    msgid: subject.msgid,
+    account: subject.accountId,
+    channel: subject.channel,
+    recipient: subject.recipient,
+    family: subject.family,
+  });
+  if (subject.metadata !== null) data['metadata'] = subject.metadata;
+  if (subject.certified) data['certified'] = true;
+  else if (subject.tracking !== undefined) data['tracking'] = subject.tracking;
+  return { type, timestamp: new Date(at).toISOString(), data };
+}
+
+/** Whether an account's filter (null: every type) lets `type` through. */
+export function filterAccepts(filter: readonly EventType[] | null, type: EventType): boolean {
+  return filter === null || filter.includes(type);
+}

@@ -1,0 +1,78 @@
+import { Buffer } from 'node:buffer';
+import { isJsonObject, ownField, type JsonObject } from './json-object.ts';
+import { ok, reject, type Result } from './result.ts';
+
+// herald's own request fields, beyond the spec's, that steer events rather than
+// content. All optional; a client that never sends them gets the spec's behaviour.
+//
+//   metadata   a JSON object (≤ 4,096 bytes as JSON) echoed in every webhook event
+//   campaign   a name (≤ 200 characters): the send belongs to the `campaign` family
+//   certified  email only: keep signed evidence of delivery (no open/click tracking)
+//   tracking   email only: { opens?: boolean, clicks?: boolean } over the account's defaults
+
+export const METADATA_MAX_BYTES = 4096;
+const CAMPAIGN_MAX = 200;
+
+export interface SendOptionsRequest {
+  readonly metadata: Readonly<Record<string, unknown>> | null;
+  readonly campaign: string | null;
+  readonly certified: boolean;
+  readonly tracking: { readonly opens?: boolean; readonly clicks?: boolean };
+}
+
+const invalid = (detail: string) => reject('invalidField', { detail });
+
+export function parseMetadata(body: JsonObject): Result<Readonly<Record<string, unknown>> | null> {
+  const raw = ownField(body, 'metadata');
+  if (raw === undefined || raw === null) return ok(null);
+  if (!isJsonObject(raw)) return invalid('metadata must be a JSON object');
+  if (Buffer.byteLength(JSON.stringify(raw)) > METADATA_MAX_BYTES) return invalid(`metadata must be at most ${METADATA_MAX_BYTES} bytes as JSON`);
+  return ok(raw);
+}
+
+/** The event fields of an email send; SMS and WhatsApp take only `metadata` and `campaign`. */
+export function parseSendOptions(body: JsonObject, channel: 'email' | 'other'): Result<SendOptionsRequest> {
+  const metadata = parseMetadata(body);
+  if (!metadata.ok) return metadata;
+
+  const campaignRaw = ownField(body, 'campaign');
+  let campaign: string | null = null;
+  if (campaignRaw !== undefined && campaignRaw !== null) {
+    if (typeof campaignRaw !== 'string' || campaignRaw.trim() === '' || campaignRaw.length > CAMPAIGN_MAX || /\p{Cc}/u.test(campaignRaw)) {
+      return invalid(`campaign must be a non-empty string of at most ${CAMPAIGN_MAX} characters`);
+    }
+    campaign = campaignRaw.trim();
+  }
+  if (channel === 'other') return ok({ metadata: metadata.value, campaign, certified: false, tracking: {} });
+
+  const certifiedRaw = ownField(body, 'certified');
+  if (certifiedRaw !== undefined && certifiedRaw !== null && typeof certifiedRaw !== 'boolean') return invalid('certified must be true or false');
+  const certified = certifiedRaw === true;
+
+  const trackingRaw = ownField(body, 'tracking');
+  const tracking: { opens?: boolean; clicks?: boolean } = {};
+  if (trackingRaw !== undefined && trackingRaw !== null) {
+    if (!isJsonObject(trackingRaw)) return invalid('tracking must be an object {opens, clicks}');
+    for (const key of ['opens', 'clicks'] as const) {
+      const value = ownField(trackingRaw, key);
+      if (value === undefined) continue;
+      if (typeof value !== 'boolean') return invalid(`tracking.${key} must be true or false`);
+      tracking[key] = value;
+    }
+  }
+  return ok({ metadata: metadata.value, campaign, certified, tracking });
+}
+
+/**
+ * What an email send tracks: only HTML can carry a pixel and rewritten links, and a
+ * certified message is never tracked (its evidence is the delivered MIME, untouched
+ * by tracking). The request's choice wins over the account's default.
+ */
+export function effectiveTracking(
+  request: SendOptionsRequest,
+  accountDefault: { readonly opens: boolean; readonly clicks: boolean },
+  hasHtml: boolean,
+): { opens: boolean; clicks: boolean } {
+  if (!hasHtml || request.certified) return { opens: false, clicks: false };
+  return { opens: request.tracking.opens ?? accountDefault.opens, clicks: request.tracking.clicks ?? accountDefault.clicks };
+}

@@ -1,0 +1,62 @@
+import type { Executor } from './database.ts';
+
+export const SUPPRESSION_REASONS = ['unsubscribed', 'bounced', 'complained', 'manual'] as const;
+export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
+
+export interface Suppression {
+  readonly address: string;
+  readonly reason: SuppressionReason;
+  readonly messageId: string | null;
+  readonly createdAt: number;
+}
+
+// Addresses are compared lower-cased: mailbox local parts are case-sensitive in
+// theory, but no provider treats them so, and a suppression must not be dodged by case.
+const key = (address: string): string => address.toLowerCase();
+
+/** Adds an address; an address already suppressed keeps its first reason and time. */
+export async function addSuppression(
+  db: Executor,
+  entry: { accountId: string; address: string; reason: SuppressionReason; messageId: string | null; at: number },
+): Promise<boolean> {
+  const result = await db
+    .insertInto('suppressions')
+    .values({ account_id: entry.accountId, address: key(entry.address), reason: entry.reason, message_id: entry.messageId, created_at: entry.at })
+    .onConflict((oc) => oc.columns(['account_id', 'address']).doNothing())
+    .executeTakeFirst();
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+export async function removeSuppression(db: Executor, accountId: string, address: string): Promise<boolean> {
+  const result = await db.deleteFrom('suppressions').where('account_id', '=', accountId).where('address', '=', key(address)).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Which of `addresses` the account suppresses, as the lower-cased set. */
+export async function suppressedAmong(db: Executor, accountId: string, addresses: readonly string[]): Promise<Set<string>> {
+  if (addresses.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('suppressions')
+    .select('address')
+    .where('account_id', '=', accountId)
+    .where('address', 'in', [...new Set(addresses.map(key))])
+    .execute();
+  return new Set(rows.map((r) => r.address));
+}
+
+/** A page of the account's suppressions in address order, after the cursor `after` (an address). */
+export async function listSuppressions(
+  db: Executor,
+  accountId: string,
+  page: { after?: string; limit: number },
+): Promise<Suppression[]> {
+  const rows = await db
+    .selectFrom('suppressions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .$if(page.after !== undefined, (q) => q.where('address', '>', page.after ?? ''))
+    .orderBy('address')
+    .limit(page.limit)
+    .execute();
+  return rows.map((r) => ({ address: r.address, reason: r.reason as SuppressionReason, messageId: r.message_id, createdAt: Number(r.created_at) }));
+}

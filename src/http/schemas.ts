@@ -1,6 +1,7 @@
 // JSON Schemas of the interface, for the OpenAPI document only: the v1 routes
 // validate in domain/ (to answer with the spec's exact texts), so these schemas
 // describe the wire and are never used to reject a request.
+import { MESSAGE_STATUSES } from '../domain/message-status.ts';
 
 const recipient = { type: 'object', required: ['email'], properties: { email: { type: 'string', format: 'email' } } } as const;
 const named = {
@@ -99,10 +100,39 @@ export const messageView = {
   properties: {
     msgid: { type: 'string', format: 'uuid' },
     channel: { type: 'string', enum: ['email', 'sms', 'whatsapp'] },
-    status: { type: 'string', enum: ['queued', 'sending', 'deferred', 'sent', 'delivered', 'failed', 'bounced'] },
+    status: { type: 'string', enum: MESSAGE_STATUSES },
     recipient: { type: 'string' },
     created_at: { type: 'string', format: 'date-time' },
     events: { type: 'array', items: { type: 'object', required: ['type', 'at'], properties: { type: { type: 'string' }, at: { type: 'string', format: 'date-time' } } } },
+  },
+} as const;
+
+export const messageQuery = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: MESSAGE_STATUSES },
+    channel: { type: 'string', enum: ['email', 'sms', 'whatsapp'] },
+    since: { type: 'string', description: 'Created at or after: ISO 8601 time or epoch milliseconds' },
+    recipient: { type: 'string', description: 'Exact recipient address or number' },
+    cursor: { type: 'string', description: 'next_cursor of the previous page' },
+    limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+  },
+} as const;
+
+export const messagePage = {
+  type: 'object', required: ['data', 'next_cursor'],
+  properties: {
+    data: {
+      type: 'array',
+      items: {
+        type: 'object', required: ['msgid', 'channel', 'status', 'recipient', 'created_at', 'updated_at'],
+        properties: {
+          msgid: { type: 'string', format: 'uuid' }, channel: { type: 'string' }, status: { type: 'string', enum: MESSAGE_STATUSES },
+          recipient: { type: 'string' }, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+    next_cursor: { type: ['string', 'null'] },
   },
 } as const;
 

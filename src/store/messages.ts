@@ -111,6 +111,34 @@ function toStoredMessage(row: MessageRow): StoredMessage {
   };
 }
 
+export interface MessageFilter {
+  readonly status?: MessageStatus;
+  readonly channel?: Channel;
+  /** Created at or after (epoch ms). */
+  readonly since?: number;
+  readonly recipient?: string;
+  /** Keyset cursor: only messages with a smaller id (UUIDv7, so older). */
+  readonly before?: string;
+  readonly limit: number;
+}
+
+/** The account's messages, newest first, one page; ids are UUIDv7 so id order is time order. */
+export async function listMessages(db: Executor, accountId: string, filter: MessageFilter): Promise<StoredMessage[]> {
+  const rows = await db
+    .selectFrom('messages')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status ?? ''))
+    .$if(filter.channel !== undefined, (q) => q.where('channel', '=', filter.channel ?? ''))
+    .$if(filter.since !== undefined, (q) => q.where('created_at', '>=', filter.since ?? 0))
+    .$if(filter.recipient !== undefined, (q) => q.where('recipient', '=', filter.recipient ?? ''))
+    .$if(filter.before !== undefined, (q) => q.where('id', '<', filter.before ?? ''))
+    .orderBy('id', 'desc')
+    .limit(filter.limit)
+    .execute();
+  return rows.map(toStoredMessage);
+}
+
 export async function listMessageEvents(db: Executor, messageId: string): Promise<MessageEvent[]> {
   const rows = await db.selectFrom('message_events').select(['type', 'at', 'data']).where('message_id', '=', messageId).orderBy('id').execute();
   return rows.map((r) => ({ type: r.type, at: Number(r.at), data: JSON.parse(r.data) as Record<string, unknown> }));

@@ -32,7 +32,7 @@ export const EVENT_DESCRIPTIONS: Readonly<Record<EventType, string>> = {
   'email.delivered': "The recipient's mail server accepted the message (250 to DATA).",
   'email.deferred': 'A delivery attempt failed temporarily; herald retries until the retry horizon.',
   'email.bounced': 'The recipient side refused the message for good, at once (SMTP 5xx) or later (a DSN). Carries bounce_type, status_code and diagnostic.',
-  'email.failed': 'herald gave up before the message left (an attachment could not be fetched, the retry horizon passed); the message was refunded.',
+  'email.failed': 'herald gave up: an attachment could not be fetched, or the retry horizon passed. refunded says whether the message was given back (it is when it never left).',
   'email.dropped': 'The recipient is on the account\'s suppression list: not sent, not billed.',
   'email.opened': 'The tracking pixel was fetched. machine: true when a known prefetcher (Apple Mail Privacy Protection, a security scanner) fetched it.',
   'email.clicked': 'A tracked link was followed. Carries url; machine: true for link scanners.',

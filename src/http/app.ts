@@ -15,6 +15,7 @@ import { whatsappWebhookRoutes } from './routes/whatsapp-webhook.ts';
 import { sendRoutes } from './routes/send.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
+import { eventWebhooks } from './schemas.ts';
 
 export interface HttpDeps {
   readonly app: KeyDeps;
@@ -57,6 +58,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
       openapi: '3.1.0',
       info: { title: 'herald', version: '1.0.0', description: 'Email, SMS and WhatsApp template messages for prepaid accounts.' },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, adminToken: { type: 'http', scheme: 'bearer' } } },
+      webhooks: eventWebhooks(),
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -1,7 +1,10 @@
 // JSON Schemas of the interface, for the OpenAPI document only: the v1 routes
 // validate in domain/ (to answer with the spec's exact texts), so these schemas
 // describe the wire and are never used to reject a request.
+import { EVENT_DESCRIPTIONS, EVENT_TYPES, type EventType } from '../domain/event-catalogue.ts';
 import { MESSAGE_STATUSES } from '../domain/message-status.ts';
+// The OpenAPI types @fastify/swagger itself is typed with.
+import type { OpenAPIV3_1 } from 'openapi-types';
 
 const recipient = { type: 'object', required: ['email'], properties: { email: { type: 'string', format: 'email' } } } as const;
 const named = {
@@ -137,3 +140,46 @@ export const messagePage = {
 } as const;
 
 export const bearerSecurity = [{ bearerAuth: [] }];
+
+const eventPayloadSchema = (type: EventType) => ({
+  type: 'object', required: ['type', 'timestamp', 'data'],
+  properties: {
+    type: { type: 'string', const: type },
+    timestamp: { type: 'string', format: 'date-time', description: 'When it happened' },
+    data: {
+      type: 'object', required: ['msgid', 'account', 'channel', 'recipient', 'family'],
+      properties: {
+        msgid: { type: 'string', format: 'uuid' },
+        account: { type: 'string', description: 'The account id' },
+        channel: { type: 'string', enum: ['email', 'sms', 'whatsapp'] },
+        recipient: { type: 'string' },
+        family: { type: 'string', enum: ['transactional', 'campaign'] },
+        metadata: { type: 'object', description: 'The send\'s own `metadata`, when it carried one' },
+        certified: { type: 'boolean', const: true, description: 'Certified email only; certified email has no tracking fields' },
+        tracking: { type: 'object', properties: { opens: { type: 'boolean' }, clicks: { type: 'boolean' } }, description: 'Email that is not certified' },
+      },
+      additionalProperties: true,
+    },
+  },
+});
+
+/**
+ * The OpenAPI 3.1 `webhooks` section: one entry per public event type, each a POST
+ * to the account's webhook URL signed per Standard Webhooks.
+ */
+export function eventWebhooks(): Record<string, OpenAPIV3_1.PathItemObject> {
+  const signed = [
+    { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'The event id; the same on every retry' },
+    { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' }, description: 'Seconds since the epoch, when this attempt was signed' },
+    { name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' }, description: 'v1,<base64 HMAC-SHA256 of id.timestamp.body>, space-separated when two secrets overlap' },
+  ];
+  return Object.fromEntries(EVENT_TYPES.map((type): [string, OpenAPIV3_1.PathItemObject] => [type, {
+    post: {
+      summary: type,
+      description: EVENT_DESCRIPTIONS[type],
+      parameters: signed,
+      requestBody: { required: true, content: { 'application/json': { schema: eventPayloadSchema(type) } } },
+      responses: { '2XX': { description: 'Received; any other answer (or none within the time-out) is retried on the published schedule' } },
+    },
+  } as OpenAPIV3_1.PathItemObject]));
+}

@@ -46,3 +46,16 @@ test('an unknown path gets 404 with a JSON body', async (t) => {
   assert.equal(res.statusCode, 404);
   assert.deepStrictEqual(res.json(), { message: 'Not found' });
 });
+
+test('/openapi.json documents every public event type in its webhooks section, signed per Standard Webhooks', async (t) => {
+  const service = await startService(t);
+  const doc = (await service.http.inject({ method: 'GET', url: '/openapi.json' })).json();
+  assert.deepStrictEqual(Object.keys(doc.webhooks), [
+    'email.sent', 'email.delivered', 'email.deferred', 'email.bounced', 'email.failed', 'email.dropped', 'email.opened', 'email.clicked',
+    'email.unsubscribed', 'email.complained', 'email.certified', 'sms.sent', 'sms.delivered', 'sms.failed',
+    'whatsapp.sent', 'whatsapp.delivered', 'whatsapp.read', 'whatsapp.failed',
+  ]);
+  const delivered = doc.webhooks['email.delivered'].post;
+  assert.deepStrictEqual(delivered.parameters.map((p: { name: string }) => p.name), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+  assert.equal(delivered.requestBody.content['application/json'].schema.properties.type.const, 'email.delivered');
+});

@@ -11,6 +11,7 @@ import { memoryRateLimiter, type AccountRateLimiter } from './http/plugins/rate-
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
 import { openStore, type OpenedStore } from './store/dialect.ts';
+import { groupCommitter, transactionPerWork } from './store/group-commit.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { buildTransports } from './transports.ts';
 
@@ -48,6 +49,8 @@ export async function openAppDeps(
     const signingSecret = await loadSigningSecret(store.db);
     const deps: KeyDeps = {
       db: store.db,
+      // One writer (embedded SQLite): concurrent sends share one durable commit.
+      commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256 }) : transactionPerWork(store.db),
       clock: options.clock ?? Date.now,
       newId: uuidv7,
       signingSecret,

@@ -1,4 +1,5 @@
 import type { Db } from '../store/database.ts';
+import type { Committer } from '../store/group-commit.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -8,6 +9,8 @@ export type IdSource = () => string;
 /** What every use case needs; main.ts builds one, tests build their own. */
 export interface AppDeps {
   readonly db: Db;
+  /** Commits the send path's transactions (grouped on SQLite, one per request on PostgreSQL). */
+  readonly commit: Committer;
   readonly clock: Clock;
   readonly newId: IdSource;
   /** Tells the outbox worker that new work was committed, so it need not wait for its next poll. */

@@ -67,7 +67,7 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
 
   const sendId = deps.newId();
   const now = deps.clock();
-  const committed = await commitOrReject(deps.db, async (tx) => {
+  const committed = await commitOrReject(deps.commit, async (tx) => {
     if (billed > 0) {
       if (!(await debitMessages(tx, account.id, billed, now))) throw new RejectionError({ code: 'noMessagesLeft' });
       await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'email.send', sendId });

@@ -33,7 +33,7 @@ export async function sendSms(deps: AppDeps, account: Account, body: unknown): P
   const payload: SmsPayload = { text, segments: splitSegments(text) };
   const sendId = deps.newId();
   const now = deps.clock();
-  const committed = await commitOrReject(deps.db, async (tx) => {
+  const committed = await commitOrReject(deps.commit, async (tx) => {
     const debited = await debitMessages(tx, account.id, cost, now);
     if (!debited) throw new RejectionError({ code: 'noMessagesLeft' });
     await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -cost, balanceDelta: 0, reason: 'sms.send', sendId });

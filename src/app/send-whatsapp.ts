@@ -54,7 +54,7 @@ export async function commitWhatsappSend(
   const msgid = deps.newId();
   const sendId = deps.newId();
   const now = deps.clock();
-  const committed = await commitOrReject(deps.db, async (tx) => {
+  const committed = await commitOrReject(deps.commit, async (tx) => {
     const debited = await debitBalance(tx, account.id, price, now);
     if (!debited) throw new RejectionError({ code: 'insufficientBalance' });
     await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: 0, balanceDelta: -price, reason: 'whatsapp.send', sendId });

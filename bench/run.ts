@@ -3,6 +3,8 @@ import { UsageError } from './lib/common.ts';
 // `npm run bench` runs every benchmark; `npm run bench -- <name> [flags]` runs one.
 
 const BENCHES: Record<string, () => Promise<(args: readonly string[]) => Promise<number>>> = {
+  accept: async () => (await import('./accept.ts')).accept,
+  memory: async () => (await import('./memory.ts')).memory,
   'email-e2e': async () => (await import('./email-e2e.ts')).emailE2e,
   'sms-e2e': async () => (await import('./sms-e2e.ts')).smsE2e,
 };
@@ -11,7 +13,13 @@ const USAGE = `usage: npm run bench [-- <name> [flags]]
   names: ${Object.keys(BENCHES).join(', ')} (none: all of them, one after the other)
   flags: --n <count>        messages measured (default: email 2000, sms 5000; or BENCH_N)
          --clients <count>  concurrent HTTP clients posting to herald (default 16)
-         --timeout <s>      time budget of each benchmark (default 120)
+         --timeout <s>      time budget of each benchmark (default: accept 300, memory 180, e2e 300)
+         --db all|sqlite|postgres  stores herald runs on (default all: sqlite, and postgres when TEST_POSTGRES_URL is set)
+         --connections <list>  accept: load levels, comma-separated (default 10,50,100; memory loads at the highest)
+         --duration <s>     accept, memory: measured seconds per level (default 5; memory 10)
+         --warmup <s>       accept: unmeasured seconds before each level (default 1)
+         --worker on|off    accept, memory: herald's outbox worker delivers during the load (default on)
+         --channels <list>  accept: email,sms,whatsapp (default all three)
          --log-level <lvl>  herald's HERALD_LOG_LEVEL, stdout to /dev/null (default info)
          --dkim on|off      email: DKIM-sign on both sides (default on)
          --profile          CPU-profile the herald process and print where its time went

@@ -1,33 +1,59 @@
 import { EventEmitter, once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSmsc } from '../test/peers/smsc.ts';
 import { startChild } from './lib/child.ts';
-import { harness, parseBenchOptions, progress, report, rerunCommand, seconds, whenCount, type Figure } from './lib/common.ts';
-import type { HeraldReady, HeraldStats } from './lib/herald-child.ts';
+import { harness, parseBenchOptions, progress, report, rerunCommand, seconds, whenCount, type BenchDefaults, type Figure } from './lib/common.ts';
+import { databaseKinds, freshDatabase, type BenchDatabase } from './lib/databases.ts';
+import type { HeraldStats } from './lib/herald-child.ts';
+import { startHerald } from './lib/herald-process.ts';
 import { postMany } from './lib/http-load.ts';
-import { printProfile } from './lib/profile-summary.ts';
+import { cpuSeconds } from './lib/proc-stats.ts';
+import { printProfile, profileClockUs } from './lib/profile-summary.ts';
 import type { SqlTiming } from './lib/sql-timing.ts';
 import { smsRequest } from './lib/sms-content.ts';
 import type { SmppChildStart, SmppPrepare } from './lib/smpp-child.ts';
 
 // SMS, end to end: N one-segment SMS from HTTP accept (POST /v1/sms/send over a
 // listening socket, one number per request, a fixed number of concurrent fetch clients)
-// to their submit_sm at the SMSC stand-in, herald on a SQLite file in the temporary
-// directory with HERALD_SMS_TRANSPORT=smpp://…?window=50&throughput=0. Baseline, in the
-// same run: a raw `smpp` client session with the same window submitting N equivalent
-// submit_sm into the same SMSC. Sender and baseline run in a child process; the SMSC
-// and the HTTP clients run here.
+// to their submit_sm at the SMSC stand-in, herald with
+// HERALD_SMS_TRANSPORT=smpp://…?window=50&throughput=0 on a SQLite file in the
+// temporary directory, then (TEST_POSTGRES_URL set) on a fresh PostgreSQL database.
+// Baseline, in the same run: a raw `smpp` client session with the same window
+// submitting N equivalent submit_sm into the same SMSC, before and after herald.
+// Sender and baseline run in a child process; the SMSC and the HTTP clients run here.
 
 export const NAME = 'sms-e2e';
-const DEFAULTS = { n: 5000, clients: 16 };
+/**
+ * The issue asks N = 20,000; at herald's present delivery rate that alone would take
+ * minutes per store, past the 10 minutes all of `npm run bench` may take (bench/README.md,
+ * "Time"). `--n 20000` runs it.
+ */
+const DEFAULTS: BenchDefaults = { n: 5000, clients: 16, timeoutS: 300 };
+/** The issue's target: ≥ 40 % of the raw smpp client, and above Kannel's ~8,000 SMS/s. */
+const TARGET = { ratio: 0.4, absolute: 8000 } as const;
+
+interface HeraldResult {
+  readonly database: BenchDatabase;
+  readonly rate: number;
+  readonly acceptRate: number;
+  readonly seconds: number;
+  readonly acceptSeconds: number;
+  readonly stats: HeraldStats;
+  readonly sql: SqlTiming[];
+  readonly profileDir: string;
+  readonly window: readonly [number, number];
+  /** CPU (user + system, every thread) of the herald process per measured SMS. */
+  readonly cpuMsPerSms: number;
+}
 const WINDOW = 50;
 const CREDENTIALS = { systemId: 'sys', password: 'pw' };
 
 export async function smsE2e(args: readonly string[]): Promise<number> {
   const options = parseBenchOptions(args, DEFAULTS);
+  const kinds = databaseKinds(options.db);
   const { n, clients } = options;
   const warmup = Math.min(200, n);
   const rerun = rerunCommand(NAME, options, DEFAULTS);
@@ -59,101 +85,112 @@ export async function smsE2e(args: readonly string[]): Promise<number> {
     onAbort(() => client.kill());
     defer(() => client.close());
     let sent = 0;
-    const baselineRound = async (count: number, what: string): Promise<{ rate: number; ms: number }> => {
+    const baselineRound = async (count: number, what: string): Promise<{ rate: number; ms: number; cpuMsPerSms: number }> => {
       await budget.within(client.call('prepare', { from: sent, count } satisfies SmppPrepare), () => `building the submits of ${what}`);
       sent += count;
+      const cpuBefore = cpuSeconds(client.pid);
       const started = performance.now();
       const done = client.call('send', { window: WINDOW });
       done.catch(() => {}); // awaited below; an aborted run must not leave it unhandled
       const ended = await submitted(count, what);
       await budget.within(done, () => `${what} finished`);
+      const cpuMs = (cpuSeconds(client.pid) - cpuBefore) * 1000;
       takeSubmits();
-      return { rate: count / ((ended - started) / 1000), ms: ended - started };
+      return { rate: count / ((ended - started) / 1000), ms: ended - started, cpuMsPerSms: cpuMs / count };
     };
     // The raw session is so fast that a short warm-up leaves it half-compiled: warm it with a full round.
     await baselineRound(n, 'the baseline warm-up');
     const before = await baselineRound(n, 'the baseline (before herald)');
     progress(`baseline before herald: ${before.rate.toFixed(0)} submits/s`);
 
-    // ---- herald: HTTP accept → SQLite file → outbox worker → SMPP → SMSC.
-    const dir = await mkdtemp(join(tmpdir(), 'herald-bench-'));
-    defer(() => rm(dir, { recursive: true, force: true }));
-    const profileDir = options.profile ? await mkdtemp(join(tmpdir(), 'herald-bench-profile-')) : '';
-    const databaseUrl = `sqlite:${join(dir, 'herald.db')}`;
-    progress(`herald: ${databaseUrl}, ${clients} HTTP clients, ${n} SMS (+${warmup} warm-up)`);
-    const bindsBefore = smsc.binds.length;
-    const bound = once(events, 'bind');
-    const herald = await budget.within(
-      startChild<HeraldReady>(new URL('./lib/herald-child.ts', import.meta.url), {
-        env: {
-          HERALD_DATABASE_URL: databaseUrl,
-          HERALD_HOST: '127.0.0.1',
-          HERALD_PORT: '0',
-          HERALD_PUBLIC_URL: 'https://herald.example.com',
-          HERALD_ADMIN_TOKEN: 'bench-admin-token-0123456789',
-          HERALD_SMS_TRANSPORT: smsc.url(`?window=${WINDOW}&throughput=0`),
-          HERALD_LOG_LEVEL: options.logLevel,
-          BENCH_MESSAGES_LEFT: String(n + warmup),
-          BENCH_SQL_TIMING: options.profile ? 'on' : 'off',
-        },
-        execArgv: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-        signal: budget.signal,
-      }),
-      () => 'starting herald',
-    );
-    onAbort(() => herald.kill());
-    defer(() => herald.close());
-    if (smsc.binds.length === bindsBefore) await budget.within(bound, () => 'herald binding to the SMSC');
-    const url = `http://127.0.0.1:${herald.ready.port}/v1/sms/send`;
-    const post = (count: number, offset: number) =>
-      budget.within(
-        postMany({ url, apiKey: herald.ready.apiKey, count, offset, clients, body: smsRequest, signal: budget.signal }),
-        () => `posting to herald (${smsc.submits.length} submit_sm at the SMSC so far)`,
-      );
+    // ---- herald: HTTP accept → store → outbox worker → SMPP → SMSC, once per store.
+    const results: HeraldResult[] = [];
+    for (const kind of kinds) {
+      const database = await budget.within(freshDatabase(kind), () => `creating a ${kind} store`);
+      defer(() => database.drop());
+      // Kept after the run, for a closer look (e.g. in Chrome DevTools).
+      const profileDir = options.profile ? await mkdtemp(join(tmpdir(), `herald-bench-profile-${kind}-`)) : '';
+      progress(`herald on ${database.description}: ${clients} HTTP clients, ${n} SMS (+${warmup} warm-up)`);
+      const bindsBefore = smsc.binds.length;
+      const bound = once(events, 'bind');
+      const herald = await startHerald({
+        database, budget, logLevel: options.logLevel, messagesLeft: n + warmup, profileDir,
+        env: { HERALD_SMS_TRANSPORT: smsc.url(`?window=${WINDOW}&throughput=0`) },
+      });
+      onAbort(() => herald.kill());
+      defer(() => herald.close());
+      if (smsc.binds.length === bindsBefore) await budget.within(bound, () => `herald on ${kind} binding to the SMSC`);
+      const url = `http://127.0.0.1:${herald.ready.port}/v1/sms/send`;
+      const post = (count: number, offset: number) =>
+        budget.within(
+          postMany({ url, apiKey: herald.ready.apiKey, count, offset, clients, body: smsRequest, signal: budget.signal }),
+          () => `posting to herald on ${kind} (${smsc.submits.length} submit_sm at the SMSC so far)`,
+        );
 
-    await post(warmup, 0);
-    await submitted(warmup, 'warming up herald');
-    takeSubmits();
-    const load = await post(n, warmup);
-    const heraldEnd = await submitted(n, 'herald submitted');
-    takeSubmits();
-    const stats = await budget.within(herald.call<HeraldStats>('stats', { waitMs: 10_000 }), () => 'herald recorded the outcomes');
-    const sql = options.profile ? await budget.within(herald.call<SqlTiming[]>('sqlTimings'), () => 'reading the SQL timings') : [];
-    await budget.within(herald.close(), () => 'closing herald');
-    const heraldRate = n / ((heraldEnd - load.startedAt) / 1000);
-    progress(`herald: ${heraldRate.toFixed(0)} submits/s`);
+      await post(warmup, 0);
+      await submitted(warmup, `warming up herald on ${kind}`);
+      takeSubmits();
+      if (options.profile) await herald.call('recordSqlTiming', { on: true, reset: true });
+      const cpuBefore = cpuSeconds(herald.pid);
+      const from = profileClockUs();
+      const load = await post(n, warmup);
+      const end = await submitted(n, `herald on ${kind} submitted`);
+      const to = profileClockUs();
+      const cpuMsPerSms = ((cpuSeconds(herald.pid) - cpuBefore) * 1000) / n;
+      takeSubmits();
+      const stats = await budget.within(herald.call<HeraldStats>('stats', { waitMs: 10_000 }), () => `herald on ${kind} recorded the outcomes`);
+      const sql = options.profile ? await budget.within(herald.call<SqlTiming[]>('sqlTimings'), () => 'reading the SQL timings') : [];
+      await budget.within(herald.close(), () => `closing herald on ${kind}`);
+      const rate = n / ((end - load.startedAt) / 1000);
+      progress(`herald on ${kind}: ${rate.toFixed(0)} submits/s`);
+      results.push({
+        database, rate, acceptRate: n / ((load.finishedAt - load.startedAt) / 1000), seconds: seconds(end - load.startedAt),
+        acceptSeconds: seconds(load.finishedAt - load.startedAt), stats, sql, profileDir, window: [from, to], cpuMsPerSms,
+      });
+    }
 
     const after = await baselineRound(n, 'the baseline (after herald)');
     progress(`baseline after herald: ${after.rate.toFixed(0)} submits/s`);
     await budget.within(client.close(), () => 'closing the baseline');
     const baselineRate = (before.rate + after.rate) / 2;
-    const acceptRate = n / ((load.finishedAt - load.startedAt) / 1000);
 
     const shared = { n, warmup, segments: 1, window: WINDOW, smsc: 'test/peers/smsc.ts on loopback, in the load generator process' };
-    const heraldConditions = {
-      ...shared, clients, transport: `smpp window=${WINDOW} throughput=0`, database: 'sqlite file in os.tmpdir (WAL, synchronous=FULL)',
-      logLevel: `${options.logLevel} (stdout to /dev/null)`, seconds: seconds(heraldEnd - load.startedAt), messageStatuses: stats.statuses,
-    };
     const baselineConditions = {
       ...shared, warmup: n, sender: 'raw smpp client session, PDUs built beforehand',
-      aggregate: 'mean of a round before and a round after herald', before: Number(before.rate.toFixed(1)), after: Number(after.rate.toFixed(1)),
-      seconds: [seconds(before.ms), seconds(after.ms)],
+      aggregate: `mean of a round before and a round after herald (${kinds.join(', ')})`, before: Number(before.rate.toFixed(1)), after: Number(after.rate.toFixed(1)),
+      seconds: [seconds(before.ms), seconds(after.ms)], cpuMsPerSms: Number(((before.cpuMsPerSms + after.cpuMsPerSms) / 2).toFixed(3)),
     };
-    const figures: Figure[] = [
-      { name: `${NAME}.herald`, value: heraldRate, unit: 'submits/s', conditions: heraldConditions },
-      { name: `${NAME}.baseline`, value: baselineRate, unit: 'submits/s', conditions: baselineConditions },
-      { name: `${NAME}.ratio`, value: heraldRate / baselineRate, unit: 'herald/baseline', conditions: { n, clients, window: WINDOW } },
-      {
-        name: `${NAME}.accept`, value: acceptRate, unit: 'requests/s',
-        conditions: { n, clients, seconds: seconds(load.finishedAt - load.startedAt), while: 'the worker delivers at the same time', database: heraldConditions.database, logLevel: heraldConditions.logLevel },
-      },
-    ];
-    report(`${NAME}: ${n} SMS, HTTP accept → submit_sm at the SMSC`, figures, [
-      `herald ${heraldConditions.seconds} s; baseline before ${before.rate.toFixed(0)}/s (${seconds(before.ms)} s), after ${after.rate.toFixed(0)}/s (${seconds(after.ms)} s)`,
-      `herald message statuses: ${JSON.stringify(stats.statuses)}, outbox rows left: ${stats.outbox}`,
-    ]);
+    const figures: Figure[] = [{ name: `${NAME}.baseline`, value: baselineRate, unit: 'submits/s', conditions: baselineConditions }];
+    const notes = [`baseline before ${before.rate.toFixed(0)}/s (${seconds(before.ms)} s), after ${after.rate.toFixed(0)}/s (${seconds(after.ms)} s), CPU ${baselineConditions.cpuMsPerSms} ms/SMS`];
+    for (const r of results) {
+      const kind = r.database.kind;
+      const ratio = r.rate / baselineRate;
+      const met = ratio >= TARGET.ratio && r.rate > TARGET.absolute;
+      const heraldConditions = {
+        ...shared, clients, transport: `smpp window=${WINDOW} throughput=0`, database: r.database.description,
+        logLevel: `${options.logLevel} (stdout to /dev/null)`, seconds: r.seconds, messageStatuses: r.stats.statuses,
+        cpuMsPerSms: Number(r.cpuMsPerSms.toFixed(3)),
+      };
+      figures.push(
+        { name: `${NAME}.${kind}.herald`, value: r.rate, unit: 'submits/s', conditions: heraldConditions },
+        { name: `${NAME}.${kind}.ratio`, value: ratio, unit: 'herald/baseline', conditions: { n, clients, window: WINDOW, database: kind, target: `≥ ${TARGET.ratio} and > ${TARGET.absolute} SMS/s (Kannel)`, met } },
+        {
+          name: `${NAME}.${kind}.accept`, value: r.acceptRate, unit: 'requests/s',
+          conditions: { n, clients, seconds: r.acceptSeconds, while: 'the worker delivers at the same time', database: r.database.description, logLevel: heraldConditions.logLevel },
+        },
+      );
+      notes.push(
+        `herald/${kind}: ${r.rate.toFixed(0)} submits/s in ${r.seconds} s = ${(100 * ratio).toFixed(1)} % of the baseline, CPU ${r.cpuMsPerSms.toFixed(2)} ms/SMS; statuses ${JSON.stringify(r.stats.statuses)}, outbox rows left ${r.stats.outbox}`,
+        `target ${kind} (≥ ${100 * TARGET.ratio} % of the raw smpp client and > ${TARGET.absolute} SMS/s): ${met ? 'MET' : 'NOT MET'}`,
+      );
+    }
+    report(`${NAME}: ${n} SMS, HTTP accept → submit_sm at the SMSC`, figures, notes);
 
-    if (options.profile) await printProfile(NAME, sql, profileDir);
+    for (const r of results) {
+      if (!options.profile) continue;
+      process.stdout.write(`\n--profile, herald on ${r.database.kind}: from the first measured request to the last submit_sm${r.database.kind === 'sqlite' ? '' : '; SQL runs in the PostgreSQL server, not timed here'}\n`);
+      await printProfile(NAME, r.sql, r.profileDir, { windows: [r.window], per: { count: n, unit: 'SMS' } });
+    }
   });
 }
 

@@ -8,6 +8,7 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
+  readonly databasePoolSize: number;
   readonly adminToken: string | undefined;
   readonly publicUrl: string;
   readonly trustProxy: boolean | number | string;
@@ -16,12 +17,20 @@ export interface Config {
   readonly whatsappTransport: string;
   readonly bodyLimitBytes: number;
   readonly fetchAllowPrivate: boolean;
+  readonly webhookTimeoutMs: number;
   readonly dnsServers: readonly string[];
   readonly bounceDomain: string | undefined;
   readonly heloName: string | undefined;
+  readonly inboundSmtpPort: number | undefined;
+  readonly inboundSmtpHost: string;
+  readonly inboundSmtpTlsKey: string | undefined;
+  readonly inboundSmtpTlsCert: string | undefined;
   readonly emailRetryHours: number;
   readonly whatsappAppSecret: string | undefined;
   readonly whatsappVerifyToken: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly redisFailure: 'closed' | 'local';
+  readonly redisPrefix: string;
   readonly logLevel: string;
 }
 
@@ -70,12 +79,20 @@ export const SETTINGS = [
   { key: 'host', env: 'HERALD_HOST', default: '0.0.0.0', description: 'Address the HTTP API listens on (`::` for all IPv6 and IPv4).', parse: (raw: string) => raw },
   {
     key: 'databaseUrl', env: 'HERALD_DATABASE_URL', default: 'sqlite:./data/herald.db',
-    description: '`sqlite:<path>` (embedded, the default; `sqlite::memory:` for a throw-away store). `postgres://` arrives with the scale-out issue.',
+    description: '`sqlite:<path>` (embedded, the default; `sqlite::memory:` for a throw-away store) or `postgres://user:pass@host:5432/db` (`postgresql://` too; pg connection-string parameters such as `?sslmode=require` or `?options=-c%20search_path%3Dherald` apply). PostgreSQL lets several API and worker processes share one store.',
     parse: (raw: string) => {
       if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
-      if (/^postgres(ql)?:\/\//.test(raw)) fail('HERALD_DATABASE_URL', 'PostgreSQL is not available in this version; use sqlite:<path>');
-      return fail('HERALD_DATABASE_URL', `expected sqlite:<path>, got "${raw}"`);
+      let url: URL | undefined;
+      try { url = new URL(raw); } catch { /* reported below */ }
+      if (url && /^postgres(ql)?:$/.test(url.protocol) && raw.startsWith(`${url.protocol}//`)) return raw;
+      // A database URL may hold a password: name the accepted forms, never echo it.
+      return fail('HERALD_DATABASE_URL', 'expected sqlite:<path> or a postgres:// / postgresql:// URL');
     },
+  },
+  {
+    key: 'databasePoolSize', env: 'HERALD_DATABASE_POOL_SIZE', default: '10',
+    description: 'PostgreSQL connections per process (each process also opens one more to LISTEN for wake-ups). Keep the sum over all processes below the server\'s max_connections. Ignored by SQLite.',
+    parse: integer('HERALD_DATABASE_POOL_SIZE', 1, 1000),
   },
   {
     key: 'adminToken', env: 'HERALD_ADMIN_TOKEN', default: undefined,
@@ -120,7 +137,7 @@ export const SETTINGS = [
   { key: 'bodyLimitBytes', env: 'HERALD_BODY_LIMIT', default: '10485760', description: 'Largest request body in bytes (data-URI attachments count); larger requests get 413.', parse: integer('HERALD_BODY_LIMIT', 1024, 1024 * 1024 * 1024) },
   {
     key: 'fetchAllowPrivate', env: 'HERALD_FETCH_ALLOW_PRIVATE', default: 'false',
-    description: 'Let outbound fetches (URL attachments) reach private, loopback and link-local addresses: `true` or `false`. Keep `false` unless every such address is yours.',
+    description: 'Let outbound requests (URL attachments, webhook deliveries) reach private, loopback and link-local addresses: `true` or `false`. Keep `false` unless every such address is yours.',
     parse: (raw: string) => (raw === 'true' ? true : raw === 'false' ? false : fail('HERALD_FETCH_ALLOW_PRIVATE', `expected true or false, got "${raw}"`)),
   },
   {
@@ -146,6 +163,27 @@ export const SETTINGS = [
     description: 'Name herald gives in EHLO when delivering directly to MX hosts. Default: the bounce domain.',
     parse: hostname('HERALD_HELO_NAME'),
   },
+  {
+    key: 'inboundSmtpPort', env: 'HERALD_INBOUND_SMTP_PORT', default: undefined,
+    description: 'TCP port of the inbound SMTP listener that takes bounces (DSNs) and complaints (ARF) for the bounce domain, e.g. `2525` behind a 25 → 2525 forward; `0` picks a free port. Unset or `off`: no listener (async bounces and complaints are not received). See docs/bounces.md.',
+    parse: (raw: string) => (raw === 'off' ? undefined : integer('HERALD_INBOUND_SMTP_PORT', 0, 65535)(raw)),
+  },
+  { key: 'inboundSmtpHost', env: 'HERALD_INBOUND_SMTP_HOST', default: '0.0.0.0', description: 'Address the inbound SMTP listener binds (`::` for all IPv6 and IPv4).', parse: (raw: string) => raw },
+  {
+    key: 'inboundSmtpTlsKey', env: 'HERALD_INBOUND_SMTP_TLS_KEY', default: undefined,
+    description: 'Path of a PEM private key: with HERALD_INBOUND_SMTP_TLS_CERT, the inbound SMTP listener offers STARTTLS. Unset: plain SMTP only.',
+    parse: (raw: string) => raw,
+  },
+  {
+    key: 'inboundSmtpTlsCert', env: 'HERALD_INBOUND_SMTP_TLS_CERT', default: undefined,
+    description: 'Path of the PEM certificate (chain) for the inbound SMTP listener\'s STARTTLS; its name should be the bounce domain\'s MX host.',
+    parse: (raw: string) => raw,
+  },
+  {
+    key: 'webhookTimeoutMs', env: 'HERALD_WEBHOOK_TIMEOUT_MS', default: '10000',
+    description: 'Time a webhook receiver has to answer one delivery attempt (connect, send, status), in milliseconds; past it the attempt fails and is retried on the schedule.',
+    parse: integer('HERALD_WEBHOOK_TIMEOUT_MS', 100, 120_000),
+  },
   { key: 'emailRetryHours', env: 'HERALD_EMAIL_RETRY_HOURS', default: '72', description: 'How long an email is retried after transient failures before it fails.', parse: integer('HERALD_EMAIL_RETRY_HOURS', 1, 24 * 30) },
   {
     key: 'whatsappAppSecret', env: 'HERALD_WHATSAPP_APP_SECRET', default: undefined,
@@ -156,6 +194,27 @@ export const SETTINGS = [
     key: 'whatsappVerifyToken', env: 'HERALD_WHATSAPP_VERIFY_TOKEN', default: undefined,
     description: 'The `hub.verify_token` Meta sends when the inbound webhook is registered.',
     parse: (raw: string) => raw,
+  },
+  {
+    key: 'redisUrl', env: 'HERALD_REDIS_URL', default: undefined,
+    description: '`redis://[:password@]host:6379[/db]` or `rediss://…` (TLS): account rate limits and SMPP throughput caps are shared by every herald process using it. Unset: each process counts on its own.',
+    parse: (raw: string) => {
+      let url: URL | undefined;
+      try { url = new URL(raw); } catch { /* reported below */ }
+      // The value may hold a password: name the accepted forms, never echo it.
+      if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') fail('HERALD_REDIS_URL', 'expected a redis:// or rediss:// URL');
+      return raw;
+    },
+  },
+  {
+    key: 'redisFailure', env: 'HERALD_REDIS_FAILURE', default: 'local',
+    description: 'While Redis cannot be reached: `local` (each process enforces the limits on its own, one warning per outage) or `closed` (API requests are refused with 503; SMS submits are deferred and retried later).',
+    parse: (raw: string) => (raw === 'local' || raw === 'closed' ? raw : fail('HERALD_REDIS_FAILURE', `expected local or closed, got "${raw}"`)),
+  },
+  {
+    key: 'redisPrefix', env: 'HERALD_REDIS_PREFIX', default: 'herald:',
+    description: 'Prefix of every Redis key herald writes (separate installations sharing one Redis; ACL key patterns).',
+    parse: (raw: string) => (/^[A-Za-z0-9:_.-]{1,64}$/.test(raw) ? raw : fail('HERALD_REDIS_PREFIX', 'expected up to 64 letters, digits, ":", "_", "." or "-"')),
   },
   {
     key: 'logLevel', env: 'HERALD_LOG_LEVEL', default: 'info', description: `pino log level: ${LOG_LEVELS.join(', ')}.`,
@@ -172,5 +231,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   values.publicUrl ??= `http://localhost:${values.port as number}`;
   values.dnsServers ??= [];
+  if ((values.inboundSmtpTlsKey === undefined) !== (values.inboundSmtpTlsCert === undefined)) {
+    fail('HERALD_INBOUND_SMTP_TLS_CERT', 'set it together with HERALD_INBOUND_SMTP_TLS_KEY, or neither');
+  }
   return Object.freeze(values) as unknown as Config;
 }

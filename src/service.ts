@@ -4,15 +4,22 @@ import pino, { type Logger } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
 import type { KeyDeps } from './app/api-keys.ts';
+import { certificateSigningKey } from './app/certificate-signing-key.ts';
+import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
+import { checkPostTarget } from './channels/guarded-fetch.ts';
 import type { Config } from './config.ts';
+import { CHANNELS } from './domain/account.ts';
+import { startConfiguredInboundListener } from './events/inbound-listener.ts';
+import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './events/dispatcher.ts';
 import { buildApp } from './http/app.ts';
-import { memoryRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
+import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
 import { openStore, type OpenedStore } from './store/dialect.ts';
 import { groupCommitter, transactionPerWork } from './store/group-commit.ts';
 import { migrateToLatest } from './store/migrate.ts';
+import { OUTBOX_WAKE } from './store/notify.ts';
 import { buildTransports } from './transports.ts';
 
 export interface ServiceOptions {
@@ -21,15 +28,21 @@ export interface ServiceOptions {
   /** Runs the in-process delivery worker (default true). */
   readonly worker?: boolean;
   readonly workerOptions?: Partial<WorkerOptions>;
+  /** The webhook dispatcher runs when the worker does; these override its defaults. */
+  readonly webhookOptions?: Partial<DispatcherOptions>;
   readonly rateLimiter?: AccountRateLimiter;
 }
 
 export interface Service {
   readonly http: FastifyInstance;
   readonly worker: OutboxWorker;
+  /** Posts the events to the accounts' webhook URLs (drain() in tests). */
+  readonly webhooks: WebhookDispatcher;
   readonly store: OpenedStore;
   readonly deps: KeyDeps;
   readonly adminToken: AdminTokenCheck;
+  /** The bound port of the inbound SMTP listener (bounces, complaints); undefined when it is off. */
+  readonly inboundSmtpPort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -41,9 +54,9 @@ export interface Service {
  */
 export async function openAppDeps(
   config: Config,
-  options: { clock?: () => number; wakeOutbox?: () => void } = {},
+  options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void } = {},
 ): Promise<{ store: OpenedStore; deps: KeyDeps }> {
-  const store = openStore(config.databaseUrl);
+  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     await migrateToLatest(store.db);
     const signingSecret = await loadSigningSecret(store.db);
@@ -57,8 +70,16 @@ export async function openAppDeps(
       publicUrl: config.publicUrl,
       dnsServers: config.dnsServers,
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,
-      // Without an in-process worker, a running server's worker finds new rows on its next poll.
-      wakeOutbox: options.wakeOutbox ?? (() => {}),
+      // The in-process worker is woken directly; workers of other processes (the server's,
+      // when this is the CLI) through the store: PostgreSQL NOTIFY, or their next poll.
+      wakeOutbox: () => {
+        options.wakeOutbox?.();
+        store.notifier.notify(OUTBOX_WAKE);
+      },
+      wakeWebhooks: () => {
+        options.wakeWebhooks?.();
+        store.notifier.notify(WEBHOOK_WAKE);
+      },
     };
     return { store, deps };
   } catch (error) {
@@ -66,6 +87,9 @@ export async function openAppDeps(
     throw error;
   }
 }
+
+// A webhook URL's host is resolved once when an account sets it; a resolver that hangs gets this long.
+const WEBHOOK_URL_CHECK_MS = 5000;
 
 /**
  * Wires config → store → use cases → HTTP and the outbox worker. main.ts and the
@@ -75,8 +99,11 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const logger = options.logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
   const clock = options.clock ?? Date.now;
   let worker: OutboxWorker | undefined;
-  const { store, deps } = await openAppDeps(config, { clock, wakeOutbox: () => worker?.wake() });
+  let webhooks: WebhookDispatcher | undefined;
+  const { store, deps } = await openAppDeps(config, { clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake() });
   const adminToken = await prepareAdminToken(store.db, config.adminToken);
+  // Loaded (or created) now, so signing a receipt after a delivery never waits on the store.
+  await certificateSigningKey(store.db);
 
   const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
   const { transports, close: closeTransports } = buildTransports(config, deps, workerLogger);
@@ -84,28 +111,52 @@ export async function createService(config: Config, options: ServiceOptions = {}
     {
       db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, transports, logger: workerLogger,
       retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
+      issueCertificate: certificateIssuer({ db: store.db, publicUrl: config.publicUrl, clock }),
+      // Every outcome records an event, which may have a webhook delivery to post.
+      onOutcome: () => webhooks?.wake(),
     },
     { ...DEFAULT_WORKER_OPTIONS, owner: `worker-${randomUUID()}`, ...options.workerOptions },
   );
+  webhooks = new WebhookDispatcher(
+    { db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate },
+    { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: `webhooks-${randomUUID()}`, ...options.webhookOptions },
+  );
 
+  const rateLimit = configuredRateLimiter(config, workerLogger, options.rateLimiter);
   const http = await buildApp({
     app: deps,
     adminToken,
-    rateLimiter: options.rateLimiter ?? memoryRateLimiter(),
+    rateLimiter: rateLimit.limiter,
     logger,
     trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,
     whatsappWebhook: { appSecret: config.whatsappAppSecret, verifyToken: config.whatsappVerifyToken },
+    checkWebhookUrl: (url) => checkPostTarget(url, { allowPrivate: config.fetchAllowPrivate, timeoutMs: WEBHOOK_URL_CHECK_MS }),
   });
-  if (options.worker !== false) worker.start();
+  // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set.
+  const inbound = await startConfiguredInboundListener(config, deps, workerLogger);
+  if (options.worker !== false) {
+    worker.start();
+    webhooks.start();
+  }
 
   const runningWorker = worker;
+  const runningWebhooks = webhooks;
+  const stopListeningWebhooks = options.worker === false ? async () => {} : store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake());
+  // Commits in other processes wake this worker at once (PostgreSQL LISTEN); the poll stays the fallback.
+  const stopListening = options.worker === false ? async () => {} : store.notifier.listen(OUTBOX_WAKE, (payload) =>
+    runningWorker.wake(CHANNELS.find((channel) => channel === payload)));
   return {
-    http, worker: runningWorker, store, deps, adminToken,
+    http, worker: runningWorker, webhooks: runningWebhooks, store, deps, adminToken, inboundSmtpPort: inbound?.port,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();
+      await inbound?.close();
+      await rateLimit.close();
+      await stopListening();
       await runningWorker.stop();
+      await stopListeningWebhooks();
+      await runningWebhooks.close();
       await closeTransports();
       await store.db.destroy();
     },

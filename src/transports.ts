@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import type { Logger } from 'pino';
-import type { AppDeps } from './app/deps.ts';
+import type { KeyDeps } from './app/api-keys.ts';
 import { dkimKeyLookup } from './app/dkim-keys.ts';
 import { recordPeerStatus } from './app/record-peer-status.ts';
 import { whatsappCredentials } from './app/whatsapp-credentials.ts';
@@ -15,6 +15,7 @@ import { smppTransport } from './channels/sms/smpp-transport.ts';
 import { cloudApiTransport } from './channels/whatsapp/cloud-api-transport.ts';
 import { whatsappCaptureTransport } from './channels/whatsapp/capture-transport.ts';
 import type { Config } from './config.ts';
+import { trackingTokens } from './domain/tracking-token.ts';
 import type { Transports } from './outbox/worker.ts';
 import { putCapture } from './store/messages.ts';
 
@@ -28,12 +29,13 @@ export interface BuiltTransports {
   close(): Promise<void>;
 }
 
-export function buildTransports(config: Config, deps: AppDeps, logger: Logger): BuiltTransports {
+export function buildTransports(config: Config, deps: KeyDeps, logger: Logger): BuiltTransports {
   const sink: CaptureSink = { put: (capture) => putCapture(deps.db, { ...capture, at: deps.clock() }) };
   const compose: ComposeSettings & { dkim: ReturnType<typeof dkimKeyLookup> } = {
     messageIdHost: new URL(config.publicUrl).hostname,
     bounceDomain: deps.bounceDomain,
     publicUrl: config.publicUrl,
+    tokens: trackingTokens(deps.signingSecret),
     dkim: dkimKeyLookup(deps.db),
     clock: deps.clock,
   };
@@ -62,6 +64,7 @@ export function buildTransports(config: Config, deps: AppDeps, logger: Logger): 
     const smpp = smppTransport({
       url: config.smsTransport,
       logger,
+      sharedCap: config.redisUrl === undefined ? undefined : { url: config.redisUrl, failure: config.redisFailure, keyPrefix: config.redisPrefix },
       onReceipt: async (receipt) => {
         const result = await recordPeerStatus(deps, { channel: 'sms', peer: 'smpp', ...receipt });
         // A receipt can overtake the commit of the submit's own outcome (the row has no

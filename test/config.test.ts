@@ -8,6 +8,7 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     port: 8080,
     host: '0.0.0.0',
     databaseUrl: 'sqlite:./data/herald.db',
+    databasePoolSize: 10,
     adminToken: undefined,
     publicUrl: 'http://localhost:8080',
     trustProxy: false,
@@ -16,12 +17,20 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     whatsappTransport: 'capture',
     bodyLimitBytes: 10485760,
     fetchAllowPrivate: false,
+    webhookTimeoutMs: 10000,
     dnsServers: [],
     bounceDomain: undefined,
     heloName: undefined,
+    inboundSmtpPort: undefined,
+    inboundSmtpHost: '0.0.0.0',
+    inboundSmtpTlsKey: undefined,
+    inboundSmtpTlsCert: undefined,
     emailRetryHours: 72,
     whatsappAppSecret: undefined,
     whatsappVerifyToken: undefined,
+    redisUrl: undefined,
+    redisFailure: 'local',
+    redisPrefix: 'herald:',
     logLevel: 'info',
   });
 });
@@ -33,8 +42,9 @@ test('the configuration is frozen', () => {
 const BAD_VALUES: [Record<string, string>, string][] = [
   [{ HERALD_PORT: 'eighty' }, 'HERALD_PORT: expected a whole number, got "eighty"'],
   [{ HERALD_PORT: '70000' }, 'HERALD_PORT: expected a number from 0 to 65535, got 70000'],
-  [{ HERALD_DATABASE_URL: 'mysql://x' }, 'HERALD_DATABASE_URL: expected sqlite:<path>, got "mysql://x"'],
-  [{ HERALD_DATABASE_URL: 'postgres://localhost/herald' }, 'HERALD_DATABASE_URL: PostgreSQL is not available in this version; use sqlite:<path>'],
+  [{ HERALD_DATABASE_URL: 'mysql://x' }, 'HERALD_DATABASE_URL: expected sqlite:<path> or a postgres:// / postgresql:// URL'],
+  [{ HERALD_DATABASE_URL: 'postgres:localhost' }, 'HERALD_DATABASE_URL: expected sqlite:<path> or a postgres:// / postgresql:// URL'],
+  [{ HERALD_DATABASE_POOL_SIZE: '0' }, 'HERALD_DATABASE_POOL_SIZE: expected a number from 1 to 1000, got 0'],
   [{ HERALD_ADMIN_TOKEN: 'short' }, 'HERALD_ADMIN_TOKEN: must be at least 16 characters'],
   [{ HERALD_PUBLIC_URL: 'ftp://x' }, 'HERALD_PUBLIC_URL: expected an http(s) URL, got "ftp://x"'],
   [{ HERALD_EMAIL_TRANSPORT: 'sendmail' }, 'HERALD_EMAIL_TRANSPORT: expected "capture", "mx" or a smtp:// / smtps:// URL'],
@@ -42,7 +52,13 @@ const BAD_VALUES: [Record<string, string>, string][] = [
   [{ HERALD_DNS_SERVERS: '127.0.0.1:53,dns.example' }, 'HERALD_DNS_SERVERS: expected IP addresses (ip, ip:port or [ipv6]:port), got "dns.example"'],
   [{ HERALD_BOUNCE_DOMAIN: 'not a host' }, 'HERALD_BOUNCE_DOMAIN: expected a host name, got "not a host"'],
   [{ HERALD_FETCH_ALLOW_PRIVATE: 'yes' }, 'HERALD_FETCH_ALLOW_PRIVATE: expected true or false, got "yes"'],
+  [{ HERALD_WEBHOOK_TIMEOUT_MS: '50' }, 'HERALD_WEBHOOK_TIMEOUT_MS: expected a number from 100 to 120000, got 50'],
+  [{ HERALD_INBOUND_SMTP_PORT: 'on' }, 'HERALD_INBOUND_SMTP_PORT: expected a whole number, got "on"'],
+  [{ HERALD_INBOUND_SMTP_TLS_KEY: '/etc/herald/key.pem' }, 'HERALD_INBOUND_SMTP_TLS_CERT: set it together with HERALD_INBOUND_SMTP_TLS_KEY, or neither'],
   [{ HERALD_LOG_LEVEL: 'loud' }, 'HERALD_LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent'],
+  [{ HERALD_REDIS_URL: 'http://:secret@cache:6379' }, 'HERALD_REDIS_URL: expected a redis:// or rediss:// URL'],
+  [{ HERALD_REDIS_FAILURE: 'open' }, 'HERALD_REDIS_FAILURE: expected local or closed, got "open"'],
+  [{ HERALD_REDIS_PREFIX: 'herald prod' }, 'HERALD_REDIS_PREFIX: expected up to 64 letters, digits, ":", "_", "." or "-"'],
 ];
 
 for (const [env, message] of BAD_VALUES) {
@@ -71,6 +87,36 @@ test('HERALD_DNS_SERVERS takes IPv4 and IPv6 servers with or without ports', () 
   assert.deepStrictEqual(loadConfig({ HERALD_DNS_SERVERS: '127.0.0.1:5353, ::1, [::1]:53, 192.0.2.1' }).dnsServers, ['127.0.0.1:5353', '::1', '[::1]:53', '192.0.2.1']);
 });
 
+test('HERALD_DATABASE_URL takes postgres:// and postgresql:// URLs as given, and a pool size', () => {
+  const config = loadConfig({ HERALD_DATABASE_URL: 'postgres://herald:s3cret@db.internal:5432/herald?sslmode=require', HERALD_DATABASE_POOL_SIZE: '25' });
+  assert.equal(config.databaseUrl, 'postgres://herald:s3cret@db.internal:5432/herald?sslmode=require');
+  assert.equal(config.databasePoolSize, 25);
+  assert.equal(loadConfig({ HERALD_DATABASE_URL: 'postgresql://db/herald' }).databaseUrl, 'postgresql://db/herald');
+});
+
+test('a bad HERALD_DATABASE_URL is refused without echoing its password', () => {
+  assert.throws(() => loadConfig({ HERALD_DATABASE_URL: 'mysql://herald:s3cret@db/herald' }), (error: Error) => !error.message.includes('s3cret'));
+});
+
 test('HERALD_PUBLIC_URL loses its trailing slash', () => {
   assert.equal(loadConfig({ HERALD_PUBLIC_URL: 'https://mail.example.com/' }).publicUrl, 'https://mail.example.com');
+});
+
+test('HERALD_REDIS_URL takes redis:// and rediss:// URLs with a password as given', () => {
+  assert.equal(loadConfig({ HERALD_REDIS_URL: 'redis://:s3cret@cache.internal:6379/2' }).redisUrl, 'redis://:s3cret@cache.internal:6379/2');
+  assert.equal(loadConfig({ HERALD_REDIS_URL: 'rediss://default:s3cret@cache.example.com' }).redisUrl, 'rediss://default:s3cret@cache.example.com');
+});
+
+test('a bad HERALD_REDIS_URL is refused without echoing its password', () => {
+  assert.throws(() => loadConfig({ HERALD_REDIS_URL: 'http://:secret@cache:6379' }), (error: Error) => !error.message.includes('secret'));
+});
+
+test('HERALD_REDIS_FAILURE takes closed', () => {
+  assert.equal(loadConfig({ HERALD_REDIS_FAILURE: 'closed' }).redisFailure, 'closed');
+});
+
+test('HERALD_INBOUND_SMTP_PORT takes a port, 0 for a free one, or off', () => {
+  assert.equal(loadConfig({ HERALD_INBOUND_SMTP_PORT: '2525' }).inboundSmtpPort, 2525);
+  assert.equal(loadConfig({ HERALD_INBOUND_SMTP_PORT: '0' }).inboundSmtpPort, 0);
+  assert.equal(loadConfig({ HERALD_INBOUND_SMTP_PORT: 'off' }).inboundSmtpPort, undefined);
 });

@@ -30,7 +30,36 @@ export interface BenchOptions {
   readonly dkim: boolean;
   /** Write a CPU profile of the herald process and print where its time went. */
   readonly profile: boolean;
+  /** Which stores herald runs on: SQLite, and PostgreSQL when TEST_POSTGRES_URL is set. */
+  readonly db: DatabaseChoice;
+  /** Seconds of measured load per level (accept, memory). */
+  readonly durationS: number;
+  /** Seconds of unmeasured load before each measured one (accept, memory). */
+  readonly warmupS: number;
+  /** Concurrent connections of each load level (accept; memory loads at the highest). */
+  readonly connections: readonly number[];
+  /** herald's in-process outbox worker delivers while the load runs (accept, memory). */
+  readonly worker: boolean;
+  /** Which send operations are loaded (accept). */
+  readonly channels: readonly BenchChannel[];
 }
+
+export type DatabaseChoice = 'all' | 'sqlite' | 'postgres';
+export const BENCH_CHANNELS = ['email', 'sms', 'whatsapp'] as const;
+export type BenchChannel = (typeof BENCH_CHANNELS)[number];
+
+/** What a benchmark takes when a flag is not given; `n` only where it counts messages. */
+export interface BenchDefaults {
+  readonly n?: number;
+  readonly clients: number;
+  readonly timeoutS?: number;
+  readonly durationS?: number;
+}
+
+const DEFAULT_TIMEOUT_S = 120;
+const DEFAULT_DURATION_S = 5;
+const DEFAULT_WARMUP_S = 1;
+const DEFAULT_CONNECTIONS = [10, 50, 100] as const;
 
 export function machine(): Machine {
   const list = cpus();
@@ -42,7 +71,7 @@ export class UsageError extends Error {
 }
 
 /** Flags (`--n 2000`, `--clients 16`, …); BENCH_N stands in for --n. */
-export function parseBenchOptions(args: readonly string[], defaults: { n: number; clients: number }): BenchOptions {
+export function parseBenchOptions(args: readonly string[], defaults: BenchDefaults): BenchOptions {
   let values;
   try {
     ({ values } = parseArgs({
@@ -56,6 +85,12 @@ export function parseBenchOptions(args: readonly string[], defaults: { n: number
         'log-level': { type: 'string' },
         dkim: { type: 'string' },
         profile: { type: 'boolean' },
+        db: { type: 'string' },
+        duration: { type: 'string' },
+        warmup: { type: 'string' },
+        connections: { type: 'string' },
+        worker: { type: 'string' },
+        channels: { type: 'string' },
       },
     }));
   } catch (error) {
@@ -66,27 +101,49 @@ export function parseBenchOptions(args: readonly string[], defaults: { n: number
     if (!/^[0-9]+$/.test(raw) || Number(raw) < min) throw new UsageError(`--${name} must be a whole number ≥ ${min}, got "${raw}"`);
     return Number(raw);
   };
-  const dkim = values.dkim ?? 'on';
-  if (dkim !== 'on' && dkim !== 'off') throw new UsageError(`--dkim must be on or off, got "${dkim}"`);
+  const onOff = (name: string, raw: string | undefined): boolean => {
+    const value = raw ?? 'on';
+    if (value !== 'on' && value !== 'off') throw new UsageError(`--${name} must be on or off, got "${value}"`);
+    return value === 'on';
+  };
+  const db = values.db ?? 'all';
+  if (db !== 'all' && db !== 'sqlite' && db !== 'postgres') throw new UsageError(`--db must be all, sqlite or postgres, got "${db}"`);
+  const connections = values.connections === undefined ? [...DEFAULT_CONNECTIONS] : values.connections.split(',').map((c) => whole('connections', c.trim(), 0, 1));
+  const channels = values.channels === undefined ? [...BENCH_CHANNELS] : values.channels.split(',').map((c) => c.trim());
+  for (const channel of channels) {
+    if (!(BENCH_CHANNELS as readonly string[]).includes(channel)) throw new UsageError(`--channels takes ${BENCH_CHANNELS.join(', ')} (comma-separated), got "${channel}"`);
+  }
   return {
-    n: whole('n', values.n ?? process.env.BENCH_N, defaults.n, 1),
+    n: whole('n', values.n ?? process.env.BENCH_N, defaults.n ?? 1, 1),
     clients: whole('clients', values.clients, defaults.clients, 1),
-    timeoutS: whole('timeout', values.timeout, 120, 1),
+    timeoutS: whole('timeout', values.timeout, defaults.timeoutS ?? DEFAULT_TIMEOUT_S, 1),
     logLevel: values['log-level'] ?? 'info',
-    dkim: dkim === 'on',
+    dkim: onOff('dkim', values.dkim),
     profile: values.profile ?? false,
+    db,
+    durationS: whole('duration', values.duration, defaults.durationS ?? DEFAULT_DURATION_S, 1),
+    warmupS: whole('warmup', values.warmup, DEFAULT_WARMUP_S, 0),
+    connections: [...new Set(connections)].sort((a, b) => a - b),
+    worker: onOff('worker', values.worker),
+    channels: channels as BenchChannel[],
   };
 }
 
-/** The command that reruns a benchmark with the options it ran with. */
-export function rerunCommand(name: string, options: BenchOptions, defaults: { clients: number }): string {
-  const flags = [`--n ${options.n}`];
+/** The command that reruns a benchmark with the options it ran with (flags at their default left out). */
+export function rerunCommand(name: string, options: BenchOptions, defaults: BenchDefaults): string {
+  const flags = defaults.n === undefined ? [] : [`--n ${options.n}`];
   if (options.clients !== defaults.clients) flags.push(`--clients ${options.clients}`);
-  if (options.timeoutS !== 120) flags.push(`--timeout ${options.timeoutS}`);
+  if (options.timeoutS !== (defaults.timeoutS ?? DEFAULT_TIMEOUT_S)) flags.push(`--timeout ${options.timeoutS}`);
   if (options.logLevel !== 'info') flags.push(`--log-level ${options.logLevel}`);
   if (!options.dkim) flags.push('--dkim off');
   if (options.profile) flags.push('--profile');
-  return `npm run bench -- ${name} ${flags.join(' ')}`;
+  if (options.db !== 'all') flags.push(`--db ${options.db}`);
+  if (options.durationS !== (defaults.durationS ?? DEFAULT_DURATION_S)) flags.push(`--duration ${options.durationS}`);
+  if (options.warmupS !== DEFAULT_WARMUP_S) flags.push(`--warmup ${options.warmupS}`);
+  if (options.connections.join(',') !== DEFAULT_CONNECTIONS.join(',')) flags.push(`--connections ${options.connections.join(',')}`);
+  if (!options.worker) flags.push('--worker off');
+  if (options.channels.join(',') !== BENCH_CHANNELS.join(',')) flags.push(`--channels ${options.channels.join(',')}`);
+  return `npm run bench -- ${[name, ...flags].join(' ')}`;
 }
 
 export class BenchTimeout extends Error {
@@ -205,6 +262,7 @@ export async function harness(name: string, timeoutS: number, rerun: string, bod
   const killers: (() => void)[] = [];
   let code = 0;
   process.stderr.write(`${name}: starting (budget ${timeoutS} s); rerun with: ${rerun}\n`);
+  const started = performance.now();
   try {
     await body({ budget, defer: (close) => closers.push(close), onAbort: (kill) => killers.push(kill) });
   } catch (error) {
@@ -225,5 +283,6 @@ export async function harness(name: string, timeoutS: number, rerun: string, bod
     }
   }
   process.stdout.write(`rerun: ${rerun}\n`);
+  process.stderr.write(`${name}: ${code === 0 ? 'done' : 'failed'} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   return code;
 }

@@ -1,24 +1,31 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { createAccount } from '../../src/app/create-account.ts';
+import { createWhatsappTemplate } from '../../src/app/create-whatsapp-template.ts';
 import { generateDkimKeys } from '../../src/app/dkim-keys.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createService } from '../../src/service.ts';
 import { insertSenderDomain } from '../../src/store/sender-domains.ts';
 import { serveParent } from './child.ts';
-import { installSqlTiming, sqlTimings } from './sql-timing.ts';
+import { installSqlTiming, recordSqlTiming, sqlTimings } from './sql-timing.ts';
 
 // herald as it runs in production — createService from HERALD_* variables, the HTTP
 // API on a listening socket, the in-process outbox worker — in a process of its own.
 // It opens one account (the sender domain example.com verified, with a DKIM key
-// unless BENCH_DKIM=off; rate limit and message count high enough for the run) and
-// tells the parent the port and the API key.
+// unless BENCH_DKIM=off; rate limit, message count and balance high enough for the
+// run; one approved WhatsApp template) and tells the parent the port, the API key
+// and the template's id.
 
 export interface HeraldReady {
   readonly port: number;
   readonly apiKey: string;
   readonly databaseUrl: string;
+  /** An approved template with one parameter: "Your code is {{1}}. It expires in 10 minutes." */
+  readonly whatsappTemplateId: string;
 }
+
+/** Price of one WhatsApp message on the bench account, in 1/10,000 units (0.05). */
+export const BENCH_WHATSAPP_PRICE = 500;
 
 export interface HeraldStats {
   /** Messages by status. */
@@ -29,23 +36,29 @@ export interface HeraldStats {
 
 if (process.env.BENCH_SQL_TIMING === 'on') installSqlTiming();
 const config = loadConfig(process.env);
-// BENCH_WORKER=off: no delivery at all, for measuring the accept path alone by hand.
+// BENCH_WORKER=off (--worker off): no delivery at all, the accept path alone.
 const service = await createService(config, { worker: process.env.BENCH_WORKER !== 'off' });
 await service.http.listen({ port: config.port, host: config.host });
 const address = service.http.server.address();
 if (address === null || typeof address === 'string') throw new Error('herald is not listening on a TCP port');
 
 const { deps } = service;
+const messagesLeft = Number(process.env.BENCH_MESSAGES_LEFT ?? 1_000_000);
 const { account, apiKey } = await createAccount(deps, {
   name: 'bench',
-  messagesLeft: Number(process.env.BENCH_MESSAGES_LEFT ?? 1_000_000),
+  messagesLeft,
   rateLimitPerSecond: 1_000_000,
+  whatsappPrice: BENCH_WHATSAPP_PRICE,
+  balance: BENCH_WHATSAPP_PRICE * messagesLeft,
 });
 const now = deps.clock();
 await insertSenderDomain(deps.db, {
   id: deps.newId(), accountId: account.id, domain: 'example.com', verified: true, createdAt: now,
   ...(process.env.BENCH_DKIM === 'off' ? {} : { dkim: await generateDkimKeys(now) }),
 });
+
+const template = await createWhatsappTemplate(deps, account.id, { name: 'bench_code', language: 'en_US', body: 'Your code is {{1}}. It expires in 10 minutes.' });
+if (!template.ok) throw new Error(`the bench WhatsApp template was refused: ${JSON.stringify(template)}`);
 
 async function readStats(): Promise<HeraldStats> {
   const rows = await deps.db.selectFrom('messages').select(['status', sql<number>`count(*)`.as('n')]).groupBy('status').execute();
@@ -54,7 +67,7 @@ async function readStats(): Promise<HeraldStats> {
 }
 
 serveParent(
-  { port: address.port, apiKey: apiKey.apiKey, databaseUrl: config.databaseUrl } satisfies HeraldReady,
+  { port: address.port, apiKey: apiKey.apiKey, databaseUrl: config.databaseUrl, whatsappTemplateId: template.value.templateId } satisfies HeraldReady,
   {
     /** The statuses once the outbox is empty (every outcome recorded), or as they are after `waitMs`. */
     async stats(args): Promise<HeraldStats> {
@@ -69,6 +82,15 @@ serveParent(
     },
     async sqlTimings() {
       return sqlTimings();
+    },
+    /** process.memoryUsage(): what the resident set is made of (V8 heap, external, array buffers). */
+    async memoryUsage() {
+      return process.memoryUsage();
+    },
+    /** `{on: false}` pauses the SQL timing (set up by BENCH_SQL_TIMING=on), `{on: true}` resumes it; `reset` forgets the past. */
+    async recordSqlTiming(args) {
+      const { on, reset } = args as { on: boolean; reset?: boolean };
+      recordSqlTiming(on, reset ?? false);
     },
   },
   () => service.close(),

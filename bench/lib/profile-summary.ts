@@ -59,23 +59,38 @@ function where(frame: CallFrame): string {
 }
 
 /** What `--profile` prints after a run: SQL time by statement, then every CPU profile the herald process wrote. */
-export async function printProfile(name: string, sql: readonly SqlTiming[], profileDir: string): Promise<void> {
-  process.stdout.write('\n' + formatSqlTimings(sql) + '\n');
+export async function printProfile(name: string, sql: readonly SqlTiming[], profileDir: string, focus: ProfileFocus = {}): Promise<void> {
+  if (sql.length > 0) process.stdout.write('\n' + formatSqlTimings(sql) + '\n');
   const files = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'));
-  for (const file of files) process.stdout.write('\n' + summarizeProfile(join(profileDir, file)) + '\n');
+  for (const file of files) process.stdout.write('\n' + summarizeProfile(join(profileDir, file), 20, focus) + '\n');
   if (files.length === 0) process.stderr.write(`${name}: no CPU profile was written to ${profileDir}\n`);
 }
 
-export function summarizeProfile(file: string, top = 20): string {
+/** The monotonic clock of V8's profile timestamps (CLOCK_MONOTONIC, shared by every process), in microseconds. */
+export const profileClockUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+export interface ProfileFocus {
+  /** Only samples taken within these [from, to] intervals of profileClockUs() (the measured loads). */
+  readonly windows?: readonly (readonly [number, number])[];
+  /** Also show time per unit of work done within the windows (e.g. accepted requests). */
+  readonly per?: { readonly count: number; readonly unit: string };
+}
+
+export function summarizeProfile(file: string, top = 20, focus: ProfileFocus = {}): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const windows = focus.windows ?? [];
+  const inWindow = (at: number): boolean => windows.length === 0 || windows.some(([from, to]) => at >= from && at <= to);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
 
   const selfByNode = new Map<number, number>();
   let total = 0;
+  let sampledAt = profile.startTime;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
+    sampledAt += dt;
+    if (!inWindow(sampledAt)) return;
     selfByNode.set(id, (selfByNode.get(id) ?? 0) + dt);
     total += dt;
   });
@@ -104,12 +119,14 @@ export function summarizeProfile(file: string, top = 20): string {
 
   const idle = selfByBucket.get('(idle)') ?? 0;
   const busy = total - idle;
+  const per = focus.per;
   const pct = (t: number): string => `${((100 * t) / busy).toFixed(1).padStart(5)}%`;
-  const ms = (t: number): string => `${(t / 1000).toFixed(0).padStart(6)} ms`;
+  const ms = (t: number): string => `${(t / 1000).toFixed(0).padStart(6)} ms` + (per === undefined ? '' : `  ${(t / 1000 / per.count).toFixed(3).padStart(6)} ms/${per.unit}`);
   const sorted = (map: Map<string, number>): [string, number][] => [...map].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]);
   const lines = [
-    `CPU profile ${file}`,
-    `  wall ${(total / 1e6).toFixed(2)} s, busy ${(busy / 1e6).toFixed(2)} s (${((100 * busy) / total).toFixed(0)}%), idle ${(idle / 1e6).toFixed(2)} s; percentages are of busy time`,
+    `CPU profile ${file}${windows.length === 0 ? '' : ` (${windows.length} measured window${windows.length === 1 ? '' : 's'} only)`}`,
+    `  wall ${(total / 1e6).toFixed(2)} s, busy ${(busy / 1e6).toFixed(2)} s (${((100 * busy) / total).toFixed(0)}%), idle ${(idle / 1e6).toFixed(2)} s; percentages are of busy time`
+      + (per === undefined ? '' : `; ${per.count} ${per.unit}s: ${(busy / 1000 / per.count).toFixed(3)} ms busy per ${per.unit}`),
     '  self time by package / file:',
     ...sorted(selfByBucket).slice(0, top).map(([k, t]) => `    ${pct(t)} ${ms(t)}  ${k}`),
     '  functions by self time:',

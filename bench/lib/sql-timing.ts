@@ -10,6 +10,15 @@ interface Entry {
 }
 
 const entries = new Map<string, Entry>();
+/** Statement → its SQL text: reading `sourceSQL` on every call would be measurable itself. */
+const texts = new WeakMap<StatementSync, string>();
+let recording = true;
+
+/** Pauses or resumes the recording (the accept benchmark records its measured loads only); `reset` forgets what was recorded. */
+export function recordSqlTiming(on: boolean, reset = false): void {
+  recording = on;
+  if (reset) entries.clear();
+}
 
 export function installSqlTiming(): void {
   const proto = StatementSync.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
@@ -21,11 +30,14 @@ export function installSqlTiming(): void {
       try {
         return original.apply(this, args);
       } finally {
-        const key = this.sourceSQL;
-        const entry = entries.get(key) ?? { count: 0, ms: 0 };
-        entry.count += 1;
-        entry.ms += performance.now() - started;
-        entries.set(key, entry);
+        if (recording) {
+          let key = texts.get(this);
+          if (key === undefined) texts.set(this, (key = this.sourceSQL));
+          const entry = entries.get(key) ?? { count: 0, ms: 0 };
+          entry.count += 1;
+          entry.ms += performance.now() - started;
+          entries.set(key, entry);
+        }
       }
     };
   }

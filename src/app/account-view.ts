@@ -1,10 +1,12 @@
 import type { Account, Channel, Scope } from '../domain/account.ts';
+import type { EventType } from '../domain/event-catalogue.ts';
 import { formatMoney } from '../domain/money.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { findAccount } from '../store/accounts.ts';
 import { listApiKeys } from '../store/api-keys.ts';
 import { listLedger, type LedgerReason } from '../store/ledger.ts';
 import { listSenderDomains } from '../store/sender-domains.ts';
+import { findWebhookSettings } from '../store/webhook-settings.ts';
 import type { IssuedKey } from './api-keys.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -22,6 +24,12 @@ export interface AccountBody {
   readonly ipAllowList: readonly string[];
   readonly services: Readonly<Record<Channel, boolean>>;
   readonly webhookUrl: string | null;
+  /** The signing secret (shown to the operator as to the account); with accountBodyOf, always present. */
+  readonly webhookSecret?: string | null;
+  /** The event filter; null: every type. With accountBodyOf, always present. */
+  readonly webhookEvents?: readonly EventType[] | null;
+  /** Open and click tracking of HTML email when a send does not say. */
+  readonly tracking: { readonly opens: boolean; readonly clicks: boolean };
   readonly whatsappPhoneNumberId: string | null;
   /** Write-only: `"set"` when a token is stored, never the token itself. */
   readonly whatsappAccessToken: 'set' | null;
@@ -62,7 +70,8 @@ export interface IssuedKeyBody {
 export const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
-export function accountBody(account: Account): AccountBody {
+/** The account's body; its webhook secret and filter only when given (accountBodyOf reads them). */
+export function accountBody(account: Account, webhook?: { readonly secret: string | null; readonly events: readonly EventType[] | null }): AccountBody {
   return {
     id: account.id,
     name: account.name,
@@ -74,6 +83,8 @@ export function accountBody(account: Account): AccountBody {
     ipAllowList: account.ipAllowList,
     services: { email: account.services.email, sms: account.services.sms, whatsapp: account.services.whatsapp },
     webhookUrl: account.webhookUrl,
+    ...(webhook === undefined ? {} : { webhookSecret: webhook.secret, webhookEvents: webhook.events }),
+    tracking: { opens: account.tracking.opens, clicks: account.tracking.clicks },
     whatsappPhoneNumberId: account.whatsappPhoneNumberId,
     whatsappAccessToken: account.whatsappAccessTokenSet ? 'set' : null,
     createdAt: iso(account.createdAt),
@@ -83,6 +94,12 @@ export function accountBody(account: Account): AccountBody {
 
 export function issuedKeyBody(key: IssuedKey): IssuedKeyBody {
   return { id: key.id, apiKey: key.apiKey, scopes: key.scopes, expiresAt: isoOrNull(key.expiresAt) };
+}
+
+/** The account's whole body, webhook secret and filter included: the operator API's view. */
+export async function accountBodyOf(deps: AppDeps, account: Account): Promise<AccountBody> {
+  const webhook = await findWebhookSettings(deps.db, account.id);
+  return accountBody(account, { secret: webhook?.secret ?? null, events: webhook?.events ?? null });
 }
 
 /** True when the account exists; for operations that only attach something to it. */
@@ -96,7 +113,7 @@ export async function viewAccount(deps: AppDeps, accountId: string): Promise<Res
   if (!account) return reject('notFound');
   const [keys, domains] = await Promise.all([listApiKeys(deps.db, accountId), listSenderDomains(deps.db, accountId)]);
   return ok({
-    ...accountBody(account),
+    ...(await accountBodyOf(deps, account)),
     apiKeys: keys.map((k) => ({
       id: k.id, scopes: k.scopes, createdAt: iso(k.createdAt), expiresAt: isoOrNull(k.expiresAt), revokedAt: isoOrNull(k.revokedAt),
     })),

@@ -15,6 +15,8 @@ export interface AppDeps {
   readonly newId: IdSource;
   /** Tells the outbox worker that new work was committed, so it need not wait for its next poll. */
   readonly wakeOutbox: () => void;
+  /** Tells the webhook dispatcher that events were committed (call after the commit); absent: it finds them on its next poll. */
+  readonly wakeWebhooks?: () => void;
   /** Host part of Message-IDs and links (from HERALD_PUBLIC_URL). */
   readonly publicUrl: string;
   /** Domain of VERP envelope senders; its MX receives bounces (HERALD_BOUNCE_DOMAIN, default the public host). */

@@ -22,17 +22,19 @@ export type PeerStatusResult = 'recorded' | 'unknown-message';
  * message this installation does not know is answered, not failed: peers resend
  * what is not acknowledged, and an unknown id will not become known.
  */
-export async function recordPeerStatus(deps: Pick<AppDeps, 'db' | 'clock' | 'newId'>, report: PeerStatusReport): Promise<PeerStatusResult> {
+export async function recordPeerStatus(deps: Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks'>, report: PeerStatusReport): Promise<PeerStatusResult> {
   const message = await findMessageByProviderRef(deps.db, report.channel, report.providerRef);
   if (!message) return 'unknown-message';
   const at = report.at ?? deps.clock();
   const data = { peer: report.peer, response: report.response };
-  await deps.db.transaction().execute(async (tx) => {
+  // Receipts come in bursts (an SMSC flushing its queue): they share commits like sends do.
+  await deps.commit.run(async (tx) => {
     if (report.status === 'read') {
       await recordEvent(tx, { messageId: message.id, status: 'delivered', type: 'read', eventId: deps.newId(), at, data });
       return;
     }
     await recordEvent(tx, { messageId: message.id, status: report.status, eventId: deps.newId(), at, data });
   });
+  deps.wakeWebhooks?.();
   return 'recorded';
 }

@@ -6,6 +6,7 @@ import type { Tx } from '../store/database.ts';
 import { appendLedger, type LedgerReason } from '../store/ledger.ts';
 import { commitOrReject } from './commit-or-reject.ts';
 import type { AppDeps } from './deps.ts';
+import { applyAccountWebhookFields } from './webhook-settings.ts';
 
 // A compare-and-set that keeps failing means something rewrites the account in a
 // loop; on SQLite (write lock taken at BEGIN) the first attempt always succeeds.
@@ -28,6 +29,8 @@ export async function updateAccount(deps: AppDeps, accountId: string, body: unkn
     if (!current) throw new RejectionError({ code: 'notFound' });
 
     if (Object.keys(plain).length > 0) await updateAccountRow(tx, accountId, now, plain);
+    // The filter lives beside the columns above; a URL set now gets its signing secret.
+    await applyAccountWebhookFields(tx, accountId, plain, now);
 
     if (messagesLeft !== undefined || balance !== undefined) {
       current = await setAmounts(deps, tx, current, { messagesLeft, balance }, now);

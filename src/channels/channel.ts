@@ -1,3 +1,5 @@
+import type { DeliveryEvidence } from '../domain/certificate.ts';
+import type { BounceDetails } from '../domain/dsn.ts';
 import type { Outbound } from '../domain/outbound.ts';
 
 // What a transport reports back. Expected failures are outcomes, not exceptions:
@@ -11,6 +13,8 @@ export type Outcome =
       readonly delivered?: boolean;
       /** The peer's id of the message, for matching its later receipts (SMPP message_id, wamid). */
       readonly providerRef?: string;
+      /** A certified email's evidence of acceptance, signed into a receipt by outbox/complete.ts. */
+      readonly evidence?: DeliveryEvidence;
     }
   | { readonly kind: 'deferred'; readonly peer: string; readonly response: string }
   | {
@@ -21,6 +25,8 @@ export type Outcome =
       readonly leftTheHouse: boolean;
       /** The recipient's side refused it for good (an SMTP 5xx to RCPT or DATA). */
       readonly bounced?: boolean;
+      /** For a bounce: hard or soft, the enhanced status code and the reply, for the `bounced` event. */
+      readonly details?: BounceDetails;
     };
 
 export interface Transport<P> {

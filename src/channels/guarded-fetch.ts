@@ -1,5 +1,5 @@
-// Outbound HTTP(S) GET for operator-untrusted URLs (email attachments given by URL, later
-// webhooks), guarded against server-side request forgery.
+// Outbound HTTP(S) for operator-untrusted URLs, guarded against server-side request forgery:
+// GET for email attachments given by URL, POST for webhook deliveries (guardedPost, below).
 //
 // - Only http: and https: URLs without credentials.
 // - Every address the host resolves to must be public (isPublicAddress) unless the operator
@@ -13,8 +13,8 @@
 // - Never throws: every failure is a FetchOutcome, `permanent` saying whether a retry can help.
 
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
@@ -166,7 +166,7 @@ async function fetchFollowingRedirects(
 }
 
 /** Parses `text` (relative to `base` for a redirect) and refuses what may not be fetched. */
-function parseTarget(text: string, base: URL | undefined): URL {
+function parseTarget(text: string, base: URL | undefined, verb = 'fetch'): URL {
   let target: URL;
   try {
     target = new URL(text, base);
@@ -177,7 +177,7 @@ function parseTarget(text: string, base: URL | undefined): URL {
     throw new FetchFailure(`unsupported URL scheme "${target.protocol.slice(0, -1)}"`, true);
   }
   if (target.username !== '' || target.password !== '') {
-    throw new FetchFailure('refused to fetch a URL with credentials', true);
+    throw new FetchFailure(`refused to ${verb} a URL with credentials`, true);
   }
   return target;
 }
@@ -192,6 +192,7 @@ async function resolveChecked(
   lookup: NonNullable<AddressPolicyOptions['lookup']>,
   allowAddress: (address: string) => boolean,
   signal: AbortSignal,
+  verb = 'fetch',
 ): Promise<readonly ResolvedAddress[]> {
   const host = bareHost(target);
   let addresses: readonly { address: string; family: 4 | 6 }[];
@@ -216,7 +217,7 @@ async function resolveChecked(
       throw new FetchFailure(`cannot resolve ${host}: "${address}" is not an IP address`, true);
     }
     if (!allowAddress(address)) {
-      throw new FetchFailure(`refused to fetch ${target.hostname}: ${address} is a private or reserved address`, true);
+      throw new FetchFailure(`refused to ${verb} ${target.hostname}: ${address} is a private or reserved address`, true);
     }
     checked.push({ address, family });
   }
@@ -350,4 +351,191 @@ function errorCode(error: unknown): string | undefined {
 /** The error code when there is one (stable, short), else the message. */
 function describeError(error: unknown): string {
   return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+}
+
+// ---- POST with a body (webhook deliveries) ----
+//
+// The same address rule as GET, with two differences that suit a receiver posted to over
+// and over: sockets are kept alive and reused per origin (KeepAliveAgents), and redirects
+// are never followed (a 3xx is an answer like any other non-2xx).
+//
+// Reuse stays safe: a name is resolved and checked when a new socket is opened (the
+// request's `lookup` does it), so every pooled socket is connected to an address that
+// passed the check; an IP-literal host is checked before every request.
+
+/** Keep-alive pools, one socket pool per origin (Node's Agent keys its pool by host and port). */
+export interface KeepAliveAgents {
+  readonly http: HttpAgent;
+  readonly https: HttpsAgent;
+  /** Closes every pooled socket. */
+  destroy(): void;
+}
+
+export function keepAliveAgents(maxSocketsPerOrigin: number): KeepAliveAgents {
+  // lifo: the most recently used socket is the one least likely to have been closed by the server.
+  const http = new HttpAgent({ keepAlive: true, maxSockets: maxSocketsPerOrigin, scheduling: 'lifo' });
+  const https = new HttpsAgent({ keepAlive: true, maxSockets: maxSocketsPerOrigin, scheduling: 'lifo' });
+  return {
+    http,
+    https,
+    destroy() {
+      http.destroy();
+      https.destroy();
+    },
+  };
+}
+
+export interface GuardedPostOptions {
+  /** HERALD_FETCH_ALLOW_PRIVATE: skip the address check entirely. */
+  readonly allowPrivate: boolean;
+  /**
+   * Time the receiver has, from the moment the request has a socket (a pooled one, or a
+   * new one still to be looked up and connected) to the answer's head. Waiting for a
+   * free socket of the pool does not count.
+   */
+  readonly timeoutMs: number;
+  /** Sent as given, after `host`, `user-agent` and `content-length`, which they cannot replace. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  /** Reuse sockets; without, a fresh socket per request. */
+  readonly agents?: KeepAliveAgents;
+  /** Host name resolver; default dns.promises.lookup(host, { all: true, verbatim: true }). */
+  readonly lookup?: GuardedFetchOptions['lookup'];
+  readonly signal?: AbortSignal;
+  /** Bytes of the answer's body kept for `excerpt` (the rest is read and dropped, up to 64 KiB); default 256. */
+  readonly excerptBytes?: number;
+}
+
+/** What came of a POST: the peer answered (any status), or it could not be reached in time. */
+export type PostOutcome =
+  | { readonly answered: true; readonly status: number; readonly excerpt: string }
+  | { readonly answered: false; readonly reason: string; readonly permanent: boolean };
+
+const DEFAULT_EXCERPT_BYTES = 256;
+// An answer body larger than this is not read to its end: the socket is dropped instead of reused.
+const MAX_DRAINED_BYTES = 64 * 1024;
+
+/** POSTs `options.body` to `url`, refusing non-public addresses unless options.allowPrivate. Never throws. */
+export async function guardedPost(url: string, options: GuardedPostOptions): Promise<PostOutcome> {
+  if (options.signal?.aborted) return { answered: false, reason: 'aborted', permanent: false };
+  const allowAddress = options.allowPrivate ? allowAny : isPublicAddress;
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const startClock = (): void => {
+    timer ??= setTimeout(() => controller.abort(TIMED_OUT), options.timeoutMs);
+  };
+  const onCallerAbort = (): void => controller.abort(CALLER_ABORTED);
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  try {
+    const target = parseTarget(url, undefined, 'post to');
+    const host = bareHost(target);
+    let lookup: LookupFunction | undefined;
+    if (isIP(host) !== 0) {
+      // No look-up happens for a literal, so this is the only check it gets.
+      if (!allowAddress(host)) throw new FetchFailure(`refused to post to ${target.hostname}: ${host} is a private or reserved address`, true);
+    } else {
+      lookup = checkingLookup(target, options.lookup ?? defaultLookup, allowAddress, controller.signal);
+    }
+    return await sendPost(target, lookup, options, controller.signal, startClock);
+  } catch (error) {
+    const outcome = outcomeOf(error, controller.signal, options.timeoutMs);
+    return outcome.ok ? { answered: false, reason: 'unexpected success', permanent: false } : { answered: false, reason: outcome.reason, permanent: outcome.permanent };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+/**
+ * Whether `url` may be posted to now: an http(s) URL without credentials whose host's
+ * addresses are all public (unless allowPrivate). Resolves the name once, within
+ * timeoutMs; a name that does not resolve is refused, since it cannot be checked.
+ */
+export async function checkPostTarget(
+  url: string,
+  options: { allowPrivate: boolean; timeoutMs: number; lookup?: GuardedFetchOptions['lookup'] },
+): Promise<{ readonly ok: true } | { readonly ok: false; readonly reason: string }> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(TIMED_OUT), options.timeoutMs);
+  try {
+    const target = parseTarget(url, undefined, 'post to');
+    // With every address allowed there is nothing to look up (and a name may not resolve yet).
+    if (!options.allowPrivate) await resolveChecked(target, options.lookup ?? defaultLookup, isPublicAddress, controller.signal, 'post to');
+    return { ok: true };
+  } catch (error) {
+    const outcome = outcomeOf(error, controller.signal, options.timeoutMs);
+    return { ok: false, reason: outcome.ok ? 'unexpected success' : outcome.reason };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A `lookup` that resolves and checks the name each time a new socket is opened, then answers from the checked list. */
+function checkingLookup(
+  target: URL,
+  lookup: NonNullable<AddressPolicyOptions['lookup']>,
+  allowAddress: (address: string) => boolean,
+  signal: AbortSignal,
+): LookupFunction {
+  return (hostname, lookupOptions, callback) => {
+    resolveChecked(target, lookup, allowAddress, signal, 'post to').then(
+      (addresses) => pinnedLookup(addresses)(hostname, lookupOptions, callback),
+      // The socket fails with this very error, so the refusal's reason reaches the outcome.
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), ''),
+    );
+  };
+}
+
+function sendPost(
+  target: URL,
+  lookup: LookupFunction | undefined,
+  options: GuardedPostOptions,
+  signal: AbortSignal,
+  onSocket: () => void,
+): Promise<PostOutcome> {
+  return new Promise((resolve, reject) => {
+    const host = bareHost(target);
+    const isHttps = target.protocol === 'https:';
+    const body = Buffer.from(options.body, 'utf8');
+    const excerptBytes = options.excerptBytes ?? DEFAULT_EXCERPT_BYTES;
+    const request = (isHttps ? httpsRequest : httpRequest)({
+      protocol: target.protocol,
+      hostname: host,
+      port: target.port === '' ? undefined : Number(target.port),
+      path: `${target.pathname}${target.search}`,
+      method: 'POST',
+      headers: { ...options.headers, host: target.host, 'user-agent': 'herald', 'content-length': String(body.length) },
+      ...(lookup === undefined ? {} : { lookup }),
+      agent: options.agents === undefined ? false : isHttps ? options.agents.https : options.agents.http,
+      ...(isHttps && isIP(host) === 0 ? { servername: host } : {}),
+      signal,
+    });
+    request.once('socket', onSocket);
+    // Set once the answer's head is in: from then on the status stands, whatever befalls the body.
+    let answered: (() => void) | undefined;
+    request.on('error', (error) => {
+      if (answered !== undefined) answered();
+      else reject(error instanceof FetchFailure ? error : connectionFailure(target, error));
+    });
+    request.once('response', (response) => {
+      // The status is the answer; the body is read to its end so the socket can be reused.
+      const status = response.statusCode ?? 0;
+      const kept: Buffer[] = [];
+      let size = 0;
+      answered = (): void => {
+        const excerpt = Buffer.concat(kept).subarray(0, excerptBytes).toString('utf8');
+        resolve({ answered: true, status, excerpt });
+      };
+      response.on('data', (chunk: Buffer) => {
+        if (size < excerptBytes) kept.push(chunk);
+        size += chunk.length;
+        if (size > MAX_DRAINED_BYTES) response.destroy();
+      });
+      response.on('end', answered);
+      // Cut short (too long, reset, time-out): the status still stands.
+      response.on('close', answered);
+      response.on('error', () => {});
+    });
+    request.end(body);
+  });
 }

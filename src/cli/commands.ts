@@ -7,6 +7,7 @@ import { createWhatsappTemplate } from '../app/create-whatsapp-template.ts';
 import { updateAccount } from '../app/update-account.ts';
 import { parseNewAccount, parseNewApiKey, parseNewSenderDomain } from '../domain/admin-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
+import { certificatesVerify } from './certificate-commands.ts';
 import { configTable, settingDocs } from './config-table.ts';
 import * as human from './human-output.ts';
 
@@ -40,7 +41,13 @@ interface PlainCommand extends CommandShape {
   readonly run: (args: readonly string[], values: Values) => Promise<Result<Printed>>;
 }
 
-export type Command = StoreCommand | PlainCommand;
+/** A command that opens the database only if it calls `openDeps` (main.ts closes it after). */
+export interface OnDemandStoreCommand extends CommandShape {
+  readonly needsStore: 'on-demand';
+  readonly run: (openDeps: () => Promise<KeyDeps>, args: readonly string[], values: Values) => Promise<Result<Printed>>;
+}
+
+export type Command = StoreCommand | PlainCommand | OnDemandStoreCommand;
 
 const str = (value: Values[string]): string | undefined => (typeof value === 'string' ? value : undefined);
 
@@ -213,4 +220,5 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['domains add', domainAdd],
   ['whatsapp-templates add', templateAdd],
   ['config', config],
+  ['certificates verify', certificatesVerify],
 ]);

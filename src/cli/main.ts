@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import type { Result } from '../domain/result.ts';
-import { COMMANDS, type Command, type Printed, type StoreCommand, type Values } from './commands.ts';
+import { COMMANDS, type Command, type OnDemandStoreCommand, type Printed, type StoreCommand, type Values } from './commands.ts';
 import { openAppDeps } from '../service.ts';
 
 const EXIT_REFUSED = 1;
@@ -52,7 +52,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const { command, rest } = findCommand(argv);
   const { positionals, values } = parseCommandArgs(command, rest);
 
-  const result = command.needsStore ? await runWithStore(command, positionals, values) : await command.run(positionals, values);
+  const result = command.needsStore === true ? await runWithStore(command, positionals, values)
+    : command.needsStore === 'on-demand' ? await runWithStoreOnDemand(command, positionals, values)
+    : await command.run(positionals, values);
   if (!result.ok) {
     const { code, detail } = result.rejection;
     process.stderr.write(`herald: ${detail ?? WIRE_TEXTS[code]}\n`);
@@ -68,6 +70,15 @@ async function runWithStore(command: StoreCommand, positionals: string[], values
     return await command.run(deps, positionals, values);
   } finally {
     await store.db.destroy();
+  }
+}
+
+async function runWithStoreOnDemand(command: OnDemandStoreCommand, positionals: string[], values: Values): Promise<Result<Printed>> {
+  let opened: Awaited<ReturnType<typeof openAppDeps>> | undefined;
+  try {
+    return await command.run(async () => (opened ??= await openAppDeps(loadConfig())).deps, positionals, values);
+  } finally {
+    await opened?.store.db.destroy();
   }
 }
 

@@ -3,6 +3,7 @@
 // `<field>: <what is wrong>`; unknown fields are refused, so a typo such as
 // `messages_left` cannot be silently ignored.
 import { CHANNELS, type Channel, type Scope } from './account.ts';
+import { EVENT_TYPES, isEventType, type EventType } from './event-catalogue.ts';
 import { parseAddress } from './email-address.ts';
 import { normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
 import { isJsonObject, ownField } from './json-object.ts';
@@ -24,10 +25,14 @@ export interface AccountInput {
   readonly ipAllowList?: readonly string[];
   readonly services?: Partial<Record<Channel, boolean>>;
   readonly webhookUrl?: string | null;
+  /** The event types posted to the webhook URL; null: every type. */
+  readonly webhookEvents?: readonly EventType[] | null;
   /** Cloud API phone number id; null removes it. */
   readonly whatsappPhoneNumberId?: string | null;
   /** Cloud API access token, write-only; null removes it. */
   readonly whatsappAccessToken?: string | null;
+  /** Open and click tracking of HTML email, unless a send says otherwise; either may be left out. */
+  readonly tracking?: { readonly opens?: boolean; readonly clicks?: boolean };
 }
 
 export interface NewAccountInput extends AccountInput {
@@ -84,8 +89,8 @@ export function parseText(value: unknown, max: number): string | null {
   return text === '' || text.length > max ? null : text;
 }
 
-const ACCOUNT_FIELDS = ['name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'services', 'webhookUrl',
-  'whatsappPhoneNumberId', 'whatsappAccessToken'] as const;
+const ACCOUNT_FIELDS = ['name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'services', 'webhookUrl', 'webhookEvents',
+  'whatsappPhoneNumberId', 'whatsappAccessToken', 'tracking'] as const;
 const TOP_UP_FIELDS = ['addMessages', 'addBalance'] as const;
 
 const WEBHOOK_URL_MAX = 2048;
@@ -115,13 +120,28 @@ function parseWhatsappCredentialFields(fields: Fields): Result<Pick<AccountInput
   return ok(input);
 }
 
-function parseWebhookUrl(value: unknown): Result<string | null> {
+/** A webhook URL (null: none); `field` names it in the detail (`webhookUrl` here, `url` in /v1/webhooks). */
+export function parseWebhookUrl(value: unknown, field = 'webhookUrl'): Result<string | null> {
   if (value === null) return ok(null);
   if (typeof value === 'string' && value.length <= WEBHOOK_URL_MAX && URL.canParse(value)) {
     const url = new URL(value);
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '') return ok(url.href);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '') {
+      // Never posted to (the guard refuses them): receivers authenticate herald by its signature.
+      if (url.username !== '' || url.password !== '') return invalidField(field, 'must not carry credentials (user:password@)');
+      return ok(url.href);
+    }
   }
-  return invalidField('webhookUrl', 'must be null or an http(s) URL');
+  return invalidField(field, 'must be null or an http(s) URL');
+}
+
+/** An event filter: null (every type) or a non-empty array of public event types, kept in catalogue order without repeats. */
+export function parseWebhookEvents(value: unknown, field = 'webhookEvents'): Result<readonly EventType[] | null> {
+  if (value === null) return ok(null);
+  if (!Array.isArray(value) || value.length === 0 || !value.every(isEventType)) {
+    return invalidField(field, `must be null (every type) or a non-empty array of event types: ${EVENT_TYPES.join(', ')}`);
+  }
+  const wanted = new Set<unknown>(value);
+  return ok(EVENT_TYPES.filter((type) => wanted.has(type)));
 }
 
 function parseServices(value: unknown): Result<Partial<Record<Channel, boolean>>> {
@@ -136,6 +156,20 @@ function parseServices(value: unknown): Result<Partial<Record<Channel, boolean>>
     services[channel] = flag;
   }
   return ok(services);
+}
+
+function parseTracking(value: unknown): Result<{ opens?: boolean; clicks?: boolean }> {
+  if (!isJsonObject(value)) return invalidField('tracking', 'must be an object with opens and clicks set to true or false');
+  const fields = fieldsOf(value, ['opens', 'clicks'], 'tracking.');
+  if (!fields.ok) return fields;
+  const tracking: { opens?: boolean; clicks?: boolean } = {};
+  for (const key of ['opens', 'clicks'] as const) {
+    const flag = fields.value[key];
+    if (flag === undefined) continue;
+    if (typeof flag !== 'boolean') return invalidField(`tracking.${key}`, 'must be true or false');
+    tracking[key] = flag;
+  }
+  return ok(tracking);
 }
 
 const MONEY_PROBLEM = 'must be an amount of at least 0 with at most 4 decimals, e.g. 10.50';
@@ -187,6 +221,16 @@ function parseAccountFields(fields: Fields): Result<AccountInput> {
     const url = parseWebhookUrl(fields.webhookUrl);
     if (!url.ok) return url;
     input.webhookUrl = url.value;
+  }
+  if (Object.hasOwn(fields, 'webhookEvents')) {
+    const events = parseWebhookEvents(fields.webhookEvents);
+    if (!events.ok) return events;
+    input.webhookEvents = events.value;
+  }
+  if (has('tracking')) {
+    const tracking = parseTracking(fields.tracking);
+    if (!tracking.ok) return tracking;
+    input.tracking = tracking.value;
   }
   const whatsapp = parseWhatsappCredentialFields(fields);
   if (!whatsapp.ok) return whatsapp;

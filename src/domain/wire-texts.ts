@@ -68,6 +68,12 @@ export const WIRE_TEXTS = {
   conflict: 'Already exists',
   storeUnavailable: 'Service temporarily unavailable, please try again',
   invalidSignature: 'Invalid signature',
+  // /v1/webhooks: a test event or a retry while the account has nowhere to post, 409
+  webhookUrlMissing: 'No webhook URL is set',
+
+  // /v1/suppressions, 400
+  suppressionEmailMissing: 'Email missing or empty!',
+  suppressionEmailWrongStructure: 'The email address has the wrong structure!',
 } as const;
 
 export type WireCode = keyof typeof WIRE_TEXTS;

@@ -5,13 +5,18 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { AdminTokenCheck } from '../app/admin-token.ts';
 import type { KeyDeps } from '../app/api-keys.ts';
+import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
 import { apiKeyHook } from './plugins/api-key-auth.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
+import { certificateRoutes, jwksRoutes } from './routes/certificates.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { domainRoutes } from './routes/domains.ts';
 import { whatsappWebhookRoutes } from './routes/whatsapp-webhook.ts';
+import { trackingRoutes } from './routes/tracking.ts';
+import { suppressionRoutes } from './routes/suppressions.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { sendRoutes } from './routes/send.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
@@ -26,6 +31,8 @@ export interface HttpDeps {
   readonly bodyLimitBytes: number;
   /** Inbound Cloud API webhook: the app secret that signs it and the registration token. */
   readonly whatsappWebhook: { readonly appSecret: string | undefined; readonly verifyToken: string | undefined };
+  /** The private-address guard for webhook URLs an account sets (HERALD_FETCH_ALLOW_PRIVATE lifts it). */
+  readonly checkWebhookUrl: WebhookUrlCheck;
 }
 
 const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage', '/v1/whatsapp/sendMessage']);
@@ -43,6 +50,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     // they change nothing, and the request is served as if they were absent.
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
+    // Tracking and unsubscribe tokens travel in the path; a click token carries its URL.
+    routerOptions: { maxParamLength: 4096 },
   }) as unknown as FastifyInstance;
 
   // The interface is JSON only; Fastify's default text/plain parser would hand a
@@ -103,9 +112,14 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     messageRoutes(v1, deps.app);
     templateRoutes(v1, deps.app);
     domainRoutes(v1, deps.app);
+    certificateRoutes(v1, deps.app);
+    suppressionRoutes(v1, deps.app);
+    webhookRoutes(v1, deps);
   });
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));
+  await app.register(async (recipient) => trackingRoutes(recipient, deps));
   await app.register(async (admin) => adminRoutes(admin, deps));
+  await app.register(async (open) => jwksRoutes(open, deps.app));
 
   return app;
 }

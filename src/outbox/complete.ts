@@ -1,8 +1,11 @@
 import type { Outcome } from '../channels/channel.ts';
+import type { CertificateIssuer } from '../domain/certificate.ts';
 import { adjustAccount } from '../store/accounts.ts';
 import type { Db, Tx } from '../store/database.ts';
+import { insertCertificate } from '../store/certificates.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { recordEvent } from '../store/messages.ts';
+import { addSuppression } from '../store/suppressions.ts';
 import type { ClaimedMessage } from './claim.ts';
 import { retryDelayMs, withinHorizon, type RetryHorizons } from './retry-policy.ts';
 
@@ -13,6 +16,8 @@ export interface CompletionDeps {
   readonly random?: () => number;
   /** How long each channel's messages are retried (HERALD_EMAIL_RETRY_HOURS for email). */
   readonly retryHorizons?: RetryHorizons;
+  /** Signs a certified email's evidence into a receipt (app/certificates.ts); absent: no certificates are issued. */
+  readonly issueCertificate?: CertificateIssuer;
 }
 
 export type Resolution = 'sent' | 'retry' | 'failed' | 'lease-lost';
@@ -26,6 +31,10 @@ export type Resolution = 'sent' | 'retry' | 'failed' | 'lease-lost';
 export async function recordOutcome(deps: CompletionDeps, owner: string, message: ClaimedMessage, outcome: Outcome): Promise<Resolution> {
   const now = deps.clock();
   const data = { attempt: message.attempt, peer: outcome.peer, response: outcome.response };
+  // Signed before the transaction opens, so it holds no crypto; a lost lease just discards it.
+  const certificate = outcome.kind === 'accepted' && outcome.evidence !== undefined && deps.issueCertificate !== undefined
+    ? await deps.issueCertificate({ msgid: message.msgid, accountId: message.accountId }, outcome.evidence)
+    : undefined;
   return deps.db.transaction().execute(async (tx) => {
     if (outcome.kind === 'deferred' && withinHorizon(message.channel, message.createdAt, now, deps.retryHorizons)) {
       const rescheduled = await tx
@@ -44,13 +53,22 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     if (outcome.kind === 'accepted') {
       const status = outcome.delivered === true ? 'delivered' : 'sent';
       await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) });
+      if (certificate !== undefined) {
+        await insertCertificate(tx, { messageId: message.msgid, accountId: message.accountId, receipt: certificate.receipt, eml: certificate.eml, createdAt: now });
+        await recordEvent(tx, { messageId: message.msgid, type: 'certified', eventId: deps.newId(), at: now, data: { certificate_url: certificate.url } });
+      }
       return 'sent';
     }
     // Failed for good (or deferred past the horizon). A message that never left the
     // house is given back to the account, once: the outbox row is gone now.
     const leftTheHouse = outcome.kind === 'failed' && outcome.leftTheHouse;
     const status = outcome.kind === 'failed' && outcome.bounced === true ? 'bounced' : 'failed';
-    await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse } });
+    const details = outcome.kind === 'failed' ? outcome.details : undefined;
+    await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse, ...details } });
+    // A hard bounce: the address is bad, so the account never sends to it again (send-email drops it).
+    if (details?.bounce_type === 'hard') {
+      await addSuppression(tx, { accountId: message.accountId, address: message.recipient, reason: 'bounced', messageId: message.msgid, at: now });
+    }
     if (!leftTheHouse) await refund(tx, deps, message, now);
     return 'failed';
   });

@@ -40,6 +40,8 @@ function toColumns(changes: AccountChanges): Partial<AccountsTable> {
   if (changes.webhookUrl !== undefined) columns.webhook_url = changes.webhookUrl;
   if (changes.whatsappPhoneNumberId !== undefined) columns.whatsapp_phone_number_id = changes.whatsappPhoneNumberId;
   if (changes.whatsappAccessToken !== undefined) columns.whatsapp_access_token = changes.whatsappAccessToken;
+  if (changes.tracking?.opens !== undefined) columns.track_opens = changes.tracking.opens ? 1 : 0;
+  if (changes.tracking?.clicks !== undefined) columns.track_clicks = changes.tracking.clicks ? 1 : 0;
   return columns;
 }
 

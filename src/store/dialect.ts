@@ -6,14 +6,29 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import {
   CompiledQuery,
   Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  PostgresIntrospector,
   SqliteDialect,
   SqliteDriver,
+  sql,
+  type ColumnMetadata,
   type DatabaseConnection,
+  type DatabaseIntrospector,
+  type DatabaseMetadataOptions,
+  type DialectAdapter,
   type Driver,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type SchemaMetadata,
   type SqliteDatabase,
   type SqliteStatement,
+  type TableMetadata,
 } from 'kysely';
+import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE } from 'kysely/migration';
+import pg from 'pg';
 import type { Database } from './database.ts';
+import { LOCAL_NOTIFIER, PostgresNotifier, type Notifier } from './notify.ts';
 
 export interface DialectCapabilities {
   /** `FOR UPDATE SKIP LOCKED` on outbox claims (PostgreSQL); SQLite serialises writers instead. */
@@ -29,6 +44,13 @@ export interface DialectCapabilities {
 export interface OpenedStore {
   readonly db: Kysely<Database>;
   readonly capabilities: DialectCapabilities;
+  /** Wake-ups across processes (PostgreSQL LISTEN/NOTIFY); SQLite has one server process and needs none. */
+  readonly notifier: Notifier;
+}
+
+export interface StoreOptions {
+  /** Connections of the PostgreSQL pool (HERALD_DATABASE_POOL_SIZE); SQLite has one. */
+  readonly poolSize?: number;
 }
 
 // Prepared statements are cached per SQL text: Kysely compiles the same few
@@ -117,11 +139,159 @@ function openSqlite(location: string): OpenedStore {
     raw.exec('PRAGMA foreign_keys = ON');
     return new NodeSqliteDatabase(raw);
   };
-  return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) }), capabilities: { skipLocked: false, singleServerProcess: true } };
+  return {
+    db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) }),
+    capabilities: { skipLocked: false, singleServerProcess: true },
+    notifier: LOCAL_NOTIFIER,
+  };
+}
+
+// ---- PostgreSQL ----
+
+const INT8_OID = 20; // bigint: count(*), and every time and money column
+const NUMERIC_OID = 1700; // sum(bigint), avg(...)
+
+/**
+ * pg returns bigint and numeric as strings, because they may exceed 2^53. herald's
+ * bigints are epoch milliseconds and money in 1/10,000 units, far below that, and the
+ * code reads them as numbers, as node:sqlite gives them. Set per pool, not on pg's
+ * global parsers, so nothing else in the process is changed.
+ */
+const NUMBER_TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) =>
+    (oid === INT8_OID || oid === NUMERIC_OID) && format !== 'binary' ? Number : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/** Flags are integer 0/1 columns in both engines; a boolean parameter is written as SQLite's adapter writes it. */
+function toPostgresValue(value: unknown): unknown {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+/** The pg pool as Kysely's PostgresDialect takes it, with parameters mapped by toPostgresValue. */
+function adaptPool(pool: pg.Pool): PostgresPool {
+  // One wrapper per pooled connection, so Kysely recognises a connection it has seen.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
+    get processID() { return (client as unknown as { processID?: number }).processID; },
+    release: (destroy?: boolean) => client.release(destroy),
+    query: ((text: unknown, parameters?: ReadonlyArray<unknown>) =>
+      typeof text === 'string'
+        ? client.query(text, (parameters ?? []).map(toPostgresValue))
+        : client.query(text as pg.Submittable)) as unknown as PostgresPoolClient['query'],
+  });
+  return {
+    options: pool.options,
+    end: () => pool.end(),
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      let wrapper = wrappers.get(client);
+      if (!wrapper) wrappers.set(client, (wrapper = wrap(client)));
+      return wrapper;
+    },
+  };
+}
+
+export const DEFAULT_POOL_SIZE = 10;
+
+interface ColumnRow {
+  table: string; kind: string; schema: string; column: string; type: string; type_schema: string;
+  not_null: boolean; has_default: boolean; serial: string | null; comment: string | null;
+}
+
+/**
+ * Kysely's PostgreSQL introspector reads every schema of the database, through
+ * functions that fail when another schema is dropped meanwhile, and the Migrator asks
+ * it whether its own tables exist (by name, in any schema). herald's store is the
+ * connection's current schema (the first of search_path), so introspection reads that
+ * schema only: installations and test runs in other schemas of the same database keep
+ * their own migration state, and dropping one never fails a migration of another.
+ */
+class CurrentSchemaIntrospector implements DatabaseIntrospector {
+  readonly #db: Kysely<unknown>;
+  constructor(db: Kysely<unknown>) {
+    this.#db = db;
+  }
+
+  getSchemas(): Promise<SchemaMetadata[]> {
+    return new PostgresIntrospector(this.#db).getSchemas();
+  }
+
+  async getTables(options: DatabaseMetadataOptions = { withInternalKyselyTables: false }): Promise<TableMetadata[]> {
+    const { rows } = await sql<ColumnRow>`
+      select c.relname as "table", c.relkind as kind, ns.nspname as schema, a.attname as "column",
+             typ.typname as type, tns.nspname as type_schema, a.attnotnull as not_null, a.atthasdef as has_default,
+             pg_get_serial_sequence(quote_ident(ns.nspname) || '.' || quote_ident(c.relname), a.attname) as serial,
+             col_description(a.attrelid, a.attnum) as comment
+      from pg_catalog.pg_class c
+      join pg_catalog.pg_namespace ns on ns.oid = c.relnamespace
+      join pg_catalog.pg_attribute a on a.attrelid = c.oid
+      join pg_catalog.pg_type typ on typ.oid = a.atttypid
+      join pg_catalog.pg_namespace tns on tns.oid = typ.typnamespace
+      where ns.nspname = current_schema() and c.relkind in ('r', 'v', 'p', 'f') and a.attnum >= 0 and not a.attisdropped
+      order by c.relname, a.attnum`.execute(this.#db);
+    const tables = new Map<string, TableMetadata & { columns: ColumnMetadata[] }>();
+    for (const row of rows) {
+      if (!options.withInternalKyselyTables && (row.table === DEFAULT_MIGRATION_TABLE || row.table === DEFAULT_MIGRATION_LOCK_TABLE)) continue;
+      let table = tables.get(row.table);
+      if (!table) {
+        table = { name: row.table, schema: row.schema, isView: row.kind === 'v', isForeign: row.kind === 'f', columns: [] };
+        tables.set(row.table, table);
+      }
+      table.columns.push({
+        name: row.column, dataType: row.type, dataTypeSchema: row.type_schema, isNullable: !row.not_null,
+        hasDefaultValue: row.has_default, isAutoIncrementing: row.serial !== null, ...(row.comment === null ? {} : { comment: row.comment }),
+      });
+    }
+    return [...tables.values()];
+  }
+}
+
+// An advisory lock of two int4 keys: this class, and the hash of the schema's name.
+const MIGRATION_LOCK_CLASS = 0x68657264; // 'herd'
+
+/**
+ * Kysely locks every migration in the database behind one advisory lock; herald's
+ * migrations concern only the current schema, so their lock is the schema's own:
+ * processes migrating one schema wait for each other, other schemas go on.
+ */
+class SchemaLockPostgresAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK_CLASS)}, hashtext(current_schema()))`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK_CLASS)}, hashtext(current_schema()))`.execute(db);
+  }
+}
+
+/** PostgreSQL scoped to the connection's current schema: see CurrentSchemaIntrospector and SchemaLockPostgresAdapter. */
+class SchemaScopedPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new SchemaLockPostgresAdapter();
+  }
+}
+
+function openPostgres(url: string, options: StoreOptions): OpenedStore {
+  const config: pg.PoolConfig = { connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types: NUMBER_TYPES };
+  const pool = new pg.Pool(config);
+  // An idle connection that the server closes (restart, failover) is dropped by the
+  // pool and replaced on the next query; without a listener its error would end the process.
+  pool.on('error', () => {});
+  return {
+    db: new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool: adaptPool(pool) }) }),
+    capabilities: { skipLocked: true, singleServerProcess: false },
+    // The listening connection is its own client, never one of the pool's.
+    notifier: new PostgresNotifier(pool, () => new pg.Client({ ...config, application_name: 'herald-listener' })),
+  };
 }
 
 /** Opens the store named by HERALD_DATABASE_URL (validated by config.ts). */
-export function openStore(databaseUrl: string): OpenedStore {
+export function openStore(databaseUrl: string, options: StoreOptions = {}): OpenedStore {
   if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length));
-  throw new Error(`unsupported database URL: ${databaseUrl}`);
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return openPostgres(databaseUrl, options);
+  throw new Error('unsupported database URL: expected sqlite:<path> or postgres://');
 }

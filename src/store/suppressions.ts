@@ -44,17 +44,22 @@ export async function suppressedAmong(db: Executor, accountId: string, addresses
   return new Set(rows.map((r) => r.address));
 }
 
-/** A page of the account's suppressions in address order, after the cursor `after` (an address). */
+/**
+ * A page of the account's suppressions in address order, after the cursor `after` (an
+ * address), and only of the addresses `among` when given.
+ */
 export async function listSuppressions(
   db: Executor,
   accountId: string,
-  page: { after?: string; limit: number },
+  page: { after?: string; among?: readonly string[]; limit: number },
 ): Promise<Suppression[]> {
+  if (page.among !== undefined && page.among.length === 0) return [];
   const rows = await db
     .selectFrom('suppressions')
     .selectAll()
     .where('account_id', '=', accountId)
     .$if(page.after !== undefined, (q) => q.where('address', '>', page.after ?? ''))
+    .$if(page.among !== undefined, (q) => q.where('address', 'in', (page.among ?? []).map(key)))
     .orderBy('address')
     .limit(page.limit)
     .execute();

@@ -60,6 +60,7 @@ test('accounts create --json prints the account, its key and its verified domain
     account: {
       id: out.account.id, name: 'acme', active: true, messagesLeft: 5, balance: 0, whatsappPrice: 0, rateLimitPerSecond: 2, ipAllowList: [],
       services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, whatsappPhoneNumberId: null, whatsappAccessToken: null,
+      tracking: { opens: true, clicks: true },
       createdAt: out.account.createdAt, updatedAt: out.account.createdAt,
     },
     apiKey: { id: out.apiKey.id, apiKey: out.apiKey.apiKey, scopes: ['email', 'sms', 'whatsapp'] },

@@ -36,7 +36,8 @@ async function createAccount(service: Service, fields: Record<string, unknown> =
 function accountAt(id: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id, name: 'acme', active: true, messagesLeft: 0, balance: 0, whatsappPrice: 0, rateLimitPerSecond: 2, ipAllowList: [],
-    services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, whatsappPhoneNumberId: null, whatsappAccessToken: null,
+    services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, webhookSecret: null, webhookEvents: null, whatsappPhoneNumberId: null, whatsappAccessToken: null,
+    tracking: { opens: true, clicks: true },
     createdAt: '2030-01-01T00:00:00.000Z', updatedAt: '2030-01-01T00:00:00.000Z', ...fields,
   };
 }
@@ -81,11 +82,13 @@ test('creating an account answers 201 with the account and its first key of ever
   assert.match(body.account.id, UUID);
   assert.match(body.apiKey.id, UUID);
   assert.match(body.apiKey.apiKey, JWT);
+  // A webhook URL comes with its signing secret: whsec_ and the base64 of 32 random bytes.
+  assert.match(body.account.webhookSecret, /^whsec_[A-Za-z0-9+/]{43}=$/);
   assert.deepStrictEqual(body, {
     account: accountAt(body.account.id, {
       messagesLeft: 1000, balance: 12.5, whatsappPrice: 0.05, rateLimitPerSecond: 10,
       ipAllowList: ['10.0.0.0/8', '192.0.2.7', '2001:db8::1'], services: { email: true, sms: true, whatsapp: false },
-      webhookUrl: 'https://hooks.example.com/herald',
+      webhookUrl: 'https://hooks.example.com/herald', webhookSecret: body.account.webhookSecret,
     }),
     apiKey: { id: body.apiKey.id, apiKey: body.apiKey.apiKey, scopes: ['email', 'sms', 'whatsapp'] },
   });
@@ -143,8 +146,11 @@ test('updating an account changes the given fields and returns the account', asy
   assert.equal(res.statusCode, 200);
   assert.deepStrictEqual(res.json(), accountAt(account.id, {
     name: 'acme two', active: false, rateLimitPerSecond: 5, services: { email: true, sms: false, whatsapp: true }, whatsappPrice: 0.0147,
+    // Removing the URL keeps the secret, so setting one again does not change what receivers verify with.
+    webhookSecret: res.json().webhookSecret,
     updatedAt: '2030-01-01T00:01:00.000Z',
   }));
+  assert.match(res.json().webhookSecret, /^whsec_/);
 });
 
 test('an inactive account\'s sends are refused', async (t) => {

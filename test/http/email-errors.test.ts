@@ -195,7 +195,8 @@ test('a send that fails inside the service gets 400 Could not send message, an e
   const service = await startService(t);
   const account = await openAccount(service);
   // A real failure on the send path: the table the send is written to is gone.
-  await service.store.db.schema.dropTable('sends').execute();
+  // Renamed rather than dropped: PostgreSQL refuses to drop a table that messages reference.
+  await service.store.db.schema.alterTable('sends').renameTo('sends_gone').execute();
   const res = await post(service, '/v1/email', account.apiKey, emailBody());
   assert.equal(res.statusCode, 400);
   assert.deepStrictEqual(res.json(), { message: 'Could not send message, an error has ocurred' });
@@ -204,7 +205,8 @@ test('a send that fails inside the service gets 400 Could not send message, an e
 test('a send that fails inside the service takes no message from the account', async (t) => {
   const service = await startService(t);
   const account = await openAccount(service, { messagesLeft: 5 });
-  await service.store.db.schema.dropTable('sends').execute();
+  // Renamed rather than dropped: PostgreSQL refuses to drop a table that messages reference.
+  await service.store.db.schema.alterTable('sends').renameTo('sends_gone').execute();
   const res = await post(service, '/v1/email', account.apiKey, emailBody());
   assert.equal(res.statusCode, 400);
   assert.equal((await readAccount(service, account.id)).messagesLeft, 5);

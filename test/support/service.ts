@@ -8,14 +8,29 @@ import { insertWhatsappTemplate, type WhatsappTemplate } from '../../src/store/w
 import { loadConfig } from '../../src/config.ts';
 import { createService, type Service, type ServiceOptions } from '../../src/service.ts';
 import { insertSenderDomain } from '../../src/store/sender-domains.ts';
+import { serviceSchema } from './postgres.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
-/** A real service on an in-memory SQLite store; closed when the test ends. */
+/**
+ * A real service on an in-memory SQLite store, or with HERALD_TEST_STORE=postgres (set
+ * by test/run-postgres.ts) on an empty schema of TEST_POSTGRES_URL of its own; closed
+ * (and its schema emptied) when the test ends. A test that names its own HERALD_DATABASE_URL keeps it.
+ */
 export async function startService(t: TestContext, options: ServiceOptions & { env?: Record<string, string> } = {}): Promise<Service> {
-  const config = loadConfig({ HERALD_DATABASE_URL: 'sqlite::memory:', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_FETCH_ALLOW_PRIVATE: 'true', ...options.env });
-  const service = await createService(config, { logger: false, worker: false, ...options });
-  t.after(() => service.close());
+  const schema = process.env.HERALD_TEST_STORE === 'postgres' && options.env?.HERALD_DATABASE_URL === undefined ? await serviceSchema() : undefined;
+  const config = loadConfig({ HERALD_DATABASE_URL: schema?.url ?? 'sqlite::memory:', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_FETCH_ALLOW_PRIVATE: 'true', ...options.env });
+  let service: Service;
+  try {
+    service = await createService(config, { logger: false, worker: false, ...options });
+  } catch (error) {
+    await schema?.release();
+    throw error;
+  }
+  t.after(async () => {
+    await service.close();
+    await schema?.release();
+  });
   return service;
 }
 

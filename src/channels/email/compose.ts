@@ -1,9 +1,11 @@
 import type { SendMailOptions } from 'nodemailer';
 import { compile } from 'html-to-text';
 import type { EmailPayload, Outbound } from '../../domain/outbound.ts';
+import type { TrackingTokens } from '../../domain/tracking-token.ts';
 import type { Outcome } from '../channel.ts';
 import { dkimSigningOptions, type DkimKeyLookup } from './dkim.ts';
 import type { ResolvedAttachment } from './mime.ts';
+import { addTracking } from './tracking.ts';
 
 // Compiled once: html-to-text's convert() rebuilds its options on every call (~0.25 ms a message).
 const htmlToText = compile({ wordwrap: 78 });
@@ -14,8 +16,10 @@ export interface ComposeSettings {
   readonly messageIdHost: string;
   /** Domain of the VERP envelope sender `b+<msgid>@<bounceDomain>`. */
   readonly bounceDomain: string;
-  /** Base of the List-Unsubscribe URL, without a trailing slash. */
+  /** Base of the List-Unsubscribe and tracking URLs, without a trailing slash. */
   readonly publicUrl: string;
+  /** Signs the unsubscribe and tracking tokens (domain/tracking-token.ts `trackingTokens`). */
+  readonly tokens: TrackingTokens;
   /** The sender domains' signing keys; absent: every message unsigned (the SMTP transports require it). */
   readonly dkim?: DkimKeyLookup;
   /** Time of the Date header; default Date.now. */
@@ -32,12 +36,12 @@ export function verpAddress(msgid: string, bounceDomain: string): string {
 }
 
 /**
- * The one-click unsubscribe URL (RFC 8058). For now the bare msgid: the events issue
- * replaces it with an HMAC-signed token (its secret is that issue's) and adds the
- * `POST /u/:token` handler. https only, no mailto: form, so nothing comes back by mail.
+ * The one-click unsubscribe URL (RFC 8058): a signed token naming the message, served
+ * by `GET`/`POST /u/:token`. https only, no mailto: form, so nothing comes back by mail.
  */
-export function unsubscribeUrl(publicUrl: string, msgid: string): string {
-  return `${publicUrl}/u/${msgid}`;
+export async function unsubscribeUrl(settings: Pick<ComposeSettings, 'publicUrl' | 'tokens'>, message: { msgid: string; accountId: string }, now: number): Promise<string> {
+  const token = await settings.tokens.sign({ kind: 'unsubscribe', accountId: message.accountId, msgid: message.msgid }, now);
+  return `${settings.publicUrl}/u/${token}`;
 }
 
 /**
@@ -51,6 +55,8 @@ export function unsubscribeUrl(publicUrl: string, msgid: string): string {
  *   boundaries derive from the msgid (unguessable before the message was accepted)
  *   rather than from random bytes.
  * - Signed with the sender domain's DKIM key when it has one (see DkimKeyLookup).
+ * - Tracked as the payload says (never certified mail): the HTML gets the open pixel
+ *   and rewritten links (tracking.ts); the text alternative keeps the original URLs.
  * Names and subjects are encoded by nodemailer (RFC 2047) after validation replaced
  * CR/LF, so no value can start a header line of its own.
  */
@@ -61,6 +67,11 @@ export async function composeEmail(
 ): Promise<SendMailOptions> {
   const { payload } = message;
   const dkim = settings.dkim === undefined ? undefined : await dkimSigningOptions(settings.dkim, message.accountId, payload.from.email);
+  const now = (settings.clock ?? Date.now)();
+  const tracking = payload.certified === true || payload.tracking === undefined ? { opens: false, clicks: false } : payload.tracking;
+  const html = payload.html === null
+    ? undefined
+    : await addTracking(payload.html, tracking, { publicUrl: settings.publicUrl, tokens: settings.tokens, accountId: message.accountId, msgid: message.msgid, now });
   return {
     from: { name: payload.from.name, address: payload.from.email },
     replyTo: { name: payload.replyTo.name, address: payload.replyTo.email },
@@ -68,14 +79,14 @@ export async function composeEmail(
     cc: payload.cc.length > 0 ? [...payload.cc] : undefined,
     subject: payload.subject,
     messageId: `<${message.msgid}@${settings.messageIdHost}>`,
-    date: new Date((settings.clock ?? Date.now)()),
+    date: new Date(now),
     baseBoundary: message.msgid.replaceAll('-', ''),
-    html: payload.html ?? undefined,
+    html,
     // A text alternative for every HTML message: spam filters and text-only clients expect one.
     text: payload.text ?? (payload.html !== null ? htmlToText(payload.html) : undefined),
     attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
     headers: {
-      'List-Unsubscribe': `<${unsubscribeUrl(settings.publicUrl, message.msgid)}>`,
+      'List-Unsubscribe': `<${await unsubscribeUrl(settings, message, now)}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     },
     envelope: { from: verpAddress(message.msgid, settings.bounceDomain), to: [message.recipient] },

@@ -8,6 +8,7 @@ import type { DkimKeyLookup } from './dkim.ts';
 import { CONTENT_ACCESS } from './mime.ts';
 import { classifySmtpError, smtpErrorOutcome, smtpSentOutcome } from './smtp-outcome.ts';
 import { SMTP_TIMEOUTS, type SmtpTimeouts } from './smtp-transport.ts';
+import { certifiedMessage, sendCertified, withEvidence, type CertifiedMessage } from './transcript.ts';
 
 /** The look-ups MX delivery needs; node:dns/promises' Resolver (set to HERALD_DNS_SERVERS) is one. */
 export interface MxResolver {
@@ -74,8 +75,7 @@ export function mxTransport(options: MxTransportOptions): MxTransport {
   const maxPools = options.maxPools ?? 500;
   const pools = new Map<string, Pool>();
 
-  const createPool = (destination: Destination): Pool['mailer'] => nodemailer.createTransport({
-    pool: true,
+  const connectionTo = (destination: Destination) => ({
     host: destination.address,
     port,
     servername: destination.exchange,
@@ -83,12 +83,17 @@ export function mxTransport(options: MxTransportOptions): MxTransport {
     secure: false,
     opportunisticTLS: true,
     tls: options.tls ?? { rejectUnauthorized: false },
-    maxConnections: options.maxConnectionsPerHost ?? 2,
-    maxMessages: 100,
-    idleTimeout: POOL_IDLE_MS,
     ...SMTP_TIMEOUTS,
     ...options.timeouts,
     ...CONTENT_ACCESS,
+  });
+
+  const createPool = (destination: Destination): Pool['mailer'] => nodemailer.createTransport({
+    pool: true,
+    ...connectionTo(destination),
+    maxConnections: options.maxConnectionsPerHost ?? 2,
+    maxMessages: 100,
+    idleTimeout: POOL_IDLE_MS,
     logger: false,
   });
 
@@ -117,20 +122,33 @@ export function mxTransport(options: MxTransportOptions): MxTransport {
     }
   };
 
-  const attempt = async (destination: Destination, mail: SendMailOptions, signal: AbortSignal): Promise<{ outcome: Outcome; tryNext: boolean }> => {
-    const peer = `${destination.exchange}[${destination.address}]:${port}`;
+  /** Over the destination's pool, or for a certified message over a recorded session of its own. */
+  const sendTo = async (destination: Destination, mail: SendMailOptions, certified: CertifiedMessage | undefined, signal: AbortSignal) => {
+    if (certified !== undefined) {
+      return sendCertified({ options: connectionTo(destination), delivery: 'mx', host: destination.exchange, clock: options.clock ?? Date.now }, certified, signal);
+    }
     const pool = poolFor(destination);
     pool.inFlight += 1;
     try {
-      const info = await pool.mailer.sendMail({ ...mail, signal });
-      return { outcome: smtpSentOutcome(info, peer, true), tryNext: false };
+      return { info: await pool.mailer.sendMail({ ...mail, signal }), evidence: undefined };
+    } finally {
+      pool.inFlight -= 1;
+    }
+  };
+
+  const attempt = async (
+    destination: Destination, mail: SendMailOptions, certified: CertifiedMessage | undefined, signal: AbortSignal,
+  ): Promise<{ outcome: Outcome; tryNext: boolean }> => {
+    const peer = `${destination.exchange}[${destination.address}]:${port}`;
+    try {
+      const { info, evidence } = await sendTo(destination, mail, certified, signal);
+      const outcome = smtpSentOutcome(info, peer, true);
+      return { outcome: evidence === undefined ? outcome : withEvidence(outcome, evidence), tryNext: false };
     } catch (error) {
       const { verdict, stage } = classifySmtpError(error);
       // Not reached, or refused before the transaction began: the next host may take it.
       const unreachable = verdict.kind === 'deferred' && (stage === 'no reply' || stage === 'session') && !signal.aborted;
       return { outcome: smtpErrorOutcome(error, peer), tryNext: unreachable };
-    } finally {
-      pool.inFlight -= 1;
     }
   };
 
@@ -144,6 +162,8 @@ export function mxTransport(options: MxTransportOptions): MxTransport {
       if (hosts.kind !== 'hosts') return hosts.outcome;
       const prepared = await prepareEmail(message, signal, options, domain);
       if (!prepared.ok) return prepared.outcome;
+      // Rendered once: every host tried gets the same bytes, the ones the receipt hashes.
+      const certified = message.payload.certified === true ? await certifiedMessage(message, prepared.mail) : undefined;
 
       let attempted: Outcome | undefined;
       let lookupFailure: string | undefined;
@@ -154,7 +174,7 @@ export function mxTransport(options: MxTransportOptions): MxTransport {
         if (addresses.kind === 'no address') noAddress = addresses.reason;
         if (addresses.kind !== 'addresses') continue;
         for (const address of addresses.list) {
-          const { outcome, tryNext } = await attempt({ exchange, address }, prepared.mail, signal);
+          const { outcome, tryNext } = await attempt({ exchange, address }, prepared.mail, certified, signal);
           if (!tryNext) return outcome;
           attempted = outcome;
         }

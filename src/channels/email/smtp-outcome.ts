@@ -1,4 +1,5 @@
 import type { Outcome } from '../channel.ts';
+import { replyBounce } from '../../domain/dsn.ts';
 
 // What nodemailer reports after one SMTP attempt, turned into an Outcome by two tables:
 // replies by the stage of the command the peer answered, errors without a reply by
@@ -112,13 +113,18 @@ export function describeSmtpError(error: unknown): string {
   return `${codes.length > 0 ? `${codes.join(' ')}: ` : ''}${message ?? 'unknown error'}`;
 }
 
-/** The outcome of an attempt that nodemailer failed (the error it rejected with). */
+/**
+ * The outcome of an attempt that nodemailer failed (the error it rejected with). A
+ * bounce carries its details (domain/dsn.ts `bounceTypeOf`): hard unless the reply says
+ * mailbox full, message too large or a policy block, which are soft.
+ */
 export function smtpErrorOutcome(error: unknown, peer: string): Outcome {
   const { verdict } = classifySmtpError(error);
   const response = describeSmtpError(error);
-  return verdict.kind === 'deferred'
-    ? { kind: 'deferred', peer, response }
-    : { kind: 'failed', peer, response, leftTheHouse: verdict.leftTheHouse, ...(verdict.bounced ? { bounced: true } : {}) };
+  if (verdict.kind === 'deferred') return { kind: 'deferred', peer, response };
+  if (!verdict.bounced) return { kind: 'failed', peer, response, leftTheHouse: verdict.leftTheHouse };
+  const details = replyBounce(response, fieldsOf(error).responseCode ?? 550);
+  return { kind: 'failed', peer, response, leftTheHouse: verdict.leftTheHouse, bounced: true, details };
 }
 
 /** What nodemailer resolves with after the peer answered DATA with 2xx. */

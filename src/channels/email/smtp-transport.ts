@@ -6,6 +6,7 @@ import { prepareEmail, type AttachmentResolver, type ComposeSettings } from './c
 import type { DkimKeyLookup } from './dkim.ts';
 import { CONTENT_ACCESS } from './mime.ts';
 import { smtpErrorOutcome, smtpSentOutcome } from './smtp-outcome.ts';
+import { certifiedMessage, sendCertified, withEvidence, type CertifiedSession } from './transcript.ts';
 
 export interface SmtpRelayOptions extends ComposeSettings {
   /** `smtp://[user:pass@]host[:port]` (STARTTLS when offered; port 587) or `smtps://…` (TLS from the start; port 465). */
@@ -42,24 +43,29 @@ export type SmtpTimeouts = { readonly [K in keyof typeof SMTP_TIMEOUTS]: number 
 export function smtpRelayTransport(options: SmtpRelayOptions): Transport<EmailPayload> & { close(): Promise<void> } {
   const relay = parseRelayUrl(options.url);
   const peer = `${relay.host}:${relay.port}`;
-  const mailer = nodemailer.createTransport({
-    pool: true,
+  const connection = {
     host: relay.host,
     port: relay.port,
     secure: relay.secure,
     ...(relay.auth === undefined ? {} : { auth: relay.auth }),
     ...(options.heloName === undefined ? {} : { name: options.heloName }),
-    maxConnections: options.pool?.maxConnections ?? 5,
-    maxMessages: options.pool?.maxMessages ?? 100,
     ...(options.tls === undefined ? {} : { tls: options.tls }),
     ...SMTP_TIMEOUTS,
     ...options.timeouts,
     ...CONTENT_ACCESS,
+  };
+  const mailer = nodemailer.createTransport({
+    pool: true,
+    ...connection,
+    maxConnections: options.pool?.maxConnections ?? 5,
+    maxMessages: options.pool?.maxMessages ?? 100,
     logger: false,
   });
   // Failures reach each send's promise; an event nobody listens to must not crash the process.
   mailer.on('error', () => {});
   const mask = credentialMask(relay.auth);
+  // Certified messages take a session of their own, recorded; its evidence names the relay, not the recipient's MX.
+  const certifiedSession: CertifiedSession = { options: connection, delivery: 'relay', host: relay.host, clock: options.clock ?? Date.now, mask };
 
   return {
     name: 'smtp',
@@ -68,8 +74,13 @@ export function smtpRelayTransport(options: SmtpRelayOptions): Transport<EmailPa
       if (!prepared.ok) return prepared.outcome;
       let outcome: Outcome;
       try {
-        const info = await mailer.sendMail({ ...prepared.mail, signal });
-        outcome = smtpSentOutcome(info, peer, false);
+        if (message.payload.certified === true) {
+          const { info, evidence } = await sendCertified(certifiedSession, await certifiedMessage(message, prepared.mail), signal);
+          outcome = withEvidence(smtpSentOutcome(info, peer, false), evidence);
+        } else {
+          const info = await mailer.sendMail({ ...prepared.mail, signal });
+          outcome = smtpSentOutcome(info, peer, false);
+        }
       } catch (error) {
         outcome = smtpErrorOutcome(error, peer);
       }

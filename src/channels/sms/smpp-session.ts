@@ -70,10 +70,19 @@ export function statusName(code: number): string | undefined {
 }
 
 /**
+ * Where a submit's turn comes from: the milliseconds to wait for it. A ThroughputPacer
+ * in this process, or one shared by every worker through Redis (throughput-cap.ts),
+ * which rejects when no turn can be had (the submit is then not sent).
+ */
+export interface SubmitPacer {
+  reserve(): number | Promise<number>;
+}
+
+/**
  * Spaces submits evenly at `perSecond`: a token bucket one token deep, so a burst
  * never exceeds the rate over any sub-second window an SMSC may count in.
  */
-export class ThroughputPacer {
+export class ThroughputPacer implements SubmitPacer {
   readonly #intervalMs: number;
   readonly #now: () => number;
   #nextAt = Number.NEGATIVE_INFINITY;
@@ -151,12 +160,14 @@ export interface SmppSessionOptions {
   readonly logger?: Logger | undefined;
   /** Monotonic milliseconds for the pacer. */
   readonly now?: (() => number) | undefined;
+  /** Replaces this process's pacer at `throughput`, e.g. with one shared by every worker. */
+  readonly pacer?: SubmitPacer | undefined;
 }
 
 export class SmppSession {
   readonly #options: SmppSessionOptions;
   readonly #window: SubmitWindow;
-  readonly #pacer: ThroughputPacer;
+  readonly #pacer: SubmitPacer;
   #state: SmppSessionState = 'idle';
   #link: Link | undefined;
   #failures = 0;
@@ -167,7 +178,7 @@ export class SmppSession {
   constructor(options: SmppSessionOptions) {
     this.#options = options;
     this.#window = new SubmitWindow(options.window);
-    this.#pacer = new ThroughputPacer(options.throughput, options.now ?? (() => performance.now()));
+    this.#pacer = options.pacer ?? new ThroughputPacer(options.throughput, options.now ?? (() => performance.now()));
   }
 
   get state(): SmppSessionState {
@@ -208,7 +219,12 @@ export class SmppSession {
   async submit(fields: PduFields, signal: AbortSignal): Promise<SubmitResult> {
     if (!(await this.#window.acquire(signal))) return { kind: 'not-sent', reason: 'aborted' };
     try {
-      const wait = this.#pacer.reserve();
+      let wait: number;
+      try {
+        wait = await this.#pacer.reserve();
+      } catch (error) {
+        return { kind: 'not-sent', reason: error instanceof Error ? error.message : String(error) };
+      }
       if (wait > 0) {
         try {
           await sleep(wait, undefined, { signal });

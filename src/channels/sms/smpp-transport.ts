@@ -5,6 +5,7 @@ import { MAX_PARTS, splitSeptets, toSmsParts, type SmsPart } from '../../domain/
 import type { Outbound, SmsPayload } from '../../domain/outbound.ts';
 import type { Outcome, Transport } from '../channel.ts';
 import { DEFAULT_SMPP_TIMING, SmppSession, describeStatus, statusName, type InboundDeliver, type SmppEndpoint, type SmppTiming } from './smpp-session.ts';
+import { sharedThroughputCap } from './throughput-cap.ts';
 
 // SMS over SMPP v3.4: `smpp://system_id:password@host:2775?window=10&throughput=100&from=Herald`
 // (`smpps://` for TLS, default port 3550). Each message goes as GSM 03.38, data_coding 0,
@@ -41,6 +42,8 @@ export interface SmppTransportOptions {
   readonly clock?: () => number;
   /** Time-outs and intervals (tests shorten them). */
   readonly timing?: Partial<SmppTiming>;
+  /** HERALD_REDIS_*: the throughput cap is then held by every worker bound to this SMSC account together. */
+  readonly sharedCap?: { readonly url: string; readonly failure: 'closed' | 'local'; readonly keyPrefix: string } | undefined;
 }
 
 export interface SmppSettings {
@@ -166,6 +169,15 @@ export function smppTransport(options: SmppTransportOptions): Transport<SmsPaylo
     await options.onReceipt({ providerRef: resolved.providerRef, status: resolved.status, response });
   }
 
+  const { sharedCap } = options;
+  const pacer = sharedCap === undefined || settings.throughput === 0 ? undefined : sharedThroughputCap({
+    url: sharedCap.url,
+    failure: sharedCap.failure,
+    key: `${sharedCap.keyPrefix}smpp:${peer}:${settings.endpoint.systemId}`,
+    perSecond: settings.throughput,
+    logger,
+    now: options.clock,
+  });
   const session = new SmppSession({
     endpoint: settings.endpoint,
     window: settings.window,
@@ -174,6 +186,7 @@ export function smppTransport(options: SmppTransportOptions): Transport<SmsPaylo
     onDeliver,
     logger,
     now: options.clock,
+    pacer,
   });
   session.start();
 
@@ -230,6 +243,9 @@ export function smppTransport(options: SmppTransportOptions): Transport<SmsPaylo
         ...(first === '' ? {} : { providerRef: first }),
       };
     },
-    close: () => session.close(),
+    async close() {
+      await session.close();
+      await pacer?.close();
+    },
   };
 }

@@ -65,6 +65,8 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
     if (!allowed) return void sendRejection(reply, { code: 'ipNotAllowed' });
 
     const decision = await deps.rateLimiter.consume(account.id, account.rateLimitPerSecond);
+    // Redis out and HERALD_REDIS_FAILURE=closed: no request goes uncounted.
+    if (decision === 'unavailable') return void sendRejection(reply.header('retry-after', '1'), { code: 'storeUnavailable' });
     reply.headers(rateLimitHeaders(decision));
     if (!decision.allowed) return void sendRejection(reply, { code: 'rateLimited' });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { composeEmail, prepareEmail, unsubscribeUrl, verpAddress } from '../../../src/channels/email/compose.ts';
 import { renderMime } from '../../../src/channels/email/mime.ts';
-import { ACCOUNT, FIXED_TIME, MSGID, SETTINGS, dkimFixture, header, headerFields, outbound } from './fixtures.ts';
+import { ACCOUNT, FIXED_TIME, MSGID, PAYLOAD, SETTINGS, dkimFixture, header, headerFields, outbound } from './fixtures.ts';
 
 const signal = new AbortController().signal;
 
@@ -12,16 +12,22 @@ test('the envelope sender is the VERP address of the msgid and the envelope reci
   assert.deepStrictEqual(mail.envelope, { from: `b+${MSGID}@bounces.example.com`, to: ['carl@example.org'] });
 });
 
-test('the VERP address and the unsubscribe URL are built from the msgid', () => {
+test('the VERP address is built from the msgid', () => {
   assert.equal(verpAddress('abc', 'bounces.example.com'), 'b+abc@bounces.example.com');
-  assert.equal(unsubscribeUrl('https://herald.example.com', 'abc'), 'https://herald.example.com/u/abc');
+});
+
+test('the unsubscribe URL carries a signed token naming the account and the msgid', async () => {
+  const url = await unsubscribeUrl(SETTINGS, { msgid: 'abc', accountId: ACCOUNT }, FIXED_TIME);
+  const token = url.slice('https://herald.example.com/u/'.length);
+  assert.ok(url.startsWith('https://herald.example.com/u/'));
+  assert.deepStrictEqual(await SETTINGS.tokens.verify(token, 'unsubscribe', FIXED_TIME), { kind: 'unsubscribe', accountId: ACCOUNT, msgid: 'abc' });
 });
 
 test('the rendered message carries the msgid in Message-ID, the clock in Date and one-click unsubscribe headers', async () => {
   const raw = await renderMime(await composeEmail(outbound(), [], SETTINGS));
   assert.equal(header(raw, 'Message-ID'), `<${MSGID}@herald.example.com>`);
   assert.equal(header(raw, 'Date'), 'Mon, 01 Jul 2024 12:00:00 +0000');
-  assert.equal(header(raw, 'List-Unsubscribe'), `<https://herald.example.com/u/${MSGID}>`);
+  assert.equal(header(raw, 'List-Unsubscribe'), `<${await unsubscribeUrl(SETTINGS, { msgid: MSGID, accountId: ACCOUNT }, FIXED_TIME)}>`);
   assert.equal(header(raw, 'List-Unsubscribe-Post'), 'List-Unsubscribe=One-Click');
 });
 
@@ -92,4 +98,36 @@ test('an attachment fetch that may succeed later defers the message', async () =
 test('the Date header follows the clock of the settings', async () => {
   const mail = await composeEmail(outbound(), [], { ...SETTINGS, clock: () => FIXED_TIME + 86_400_000 });
   assert.equal(header(await renderMime(mail), 'Date'), 'Tue, 02 Jul 2024 12:00:00 +0000');
+});
+
+// ---- Tracking (the rewriting itself is tested in tracking.test.ts) ----
+
+const LINKED = '<html><body><p>Read <a href="https://example.com/july">July</a></p></body></html>';
+const tracked = (tracking: { opens: boolean; clicks: boolean }, extra: Partial<typeof PAYLOAD> = {}) =>
+  outbound({ payload: { ...PAYLOAD, html: LINKED, text: null, tracking, ...extra } });
+
+test('a message tracking opens and clicks gets the pixel and a rewritten link in its HTML', async () => {
+  const mail = await composeEmail(tracked({ opens: true, clicks: true }), [], SETTINGS);
+  assert.match(String(mail.html), /^<html><body><p>Read <a href="https:\/\/herald\.example\.com\/t\/c\/[\w-]+\.[\w-]+\.[\w-]+">July<\/a><\/p><img src="https:\/\/herald\.example\.com\/t\/o\/[\w-]+\.[\w-]+\.[\w-]+" [^>]*><\/body><\/html>$/);
+});
+
+test('the text alternative of a tracked message keeps the original link', async () => {
+  const mail = await composeEmail(tracked({ opens: true, clicks: true }), [], SETTINGS);
+  assert.equal(mail.text, 'Read July [https://example.com/july]');
+});
+
+test('a message tracking nothing keeps its HTML as written', async () => {
+  const mail = await composeEmail(tracked({ opens: false, clicks: false }), [], SETTINGS);
+  assert.equal(mail.html, LINKED);
+});
+
+test('a certified message is never tracked, whatever its payload says', async () => {
+  const mail = await composeEmail(tracked({ opens: true, clicks: true }, { certified: true }), [], SETTINGS);
+  assert.equal(mail.html, LINKED);
+});
+
+test('a tracked message composed twice at the same time gives the same bytes', async () => {
+  const first = await renderMime(await composeEmail(tracked({ opens: true, clicks: true }), [], SETTINGS));
+  const second = await renderMime(await composeEmail(tracked({ opens: true, clicks: true }), [], SETTINGS));
+  assert.equal(first.toString(), second.toString());
 });

@@ -7,6 +7,7 @@ import type { TestContext } from 'node:test';
 import type { EmailPayload, Outbound } from '../../../src/domain/outbound.ts';
 import type { AttachmentResolver, ComposeSettings } from '../../../src/channels/email/compose.ts';
 import { noDkimKeys, type DkimKeyLookup } from '../../../src/channels/email/dkim.ts';
+import { trackingTokens } from '../../../src/domain/tracking-token.ts';
 import { startDnsServer, type DnsPeer } from '../../peers/dns-server.ts';
 import { startSmtpSink, type SinkOptions, type SmtpSink } from '../../peers/smtp-sink.ts';
 
@@ -32,10 +33,14 @@ export function outbound(overrides: Partial<Outbound<EmailPayload>> = {}): Outbo
 
 export const noAttachments: AttachmentResolver = async () => ({ ok: true, attachments: [] });
 
+/** The installation secret the fixtures' tracking and unsubscribe tokens are signed with. */
+export const SIGNING_SECRET = new Uint8Array(32).fill(7);
+
 export const SETTINGS = {
   messageIdHost: 'herald.example.com',
   bounceDomain: 'bounces.example.com',
   publicUrl: 'https://herald.example.com',
+  tokens: trackingTokens(SIGNING_SECRET),
   dkim: noDkimKeys,
   clock: () => FIXED_TIME,
 } as const satisfies ComposeSettings;

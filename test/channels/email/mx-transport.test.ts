@@ -118,6 +118,7 @@ test('a 550 from the MX host to RCPT TO is a bounce with its words', async (t) =
   const outcome = await transport(t, resolver, sink.port).send(outbound({ recipient: 'ana@example.test' }), signal);
   assert.deepStrictEqual(outcome, {
     kind: 'failed', peer: `mx1.example.test[127.0.0.1]:${sink.port}`, response: '550 5.1.1 <ana@example.test>: user unknown', leftTheHouse: true, bounced: true,
+    details: { bounce_type: 'hard', status_code: '5.1.1', diagnostic: '550 5.1.1 <ana@example.test>: user unknown', source: 'smtp' },
   });
 });
 

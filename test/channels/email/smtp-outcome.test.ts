@@ -29,12 +29,14 @@ test('a 4xx to RCPT TO is deferred with the peer words', () => {
 test('a 5xx to RCPT TO is a bounce that left the house, with the peer words', () => {
   assert.deepStrictEqual(smtpErrorOutcome(replyError('RCPT TO', '550 5.1.1 <ana@example.org>: user unknown'), PEER), {
     kind: 'failed', peer: PEER, response: '550 5.1.1 <ana@example.org>: user unknown', leftTheHouse: true, bounced: true,
+    details: { bounce_type: 'hard', status_code: '5.1.1', diagnostic: '550 5.1.1 <ana@example.org>: user unknown', source: 'smtp' },
   });
 });
 
 test('a 5xx after the message data is a bounce that left the house', () => {
   assert.deepStrictEqual(smtpErrorOutcome(replyError('DATA', '554 5.7.1 message content rejected', 'EMESSAGE'), PEER), {
     kind: 'failed', peer: PEER, response: '554 5.7.1 message content rejected', leftTheHouse: true, bounced: true,
+    details: { bounce_type: 'soft', status_code: '5.7.1', diagnostic: '554 5.7.1 message content rejected', source: 'smtp' },
   });
 });
 
@@ -99,5 +101,58 @@ test('a reply is classified by the stage of the command it answered', () => {
 test('a recipient refused beside an accepted DATA is still judged by its refusal', () => {
   const refusal = replyError('RCPT TO', '550 5.1.1 <ana@example.org>: user unknown');
   const outcome = smtpSentOutcome({ accepted: [], rejected: ['ana@example.org'], rejectedErrors: [refusal], response: '250 OK' }, PEER, true);
-  assert.deepStrictEqual(outcome, { kind: 'failed', peer: PEER, response: '550 5.1.1 <ana@example.org>: user unknown', leftTheHouse: true, bounced: true });
+  assert.deepStrictEqual(outcome, {
+    kind: 'failed', peer: PEER, response: '550 5.1.1 <ana@example.org>: user unknown', leftTheHouse: true, bounced: true,
+    details: { bounce_type: 'hard', status_code: '5.1.1', diagnostic: '550 5.1.1 <ana@example.org>: user unknown', source: 'smtp' },
+  });
+});
+
+// ---- hard or soft: what a bounce carries for its event ----
+
+/** The details of the bounce a reply to RCPT TO makes. */
+function bounceOf(response: string): unknown {
+  const outcome = smtpErrorOutcome(replyError('RCPT TO', response), PEER);
+  return outcome.kind === 'failed' ? outcome.details : undefined;
+}
+
+test('an unknown mailbox (5.1.1) is a hard bounce', () => {
+  assert.deepStrictEqual(bounceOf('550 5.1.1 <ana@example.org>: Recipient address rejected: User unknown'), {
+    bounce_type: 'hard', status_code: '5.1.1', diagnostic: '550 5.1.1 <ana@example.org>: Recipient address rejected: User unknown', source: 'smtp',
+  });
+});
+
+test('a full mailbox (5.2.2) is a soft bounce', () => {
+  assert.deepStrictEqual(bounceOf('552 5.2.2 <ana@example.org>: mailbox full'), {
+    bounce_type: 'soft', status_code: '5.2.2', diagnostic: '552 5.2.2 <ana@example.org>: mailbox full', source: 'smtp',
+  });
+});
+
+test('a message too large for the mailbox or the system (5.2.3, 5.3.4) is a soft bounce', () => {
+  assert.deepStrictEqual([bounceOf('552 5.2.3 message too long'), bounceOf('552 5.3.4 message size exceeds fixed limit')].map((d) => (d as { bounce_type: string }).bounce_type), ['soft', 'soft']);
+});
+
+test('a policy refusal (5.7.x: spam filter, DMARC, a listed IP) is a soft bounce: the address is not to blame', () => {
+  assert.deepStrictEqual(bounceOf("550 5.7.26 Unauthenticated email from example.com is not accepted due to domain's DMARC policy"), {
+    bounce_type: 'soft', status_code: '5.7.26', diagnostic: "550 5.7.26 Unauthenticated email from example.com is not accepted due to domain's DMARC policy", source: 'smtp',
+  });
+});
+
+test('a 5xx without an enhanced code is a hard bounce with a null status_code', () => {
+  assert.deepStrictEqual(bounceOf('550 No such user here'), { bounce_type: 'hard', status_code: null, diagnostic: '550 No such user here', source: 'smtp' });
+});
+
+test('552 without an enhanced code (storage exceeded) is a soft bounce', () => {
+  assert.deepStrictEqual(bounceOf('552 Requested mail action aborted: exceeded storage allocation'), {
+    bounce_type: 'soft', status_code: null, diagnostic: '552 Requested mail action aborted: exceeded storage allocation', source: 'smtp',
+  });
+});
+
+test('a multi-line reply is read from its first line and kept whole as the diagnostic', () => {
+  const reply = "550-5.1.1 The email account that you tried to reach does not exist. Please try\n550 5.1.1 double-checking the recipient's email address for typos.";
+  assert.deepStrictEqual(bounceOf(reply), { bounce_type: 'hard', status_code: '5.1.1', diagnostic: reply, source: 'smtp' });
+});
+
+test('a refused sender or an unsendable message carries no bounce details', () => {
+  const refused = smtpErrorOutcome(replyError('MAIL FROM', '553 5.7.1 sender address rejected'), PEER);
+  assert.equal(refused.kind === 'failed' ? refused.details : 'not failed', undefined);
 });

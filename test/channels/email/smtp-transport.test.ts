@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
+import { unsubscribeUrl } from '../../../src/channels/email/compose.ts';
 import { parseRelayUrl, smtpRelayTransport, type SmtpRelayOptions } from '../../../src/channels/email/smtp-transport.ts';
-import { MSGID, SETTINGS, dkimFixture, header, headerFields, noAttachments, outbound, publishDkimKey, startDns, startSink } from './fixtures.ts';
+import { ACCOUNT, FIXED_TIME, MSGID, SETTINGS, dkimFixture, header, headerFields, noAttachments, outbound, publishDkimKey, startDns, startSink } from './fixtures.ts';
 
 const signal = new AbortController().signal;
 
@@ -37,7 +38,7 @@ test('the relayed message carries Message-ID, one-click unsubscribe headers and 
   await transport.send(outbound({ recipient: 'bea@example.org' }), signal);
   const raw = sink.messages[0]?.raw ?? Buffer.alloc(0);
   assert.equal(header(raw, 'Message-ID'), `<${MSGID}@herald.example.com>`);
-  assert.equal(header(raw, 'List-Unsubscribe'), `<https://herald.example.com/u/${MSGID}>`);
+  assert.equal(header(raw, 'List-Unsubscribe'), `<${await unsubscribeUrl(SETTINGS, { msgid: MSGID, accountId: ACCOUNT }, FIXED_TIME)}>`);
   assert.equal(header(raw, 'List-Unsubscribe-Post'), 'List-Unsubscribe=One-Click');
   assert.equal(headerFields(raw).filter((f) => /^bcc:/i.test(f)).length, 0);
 });
@@ -103,6 +104,7 @@ test('a 550 to RCPT TO fails the message as bounced after it left the house, wit
   sink.failNext({ stage: 'rcpt', code: 550, message: '5.1.1 <ana@example.org>: user unknown' });
   assert.deepStrictEqual(await transport.send(outbound(), signal), {
     kind: 'failed', peer: `127.0.0.1:${sink.port}`, response: '550 5.1.1 <ana@example.org>: user unknown', leftTheHouse: true, bounced: true,
+    details: { bounce_type: 'hard', status_code: '5.1.1', diagnostic: '550 5.1.1 <ana@example.org>: user unknown', source: 'smtp' },
   });
 });
 
@@ -112,6 +114,7 @@ test('a 554 after DATA fails the message as bounced with the relay words', async
   sink.failNext({ stage: 'data', code: 554, message: '5.7.1 message content rejected' });
   assert.deepStrictEqual(await transport.send(outbound(), signal), {
     kind: 'failed', peer: `127.0.0.1:${sink.port}`, response: '554 5.7.1 message content rejected', leftTheHouse: true, bounced: true,
+    details: { bounce_type: 'soft', status_code: '5.7.1', diagnostic: '554 5.7.1 message content rejected', source: 'smtp' },
   });
 });
 

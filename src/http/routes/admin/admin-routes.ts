@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { accountBody, accountExists, issuedKeyBody, viewAccount, viewLedger } from '../../../app/account-view.ts';
+import { accountBodyOf, accountExists, issuedKeyBody, viewAccount, viewLedger } from '../../../app/account-view.ts';
 import { addSenderDomainAsOperator } from '../../../app/add-sender-domain.ts';
 import { issueApiKey, revokeKey } from '../../../app/api-keys.ts';
 import { createAccount } from '../../../app/create-account.ts';
@@ -7,11 +7,14 @@ import { createWhatsappTemplate } from '../../../app/create-whatsapp-template.ts
 import { getSenderDomain } from '../../../app/sender-domains.ts';
 import { updateAccount } from '../../../app/update-account.ts';
 import { verifySenderDomain } from '../../../app/verify-sender-domain.ts';
+import { applyAccountWebhookFields } from '../../../app/webhook-settings.ts';
+import { EVENT_TYPES } from '../../../domain/event-catalogue.ts';
 import { ACCOUNT_NAME_MAX, parseNewAccount, parseNewApiKey, RATE_LIMIT_MAX } from '../../../domain/admin-input.ts';
 import type { Result } from '../../../domain/result.ts';
 import type { HttpDeps } from '../../app.ts';
 import { adminAuthHook } from '../../plugins/admin-auth.ts';
 import { domainVerification, senderDomain } from '../domains.ts';
+import { inboundReportRoutes } from './inbound-reports.ts';
 import { sendRejection } from '../../wire-errors.ts';
 
 // The operator API: accounts, their keys, sender domains and WhatsApp templates,
@@ -39,16 +42,26 @@ const accountFields = {
   rateLimitPerSecond: { type: 'integer', minimum: 1, maximum: RATE_LIMIT_MAX },
   ipAllowList: { type: 'array', items: { type: 'string' }, description: 'IPv4/IPv6 addresses and CIDR ranges; empty: any address' },
   services: { ...services, description: 'Per-channel switch' },
-  webhookUrl: { type: ['string', 'null'], format: 'uri', description: 'http(s) URL that receives events; null: none' },
+  webhookUrl: { type: ['string', 'null'], format: 'uri', description: 'http(s) URL that receives events; null: none. Setting one makes the signing secret if there is none' },
+  webhookEvents: {
+    type: ['array', 'null'], items: { type: 'string', enum: EVENT_TYPES }, minItems: 1,
+    description: 'The event types posted to the webhook URL; null: every type (docs/webhooks.md)',
+  },
+  tracking: {
+    type: 'object', additionalProperties: false,
+    properties: { opens: { type: 'boolean' }, clicks: { type: 'boolean' } },
+    description: 'Open and click tracking of HTML email when a send does not say (default both true); either may be left out',
+  },
 } as const;
 
 const account = {
   type: 'object',
-  required: ['id', 'name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'services', 'webhookUrl', 'createdAt', 'updatedAt'],
+  required: ['id', 'name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'services', 'webhookUrl', 'webhookSecret', 'webhookEvents', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     ...accountFields,
     ipAllowList: { ...accountFields.ipAllowList, description: 'Canonical form: `10.0.0.1/8` is stored as `10.0.0.0/8`' },
+    webhookSecret: { type: ['string', 'null'], description: 'Standard Webhooks signing secret (`whsec_…`); the account rotates it with POST /v1/webhooks/secret/rotate' },
     createdAt: timestamp,
     updatedAt: timestamp,
   },
@@ -87,6 +100,7 @@ function send<T>(reply: FastifyReply, status: number, result: Result<T>): Fastif
 
 export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
   app.addHook('onRequest', adminAuthHook(deps.adminToken));
+  inboundReportRoutes(app, deps);
 
   app.post('/admin/v1/accounts', {
     schema: {
@@ -101,8 +115,9 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
     const input = parseNewAccount(request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
     const created = await createAccount(deps.app, input.value);
+    await applyAccountWebhookFields(deps.app.db, created.account.id, input.value, deps.app.clock());
     const { id, apiKey, scopes: keyScopes } = created.apiKey;
-    return reply.code(201).send({ account: accountBody(created.account), apiKey: { id, apiKey, scopes: keyScopes } });
+    return reply.code(201).send({ account: await accountBodyOf(deps.app, created.account), apiKey: { id, apiKey, scopes: keyScopes } });
   });
 
   app.get<AccountParams>('/admin/v1/accounts/:id', {
@@ -147,7 +162,7 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
     },
   }, async (request, reply) => {
     const updated = await updateAccount(deps.app, request.params.id, request.body);
-    return updated.ok ? reply.code(200).send(accountBody(updated.value)) : sendRejection(reply, updated.rejection);
+    return updated.ok ? reply.code(200).send(await accountBodyOf(deps.app, updated.value)) : sendRejection(reply, updated.rejection);
   });
 
   app.get<AccountParams>('/admin/v1/accounts/:id/ledger', {

@@ -1,0 +1,35 @@
+# herald: one image for every role (`herald serve --role api|worker|all`).
+# Node 24 runs the TypeScript source as it is (type stripping): no build stage, and
+# no dev dependencies in the image. Build: docker build -t herald .
+FROM node:24-slim
+
+ENV NODE_ENV=production \
+    HERALD_HOST=0.0.0.0 \
+    HERALD_PORT=8080 \
+    HERALD_DATABASE_URL=sqlite:/var/lib/herald/herald.db
+
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY src ./src
+COPY deploy/herald ./deploy/herald
+
+# The code stays root's and read-only to the service; only /var/lib/herald (the
+# embedded SQLite store, when no PostgreSQL is configured) is writable.
+RUN chmod 0755 /app/deploy/herald \
+ && ln -s /app/deploy/herald /usr/local/bin/herald \
+ && groupadd --system herald \
+ && useradd --system --gid herald --home-dir /var/lib/herald --no-create-home --shell /usr/sbin/nologin herald \
+ && install -d -o herald -g herald -m 0750 /var/lib/herald
+USER herald
+VOLUME ["/var/lib/herald"]
+
+# 8080: HTTP API (HERALD_PORT). 2525: inbound SMTP for bounces and complaints
+# (HERALD_INBOUND_SMTP_PORT=2525; publish it as the bounce domain's port 25).
+EXPOSE 8080 2525
+
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.HERALD_PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+ENTRYPOINT ["herald"]
+CMD ["serve"]

@@ -1,0 +1,73 @@
+import autocannon from 'autocannon';
+
+// Open-ended HTTP load for a fixed time: autocannon's programmatic API, in the
+// benchmark's own process, the same settings for herald and its baseline. Each of
+// `connections` keep-alive connections sends its next request as soon as the answer
+// to the previous one is read (no pipelining). Any answer but 2xx, or any connection
+// error, fails the run: a benchmark that measured rejections would measure the wrong
+// thing.
+
+export interface LoadLevel {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  /** The JSON body, the same for every request. */
+  readonly body: string;
+  readonly connections: number;
+  readonly durationS: number;
+  readonly signal: AbortSignal;
+}
+
+export interface LoadFigures {
+  /** 2xx answers per second over the run. */
+  readonly rps: number;
+  /** Latency of the 2xx answers, milliseconds (autocannon's histogram has 1 ms resolution). */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** 2xx answers in the run. */
+  readonly requests: number;
+  readonly seconds: number;
+}
+
+export function runLoad(level: LoadLevel): Promise<LoadFigures> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: level.url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...level.headers },
+        body: level.body,
+        connections: level.connections,
+        duration: level.durationS,
+        pipelining: 1,
+        timeout: 10,
+      },
+      (error: unknown, result: autocannon.Result) => {
+        level.signal.removeEventListener('abort', stop);
+        if (error !== null && error !== undefined) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        const ok = result['2xx'];
+        if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+          const what = `${level.url}: ${result.non2xx} answers not 2xx (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors, ${result.timeouts} timeouts at ${level.connections} connections`;
+          // One more request of the same kind says why.
+          void sampleAnswer(level).then((answer) => reject(new Error(`${what}; a request now answers ${answer}`)));
+          return;
+        }
+        resolve({ rps: ok / result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99, maxMs: result.latency.max, requests: ok, seconds: result.duration });
+      },
+    );
+    const stop = (): void => instance.stop();
+    level.signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+async function sampleAnswer(level: LoadLevel): Promise<string> {
+  try {
+    const response = await fetch(level.url, { method: 'POST', headers: { 'content-type': 'application/json', ...level.headers }, body: level.body, signal: AbortSignal.timeout(5000) });
+    return `${response.status} ${(await response.text()).slice(0, 300)}`;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}

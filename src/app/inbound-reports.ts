@@ -1,0 +1,60 @@
+import { ownField, type JsonObject } from '../domain/json-object.ts';
+import { ok, reject, type Result } from '../domain/result.ts';
+import { findInboundReport, listInboundReports, type InboundReportKind, type InboundReportSummary } from '../store/inbound-reports.ts';
+import type { AppDeps } from './deps.ts';
+
+// The operator's view of what the inbound listener took: GET /admin/v1/inbound-reports
+// (newest first, a page at a time) and one report whole, raw MIME included.
+
+export const INBOUND_REPORTS_PAGE = 50;
+export const INBOUND_REPORTS_PAGE_MAX = 200;
+
+export interface InboundReportSummaryView {
+  readonly id: string;
+  readonly receivedAt: string;
+  readonly kind: InboundReportKind;
+  readonly mailFrom: string | null;
+  readonly rcptTo: string;
+  readonly messageId: string | null;
+  readonly error: string | null;
+}
+
+export interface InboundReportView extends InboundReportSummaryView {
+  readonly parsed: unknown;
+  readonly raw: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const summaryView = (r: InboundReportSummary): InboundReportSummaryView => ({
+  id: r.id, receivedAt: new Date(r.receivedAt).toISOString(), kind: r.kind, mailFrom: r.mailFrom, rcptTo: r.rcptTo,
+  messageId: r.messageId, error: r.error,
+});
+
+/** `?cursor=` is the `nextCursor` of the previous page; `?limit=` 1 to 200 (default 50). */
+export async function listInboundReportsPage(
+  deps: Pick<AppDeps, 'db'>,
+  rawQuery: unknown,
+): Promise<Result<{ reports: InboundReportSummaryView[]; nextCursor: string | null }>> {
+  const query: JsonObject = typeof rawQuery === 'object' && rawQuery !== null && !Array.isArray(rawQuery) ? (rawQuery as JsonObject) : {};
+  const cursor = ownField(query, 'cursor');
+  if (cursor !== undefined && cursor !== '' && (typeof cursor !== 'string' || !UUID.test(cursor))) {
+    return reject('invalidField', { detail: 'cursor: must be the nextCursor of a previous page' });
+  }
+  const limitText = ownField(query, 'limit');
+  let limit = INBOUND_REPORTS_PAGE;
+  if (limitText !== undefined && limitText !== '') {
+    limit = typeof limitText === 'string' && /^[0-9]{1,4}$/.test(limitText) ? Number(limitText) : 0;
+    if (limit < 1 || limit > INBOUND_REPORTS_PAGE_MAX) return reject('invalidField', { detail: `limit: must be a whole number from 1 to ${INBOUND_REPORTS_PAGE_MAX}` });
+  }
+  // One row more than asked tells whether another page follows.
+  const rows = await listInboundReports(deps.db, { ...(typeof cursor === 'string' && cursor !== '' ? { before: cursor } : {}), limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  return ok({ reports: page.map(summaryView), nextCursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null });
+}
+
+export async function viewInboundReport(deps: Pick<AppDeps, 'db'>, id: string): Promise<Result<InboundReportView>> {
+  const report = UUID.test(id) ? await findInboundReport(deps.db, id) : undefined;
+  if (!report) return reject('notFound');
+  return ok({ ...summaryView(report), parsed: report.parsed, raw: report.raw });
+}

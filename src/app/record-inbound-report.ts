@@ -1,0 +1,157 @@
+import { complaintDetails, isComplaint, type FeedbackReport } from '../domain/arf.ts';
+import { dsnBounce, msgidFromMessageId, msgidFromVerp, recipientFor, type DeliveryStatus } from '../domain/dsn.ts';
+import { canTransition } from '../domain/message-status.ts';
+import type { Tx } from '../store/database.ts';
+import { findReportedMessage, hasMessageEvent, insertInboundReport, type InboundReportKind, type ReportedMessage } from '../store/inbound-reports.ts';
+import { recordEvent } from '../store/messages.ts';
+import { addSuppression } from '../store/suppressions.ts';
+import type { AppDeps } from './deps.ts';
+
+// One message taken by the inbound listener: kept whole in inbound_reports, and in the
+// same transaction what it means for the message it names — a DSN's bounce or delay,
+// an ARF complaint, the suppression that follows. A report that cannot be read or
+// matched is kept with the reason and changes nothing; the listener accepts it anyway,
+// since a remote MTA would otherwise retry it for days.
+
+/** The headers of the original message a report returns, which name our msgid. */
+export interface ReturnedMessage {
+  readonly messageId: string | null;
+  readonly returnPath: string | null;
+}
+
+/** What events/inbound-report-reader.ts understood of the MIME. */
+export type InboundReading =
+  | { readonly kind: 'dsn'; readonly report: DeliveryStatus; readonly returned: ReturnedMessage | null }
+  | { readonly kind: 'arf'; readonly report: FeedbackReport; readonly returned: ReturnedMessage | null }
+  | { readonly kind: InboundReportKind; readonly error: string; readonly returned: ReturnedMessage | null };
+
+export interface InboundEnvelope {
+  /** Null for the null reverse-path `<>` that DSNs are sent from. */
+  readonly mailFrom: string | null;
+  readonly rcptTo: string;
+}
+
+/**
+ * - `bounced`: the message moved to bounced (a failed DSN), with its event;
+ * - `deferred`: a delayed DSN, recorded as an `email.deferred` event without a status change;
+ * - `complained`: an ARF complaint, with its event;
+ * - `duplicate`: the message already had this bounce or complaint: no second event
+ *   (the suppression is idempotent);
+ * - `none`: nothing to do (an error says why, or the report was informational).
+ */
+export type InboundEffect = 'bounced' | 'deferred' | 'complained' | 'duplicate' | 'none';
+
+export interface RecordedInboundReport {
+  readonly id: string;
+  readonly kind: InboundReportKind;
+  readonly messageId: string | null;
+  readonly effect: InboundEffect;
+  readonly error: string | null;
+}
+
+export type InboundDeps = Pick<AppDeps, 'db' | 'clock' | 'newId' | 'bounceDomain'>;
+
+type MatchSource = 'verp' | 'message-id' | 'return-path' | 'original-mail-from';
+interface Candidate { readonly msgid: string; readonly from: MatchSource }
+
+/** Where a report may name our msgid, most trusted first: the VERP address it was sent to. */
+function candidates(deps: InboundDeps, envelope: InboundEnvelope, reading: InboundReading): Candidate[] {
+  const found: Candidate[] = [];
+  const add = (msgid: string | null, from: MatchSource): void => {
+    if (msgid !== null && !found.some((c) => c.msgid === msgid)) found.push({ msgid, from });
+  };
+  add(msgidFromVerp(envelope.rcptTo, deps.bounceDomain), 'verp');
+  if (reading.returned?.messageId) add(msgidFromMessageId(reading.returned.messageId), 'message-id');
+  if (reading.returned?.returnPath) add(msgidFromVerp(reading.returned.returnPath, deps.bounceDomain), 'return-path');
+  if (reading.kind === 'arf' && 'report' in reading && reading.report.originalMailFrom !== null) {
+    add(msgidFromVerp(reading.report.originalMailFrom, deps.bounceDomain), 'original-mail-from');
+  }
+  return found;
+}
+
+interface Applied { readonly effect: InboundEffect; readonly error: string | null }
+
+export async function recordInboundReport(
+  deps: InboundDeps,
+  envelope: InboundEnvelope,
+  raw: string,
+  reading: InboundReading,
+): Promise<RecordedInboundReport> {
+  const id = deps.newId();
+  const at = deps.clock();
+  const named = candidates(deps, envelope, reading);
+  const base = { id, receivedAt: at, kind: reading.kind, mailFrom: envelope.mailFrom, rcptTo: envelope.rcptTo, raw };
+  const understood = 'report' in reading ? { report: reading.report } : {};
+  try {
+    return await deps.db.transaction().execute(async (tx) => {
+      let message: ReportedMessage | undefined;
+      let matchedBy: MatchSource | undefined;
+      for (const candidate of named) {
+        message = await findReportedMessage(tx, candidate.msgid);
+        if (message) { matchedBy = candidate.from; break; }
+      }
+      const applied = await decide(tx, deps, at, reading, message, named);
+      // The report first, then its effects: all of it commits, or none of it.
+      await insertInboundReport(tx, {
+        ...base,
+        messageId: message?.id ?? null,
+        parsed: { ...understood, returned: reading.returned, msgid: message?.id ?? named[0]?.msgid ?? null, matched_by: matchedBy ?? null, effect: applied.effect },
+        error: applied.error,
+      });
+      await applied.write?.();
+      return { id, kind: reading.kind, messageId: message?.id ?? null, effect: applied.effect, error: applied.error };
+    });
+  } catch (error) {
+    // Effects that could not be written must not lose the report: keep it alone, with why.
+    const why = `not applied: ${error instanceof Error ? error.message : String(error)}`;
+    await insertInboundReport(deps.db, { ...base, messageId: null, parsed: { ...understood, returned: reading.returned }, error: why });
+    return { id, kind: reading.kind, messageId: null, effect: 'none', error: why };
+  }
+}
+
+/** What the report does to the message: the effect, and the writes that make it so (run after the report row). */
+async function decide(
+  tx: Tx, deps: InboundDeps, at: number, reading: InboundReading, message: ReportedMessage | undefined, named: readonly Candidate[],
+): Promise<Applied & { write?: () => Promise<void> }> {
+  if (!('report' in reading)) return { effect: 'none', error: reading.error };
+  if (!message) {
+    return { effect: 'none', error: named[0] === undefined ? 'no msgid of this installation in the report' : `unknown message ${named[0].msgid}` };
+  }
+  const { id: messageId } = message;
+  const suppress = (reason: 'bounced' | 'complained') => addSuppression(tx, { accountId: message.accountId, address: message.recipient, reason, messageId, at });
+
+  if (reading.kind === 'arf') {
+    const report = reading.report;
+    if (!isComplaint(report)) return { effect: 'none', error: null };
+    if (message.status === 'queued' || message.status === 'dropped') return { effect: 'none', error: `message ${messageId} never left (${message.status})` };
+    const duplicate = await hasMessageEvent(tx, messageId, 'complained');
+    return {
+      effect: duplicate ? 'duplicate' : 'complained', error: null,
+      write: async () => {
+        await suppress('complained');
+        if (!duplicate) await recordEvent(tx, { messageId, type: 'complained', eventId: deps.newId(), at, data: complaintDetails(report) });
+      },
+    };
+  }
+
+  const recipient = recipientFor(reading.report, message.recipient);
+  if (recipient === undefined || (recipient.action !== 'failed' && recipient.action !== 'delayed')) return { effect: 'none', error: null };
+  const details = { ...dsnBounce(recipient), reporting_mta: reading.report.reportingMta };
+  // Only a message that left can bounce or be delayed: sending, sent or delivered (or bounced already).
+  const duplicate = recipient.action === 'failed' && message.status === 'bounced';
+  if (!duplicate && !canTransition(message.status, 'bounced')) {
+    return { effect: 'none', error: `message ${messageId} is ${message.status}: the report does not apply` };
+  }
+  if (recipient.action === 'failed') {
+    return {
+      effect: duplicate ? 'duplicate' : 'bounced', error: null,
+      write: async () => {
+        if (details.bounce_type === 'hard') await suppress('bounced');
+        if (!duplicate) await recordEvent(tx, { messageId, status: 'bounced', eventId: deps.newId(), at, data: details });
+      },
+    };
+  }
+  // Delayed: the remote side is still retrying. Published as email.deferred; the status stays.
+  const { bounce_type: _type, ...delay } = details;
+  return { effect: 'deferred', error: null, write: () => recordEvent(tx, { messageId, type: 'deferred', eventId: deps.newId(), at, data: delay }).then(() => {}) };
+}

@@ -1,0 +1,122 @@
+import { Buffer } from 'node:buffer';
+import { parseAddress } from '../domain/email-address.ts';
+import { isJsonObject, ownField, type JsonObject } from '../domain/json-object.ts';
+import { ok, reject, type Result } from '../domain/result.ts';
+import { addSuppression, listSuppressions, removeSuppression, type Suppression, type SuppressionReason } from '../store/suppressions.ts';
+import type { AppDeps } from './deps.ts';
+
+// The account's suppression list over the API: addresses herald will not send email
+// to (a send to one is answered with a msgid, stored as `dropped`, not billed). Entries
+// come from unsubscribes, hard bounces, complaints, and the account itself (`manual`).
+// Addresses are kept lower-cased; every query is scoped by the account.
+
+export const DEFAULT_SUPPRESSION_PAGE = 50;
+export const MAX_SUPPRESSION_PAGE = 500;
+/** Most addresses one POST may add. */
+export const MAX_SUPPRESSIONS_PER_REQUEST = 1000;
+
+export interface SuppressionView {
+  readonly email: string;
+  readonly reason: SuppressionReason;
+  readonly msgid: string | null;
+  readonly created_at: string;
+}
+
+export interface SuppressionPage {
+  readonly data: readonly SuppressionView[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  readonly next_cursor: string | null;
+}
+
+const view = (s: Suppression): SuppressionView => ({ email: s.address, reason: s.reason, msgid: s.messageId, created_at: new Date(s.createdAt).toISOString() });
+const invalid = (detail: string) => reject('invalidField', { detail });
+
+// The cursor is the last address of the page, base64url-encoded: opaque, and safe in a query string.
+const encodeCursor = (address: string): string => Buffer.from(address, 'utf8').toString('base64url');
+const decodeCursor = (cursor: string): string | undefined => {
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return undefined;
+  const address = Buffer.from(cursor, 'base64url').toString('utf8');
+  return encodeCursor(address) === cursor ? address : undefined;
+};
+
+function parsePageQuery(raw: unknown): Result<{ after?: string; limit: number }> {
+  // Fastify's query parser gives an object of its own class, not a plain one.
+  const query: JsonObject = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as JsonObject) : {};
+  const page: { after?: string; limit: number } = { limit: DEFAULT_SUPPRESSION_PAGE };
+  const cursor = ownField(query, 'cursor');
+  if (cursor !== undefined && cursor !== '') {
+    const after = typeof cursor === 'string' ? decodeCursor(cursor) : undefined;
+    if (after === undefined) return invalid('cursor must be the next_cursor of a previous page');
+    page.after = after;
+  }
+  const limit = ownField(query, 'limit');
+  if (limit !== undefined && limit !== '') {
+    const n = typeof limit === 'string' && /^[0-9]{1,4}$/.test(limit) ? Number(limit) : Number.NaN;
+    if (!(n >= 1 && n <= MAX_SUPPRESSION_PAGE)) return invalid(`limit must be a whole number from 1 to ${MAX_SUPPRESSION_PAGE}`);
+    page.limit = n;
+  }
+  return ok(page);
+}
+
+/** GET /v1/suppressions?cursor=&limit= — the account's list in address order. */
+export async function listAccountSuppressions(deps: AppDeps, accountId: string, rawQuery: unknown): Promise<Result<SuppressionPage>> {
+  const page = parsePageQuery(rawQuery);
+  if (!page.ok) return page;
+  // One row more than asked tells whether another page exists.
+  const rows = await listSuppressions(deps.db, accountId, { ...page.value, limit: page.value.limit + 1 });
+  const shown = rows.slice(0, page.value.limit);
+  const last = shown.at(-1);
+  return ok({ data: shown.map(view), next_cursor: rows.length > page.value.limit && last !== undefined ? encodeCursor(last.address) : null });
+}
+
+/**
+ * The addresses of a POST body: `{"email": "…"}` for one, `{"emails": ["…", …]}` for
+ * up to MAX_SUPPRESSIONS_PER_REQUEST. Every malformed address is listed in the error,
+ * as the send route lists its offending recipients.
+ */
+export function parseSuppressionRequest(body: unknown): Result<string[]> {
+  if (!isJsonObject(body)) return reject('invalidRequest1');
+  const one = ownField(body, 'email');
+  const many = ownField(body, 'emails');
+  if (one !== undefined && many !== undefined) return invalid('give email or emails, not both');
+  let given: unknown[];
+  if (many !== undefined) {
+    if (!Array.isArray(many) || many.length > MAX_SUPPRESSIONS_PER_REQUEST) return invalid(`emails must be an array of at most ${MAX_SUPPRESSIONS_PER_REQUEST} addresses`);
+    given = many;
+  } else {
+    given = one === undefined ? [] : [one];
+  }
+  if (given.length === 0 || given.some((e) => typeof e !== 'string' || e.trim() === '')) return reject('suppressionEmailMissing');
+  const addresses = given as string[];
+  const offending = addresses.filter((e) => parseAddress(e) === null);
+  if (offending.length > 0) return reject('suppressionEmailWrongStructure', { offending: offending.map((email) => ({ email })) });
+  return ok(addresses.map((e) => e.trim()));
+}
+
+/**
+ * POST /v1/suppressions — adds each address with reason `manual`. An address already on
+ * the list keeps its first reason, message and time; the answer shows each entry as
+ * it now stands, in the order given (duplicates once).
+ */
+export async function addAccountSuppressions(deps: AppDeps, accountId: string, body: unknown): Promise<Result<{ data: SuppressionView[] }>> {
+  const parsed = parseSuppressionRequest(body);
+  if (!parsed.ok) return parsed;
+  const addresses = [...new Set(parsed.value.map((a) => a.toLowerCase()))];
+  const at = deps.clock();
+  const entries = await deps.commit.run(async (tx) => {
+    for (const address of addresses) await addSuppression(tx, { accountId, address, reason: 'manual', messageId: null, at });
+    // Read back in one query per page of addresses, then put in the order given.
+    const found = new Map<string, Suppression>();
+    for (let i = 0; i < addresses.length; i += 500) {
+      for (const s of await listSuppressions(tx, accountId, { among: addresses.slice(i, i + 500), limit: 500 })) found.set(s.address, s);
+    }
+    return addresses.flatMap((a) => found.get(a) ?? []);
+  });
+  return ok({ data: entries.map(view) });
+}
+
+/** DELETE /v1/suppressions/:email — herald may send to the address again. */
+export async function removeAccountSuppression(deps: AppDeps, accountId: string, email: string): Promise<Result<'removed'>> {
+  if (parseAddress(email) === null) return reject('suppressionEmailWrongStructure', { offending: [{ email }] });
+  return (await removeSuppression(deps.db, accountId, email.trim())) ? ok('removed') : reject('notFound');
+}

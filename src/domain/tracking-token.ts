@@ -1,0 +1,108 @@
+import { hkdfSync } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+
+// The tokens in tracking and unsubscribe URLs: compact JWS (HS256) whose payload
+// names what the URL does, for which message, and until when. The key is derived
+// (HKDF-SHA256) from the installation secret with its own label, so a token can
+// never pass for an API key or the other way round, and a forged or altered token is
+// refused by the signature alone, before any database look-up. A click token carries
+// its destination: the redirect can only ever go where the signed message linked.
+//
+// Claims, one or two letters to keep URLs short: k kind (o | c | u), a account,
+// m msgid, u url (clicks only), exp (seconds, JWT).
+
+export const TRACKING_KINDS = ['open', 'click', 'unsubscribe'] as const;
+export type TrackingKind = (typeof TRACKING_KINDS)[number];
+
+const DAY_SECONDS = 86_400;
+
+/**
+ * How long a token works after the message was composed. An open a year on is noise;
+ * a link or an unsubscribe in an archived message should keep working longer, since an
+ * expired click token breaks the link (404, no redirect) and an expired unsubscribe
+ * token leaves only a reply to the sender.
+ */
+export const TOKEN_LIFETIME_SECONDS: Readonly<Record<TrackingKind, number>> = {
+  open: 365 * DAY_SECONDS,
+  click: 730 * DAY_SECONDS,
+  unsubscribe: 730 * DAY_SECONDS,
+};
+
+/** Longest link herald rewrites; a longer one is left as written (its token would make an unwieldy URL). */
+export const MAX_TRACKED_URL_LENGTH = 2048;
+/** Longest token verified: a signed click token of the longest URL stays well below it. */
+export const MAX_TOKEN_LENGTH = 4096;
+
+export type TrackingClaims =
+  | { readonly kind: 'open'; readonly accountId: string; readonly msgid: string }
+  | { readonly kind: 'click'; readonly accountId: string; readonly msgid: string; readonly url: string }
+  | { readonly kind: 'unsubscribe'; readonly accountId: string; readonly msgid: string };
+
+export type ClaimsOf<K extends TrackingKind> = Extract<TrackingClaims, { readonly kind: K }>;
+
+export interface TrackingTokens {
+  /** A token valid from `now` (epoch ms) for the kind's lifetime. */
+  sign(claims: TrackingClaims, now: number): Promise<string>;
+  /** The claims when `token` is ours, unexpired at `now` and of `kind`; otherwise undefined. */
+  verify<K extends TrackingKind>(token: string, kind: K, now: number): Promise<ClaimsOf<K> | undefined>;
+}
+
+const ALGORITHM = 'HS256';
+const KEY_LABEL = 'herald tracking tokens v1';
+const CODE: Readonly<Record<TrackingKind, string>> = { open: 'o', click: 'c', unsubscribe: 'u' };
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** An absolute http(s) URL of at most MAX_TRACKED_URL_LENGTH characters: the only kind a click token may carry. */
+export function isTrackableUrl(url: string): boolean {
+  return url.length <= MAX_TRACKED_URL_LENGTH && /^https?:\/\//i.test(url) && URL.canParse(url);
+}
+
+const cache = new WeakMap<Uint8Array, TrackingTokens>();
+
+/**
+ * The token signer and verifier of an installation secret, made once per secret:
+ * compose signs for every recipient of every attempt, so the derived key is
+ * imported once and reused (HMAC verification by WebCrypto is constant-time).
+ */
+export function trackingTokens(installationSecret: Uint8Array): TrackingTokens {
+  let tokens = cache.get(installationSecret);
+  if (tokens === undefined) {
+    tokens = makeTrackingTokens(installationSecret);
+    cache.set(installationSecret, tokens);
+  }
+  return tokens;
+}
+
+function makeTrackingTokens(installationSecret: Uint8Array): TrackingTokens {
+  const derived = new Uint8Array(hkdfSync('sha256', installationSecret, new Uint8Array(0), KEY_LABEL, 32));
+  const key = crypto.subtle.importKey('raw', derived, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+
+  return {
+    async sign(claims, now) {
+      if (claims.kind === 'click' && !isTrackableUrl(claims.url)) throw new RangeError('a click token needs an absolute http(s) URL');
+      const payload: Record<string, string> = { k: CODE[claims.kind], a: claims.accountId, m: claims.msgid };
+      if (claims.kind === 'click') payload['u'] = claims.url;
+      return new SignJWT(payload)
+        .setProtectedHeader({ alg: ALGORITHM })
+        .setExpirationTime(Math.floor(now / 1000) + TOKEN_LIFETIME_SECONDS[claims.kind])
+        .sign(await key);
+    },
+
+    async verify<K extends TrackingKind>(token: string, kind: K, now: number): Promise<ClaimsOf<K> | undefined> {
+      if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) return undefined;
+      let payload: Record<string, unknown>;
+      try {
+        ({ payload } = await jwtVerify(token, await key, { algorithms: [ALGORITHM], currentDate: new Date(now), requiredClaims: ['exp'] }));
+      } catch {
+        return undefined;
+      }
+      const { k, a, m, u } = payload;
+      if (k !== CODE[kind] || typeof a !== 'string' || typeof m !== 'string') return undefined;
+      let claims: TrackingClaims | undefined;
+      if (kind !== 'click') claims = { kind: kind as 'open' | 'unsubscribe', accountId: a, msgid: m };
+      // Signed by us, so only ever a URL compose accepted; checked again all the same.
+      else if (typeof u === 'string' && isTrackableUrl(u)) claims = { kind: 'click', accountId: a, msgid: m, url: u };
+      return claims as ClaimsOf<K> | undefined;
+    },
+  };
+}

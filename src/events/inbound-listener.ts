@@ -1,0 +1,143 @@
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { Config } from '../config.ts';
+import { recordInboundReport, type InboundDeps, type InboundEnvelope } from '../app/record-inbound-report.ts';
+import { msgidFromVerp } from '../domain/dsn.ts';
+import { readInboundReport } from './inbound-report-reader.ts';
+
+// The bounce domain's mail server: takes DSNs sent to the per-message VERP addresses
+// (`b+<msgid>@<bounce domain>`) and feedback-loop reports sent to postmaster@, abuse@
+// or fbl@, and nothing else. No AUTH, no relaying (every other recipient gets 550),
+// one recipient per transaction, a size limit, STARTTLS only when a certificate is
+// configured. What it takes is always kept (app/record-inbound-report.ts) and answered
+// 250, even when it cannot be read; only a store failure answers 451, so the sender retries.
+
+/** Role mailboxes of the bounce domain: feedback loops and RFC 5321 §4.5.1's postmaster. */
+export const ROLE_MAILBOXES: readonly string[] = ['postmaster', 'abuse', 'fbl'];
+
+/** Largest message taken: a DSN that returns a full original with attachments fits. */
+export const INBOUND_MAX_BYTES = 25 * 1024 * 1024;
+
+export interface InboundListenerOptions {
+  /** 0 picks a free port (tests). */
+  readonly port: number;
+  readonly host: string;
+  readonly bounceDomain: string;
+  readonly maxBytes?: number;
+  /** PEM key and certificate: STARTTLS is offered only with them. */
+  readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer };
+  readonly logger: Logger;
+  /** Keeps one message; a throw makes the listener answer 451 (try again later). */
+  readonly receive: (envelope: InboundEnvelope, raw: Buffer) => Promise<void>;
+}
+
+export interface InboundListener {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Whether the bounce domain takes mail for this address. */
+export function acceptsRecipient(address: string, bounceDomain: string): boolean {
+  if (msgidFromVerp(address, bounceDomain) !== null) return true;
+  const at = address.lastIndexOf('@');
+  const local = (at < 0 ? address : address.slice(0, at)).toLowerCase();
+  if (!ROLE_MAILBOXES.includes(local)) return false;
+  // A bare `postmaster` (no domain) must be accepted by every SMTP server.
+  return at < 0 ? local === 'postmaster' : address.slice(at + 1).toLowerCase() === bounceDomain.toLowerCase();
+}
+
+const smtpError = (code: number, message: string): Error => Object.assign(new Error(message), { responseCode: code });
+
+export async function startInboundListener(options: InboundListenerOptions): Promise<InboundListener> {
+  const maxBytes = options.maxBytes ?? INBOUND_MAX_BYTES;
+  const log = options.logger.child({ component: 'inbound-smtp' });
+  const server = new SMTPServer({
+    name: options.bounceDomain,
+    logger: false,
+    // No reverse look-up of each client: nothing here depends on its name.
+    disableReverseLookup: true,
+    authOptional: true,
+    disabledCommands: options.tls === undefined ? ['AUTH', 'STARTTLS'] : ['AUTH'],
+    hideSTARTTLS: options.tls === undefined,
+    ...(options.tls === undefined ? {} : { key: options.tls.key, cert: options.tls.cert }),
+    // RFC 3463 codes on every reply (`550 5.1.1 …`): the sending MTA's own DSN can say what happened.
+    hideENHANCEDSTATUSCODES: false,
+    size: maxBytes,
+    rejectOversized: true,
+    // One report per transaction, so each kept report has one recipient; a sender with
+    // more gets 452 for the rest and sends them in another transaction (RFC 5321 §4.5.3.1.10).
+    maxRecipients: 1,
+    maxClients: 100,
+    socketTimeout: 60_000,
+    closeTimeout: 1_000,
+    onRcptTo(address: SMTPServerAddress, _session: SMTPServerSession, callback: (err?: Error | null) => void) {
+      callback(acceptsRecipient(address.address, options.bounceDomain) ? undefined : smtpError(550, `<${address.address}>: no such recipient here`));
+    },
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null) => void) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        // Past the limit the rest is drained unkept; smtp-server answers 552 (rejectOversized).
+        if (size <= maxBytes) chunks.push(chunk);
+      });
+      stream.on('error', (error: Error) => callback(error));
+      stream.on('end', () => {
+        if (stream.sizeExceeded) {
+          callback();
+          return;
+        }
+        const mailFrom = session.envelope.mailFrom === false || session.envelope.mailFrom.address === '' ? null : session.envelope.mailFrom.address;
+        const rcptTo = session.envelope.rcptTo[0]?.address ?? '';
+        options.receive({ mailFrom, rcptTo }, Buffer.concat(chunks)).then(
+          () => callback(),
+          (error: unknown) => {
+            log.error({ err: error, rcptTo }, 'could not keep an inbound report');
+            callback(smtpError(451, 'Could not keep the message, try again later'));
+          },
+        );
+      });
+    },
+  });
+  // Client-side trouble (a reset connection, a TLS handshake the client gave up) is logged, never fatal.
+  server.on('error', (error: Error) => log.warn({ err: error }, 'inbound SMTP connection error'));
+  // A port already taken fails the start; the error listener goes once listening.
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.server.address() as AddressInfo).port;
+  log.info({ port, host: options.host, bounceDomain: options.bounceDomain, starttls: options.tls !== undefined }, 'inbound SMTP listening');
+
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The listener's `receive`: read the MIME, then keep it with its effects in one transaction. */
+export function inboundReportReceiver(deps: InboundDeps): InboundListenerOptions['receive'] {
+  return async (envelope, raw) => {
+    const reading = await readInboundReport(raw);
+    // Kept as text: bytes that are not UTF-8 become U+FFFD, and NUL (which PostgreSQL text refuses) too.
+    await recordInboundReport(deps, envelope, raw.toString('utf8').replaceAll('\u0000', '\uFFFD'), reading);
+  };
+}
+
+/** The listener as configured (HERALD_INBOUND_SMTP_*), or none when the port is unset or `off`. */
+export async function startConfiguredInboundListener(config: Config, deps: InboundDeps, logger: Logger): Promise<InboundListener | undefined> {
+  if (config.inboundSmtpPort === undefined) return undefined;
+  const tls = config.inboundSmtpTlsKey !== undefined && config.inboundSmtpTlsCert !== undefined
+    ? { key: await readFile(config.inboundSmtpTlsKey), cert: await readFile(config.inboundSmtpTlsCert) }
+    : undefined;
+  return startInboundListener({
+    port: config.inboundSmtpPort, host: config.inboundSmtpHost, bounceDomain: deps.bounceDomain, logger,
+    ...(tls === undefined ? {} : { tls }),
+    receive: inboundReportReceiver(deps),
+  });
+}

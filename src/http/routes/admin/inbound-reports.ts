@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { listInboundReportsPage, viewInboundReport } from '../../../app/inbound-reports.ts';
+import type { HttpDeps } from '../../app.ts';
+import { sendRejection } from '../../wire-errors.ts';
+
+// GET /admin/v1/inbound-reports[/:id]: what the inbound SMTP listener took (DSNs, ARF
+// reports, anything else), so an operator can see why a report changed nothing.
+// Registered inside adminRoutes, behind its admin-token hook.
+
+const tags = ['admin'];
+const security = [{ adminToken: [] }];
+const applicationError = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } as const;
+const fieldError = { type: 'object', required: ['message'], properties: { message: { type: 'string' }, detail: { type: 'string' } } } as const;
+
+const summary = {
+  id: { type: 'string', format: 'uuid' },
+  receivedAt: { type: 'string', format: 'date-time' },
+  kind: { type: 'string', enum: ['dsn', 'arf', 'unknown'], description: 'dsn: RFC 3464 delivery status; arf: RFC 5965 feedback report' },
+  mailFrom: { type: ['string', 'null'], description: 'Envelope sender; null for the null sender <> of DSNs' },
+  rcptTo: { type: 'string', description: 'The bounce-domain address it was sent to' },
+  messageId: { type: ['string', 'null'], description: 'The msgid it was matched to' },
+  error: { type: ['string', 'null'], description: 'Why it could not be read, matched or applied' },
+} as const;
+const required = ['id', 'receivedAt', 'kind', 'mailFrom', 'rcptTo', 'messageId', 'error'];
+
+export function inboundReportRoutes(app: FastifyInstance, deps: HttpDeps): void {
+  app.get('/admin/v1/inbound-reports', {
+    schema: {
+      summary: 'Reports the inbound SMTP listener took, newest first', tags, security,
+      querystring: {
+        type: 'object',
+        properties: { cursor: { type: 'string', description: 'nextCursor of the previous page' }, limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Default 50' } },
+      },
+      response: {
+        200: {
+          type: 'object', required: ['reports', 'nextCursor'],
+          properties: { reports: { type: 'array', items: { type: 'object', required, properties: summary } }, nextCursor: { type: ['string', 'null'] } },
+        },
+        400: fieldError,
+        401: { description: 'Admin token missing or invalid', ...applicationError },
+      },
+    },
+  }, async (request, reply) => {
+    const page = await listInboundReportsPage(deps.app, request.query);
+    return page.ok ? reply.code(200).send(page.value) : sendRejection(reply, page.rejection);
+  });
+
+  app.get<{ Params: { id: string } }>('/admin/v1/inbound-reports/:id', {
+    schema: {
+      summary: 'One inbound report: the raw message, what was understood of it, and the error if any', tags, security,
+      params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+      response: {
+        200: {
+          type: 'object', required: [...required, 'parsed', 'raw'],
+          properties: {
+            ...summary,
+            parsed: { description: 'The report fields (per-recipient Action, Status, Diagnostic-Code; or the feedback fields), the returned message\'s ids, how it was matched and its effect' },
+            raw: { type: 'string', description: 'The message as received (RFC 5322)' },
+          },
+        },
+        401: { description: 'Admin token missing or invalid', ...applicationError },
+        404: { description: 'No such report', ...applicationError },
+      },
+    },
+  }, async (request, reply) => {
+    const report = await viewInboundReport(deps.app, request.params.id);
+    return report.ok ? reply.code(200).send(report.value) : sendRejection(reply, report.rejection);
+  });
+}

@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../app/deps.ts';
+import {
+  addAccountSuppressions, listAccountSuppressions, removeAccountSuppression, MAX_SUPPRESSION_PAGE, MAX_SUPPRESSIONS_PER_REQUEST, DEFAULT_SUPPRESSION_PAGE,
+} from '../../app/suppressions.ts';
+import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { sendRejection } from '../wire-errors.ts';
+import * as schemas from '../schemas.ts';
+
+// The account's suppression list (scope `email`): addresses herald does not send to.
+// Schemas document the wire only; app/suppressions.ts validates.
+
+const suppression = {
+  type: 'object', required: ['email', 'reason', 'msgid', 'created_at'],
+  properties: {
+    email: { type: 'string', format: 'email', description: 'Lower-cased' },
+    reason: {
+      type: 'string', enum: ['unsubscribed', 'bounced', 'complained', 'manual'],
+      description: '`unsubscribed` (List-Unsubscribe or one-click), `bounced` (hard bounce), `complained` (spam report), `manual` (added through this API)',
+    },
+    msgid: { type: ['string', 'null'], description: 'The message that caused it; null for manual entries' },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const errors = {
+  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...schemas.applicationError },
+  403: { description: 'Authentication failed', ...schemas.authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
+} as const;
+
+const tags = ['suppressions'];
+
+export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const email = requireScope('email');
+
+  app.get('/v1/suppressions', {
+    schema: {
+      summary: 'The account\'s suppressed addresses, in address order, a page at a time', tags, security: schemas.bearerSecurity,
+      querystring: {
+        type: 'object',
+        properties: {
+          cursor: { type: 'string', description: 'next_cursor of the previous page' },
+          limit: { type: 'integer', minimum: 1, maximum: MAX_SUPPRESSION_PAGE, default: DEFAULT_SUPPRESSION_PAGE },
+        },
+      },
+      response: {
+        200: { type: 'object', required: ['data', 'next_cursor'], properties: { data: { type: 'array', items: suppression }, next_cursor: { type: ['string', 'null'] } } },
+        400: { description: 'A bad cursor or limit', ...schemas.applicationError },
+        ...errors,
+      },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const page = await listAccountSuppressions(deps, callerOf(request).account.id, request.query);
+    return page.ok ? page.value : sendRejection(reply, page.rejection);
+  });
+
+  app.post('/v1/suppressions', {
+    schema: {
+      summary: `Suppress addresses (reason \`manual\`): {"email": "…"} or {"emails": [up to ${MAX_SUPPRESSIONS_PER_REQUEST}]}; an address already suppressed keeps its entry`,
+      tags, security: schemas.bearerSecurity,
+      body: {
+        type: 'object',
+        properties: {
+          email: { type: 'string', format: 'email' },
+          emails: { type: 'array', items: { type: 'string', format: 'email' }, minItems: 1, maxItems: MAX_SUPPRESSIONS_PER_REQUEST },
+        },
+      },
+      response: {
+        200: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: suppression, description: 'Each address as it now stands, in the order given' } } },
+        400: { description: '`Email missing or empty!`, or `The email address has the wrong structure!` with the offending addresses', ...schemas.validationError },
+        ...errors,
+      },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const added = await addAccountSuppressions(deps, callerOf(request).account.id, request.body);
+    return added.ok ? added.value : sendRejection(reply, added.rejection);
+  });
+
+  app.delete<{ Params: { email: string } }>('/v1/suppressions/:email', {
+    schema: {
+      summary: 'Remove an address from the list: herald sends to it again', tags, security: schemas.bearerSecurity,
+      params: { type: 'object', required: ['email'], properties: { email: { type: 'string', format: 'email', description: 'URL-encoded; matched without regard to case' } } },
+      response: {
+        204: { description: 'Removed', type: 'null' },
+        400: { description: 'Not an address (`The email address has the wrong structure!`)', ...schemas.validationError },
+        404: { description: 'The address is not on the list (`Not found`)', ...schemas.applicationError },
+        ...errors,
+      },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const removed = await removeAccountSuppression(deps, callerOf(request).account.id, request.params.email);
+    return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);
+  });
+}

@@ -1,0 +1,174 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  describeUnsubscribe, recordEngagement, unsubscribe, verifyTrackingToken, type UnsubscribeSubject, type Visit,
+} from '../../app/record-engagement.ts';
+import type { HttpDeps } from '../app.ts';
+import { sendRejection } from '../wire-errors.ts';
+import * as schemas from '../schemas.ts';
+
+// The recipient's side of an email, without an API key: the open pixel, tracked links
+// and the unsubscribe link (List-Unsubscribe and RFC 8058 one-click). The signed token
+// in the path is the only credential; a forged, altered or expired one gets 404 and
+// nothing is recorded. Nothing here may be cached: every fetch is an event.
+//
+// Registered in its own context: its body parsers (forms, for the unsubscribe POST)
+// apply to these routes only.
+
+// A transparent 1×1 GIF89a.
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+/** Largest unsubscribe POST body read: RFC 8058's is one short field. */
+const FORM_BODY_LIMIT = 16 * 1024;
+
+type TokenParams = { Params: { token: string } };
+const params = { type: 'object', required: ['token'], properties: { token: { type: 'string', description: 'Signed token (compact JWS) from the message' } } } as const;
+const tags = ['tracking'];
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const plain = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
+const oneClickForm = {
+  type: 'object',
+  properties: {
+    'List-Unsubscribe': { type: 'string', const: 'One-Click', description: 'RFC 8058; not required: the POST itself is the request' },
+    via: { type: 'string', const: 'page', description: 'Sent by the confirmation page\'s form: the answer is an HTML page' },
+  },
+} as const;
+
+const visitOf = (request: FastifyRequest): Visit => ({ method: request.method, ip: request.ip, userAgent: request.headers['user-agent'] });
+
+const escapeHtml = (text: string): string =>
+  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
+
+/** A small self-contained page: no scripts, no external resources, never framed. */
+function page(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .send(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}</style>
+</head><body>
+${body}
+</body></html>
+`);
+}
+
+const invalidLink = (reply: FastifyReply) => page(reply, 404, 'Link not valid', '<h1>This link is not valid</h1>\n<p>It may have expired, or been copied incompletely.</p>');
+
+function confirmationPage(reply: FastifyReply, subject: UnsubscribeSubject): FastifyReply {
+  const who = `<strong>${escapeHtml(subject.address)}</strong>`;
+  if (subject.alreadyUnsubscribed) {
+    return page(reply, 200, 'Unsubscribed', `<h1>You are unsubscribed</h1>\n<p>${who} no longer receives email from ${escapeHtml(subject.senderName)}.</p>`);
+  }
+  // A GET never unsubscribes: link scanners fetch every link. The person confirms with a POST.
+  return page(reply, 200, 'Unsubscribe', `<h1>Unsubscribe</h1>
+<p>Stop email from ${escapeHtml(subject.senderName)} to ${who}?</p>
+<form method="post" action="">
+<input type="hidden" name="List-Unsubscribe" value="One-Click">
+<input type="hidden" name="via" value="page">
+<button type="submit">Unsubscribe</button>
+</form>`);
+}
+
+/** The fields of a form body (urlencoded or multipart); none when there is no form. */
+async function formFields(request: FastifyRequest): Promise<URLSearchParams> {
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  const type = request.headers['content-type'] ?? '';
+  if (/^application\/x-www-form-urlencoded\b/i.test(type)) return new URLSearchParams(body.toString('utf8'));
+  if (/^multipart\/form-data\b/i.test(type)) {
+    // RFC 8058 prefers multipart/form-data; the platform's own parser reads it.
+    try {
+      const form = await new Response(body, { headers: { 'content-type': type } }).formData();
+      return new URLSearchParams([...form].flatMap(([name, value]): [string, string][] => (typeof value === 'string' ? [[name, value]] : [])));
+    } catch {
+      return new URLSearchParams();
+    }
+  }
+  return new URLSearchParams();
+}
+
+export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
+  const keys = deps.app;
+  // Any body is read as bytes (up to FORM_BODY_LIMIT) and parsed by the unsubscribe
+  // handler: a one-click POST must not fail on a content type it did not expect.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+  });
+
+  app.get<TokenParams>('/t/o/:token', {
+    schema: {
+      summary: 'Open pixel: a 1×1 GIF; records email.opened (machine: true for prefetchers)', tags, params,
+      response: {
+        200: { description: 'A transparent 1×1 GIF (43 bytes)', content: { 'image/gif': { schema: { type: 'string', format: 'binary' } } } },
+        404: { description: 'Forged, altered or expired token (`Not found`); nothing recorded', content: { 'application/json': { schema: schemas.applicationError } } },
+      },
+    },
+  }, async (request, reply) => {
+    const claims = await verifyTrackingToken(keys, request.params.token, 'open');
+    if (!claims) return sendRejection(reply, { code: 'notFound' });
+    try {
+      if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return sendRejection(reply, { code: 'notFound' });
+    } catch (error) {
+      // The image is served all the same: the reader's client must not show a broken image.
+      request.log.error({ err: error }, 'open not recorded');
+    }
+    return reply.code(200).header('content-type', 'image/gif').send(PIXEL);
+  });
+
+  app.get<TokenParams>('/t/c/:token', {
+    schema: {
+      summary: 'Tracked link: 302 to the URL signed in the token; records email.clicked (machine: true for link scanners)', tags, params,
+      response: { 302: { description: 'Location: the link as the message had it', type: 'null' }, 404: html('Forged, altered or expired token; nothing recorded') },
+    },
+  }, async (request, reply) => {
+    const claims = await verifyTrackingToken(keys, request.params.token, 'click');
+    if (!claims) return invalidLink(reply);
+    try {
+      if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return invalidLink(reply);
+    } catch (error) {
+      // The person's link works all the same; only the event is missing.
+      request.log.error({ err: error }, 'click not recorded');
+    }
+    // The URL parser's form is plain ASCII (punycode, percent-encoding): a valid Location.
+    return reply.code(302).header('location', new URL(claims.url).href).send();
+  });
+
+  app.get<TokenParams>('/u/:token', {
+    schema: {
+      summary: 'Unsubscribe page: asks the recipient to confirm (a GET never unsubscribes)', tags, params,
+      response: { 200: html('A page naming the address, with a button that POSTs the form back'), 404: html('Forged, altered or expired token') },
+    },
+  }, async (request, reply) => {
+    const claims = await verifyTrackingToken(keys, request.params.token, 'unsubscribe');
+    const subject = claims && (await describeUnsubscribe(keys, claims));
+    return subject ? confirmationPage(reply, subject) : invalidLink(reply);
+  });
+
+  app.post<TokenParams>('/u/:token', {
+    schema: {
+      summary: 'Unsubscribe (RFC 8058 one-click, List-Unsubscribe=One-Click, or the page\'s form): the address is suppressed and email.unsubscribed fires once',
+      tags, params,
+      body: { content: { 'application/x-www-form-urlencoded': { schema: oneClickForm }, 'multipart/form-data': { schema: oneClickForm } } },
+      response: {
+        200: { description: '`Unsubscribed` (text/plain) for one-click; an HTML page for the form', content: { 'text/plain': { schema: { type: 'string' } }, 'text/html': { schema: { type: 'string' } } } },
+        404: plain('Forged, altered or expired token (`Not found`); an HTML page for the form'),
+      },
+    },
+  }, async (request, reply) => {
+    const claims = await verifyTrackingToken(keys, request.params.token, 'unsubscribe');
+    const fields = await formFields(request);
+    const fromPage = fields.get('via') === 'page';
+    // The POST itself is the request to unsubscribe (scanners do not POST); its body is
+    // not required to carry List-Unsubscribe=One-Click, so no odd client fails a person.
+    const done = claims && (await unsubscribe(keys, claims, { ...visitOf(request), via: fromPage ? 'page' : 'one-click' }));
+    if (!done) return fromPage ? invalidLink(reply) : reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('Not found\n');
+    if (fromPage) {
+      return page(reply, 200, 'Unsubscribed', `<h1>You are unsubscribed</h1>\n<p><strong>${escapeHtml(done.address)}</strong> will no longer receive these emails.</p>`);
+    }
+    return reply.code(200).header('content-type', 'text/plain; charset=utf-8').send('Unsubscribed\n');
+  });
+}

@@ -1,0 +1,170 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  getWebhookDelivery, listWebhookDeliveries, retryWebhookDelivery, sendTestEvent, TEST_EVENT_TYPE,
+} from '../../app/webhook-deliveries.ts';
+import { getWebhookSettings, putWebhookSettings, rotateWebhookSecretOf } from '../../app/webhook-settings.ts';
+import { EVENT_TYPES } from '../../domain/event-catalogue.ts';
+import { DELIVERY_STATUSES, MAX_DELIVERY_PAGE, DEFAULT_DELIVERY_PAGE } from '../../domain/webhook-delivery-query.ts';
+import type { HttpDeps } from '../app.ts';
+import { callerOf } from '../plugins/api-key-auth.ts';
+import { sendRejection } from '../wire-errors.ts';
+import * as schemas from '../schemas.ts';
+
+// The account's webhook (any key of the account): where events go, which types, the
+// signing secret and its rotation, the delivery log with every attempt, replay, and a
+// test event. docs/webhooks.md is the guide. Schemas document the wire only; app/ and
+// domain/ validate.
+
+const eventType = { type: 'string', enum: EVENT_TYPES } as const;
+
+const settings = {
+  type: 'object', required: ['url', 'secret', 'events'],
+  properties: {
+    url: { type: ['string', 'null'], format: 'uri', description: 'Where events are posted; null: nowhere' },
+    secret: { type: ['string', 'null'], description: '`whsec_` + base64 of 32 bytes, for Standard Webhooks verification; made when a URL is first set' },
+    events: { type: 'array', items: eventType, description: 'The types posted (every public type unless a filter was set)' },
+  },
+} as const;
+
+const settingsInput = {
+  type: 'object', required: ['url'],
+  properties: {
+    url: { type: ['string', 'null'], format: 'uri', description: 'http(s); refused when the host resolves to a private or reserved address' },
+    events: { type: ['array', 'null'], items: eventType, minItems: 1, description: 'A filter; absent or null: every public type' },
+  },
+} as const;
+
+const rotated = {
+  type: 'object', required: ['secret', 'previous_secret_expires_at'],
+  properties: {
+    secret: { type: 'string', description: 'The new secret, signing from now on' },
+    previous_secret_expires_at: { type: ['string', 'null'], format: 'date-time', description: 'The replaced secret signs too (a second signature) until then: 24 hours' },
+  },
+} as const;
+
+const deliverySummary = {
+  type: 'object',
+  required: ['id', 'type', 'msgid', 'status', 'attempt_count', 'next_attempt_at', 'last_status_code', 'last_error', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'string', format: 'uuid', description: 'The event id, sent as `webhook-id` on every attempt' },
+    type: { type: 'string', description: `A public event type, or \`${TEST_EVENT_TYPE}\`` },
+    msgid: { type: ['string', 'null'], description: 'null for test events' },
+    status: { type: 'string', enum: DELIVERY_STATUSES, description: '`pending` (due, in flight or waiting for its next slot), `succeeded` (2xx), `failed` (the schedule is spent; retry it by hand)' },
+    attempt_count: { type: 'integer' },
+    next_attempt_at: { type: ['string', 'null'], format: 'date-time', description: 'pending only' },
+    last_status_code: { type: ['integer', 'null'] },
+    last_error: { type: ['string', 'null'] },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const deliveryDetails = {
+  ...deliverySummary,
+  required: [...deliverySummary.required, 'payload', 'attempts'],
+  properties: {
+    ...deliverySummary.properties,
+    payload: { type: 'object', description: 'The body posted: `{type, timestamp, data}`' },
+    attempts: {
+      type: 'array', description: 'Oldest first',
+      items: {
+        type: 'object', required: ['at', 'url', 'status_code', 'error', 'duration_ms'],
+        properties: {
+          at: { type: 'string', format: 'date-time' },
+          url: { type: 'string' },
+          status_code: { type: ['integer', 'null'], description: 'null when the receiver did not answer' },
+          error: { type: ['string', 'null'] },
+          duration_ms: { type: 'integer' },
+        },
+      },
+    },
+  },
+} as const;
+
+const errors = {
+  403: { description: 'Authentication failed', ...schemas.authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
+} as const;
+const badField = { 400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...schemas.applicationError } } as const;
+const notFound = { 404: { description: 'The account has no such delivery (`Not found`)', ...schemas.applicationError } } as const;
+const noUrl = { 409: { description: 'The account has no webhook URL (`No webhook URL is set`)', ...schemas.applicationError } } as const;
+
+const params = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'Delivery (event) id' } } } as const;
+type DeliveryParams = { Params: { id: string } };
+
+const tags = ['webhooks'];
+const security = schemas.bearerSecurity;
+
+export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
+  const appDeps = deps.app;
+
+  app.get('/v1/webhooks', {
+    schema: { summary: 'The account\'s webhook URL, signing secret and event types', tags, security, response: { 200: settings, ...errors } },
+  }, async (request) => getWebhookSettings(appDeps, callerOf(request).account.id));
+
+  app.put('/v1/webhooks', {
+    schema: {
+      summary: 'Set the webhook URL (null: none) and the event types (absent or null: all); the first URL gets a secret',
+      tags, security, body: settingsInput, response: { 200: settings, ...badField, ...errors },
+    },
+  }, async (request, reply) => {
+    const result = await putWebhookSettings({ ...appDeps, checkWebhookUrl: deps.checkWebhookUrl }, callerOf(request).account.id, request.body);
+    return result.ok ? result.value : sendRejection(reply, result.rejection);
+  });
+
+  app.post('/v1/webhooks/secret/rotate', {
+    schema: {
+      summary: 'A new signing secret; the previous one keeps signing (a second signature) for 24 hours', tags, security,
+      response: { 200: rotated, ...errors },
+    },
+  }, async (request) => rotateWebhookSecretOf(appDeps, callerOf(request).account.id));
+
+  app.get('/v1/webhooks/deliveries', {
+    schema: {
+      summary: 'The delivery log, newest first, with a cursor', tags, security,
+      querystring: {
+        type: 'object',
+        properties: {
+          status: { type: 'string', enum: DELIVERY_STATUSES },
+          msgid: { type: 'string', description: 'The deliveries of one message' },
+          cursor: { type: 'string', description: 'next_cursor of the previous page' },
+          limit: { type: 'integer', minimum: 1, maximum: MAX_DELIVERY_PAGE, default: DEFAULT_DELIVERY_PAGE },
+        },
+      },
+      response: {
+        200: { type: 'object', required: ['data', 'next_cursor'], properties: { data: { type: 'array', items: deliverySummary }, next_cursor: { type: ['string', 'null'] } } },
+        ...badField, ...errors,
+      },
+    },
+  }, async (request, reply) => {
+    const page = await listWebhookDeliveries(appDeps, callerOf(request).account.id, request.query);
+    return page.ok ? page.value : sendRejection(reply, page.rejection);
+  });
+
+  app.get<DeliveryParams>('/v1/webhooks/deliveries/:id', {
+    schema: { summary: 'A delivery, the body it posts and every attempt', tags, security, params, response: { 200: deliveryDetails, ...notFound, ...errors } },
+  }, async (request, reply) => {
+    const result = await getWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id);
+    return result.ok ? result.value : sendRejection(reply, result.rejection);
+  });
+
+  app.post<DeliveryParams>('/v1/webhooks/deliveries/:id/retry', {
+    schema: {
+      summary: 'Post a delivery again now (same webhook-id and body): one more attempt for a failed one, a replay of a succeeded one',
+      tags, security, params, response: { 202: deliverySummary, ...notFound, ...noUrl, ...errors },
+    },
+  }, async (request, reply) => {
+    const result = await retryWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id);
+    return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);
+  });
+
+  app.post('/v1/webhooks/test', {
+    schema: {
+      summary: `Queue a \`${TEST_EVENT_TYPE}\` event for the webhook URL, signed and retried like any event`, tags, security,
+      response: { 202: deliverySummary, ...noUrl, ...errors },
+    },
+  }, async (request, reply) => {
+    const result = await sendTestEvent(appDeps, callerOf(request).account.id);
+    return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);
+  });
+}

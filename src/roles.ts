@@ -1,0 +1,32 @@
+// What a process runs. One machine runs everything (`all`); a deployment that
+// outgrows it runs API processes behind a load balancer and worker processes
+// beside them, all on one PostgreSQL (and one Redis for the shared rate limits).
+
+export const ROLES = ['all', 'api', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface RoleParts {
+  /** The HTTP API (the v1 interface, admin API, tracking and inbound webhooks). */
+  readonly api: boolean;
+  /** The inbound SMTP listener for bounces and complaints: background work, like delivery (the API stays HTTP only). */
+  readonly inboundSmtp: boolean;
+  /** The outbox worker and the transports it drives (SMTP pools, SMPP sessions, Cloud API). */
+  readonly delivery: boolean;
+  /** The webhook dispatcher. */
+  readonly webhooks: boolean;
+}
+
+const PARTS: Readonly<Record<Role, RoleParts>> = {
+  all: { api: true, inboundSmtp: true, delivery: true, webhooks: true },
+  api: { api: true, inboundSmtp: false, delivery: false, webhooks: false },
+  // A worker answers only /healthz and /readyz on its HTTP port, for orchestrators.
+  worker: { api: false, inboundSmtp: true, delivery: true, webhooks: true },
+};
+
+export function partsOf(role: Role): RoleParts {
+  return PARTS[role];
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}

@@ -1,0 +1,87 @@
+import type { EventType } from '../domain/event-catalogue.ts';
+import type { Executor } from './database.ts';
+
+// An account's webhook settings: where events go, which types, and the secrets that
+// sign them. During a rotation the previous secret keeps signing until its deadline.
+
+export interface WebhookSettings {
+  readonly accountId: string;
+  readonly url: string | null;
+  /** null: every public type. */
+  readonly events: readonly EventType[] | null;
+  readonly secret: string | null;
+  readonly previousSecret: string | null;
+  readonly previousSecretUntil: number | null;
+}
+
+type SettingsRow = {
+  id: string; webhook_url: string | null; webhook_events: string | null; webhook_secret: string | null;
+  webhook_secret_previous: string | null; webhook_secret_previous_until: number | null;
+};
+
+const COLUMNS = ['id', 'webhook_url', 'webhook_events', 'webhook_secret', 'webhook_secret_previous', 'webhook_secret_previous_until'] as const;
+
+function toSettings(row: SettingsRow): WebhookSettings {
+  return {
+    accountId: row.id,
+    url: row.webhook_url,
+    events: row.webhook_events === null ? null : (JSON.parse(row.webhook_events) as EventType[]),
+    secret: row.webhook_secret,
+    previousSecret: row.webhook_secret_previous,
+    previousSecretUntil: row.webhook_secret_previous_until === null ? null : Number(row.webhook_secret_previous_until),
+  };
+}
+
+export async function findWebhookSettings(db: Executor, accountId: string): Promise<WebhookSettings | undefined> {
+  const row = await db.selectFrom('accounts').select(COLUMNS).where('id', '=', accountId).executeTakeFirst();
+  return row && toSettings(row);
+}
+
+/** The settings of several accounts at once (the dispatcher reads them per claimed batch). */
+export async function findWebhookSettingsOf(db: Executor, accountIds: readonly string[]): Promise<Map<string, WebhookSettings>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await db.selectFrom('accounts').select(COLUMNS).where('id', 'in', [...accountIds]).execute();
+  return new Map(rows.map((row) => [row.id, toSettings(row)]));
+}
+
+/** Sets the URL and the filter as given (either may be left out). */
+export async function setWebhookTarget(
+  db: Executor,
+  accountId: string,
+  target: { readonly url?: string | null; readonly events?: readonly EventType[] | null },
+  now: number,
+): Promise<void> {
+  const columns: { webhook_url?: string | null; webhook_events?: string | null; updated_at: number } = { updated_at: now };
+  if (target.url !== undefined) columns.webhook_url = target.url;
+  if (target.events !== undefined) columns.webhook_events = target.events === null ? null : JSON.stringify(target.events);
+  await db.updateTable('accounts').set(columns).where('id', '=', accountId).execute();
+}
+
+/** Stores `secret` only when the account has none yet; whoever stored first wins. */
+export async function setWebhookSecretIfMissing(db: Executor, accountId: string, secret: string): Promise<void> {
+  await db.updateTable('accounts').set({ webhook_secret: secret }).where('id', '=', accountId).where('webhook_secret', 'is', null).execute();
+}
+
+/**
+ * Replaces the secret `expected` with `secret`; `expected` keeps signing as the previous
+ * secret until `previousUntil` (a previous secret older than that is dropped). False
+ * when the secret changed in between (compare-and-set), so two rotations never lose one.
+ */
+export async function rotateWebhookSecret(
+  db: Executor,
+  accountId: string,
+  rotation: { readonly expected: string | null; readonly secret: string; readonly previousUntil: number },
+): Promise<boolean> {
+  const { expected, secret, previousUntil } = rotation;
+  const result = await db
+    .updateTable('accounts')
+    .set({
+      webhook_secret: secret,
+      webhook_secret_previous: expected,
+      webhook_secret_previous_until: expected === null ? null : previousUntil,
+    })
+    .where('id', '=', accountId)
+    .where((eb) => (expected === null ? eb('webhook_secret', 'is', null) : eb('webhook_secret', '=', expected)))
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}

@@ -1,0 +1,89 @@
+// Signed tracking tokens: what they carry, and everything that makes one refused.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SignJWT } from 'jose';
+import { TOKEN_LIFETIME_SECONDS, trackingTokens } from '../../src/domain/tracking-token.ts';
+
+const SECRET = new Uint8Array(32).fill(1);
+const tokens = trackingTokens(SECRET);
+const NOW = Date.UTC(2025, 0, 1);
+const MSG = '0190f3a2-7b1c-7d4e-8f5a-9b0c1d2e3f4a';
+const ACCOUNT = '0190f3a2-0000-7000-8000-000000000001';
+const CLICK = { kind: 'click', accountId: ACCOUNT, msgid: MSG, url: 'https://example.com/offer?id=7' } as const;
+
+/** The token with one character of its payload part changed. */
+function altered(token: string): string {
+  const [header, payload, signature] = token.split('.');
+  const body = payload ?? '';
+  const swapped = body.slice(0, 10) + (body[10] === 'A' ? 'B' : 'A') + body.slice(11);
+  return `${header}.${swapped}.${signature}`;
+}
+
+test('a click token verifies to its account, message and destination', async () => {
+  const token = await tokens.sign(CLICK, NOW);
+  assert.deepStrictEqual(await tokens.verify(token, 'click', NOW), CLICK);
+});
+
+test('open and unsubscribe tokens verify to their account and message', async () => {
+  for (const kind of ['open', 'unsubscribe'] as const) {
+    const token = await tokens.sign({ kind, accountId: ACCOUNT, msgid: MSG }, NOW);
+    assert.deepStrictEqual(await tokens.verify(token, kind, NOW), { kind, accountId: ACCOUNT, msgid: MSG });
+  }
+});
+
+test('a token of one kind is refused where another kind is expected', async () => {
+  const open = await tokens.sign({ kind: 'open', accountId: ACCOUNT, msgid: MSG }, NOW);
+  assert.equal(await tokens.verify(open, 'unsubscribe', NOW), undefined);
+  assert.equal(await tokens.verify(open, 'click', NOW), undefined);
+});
+
+test('a token with an altered payload is refused', async () => {
+  const token = await tokens.sign(CLICK, NOW);
+  assert.equal(await tokens.verify(altered(token), 'click', NOW), undefined);
+});
+
+test('a click token re-signed for another URL with a different key is refused', async () => {
+  const forged = await new SignJWT({ k: 'c', a: ACCOUNT, m: MSG, u: 'https://evil.example.net/' })
+    .setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(NOW / 1000) + 3600).sign(new Uint8Array(32).fill(2));
+  assert.equal(await tokens.verify(forged, 'click', NOW), undefined);
+});
+
+test('a token signed with the raw installation secret (as API keys are) is refused: the tracking key is derived', async () => {
+  const raw = await new SignJWT({ k: 'o', a: ACCOUNT, m: MSG })
+    .setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(NOW / 1000) + 3600).sign(SECRET);
+  assert.equal(await tokens.verify(raw, 'open', NOW), undefined);
+});
+
+test('an unsigned token (alg none) is refused', async () => {
+  const payload = Buffer.from(JSON.stringify({ k: 'o', a: ACCOUNT, m: MSG, exp: Math.floor(NOW / 1000) + 3600 })).toString('base64url');
+  const header = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
+  assert.equal(await tokens.verify(`${header}.${payload}.`, 'open', NOW), undefined);
+  assert.equal(await tokens.verify(`${header}.${payload}.x`, 'open', NOW), undefined);
+});
+
+test('a token is refused once its lifetime has passed, and accepted the second before', async () => {
+  const token = await tokens.sign(CLICK, NOW);
+  const lifetime = TOKEN_LIFETIME_SECONDS.click * 1000;
+  assert.deepStrictEqual(await tokens.verify(token, 'click', NOW + lifetime - 1000), CLICK);
+  assert.equal(await tokens.verify(token, 'click', NOW + lifetime), undefined);
+});
+
+test('the lifetimes are one year for opens and two years for clicks and unsubscribes', () => {
+  assert.deepStrictEqual(TOKEN_LIFETIME_SECONDS, { open: 365 * 86_400, click: 730 * 86_400, unsubscribe: 730 * 86_400 });
+});
+
+test('text that is not a compact JWS, or is over 4,096 characters, is refused', async () => {
+  for (const token of ['', 'abc', 'a.b', 'a.b.c.d', 'a.b.c', `${'a'.repeat(4095)}.b.c`, 'a b.c.d']) {
+    assert.equal(await tokens.verify(token, 'open', NOW), undefined, token.slice(0, 20));
+  }
+});
+
+test('a click token can only be made for an absolute http(s) URL', async () => {
+  for (const url of ['javascript:alert(1)', '/relative', 'mailto:a@example.com', `https://example.com/${'x'.repeat(2048)}`]) {
+    await assert.rejects(tokens.sign({ ...CLICK, url }, NOW), { message: 'a click token needs an absolute http(s) URL' });
+  }
+});
+
+test('signing is deterministic: the same claims at the same time give the same token', async () => {
+  assert.equal(await tokens.sign(CLICK, NOW), await tokens.sign(CLICK, NOW));
+});

@@ -1,0 +1,432 @@
+// The inbound SMTP listener of the bounce domain, against a real SMTP client
+// (nodemailer, envelope + raw) on 127.0.0.1: RFC 3464 DSNs and RFC 5965 feedback
+// reports written from the RFCs' examples (test/fixtures/inbound) bounce, delay or
+// complain about real messages, malformed ones are kept with their error, and
+// anything not addressed to the bounce domain's own mailboxes is refused.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import pino from 'pino';
+import getTLSOptions from 'smtp-server/lib/tls-options.js';
+import { startInboundListener, type InboundListener } from '../../src/events/inbound-listener.ts';
+import type { Service } from '../../src/service.ts';
+import { listSuppressions } from '../../src/store/suppressions.ts';
+import { ADMIN_TOKEN, emailBody, get, openAccount, post, readAccount, startService, type TestAccount } from '../support/service.ts';
+
+const BOUNCE_DOMAIN = 'bounces.herald.test';
+const PUBLIC_URL = 'https://herald.test';
+const START = Date.parse('2025-05-01T08:00:00.000Z');
+const RECEIVED = Date.parse('2025-05-01T09:30:00.000Z');
+const ENV = { HERALD_INBOUND_SMTP_PORT: '0', HERALD_INBOUND_SMTP_HOST: '127.0.0.1', HERALD_BOUNCE_DOMAIN: BOUNCE_DOMAIN, HERALD_PUBLIC_URL: PUBLIC_URL };
+
+interface World {
+  readonly service: Service;
+  readonly account: TestAccount;
+  readonly port: number;
+  /** The clock, advanceable. */
+  readonly now: { value: number };
+}
+
+async function startWorld(t: TestContext, env: Record<string, string> = {}): Promise<World> {
+  const now = { value: START };
+  const service = await startService(t, { clock: () => now.value, env: { ...ENV, ...env } });
+  const account = await openAccount(service);
+  assert.equal(typeof service.inboundSmtpPort, 'number');
+  return { service, account, port: service.inboundSmtpPort ?? 0, now };
+}
+
+/** Sends an email through the API and lets the capture transport take it: status `sent`. */
+async function sentEmail(world: World, to = 'ana@example.org'): Promise<string> {
+  const res = await post(world.service, '/v1/email', world.account.apiKey, emailBody({ to: [{ email: to }] }));
+  assert.equal(res.statusCode, 200);
+  const msgid: string = res.json().to[0].msgid;
+  await world.service.worker.drain();
+  world.now.value = RECEIVED;
+  return msgid;
+}
+
+function fixture(name: string, fill: { msgid: string; recipient?: string }): string {
+  return readFileSync(new URL(`../fixtures/inbound/${name}`, import.meta.url), 'utf8')
+    .replaceAll('{{MSGID}}', fill.msgid)
+    .replaceAll('{{BOUNCE_DOMAIN}}', BOUNCE_DOMAIN)
+    .replaceAll('{{MESSAGE_ID_HOST}}', 'herald.test')
+    .replaceAll('{{RECIPIENT}}', fill.recipient ?? 'ana@example.org');
+}
+
+/** One SMTP transaction to the listener; resolves with the final reply, rejects with the refusal. */
+async function deliver(port: number, envelope: { from: string; to: string }, raw: string, options: { requireTLS?: boolean } = {}): Promise<string> {
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1', port, secure: false, logger: false,
+    ...(options.requireTLS ? { requireTLS: true, tls: { rejectUnauthorized: false } } : { ignoreTLS: true }),
+  });
+  try {
+    const info = await transport.sendMail({ envelope: { from: envelope.from, to: [envelope.to] }, raw });
+    return info.response;
+  } finally {
+    transport.close();
+  }
+}
+
+const verp = (msgid: string): string => `b+${msgid}@${BOUNCE_DOMAIN}`;
+
+function adminGet(service: Service, url: string) {
+  return service.http.inject({ method: 'GET', url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+}
+
+async function reports(service: Service): Promise<Record<string, unknown>[]> {
+  const res = await adminGet(service, '/admin/v1/inbound-reports');
+  assert.equal(res.statusCode, 200);
+  return res.json().reports;
+}
+
+async function messageView(world: World, msgid: string): Promise<{ status: string; events: Record<string, unknown>[] }> {
+  const res = await get(world.service, `/v1/messages/${msgid}`, world.account.apiKey);
+  assert.equal(res.statusCode, 200);
+  return res.json();
+}
+
+const AT = '2025-05-01T09:30:00.000Z';
+
+test('a DSN to the VERP address bounces the message hard, with the DSN fields on its event', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+
+  const reply = await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+
+  assert.match(reply, /^250 /);
+  const view = await messageView(world, msgid);
+  assert.equal(view.status, 'bounced');
+  assert.deepStrictEqual(view.events.at(-1), {
+    type: 'bounced', at: AT, bounce_type: 'hard', status_code: '5.0.0',
+    diagnostic: "550 'ana@example.org' is not a registered gateway user", source: 'dsn', reporting_mta: 'cs.utk.example',
+  });
+});
+
+test('a hard-bounced DSN puts the recipient on the account\'s suppression list', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+
+  assert.deepStrictEqual(await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }), [
+    { address: 'ana@example.org', reason: 'bounced', messageId: msgid, createdAt: RECEIVED },
+  ]);
+});
+
+test('a later send to the hard-bounced address is dropped: not sent, not billed', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+  const before = (await readAccount(world.service, world.account.id)).messagesLeft;
+
+  const res = await post(world.service, '/v1/email', world.account.apiKey, emailBody());
+  const again: string = res.json().to[0].msgid;
+  await world.service.worker.drain();
+
+  assert.equal((await messageView(world, again)).status, 'dropped');
+  assert.equal((await readAccount(world.service, world.account.id)).messagesLeft, before);
+});
+
+test('the DSN is kept for the operator: matched msgid, the parsed fields and its effect', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  const raw = fixture('dsn-failed-permanent.eml', { msgid });
+  await deliver(world.port, { from: '', to: verp(msgid) }, raw);
+
+  const [summary] = await reports(world.service);
+  assert.deepStrictEqual({ ...summary, id: undefined }, {
+    id: undefined, receivedAt: AT, kind: 'dsn', mailFrom: null, rcptTo: verp(msgid), messageId: msgid, error: null,
+  });
+  const full = (await adminGet(world.service, `/admin/v1/inbound-reports/${String(summary?.id)}`)).json();
+  assert.equal(full.raw.replaceAll('\r\n', '\n').trimEnd(), raw.trimEnd());
+  assert.equal(full.parsed.matched_by, 'verp');
+  assert.equal(full.parsed.effect, 'bounced');
+  assert.equal(full.parsed.report.reportingMta, 'cs.utk.example');
+  assert.deepStrictEqual(full.parsed.report.recipients.map((r: { finalRecipient: string; action: string; status: string }) => [r.finalRecipient, r.action, r.status]), [
+    ['johnh@hpnjld.njd.hp.example', 'delayed', '4.0.0'],
+    ['ana@example.org', 'failed', '5.0.0'],
+    ['wsnell@sdcc13.ucsd.example', 'failed', '5.0.0'],
+  ]);
+  assert.deepStrictEqual(full.parsed.returned, { messageId: `<${msgid}@herald.test>`, returnPath: null });
+});
+
+test('a DSN that failed after days of 4.0.0 retries is a soft bounce: bounced, not suppressed', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-after-retries.eml', { msgid }));
+
+  const view = await messageView(world, msgid);
+  assert.equal(view.status, 'bounced');
+  assert.deepStrictEqual(view.events.at(-1), {
+    type: 'bounced', at: AT, bounce_type: 'soft', status_code: '4.0.0', diagnostic: '426 connection timed out', source: 'dsn', reporting_mta: 'cs.utk.example',
+  });
+  assert.deepStrictEqual(await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }), []);
+});
+
+test('a delayed DSN records a deferred event and leaves the message as it was', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-delayed.eml', { msgid }));
+
+  const view = await messageView(world, msgid);
+  assert.equal(view.status, 'sent');
+  assert.deepStrictEqual(view.events.at(-1), {
+    type: 'deferred', at: AT, status_code: '4.4.1', diagnostic: '421 4.4.1 mx.example.org: connection timed out',
+    source: 'dsn', reporting_mta: 'sun2.nsfnet-relay.example',
+  });
+  assert.deepStrictEqual(await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }), []);
+});
+
+test('a delayed DSN reaches the webhook as email.deferred', async (t) => {
+  const world = await startWorld(t);
+  const patch = await world.service.http.inject({
+    method: 'PATCH', url: `/admin/v1/accounts/${world.account.id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ webhookUrl: 'https://hooks.example.com/herald' }),
+  });
+  assert.equal(patch.statusCode, 200);
+  const msgid = await sentEmail(world);
+
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-delayed.eml', { msgid }));
+
+  const rows = await world.service.deps.db.selectFrom('webhook_deliveries').select(['type', 'payload']).where('message_id', '=', msgid).orderBy('id').execute();
+  assert.deepStrictEqual(rows.map((r) => r.type), ['email.sent', 'email.deferred']);
+  assert.equal(JSON.parse(rows[1]?.payload ?? '{}').data.source, 'dsn');
+});
+
+test('a DSN sent to postmaster@ is matched by the Message-ID of the returned message', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+
+  await deliver(world.port, { from: '', to: `postmaster@${BOUNCE_DOMAIN}` }, fixture('dsn-failed-permanent.eml', { msgid }));
+
+  assert.equal((await messageView(world, msgid)).status, 'bounced');
+  const [summary] = await reports(world.service);
+  assert.equal(summary?.messageId, msgid);
+  assert.equal((await adminGet(world.service, `/admin/v1/inbound-reports/${String(summary?.id)}`)).json().parsed.matched_by, 'message-id');
+});
+
+test('a second DSN for a bounced message is kept but adds no event and no second suppression', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+  const eventsAfterFirst = (await messageView(world, msgid)).events.length;
+
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+
+  assert.equal((await messageView(world, msgid)).events.length, eventsAfterFirst);
+  assert.equal((await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 })).length, 1);
+  const kept = await reports(world.service);
+  assert.equal(kept.length, 2);
+  const newest = (await adminGet(world.service, `/admin/v1/inbound-reports/${String(kept[0]?.id)}`)).json();
+  assert.equal(newest.parsed.effect, 'duplicate');
+});
+
+test('two DSNs for one message arriving at once make one bounced event', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  const raw = fixture('dsn-failed-permanent.eml', { msgid });
+
+  await Promise.all([1, 2, 3].map(() => deliver(world.port, { from: '', to: verp(msgid) }, raw)));
+
+  assert.equal((await messageView(world, msgid)).events.filter((e) => e.type === 'bounced').length, 1);
+  assert.equal((await reports(world.service)).length, 3);
+});
+
+test('an ARF abuse report to fbl@ records a complaint and suppresses the recipient, without changing the status', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+
+  const reply = await deliver(world.port, { from: 'abusedesk@example.net', to: `fbl@${BOUNCE_DOMAIN}` }, fixture('arf-abuse.eml', { msgid }));
+
+  assert.match(reply, /^250 /);
+  const view = await messageView(world, msgid);
+  assert.equal(view.status, 'sent');
+  assert.deepStrictEqual(view.events.at(-1), {
+    type: 'complained', at: AT, feedback_type: 'abuse', user_agent: 'SomeGenerator/1.0', arrival_date: 'Thu, 8 Mar 2005 14:00:00 EDT',
+    reporting_mta: 'mail.example.net', source: 'arf',
+  });
+  assert.deepStrictEqual(await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }), [
+    { address: 'ana@example.org', reason: 'complained', messageId: msgid, createdAt: RECEIVED },
+  ]);
+  const [summary] = await reports(world.service);
+  assert.deepStrictEqual([summary?.kind, summary?.messageId, summary?.mailFrom, summary?.error], ['arf', msgid, 'abusedesk@example.net', null]);
+});
+
+test('a second complaint about the same message adds no second event', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  await deliver(world.port, { from: 'abusedesk@example.net', to: `abuse@${BOUNCE_DOMAIN}` }, fixture('arf-abuse.eml', { msgid }));
+
+  await deliver(world.port, { from: 'abusedesk@example.net', to: `abuse@${BOUNCE_DOMAIN}` }, fixture('arf-abuse.eml', { msgid }));
+
+  assert.equal((await messageView(world, msgid)).events.filter((e) => e.type === 'complained').length, 1);
+});
+
+test('a not-spam feedback report is kept and changes nothing', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  const before = await messageView(world, msgid);
+
+  await deliver(world.port, { from: 'abusedesk@example.net', to: `fbl@${BOUNCE_DOMAIN}` }, fixture('arf-not-spam.eml', { msgid }));
+
+  assert.deepStrictEqual(await messageView(world, msgid), before);
+  assert.deepStrictEqual(await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }), []);
+  const [summary] = await reports(world.service);
+  assert.deepStrictEqual([summary?.kind, summary?.messageId, summary?.error], ['arf', msgid, null]);
+});
+
+const MALFORMED: readonly [string, string, string][] = [
+  ['a truncated multipart', 'dsn-truncated.eml', 'recipient 1: Action missing or not one of failed, delayed, delivered, relayed, expanded'],
+  ['a report without recipients', 'dsn-no-recipients.eml', 'delivery-status has no per-recipient fields'],
+  ['garbage', 'garbage.eml', 'not a multipart/report (Content-Type missing)'],
+  ['a plain-text bounce', 'plain-text-bounce.eml', 'not a multipart/report (Content-Type missing)'],
+];
+
+for (const [what, name, error] of MALFORMED) {
+  test(`${what} is accepted, kept with "${error}", and the listener serves the next message`, async (t) => {
+    const world = await startWorld(t);
+    const msgid = await sentEmail(world);
+
+    const reply = await deliver(world.port, { from: '', to: verp(msgid) }, fixture(name, { msgid }));
+
+    assert.match(reply, /^250 /);
+    assert.equal((await messageView(world, msgid)).status, 'sent');
+    const [kept] = await reports(world.service);
+    assert.equal(kept?.error, error);
+    // The VERP address still names the message: the operator sees whose report could not be read.
+    assert.equal(kept?.messageId, msgid);
+    // The next report on a new connection is served as usual.
+    await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+    assert.equal((await messageView(world, msgid)).status, 'bounced');
+  });
+}
+
+test('a message with NUL bytes and bytes that are not UTF-8 is kept as text', async (t) => {
+  const world = await startWorld(t);
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: world.port, secure: false, ignoreTLS: true });
+  t.after(() => transport.close());
+  const raw = Buffer.concat([Buffer.from('Subject: odd\r\n\r\nnul:'), Buffer.from([0x00, 0xff, 0xfe]), Buffer.from('\r\n')]);
+
+  const info = await transport.sendMail({ envelope: { from: '', to: [`postmaster@${BOUNCE_DOMAIN}`] }, raw });
+
+  assert.match(info.response, /^250 /);
+  const [kept] = await reports(world.service);
+  const full = (await adminGet(world.service, `/admin/v1/inbound-reports/${String(kept?.id)}`)).json();
+  assert.equal(full.raw, 'Subject: odd\r\n\r\nnul:\uFFFD\uFFFD\uFFFD\r\n');
+});
+
+test('a report for a msgid this installation does not know is kept and accepted', async (t) => {
+  const world = await startWorld(t);
+  const stranger = '01960000-0000-7000-8000-0000000000ff';
+
+  const reply = await deliver(world.port, { from: '', to: verp(stranger) }, fixture('dsn-failed-permanent.eml', { msgid: stranger }));
+
+  assert.match(reply, /^250 /);
+  const [kept] = await reports(world.service);
+  assert.deepStrictEqual([kept?.kind, kept?.messageId, kept?.error], ['dsn', null, `unknown message ${stranger}`]);
+});
+
+test('a DSN for a message that never left (dropped) is kept with why and changes nothing', async (t) => {
+  const world = await startWorld(t);
+  const first = await sentEmail(world);
+  await deliver(world.port, { from: '', to: verp(first) }, fixture('dsn-failed-permanent.eml', { msgid: first }));
+  const dropped = await sentEmail(world);
+
+  await deliver(world.port, { from: '', to: verp(dropped) }, fixture('dsn-failed-permanent.eml', { msgid: dropped }));
+
+  assert.equal((await messageView(world, dropped)).status, 'dropped');
+  const [kept] = await reports(world.service);
+  assert.deepStrictEqual([kept?.messageId, kept?.error], [dropped, `message ${dropped} is dropped: the report does not apply`]);
+});
+
+for (const foreign of [`ana@${BOUNCE_DOMAIN}`, `b+not-a-msgid@${BOUNCE_DOMAIN}`, 'postmaster@example.org', 'b+01960000-0000-7000-8000-0000000000ff@example.org']) {
+  test(`RCPT TO ${foreign} is refused with 550 and nothing is kept`, async (t) => {
+    const world = await startWorld(t);
+
+    await assert.rejects(deliver(world.port, { from: 'someone@example.org', to: foreign }, 'Subject: hi\r\n\r\nhello\r\n'), {
+      responseCode: 550, response: `550 5.1.1 <${foreign}>: no such recipient here`,
+    });
+    assert.deepStrictEqual(await reports(world.service), []);
+  });
+}
+
+test('a listener with no certificate does not offer STARTTLS', async (t) => {
+  const world = await startWorld(t);
+  await assert.rejects(deliver(world.port, { from: '', to: `postmaster@${BOUNCE_DOMAIN}` }, 'Subject: x\r\n\r\nx\r\n', { requireTLS: true }), { code: 'ETLS' });
+});
+
+test('with HERALD_INBOUND_SMTP_TLS_KEY and _CERT the listener takes reports over STARTTLS', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'herald-inbound-tls-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { key, cert } = getTLSOptions();
+  writeFileSync(join(dir, 'key.pem'), String(key));
+  writeFileSync(join(dir, 'cert.pem'), String(cert));
+  const world = await startWorld(t, { HERALD_INBOUND_SMTP_TLS_KEY: join(dir, 'key.pem'), HERALD_INBOUND_SMTP_TLS_CERT: join(dir, 'cert.pem') });
+  const msgid = await sentEmail(world);
+
+  const reply = await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }), { requireTLS: true });
+
+  assert.match(reply, /^250 /);
+  assert.equal((await messageView(world, msgid)).status, 'bounced');
+});
+
+test('with HERALD_INBOUND_SMTP_PORT unset no listener runs', async (t) => {
+  const service = await startService(t);
+  assert.equal(service.inboundSmtpPort, undefined);
+});
+
+// ---- the listener alone, with a receive of the test's own ----
+
+async function listener(t: TestContext, options: { maxBytes?: number; receive?: (raw: Buffer) => Promise<void> } = {}): Promise<{ listener: InboundListener; received: Buffer[] }> {
+  const received: Buffer[] = [];
+  const started = await startInboundListener({
+    port: 0, host: '127.0.0.1', bounceDomain: BOUNCE_DOMAIN, logger: pino({ level: 'silent' }),
+    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    receive: async (_envelope, raw) => {
+      await options.receive?.(raw);
+      received.push(raw);
+    },
+  });
+  t.after(() => started.close());
+  return { listener: started, received };
+}
+
+test('a message over the size limit is refused with 552 and not handed on', async (t) => {
+  const { listener: inbound, received } = await listener(t, { maxBytes: 2048 });
+
+  await assert.rejects(deliver(inbound.port, { from: '', to: `postmaster@${BOUNCE_DOMAIN}` }, `Subject: big\r\n\r\n${'x'.repeat(4096)}\r\n`), { responseCode: 552 });
+  assert.deepStrictEqual(received, []);
+});
+
+test('when the report cannot be kept the listener answers 451 so the sender retries', async (t) => {
+  const { listener: inbound } = await listener(t, { receive: async () => { throw new Error('store is down'); } });
+
+  await assert.rejects(deliver(inbound.port, { from: '', to: `postmaster@${BOUNCE_DOMAIN}` }, 'Subject: x\r\n\r\nx\r\n'), {
+    responseCode: 451, response: '451 4.3.0 Could not keep the message, try again later',
+  });
+});
+
+test('a second recipient in one transaction is refused with 452 and the first is served', async (t) => {
+  const { listener: inbound, received } = await listener(t);
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: inbound.port, secure: false, ignoreTLS: true });
+  t.after(() => transport.close());
+
+  const info = await transport.sendMail({ envelope: { from: '', to: [`postmaster@${BOUNCE_DOMAIN}`, `abuse@${BOUNCE_DOMAIN}`] }, raw: 'Subject: x\r\n\r\nx\r\n' });
+
+  assert.deepStrictEqual(info.accepted, [`postmaster@${BOUNCE_DOMAIN}`]);
+  assert.deepStrictEqual(info.rejected, [`abuse@${BOUNCE_DOMAIN}`]);
+  assert.equal(received.length, 1);
+});
+
+test('a listener on a port already taken fails to start with EADDRINUSE', async (t) => {
+  const { listener: first } = await listener(t);
+  await assert.rejects(
+    startInboundListener({ port: first.port, host: '127.0.0.1', bounceDomain: BOUNCE_DOMAIN, logger: pino({ level: 'silent' }), receive: async () => {} }),
+    { code: 'EADDRINUSE' },
+  );
+});

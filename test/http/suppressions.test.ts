@@ -1,0 +1,183 @@
+// GET/POST/DELETE /v1/suppressions: the account's list of addresses herald does not
+// send to, its validation in the wire style, its pages, and its isolation per account.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
+import type { Service } from '../../src/service.ts';
+import { emailBody, get, keyWithScopes, openAccount, post, readAccount, startService, type TestAccount } from '../support/service.ts';
+
+const T0 = Date.parse('2030-01-01T09:00:00.000Z');
+const AT = '2030-01-01T09:00:00.000Z';
+
+async function world(t: TestContext): Promise<{ service: Service; account: TestAccount }> {
+  const service = await startService(t, { clock: () => T0 });
+  return { service, account: await openAccount(service) };
+}
+
+function remove(service: Service, apiKey: string, email: string): Promise<LightMyRequestResponse> {
+  return service.http.inject({ method: 'DELETE', url: `/v1/suppressions/${encodeURIComponent(email)}`, headers: { authorization: `Bearer ${apiKey}` } });
+}
+
+const manual = (email: string) => ({ email, reason: 'manual', msgid: null, created_at: AT });
+
+test('a new account has an empty list', async (t) => {
+  const { service, account } = await world(t);
+  const res = await get(service, '/v1/suppressions', account.apiKey);
+  assert.equal(res.statusCode, 200);
+  assert.deepStrictEqual(res.json(), { data: [], next_cursor: null });
+});
+
+test('adding one address answers its entry, lower-cased, with reason manual, and the list shows it', async (t) => {
+  const { service, account } = await world(t);
+  const res = await post(service, '/v1/suppressions', account.apiKey, { email: 'Ana@Example.org' });
+  assert.equal(res.statusCode, 200);
+  assert.deepStrictEqual(res.json(), { data: [manual('ana@example.org')] });
+  assert.deepStrictEqual((await get(service, '/v1/suppressions', account.apiKey)).json(), { data: [manual('ana@example.org')], next_cursor: null });
+});
+
+test('adding several addresses answers each once, in the order given', async (t) => {
+  const { service, account } = await world(t);
+  const res = await post(service, '/v1/suppressions', account.apiKey, { emails: ['zoe@example.org', 'ana@example.org', 'ZOE@example.org'] });
+  assert.equal(res.statusCode, 200);
+  assert.deepStrictEqual(res.json(), { data: [manual('zoe@example.org'), manual('ana@example.org')] });
+});
+
+test('an address already suppressed keeps its first reason and time', async (t) => {
+  let now = T0;
+  const service = await startService(t, { clock: () => now });
+  const account = await openAccount(service);
+  await post(service, '/v1/suppressions', account.apiKey, { email: 'ana@example.org' });
+  now += 60_000;
+  const again = await post(service, '/v1/suppressions', account.apiKey, { emails: ['ana@example.org', 'bob@example.org'] });
+  assert.deepStrictEqual(again.json(), { data: [manual('ana@example.org'), { ...manual('bob@example.org'), created_at: '2030-01-01T09:01:00.000Z' }] });
+});
+
+test('malformed addresses are refused, all of them listed, and none is added', async (t) => {
+  const { service, account } = await world(t);
+  const res = await post(service, '/v1/suppressions', account.apiKey, { emails: ['ana@example.org', 'not-an-address', 'Bob <bob@example.org>'] });
+  assert.equal(res.statusCode, 400);
+  assert.deepStrictEqual(res.json(), {
+    message: 'The email address has the wrong structure!',
+    error: [{ email: 'not-an-address' }, { email: 'Bob <bob@example.org>' }],
+  });
+  assert.deepStrictEqual((await get(service, '/v1/suppressions', account.apiKey)).json().data, []);
+});
+
+test('a body without an address is refused with Email missing or empty!', async (t) => {
+  const { service, account } = await world(t);
+  for (const body of [{}, { email: '' }, { emails: [] }, { email: 42 }, { emails: ['ana@example.org', ' '] }]) {
+    const res = await post(service, '/v1/suppressions', account.apiKey, body);
+    assert.equal(res.statusCode, 400, JSON.stringify(body));
+    assert.deepStrictEqual(res.json(), { message: 'Email missing or empty!' }, JSON.stringify(body));
+  }
+});
+
+test('email and emails together, or emails not an array, are refused as a field error', async (t) => {
+  const { service, account } = await world(t);
+  const both = await post(service, '/v1/suppressions', account.apiKey, { email: 'a@example.org', emails: ['b@example.org'] });
+  assert.deepStrictEqual([both.statusCode, both.json()], [400, { message: 'Invalid request, a field has the wrong type or value', detail: 'give email or emails, not both' }]);
+  const notArray = await post(service, '/v1/suppressions', account.apiKey, { emails: 'a@example.org' });
+  assert.deepStrictEqual([notArray.statusCode, notArray.json()], [400, { message: 'Invalid request, a field has the wrong type or value', detail: 'emails must be an array of at most 1000 addresses' }]);
+});
+
+test('a body that is not a JSON object is refused with the generic missing-parameters text', async (t) => {
+  const { service, account } = await world(t);
+  const res = await post(service, '/v1/suppressions', account.apiKey, '["ana@example.org"]');
+  assert.deepStrictEqual([res.statusCode, res.json()], [400, { message: 'Invalid request, missing parameters. err 1' }]);
+});
+
+test('removing an address answers 204, matched without regard to case, and herald sends to it again', async (t) => {
+  const { service, account } = await world(t);
+  await post(service, '/v1/suppressions', account.apiKey, { email: 'ana@example.org' });
+  const res = await remove(service, account.apiKey, 'ANA@example.org');
+  assert.equal(res.statusCode, 204);
+  assert.equal(res.body, '');
+  assert.deepStrictEqual((await get(service, '/v1/suppressions', account.apiKey)).json().data, []);
+
+  const sent = await post(service, '/v1/email', account.apiKey, emailBody());
+  const view = await get(service, `/v1/messages/${sent.json().to[0].msgid}`, account.apiKey);
+  assert.equal(view.json().status, 'queued');
+});
+
+test('removing an address that is not on the list answers 404 Not found', async (t) => {
+  const { service, account } = await world(t);
+  const res = await remove(service, account.apiKey, 'ana@example.org');
+  assert.deepStrictEqual([res.statusCode, res.json()], [404, { message: 'Not found' }]);
+});
+
+test('removing something that is not an address answers 400 with it listed', async (t) => {
+  const { service, account } = await world(t);
+  const res = await remove(service, account.apiKey, 'nobody');
+  assert.deepStrictEqual([res.statusCode, res.json()], [400, { message: 'The email address has the wrong structure!', error: [{ email: 'nobody' }] }]);
+});
+
+test('a manually suppressed address is dropped from a send: not billed, status dropped', async (t) => {
+  const { service, account } = await world(t);
+  await post(service, '/v1/suppressions', account.apiKey, { email: 'ana@example.org' });
+  const before = (await readAccount(service, account.id)).messagesLeft;
+  const sent = await post(service, '/v1/email', account.apiKey, emailBody({ to: [{ email: 'ana@example.org' }, { email: 'bob@example.org' }] }));
+  assert.equal(sent.statusCode, 200);
+  assert.equal((await readAccount(service, account.id)).messagesLeft, before - 1);
+  const [ana, bob] = sent.json().to.map((r: { msgid: string }) => r.msgid);
+  assert.equal((await get(service, `/v1/messages/${ana}`, account.apiKey)).json().status, 'dropped');
+  assert.equal((await get(service, `/v1/messages/${bob}`, account.apiKey)).json().status, 'queued');
+});
+
+test('the list comes in pages in address order; next_cursor leads to the next page and is null on the last', async (t) => {
+  const { service, account } = await world(t);
+  await post(service, '/v1/suppressions', account.apiKey, { emails: ['e@example.org', 'c@example.org', 'a@example.org', 'd@example.org', 'b@example.org'] });
+  const pages: string[][] = [];
+  let cursor: string | null = null;
+  do {
+    const res: LightMyRequestResponse = await get(service, `/v1/suppressions?limit=2${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, account.apiKey);
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    pages.push(body.data.map((s: { email: string }) => s.email));
+    cursor = body.next_cursor;
+  } while (cursor !== null);
+  assert.deepStrictEqual(pages, [['a@example.org', 'b@example.org'], ['c@example.org', 'd@example.org'], ['e@example.org']]);
+});
+
+test('a bad cursor or limit is refused with a field error', async (t) => {
+  const { service, account } = await world(t);
+  const INVALID = 'Invalid request, a field has the wrong type or value';
+  for (const [query, detail] of [
+    ['cursor=***', 'cursor must be the next_cursor of a previous page'],
+    ['cursor=a&cursor=b', 'cursor must be the next_cursor of a previous page'],
+    ['limit=0', 'limit must be a whole number from 1 to 500'],
+    ['limit=501', 'limit must be a whole number from 1 to 500'],
+    ['limit=ten', 'limit must be a whole number from 1 to 500'],
+  ] as const) {
+    const res = await get(service, `/v1/suppressions?${query}`, account.apiKey);
+    assert.deepStrictEqual([res.statusCode, res.json()], [400, { message: INVALID, detail }], query);
+  }
+});
+
+test('one account neither sees nor removes another account\'s suppressions', async (t) => {
+  const { service, account } = await world(t);
+  const other = await openAccount(service);
+  await post(service, '/v1/suppressions', account.apiKey, { email: 'ana@example.org' });
+  assert.deepStrictEqual((await get(service, '/v1/suppressions', other.apiKey)).json().data, []);
+  assert.equal((await remove(service, other.apiKey, 'ana@example.org')).statusCode, 404);
+  assert.deepStrictEqual((await get(service, '/v1/suppressions', account.apiKey)).json().data, [manual('ana@example.org')]);
+  const sent = await post(service, '/v1/email', other.apiKey, emailBody());
+  assert.equal((await get(service, `/v1/messages/${sent.json().to[0].msgid}`, other.apiKey)).json().status, 'queued');
+});
+
+test('a key without the email scope gets 401 API key not authorized.', async (t) => {
+  const { service, account } = await world(t);
+  const smsOnly = await keyWithScopes(service, account.id, ['sms']);
+  for (const res of [
+    await get(service, '/v1/suppressions', smsOnly),
+    await post(service, '/v1/suppressions', smsOnly, { email: 'ana@example.org' }),
+    await remove(service, smsOnly, 'ana@example.org'),
+  ]) {
+    assert.deepStrictEqual([res.statusCode, res.json()], [401, { message: 'API key not authorized.' }]);
+  }
+});
+
+test('without a key the list answers 403 No API Key sent', async (t) => {
+  const { service } = await world(t);
+  const res = await service.http.inject({ method: 'GET', url: '/v1/suppressions' });
+  assert.deepStrictEqual([res.statusCode, res.json()], [403, { error: 'No API Key sent' }]);
+});

@@ -1,0 +1,41 @@
+// Runs the behaviour suites again on PostgreSQL: every test file that starts a service
+// through test/support/service.ts (and does not pick its own store), with
+// HERALD_TEST_STORE=postgres so each service gets an empty schema of TEST_POSTGRES_URL of its own.
+// Without TEST_POSTGRES_URL it says so and succeeds, so `npm test` passes anywhere.
+//   node test/run-postgres.ts [file ...]   (default: every such file)
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { glob } from 'node:fs/promises';
+import { dropTestSchemas } from './support/postgres.ts';
+
+const url = process.env.TEST_POSTGRES_URL;
+if (url === undefined || url === '') {
+  process.stdout.write('PostgreSQL suites skipped: TEST_POSTGRES_URL is not set\n');
+  process.exit(0);
+}
+
+/** A file runs on both stores when it starts services and leaves the store to startService. */
+function runsOnEitherStore(file: string): boolean {
+  const text = readFileSync(file, 'utf8');
+  return text.includes('startService(') && !text.includes('HERALD_DATABASE_URL');
+}
+
+const files = process.argv.slice(2);
+if (files.length === 0) for await (const file of glob('test/**/*.test.ts')) if (runsOnEitherStore(file)) files.push(file);
+files.sort();
+
+// Test schemas carry the run's id, so this run can drop what it leaves behind without
+// touching another run on the same server; an hour old means a run that was killed.
+const run = randomBytes(3).toString('hex');
+const HOUR = 3_600_000;
+const stale = await dropTestSchemas({ now: Date.now(), olderThanMs: HOUR });
+process.stdout.write(`PostgreSQL suites: ${files.length} files on ${new URL(url).host}${stale > 0 ? ` (dropped ${stale} stale test schemas)` : ''}\n`);
+
+const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, HERALD_TEST_STORE: 'postgres', HERALD_TEST_RUN: run },
+});
+const code = await new Promise<number>((resolve) => child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal === null ? 1 : 128))));
+await dropTestSchemas({ run, now: Date.now(), olderThanMs: HOUR });
+process.exit(code);

@@ -1,0 +1,152 @@
+// PostgreSQL for tests: every service gets a schema of its own in the database named by
+// TEST_POSTGRES_URL, so test files run side by side (and beside other runs) in one
+// database. Creating and migrating a schema costs far more than most tests, so a
+// schema whose test has ended is emptied and handed to the next service of the same
+// test process; the process drops its schemas when it exits, and the runner drops any
+// its run left behind.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openStore } from '../../src/store/dialect.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+
+/** The server given to the test run, if any (`.ci/run` sets it). */
+export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL;
+
+/**
+ * Test schemas are named t_<creation time, base 36>_<run>_<random>: the runner drops
+ * its own run's when it ends, and any older than an hour (runs that were killed).
+ */
+const RUN = process.env.HERALD_TEST_RUN ?? 'solo';
+const MIGRATION_TABLES = new Set(['kysely_migration', 'kysely_migration_lock']);
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function baseUrl(): string {
+  if (TEST_POSTGRES_URL === undefined || TEST_POSTGRES_URL === '') throw new Error('TEST_POSTGRES_URL is not set');
+  return TEST_POSTGRES_URL;
+}
+
+/** `url` with its connections' search_path set to `schema` (libpq's `options` parameter). */
+export function urlWithSchema(url: string, schema: string): string {
+  const withSchema = new URL(url);
+  withSchema.searchParams.set('options', `-c search_path=${schema}`);
+  return withSchema.href;
+}
+
+export interface TestSchema {
+  readonly name: string;
+  /** TEST_POSTGRES_URL with search_path set to the schema. */
+  readonly url: string;
+  /** Drops the schema and everything in it; call after closing whatever uses it. */
+  drop(): Promise<void>;
+}
+
+/** A new, empty, unmigrated schema in the test database. */
+export async function freshSchema(): Promise<TestSchema> {
+  const base = baseUrl();
+  const name = `t_${Date.now().toString(36)}_${RUN}_${randomBytes(5).toString('hex')}`;
+  await withClient(base, (client) => client.query(`create schema ${name}`));
+  return {
+    name,
+    url: urlWithSchema(base, name),
+    drop: () => withClient(base, async (client) => { await client.query(`drop schema if exists ${name} cascade`); }),
+  };
+}
+
+export interface ServiceSchema {
+  readonly url: string;
+  /** After the service is closed: empties the schema for the next service, or drops it if the test changed its tables. */
+  release(): Promise<void>;
+}
+
+interface Migrated {
+  readonly schema: TestSchema;
+  /** Its tables and columns right after migration. */
+  readonly shape: string;
+}
+
+const idle: Migrated[] = [];
+const owned = new Set<TestSchema>();
+
+/** Tables and their columns, as one comparable text. */
+async function shapeOf(client: pg.Client, schema: string): Promise<{ shape: string; tables: string[] }> {
+  const { rows } = await client.query<{ table: string; columns: string }>(
+    `select c.relname as table, string_agg(a.attname || ':' || format_type(a.atttypid, a.atttypmod), ',' order by a.attnum) as columns
+     from pg_class c join pg_namespace n on n.oid = c.relnamespace join pg_attribute a on a.attrelid = c.oid
+     where n.nspname = $1 and c.relkind = 'r' and a.attnum > 0 and not a.attisdropped
+     group by c.relname order by c.relname`,
+    [schema],
+  );
+  return { shape: rows.map((r) => `${r.table}(${r.columns})`).join(' '), tables: rows.map((r) => r.table) };
+}
+
+/** A migrated, empty schema for one service: a fresh one, or one an earlier test of this process released. */
+export async function serviceSchema(): Promise<ServiceSchema> {
+  let migrated = idle.pop();
+  if (migrated === undefined) {
+    const schema = await freshSchema();
+    owned.add(schema);
+    const store = openStore(schema.url, { poolSize: 1 });
+    try {
+      await migrateToLatest(store.db);
+    } finally {
+      await store.db.destroy();
+    }
+    migrated = { schema, shape: (await withClient(schema.url, (client) => shapeOf(client, schema.name))).shape };
+  }
+  const { schema, shape } = migrated;
+  return {
+    url: schema.url,
+    async release() {
+      const emptied = await withClient(schema.url, async (client) => {
+        const now = await shapeOf(client, schema.name);
+        if (now.shape !== shape) return false;
+        // Every foreign key cascades, so the order of the deletes does not matter.
+        await client.query('begin');
+        for (const table of now.tables) if (!MIGRATION_TABLES.has(table)) await client.query(`delete from ${client.escapeIdentifier(table)}`);
+        await client.query('commit');
+        return true;
+      }).catch(() => false);
+      if (emptied) {
+        idle.push(migrated);
+      } else {
+        owned.delete(schema);
+        await schema.drop();
+      }
+    },
+  };
+}
+
+// The schemas this process made go with it; beforeExit lets the drops finish.
+process.on('beforeExit', () => {
+  if (owned.size === 0) return;
+  const schemas = [...owned];
+  owned.clear();
+  idle.length = 0;
+  void Promise.allSettled(schemas.map((schema) => schema.drop()));
+});
+
+/** Drops test schemas of the run `run`, and of any run older than `olderThanMs`; returns how many. */
+export async function dropTestSchemas(options: { run?: string; now: number; olderThanMs: number }): Promise<number> {
+  return withClient(baseUrl(), async (client) => {
+    const { rows } = await client.query<{ nspname: string }>(`select nspname from pg_namespace where nspname like 't\\_%\\_%\\_%'`);
+    let dropped = 0;
+    for (const { nspname } of rows) {
+      const [, time, run] = nspname.split('_');
+      const created = parseInt(time ?? '', 36);
+      const stale = Number.isFinite(created) && options.now - created >= options.olderThanMs;
+      if (!stale && run !== options.run) continue;
+      await client.query(`drop schema if exists ${client.escapeIdentifier(nspname)} cascade`);
+      dropped += 1;
+    }
+    return dropped;
+  });
+}

@@ -152,24 +152,27 @@ export async function accept(args: readonly string[]): Promise<number> {
         const kind = run.database.kind;
         const ratio = measured.rps / baselineRps;
         const atTarget = connections === TARGET.connections;
-        const met = ratio >= TARGET.ratio && measured.p99Ms < TARGET.p99Ms;
+        // A request left unanswered past the load generator's timeout is past any p99 target.
+        const p99Met = measured.p99Ms < TARGET.p99Ms && measured.timeouts === 0;
+        const met = ratio >= TARGET.ratio && p99Met;
         const heraldConditions = {
           ...common, database: run.database.description, durable: 'the 200 is sent after the commit',
           worker: options.worker ? 'on: the in-process outbox worker delivers to the capture transport during the load' : 'off (BENCH_WORKER=off): accept path alone, nothing delivered',
           dkim: channel === 'email' ? options.dkim : undefined, logLevel: `${options.logLevel} (stdout to /dev/null)`,
           rateLimitPerSecond: 1_000_000, requests: measured.requests, seconds: round(measured.seconds, 2), maxMs: measured.maxMs,
+          ...(measured.timeouts > 0 ? { timeouts: measured.timeouts, timeoutNote: `${measured.timeouts} requests unanswered after ${measured.timeoutS} s, not in p50/p99` } : {}),
           cpuMsPerRequest: round(measured.cpuMsPerRequest, 3), outboxBacklogAtEnd: backlog, ...(options.worker ? { backlogDeliveredInS: round(drainS, 2) } : {}),
         };
         figures.push(
           { name: `${prefix}.${kind}.${level}.rps`, value: measured.rps, unit: 'requests/s', conditions: heraldConditions },
           { name: `${prefix}.${kind}.${level}.p50`, value: measured.p50Ms, unit: 'ms', conditions: { channel, connections, database: kind } },
-          { name: `${prefix}.${kind}.${level}.p99`, value: measured.p99Ms, unit: 'ms', conditions: { channel, connections, database: kind, ...(atTarget ? { target: `< ${TARGET.p99Ms} ms`, met: measured.p99Ms < TARGET.p99Ms } : {}) } },
+          { name: `${prefix}.${kind}.${level}.p99`, value: measured.p99Ms, unit: 'ms', conditions: { channel, connections, database: kind, timeouts: measured.timeouts, ...(atTarget ? { target: `< ${TARGET.p99Ms} ms`, met: p99Met } : {}) } },
           {
             name: `${prefix}.${kind}.${level}.ratio`, value: ratio, unit: 'herald/baseline rps',
             conditions: { channel, connections, database: kind, baselineRps: round(baselineRps), ...(atTarget ? { target: `≥ ${TARGET.ratio} with p99 < ${TARGET.p99Ms} ms`, met } : {}) },
           },
         );
-        notes.push(`${channel}/${kind} at ${connections}: ${measured.rps.toFixed(0)} req/s = ${(100 * ratio).toFixed(1)} % of bare Fastify (${baselineRps.toFixed(0)}), p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms; CPU ${measured.cpuMsPerRequest.toFixed(2)} ms/request (baseline ${((before.cpuMsPerRequest + after.cpuMsPerRequest) / 2).toFixed(3)}); outbox backlog at end ${backlog}${options.worker ? `, delivered in ${drainS.toFixed(1)} s` : ''}`);
+        notes.push(`${channel}/${kind} at ${connections}: ${measured.rps.toFixed(0)} req/s = ${(100 * ratio).toFixed(1)} % of bare Fastify (${baselineRps.toFixed(0)}), p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms${measured.timeouts > 0 ? ` (+${measured.timeouts} unanswered after ${measured.timeoutS} s)` : ''}; herald CPU ${measured.cpuMsPerRequest.toFixed(2)} ms/request${options.worker ? ' incl. the deliveries made meanwhile' : ''} (baseline ${((before.cpuMsPerRequest + after.cpuMsPerRequest) / 2).toFixed(3)}); outbox backlog at end ${backlog}${options.worker ? `, delivered in ${drainS.toFixed(1)} s` : ''}`);
         if (atTarget) {
           verdicts.push(`target ${channel}/${kind} (≥ ${100 * TARGET.ratio} % of bare Fastify rps and p99 < ${TARGET.p99Ms} ms at ${TARGET.connections} connections): ${met ? 'MET' : 'NOT MET'} — ${(100 * ratio).toFixed(1)} %, p99 ${measured.p99Ms} ms`);
         }

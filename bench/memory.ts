@@ -135,7 +135,7 @@ export async function memory(args: readonly string[]): Promise<number> {
         { name: `${NAME}.${kind}.idle`, value: megabytes(run.idleBytes), unit: 'MB RSS', conditions: { ...conditions, target: `< ${TARGET_MB.idle} MB`, met: idleMet, ratioToBaseline: Number((run.idleBytes / base.idleBytes).toFixed(2)), usage: usageMb(run.idleUsage) } },
         {
           name: `${NAME}.${kind}.load`, value: megabytes(run.loadPeakBytes), unit: 'MB RSS',
-          conditions: { ...conditions, target: `< ${TARGET_MB.load} MB`, met: loadMet, samples: run.samples, requestsPerS: Math.round(run.load.rps), outboxBacklogAtEnd: backlog, lifetimePeakMB: mb(hwm), ratioToBaseline: Number((run.loadPeakBytes / base.loadPeakBytes).toFixed(2)) },
+          conditions: { ...conditions, target: `< ${TARGET_MB.load} MB`, met: loadMet, samples: run.samples, requestsPerS: Math.round(run.load.rps), timeouts: run.load.timeouts, outboxBacklogAtEnd: backlog, lifetimePeakMB: mb(hwm), ratioToBaseline: Number((run.loadPeakBytes / base.loadPeakBytes).toFixed(2)) },
         },
         { name: `${NAME}.${kind}.after`, value: megabytes(afterBytes), unit: 'MB RSS', conditions: { ...conditions, when: `the backlog delivered, then ${SETTLE_MS / 1000} s idle`, usage: usageMb(afterUsage) } },
       );

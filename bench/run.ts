@@ -7,12 +7,13 @@ const BENCHES: Record<string, () => Promise<(args: readonly string[]) => Promise
   memory: async () => (await import('./memory.ts')).memory,
   'email-e2e': async () => (await import('./email-e2e.ts')).emailE2e,
   'sms-e2e': async () => (await import('./sms-e2e.ts')).smsE2e,
+  webhooks: async () => (await import('./webhooks.ts')).webhooks,
 };
 
 const USAGE = `usage: npm run bench [-- <name> [flags]]
   names: ${Object.keys(BENCHES).join(', ')} (none: all of them, one after the other)
-  flags: --n <count>        messages measured (default: email 2000, sms 5000; or BENCH_N)
-         --clients <count>  concurrent HTTP clients posting to herald (default 16)
+  flags: --n <count>        messages measured (default: email 2000, sms 5000, webhooks 20000 events; or BENCH_N)
+         --clients <count>  concurrent HTTP clients posting to herald (default 16; webhooks: receipts recorded at a time)
          --timeout <s>      time budget of each benchmark (default: accept 300, memory 180, e2e 300)
          --db all|sqlite|postgres  stores herald runs on (default all: sqlite, and postgres when TEST_POSTGRES_URL is set)
          --connections <list>  accept: load levels, comma-separated (default 10,50,100; memory loads at the highest)

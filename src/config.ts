@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { isRole, ROLES, type Role } from './roles.ts';
 
 // Configuration comes from environment variables only. Each key is declared once
 // here with its default and description; the README table is generated from the
@@ -32,6 +33,7 @@ export interface Config {
   readonly redisFailure: 'closed' | 'local';
   readonly redisPrefix: string;
   readonly logLevel: string;
+  readonly role: Role;
 }
 
 interface Setting<K extends keyof Config> {
@@ -215,6 +217,11 @@ export const SETTINGS = [
     key: 'redisPrefix', env: 'HERALD_REDIS_PREFIX', default: 'herald:',
     description: 'Prefix of every Redis key herald writes (separate installations sharing one Redis; ACL key patterns).',
     parse: (raw: string) => (/^[A-Za-z0-9:_.-]{1,64}$/.test(raw) ? raw : fail('HERALD_REDIS_PREFIX', 'expected up to 64 letters, digits, ":", "_", "." or "-"')),
+  },
+  {
+    key: 'role', env: 'HERALD_ROLE', default: 'all',
+    description: 'What this process runs: `all` (one machine), `api` (HTTP API only) or `worker` (delivery, webhooks, inbound SMTP; /healthz and /readyz only on HTTP). `herald serve --role` overrides it.',
+    parse: (raw: string) => (isRole(raw) ? raw : fail('HERALD_ROLE', `expected one of ${ROLES.join(', ')}`)),
   },
   {
     key: 'logLevel', env: 'HERALD_LOG_LEVEL', default: 'info', description: `pino log level: ${LOG_LEVELS.join(', ')}.`,

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { isRole, ROLES, type Role } from './roles.ts';
 import { createService } from './service.ts';
 
 // The composition root of a running server: config → service → listen; signals.
@@ -7,6 +8,7 @@ async function serve(config: Config): Promise<void> {
   const service = await createService(config);
   const log = service.http.log;
   if (service.adminToken.createdToken !== undefined) printFirstStart(config, service.adminToken.createdToken);
+  log.info({ role: config.role }, `herald ${config.role === 'all' ? 'serving the API and delivering' : config.role === 'api' ? 'serving the API' : 'delivering (health checks only on HTTP)'}`);
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -43,13 +45,26 @@ function printFirstStart(config: Config, token: string): void {
   );
 }
 
-const [command = 'serve'] = process.argv.slice(2);
-if (command !== 'serve') {
-  process.stderr.write(`usage: node src/main.ts serve\n`);
+const USAGE = `usage: node src/main.ts serve [--role ${ROLES.join('|')}]\n`;
+
+/** `serve [--role r]`; the flag wins over HERALD_ROLE. */
+function parseArgs(args: readonly string[]): { role: Role | undefined } | undefined {
+  const [command = 'serve', ...rest] = args;
+  if (command !== 'serve') return undefined;
+  if (rest.length === 0) return { role: undefined };
+  const [flag, value, ...extra] = rest.length === 1 && rest[0]?.startsWith('--role=') ? ['--role', rest[0].slice('--role='.length)] : rest;
+  if (flag !== '--role' || value === undefined || !isRole(value) || extra.length > 0) return undefined;
+  return { role: value };
+}
+
+const args = parseArgs(process.argv.slice(2));
+if (args === undefined) {
+  process.stderr.write(USAGE);
   process.exit(2);
 }
 try {
-  await serve(loadConfig());
+  const config = loadConfig();
+  await serve(args.role === undefined ? config : { ...config, role: args.role });
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`herald: configuration error: ${error.message}\n`);

@@ -31,8 +31,14 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     redisUrl: undefined,
     redisFailure: 'local',
     redisPrefix: 'herald:',
+    role: 'all',
     logLevel: 'info',
   });
+});
+
+test('HERALD_ROLE names what the process runs, and nothing else is accepted', () => {
+  assert.equal(loadConfig({ HERALD_ROLE: 'worker' }).role, 'worker');
+  assert.throws(() => loadConfig({ HERALD_ROLE: 'both' }), { name: 'ConfigError', message: 'HERALD_ROLE: expected one of all, api, worker' });
 });
 
 test('the configuration is frozen', () => {

@@ -21,7 +21,7 @@ export interface DispatcherOptions {
   readonly leaseMs: number;
   /** Fallback poll when nobody calls wake(): retries falling due, leases expiring, events recorded elsewhere. */
   readonly pollMs: number;
-  /** HERALD_WEBHOOK_TIMEOUT_MS: one attempt, from look-up to the answer's status. */
+  /** HERALD_WEBHOOK_TIMEOUT_MS: one attempt, from the moment it has a connection (or is opening one) to the answer's status. */
   readonly timeoutMs: number;
 }
 

@@ -162,9 +162,17 @@ const NUMBER_TYPES: pg.CustomTypesConfig = {
     (oid === INT8_OID || oid === NUMERIC_OID) && format !== 'binary' ? Number : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** Flags are integer 0/1 columns in both engines; a boolean parameter is written as SQLite's adapter writes it. */
+/**
+ * Parameters as SQLite takes them. Flags are integer 0/1 columns in both engines, so a
+ * boolean is written as 0 or 1, as SQLite's adapter writes it. PostgreSQL text cannot
+ * hold U+0000, which SQLite stores: it becomes U+FFFD (as a decoder renders what it
+ * cannot represent), so a NUL in a peer's answer or a client's text never fails the
+ * statement, and with it a whole delivery batch.
+ */
 function toPostgresValue(value: unknown): unknown {
-  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'string' && value.includes('\u0000')) return value.replaceAll('\u0000', '\uFFFD');
+  return value;
 }
 
 /** The pg pool as Kysely's PostgresDialect takes it, with parameters mapped by toPostgresValue. */
@@ -191,7 +199,8 @@ function adaptPool(pool: pg.Pool): PostgresPool {
   };
 }
 
-export const DEFAULT_POOL_SIZE = 10;
+// As HERALD_DATABASE_POOL_SIZE defaults to; for callers that open a store without the config.
+const DEFAULT_POOL_SIZE = 10;
 
 interface ColumnRow {
   table: string; kind: string; schema: string; column: string; type: string; type_schema: string;

@@ -86,21 +86,24 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Leases up to `limit` due deliveries to `owner` until `now + leaseMs`:
+ * Leases up to `limit` due deliveries to `owner` until `now + leaseMs`, in one transaction:
  *
+ *   SELECT d.id FROM webhook_deliveries d
+ *   WHERE d.status = 'pending' AND d.next_attempt_at <= $now
+ *     AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $now)
+ *     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+ *                     WHERE e.message_id = d.message_id AND e.status = 'pending' AND e.id < d.id)
+ *   ORDER BY d.next_attempt_at, d.id LIMIT $limit [FOR UPDATE SKIP LOCKED];
  *   UPDATE webhook_deliveries SET lease_owner = $owner, lease_expires_at = $now + $lease
- *   WHERE id IN (SELECT d.id FROM webhook_deliveries d
- *                WHERE d.status = 'pending' AND d.next_attempt_at <= $now
- *                  AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $now)
- *                  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
- *                                  WHERE e.message_id = d.message_id AND e.status = 'pending' AND e.id < d.id)
- *                ORDER BY d.next_attempt_at, d.id LIMIT $limit [FOR UPDATE SKIP LOCKED])
- *   RETURNING …
+ *   WHERE id IN (…those ids…) RETURNING …
  *
  * Head of line per message: a delivery is due only when no earlier (by id: event ids
  * are time-ordered) delivery of the same message is still pending — waiting for its
  * next slot or in flight — so a message's events reach the receiver in the order they
- * happened. Test events (no message) never wait on anything.
+ * happened. Test events (no message) never wait on anything. Two statements rather
+ * than `UPDATE … WHERE id IN (SELECT …)`: PostgreSQL plans that form as a scan of the
+ * whole table, and the ids in hand go straight through the primary key. SQLite's write
+ * lock (BEGIN IMMEDIATE) and PostgreSQL's row locks keep the pair atomic.
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -108,37 +111,40 @@ export async function claimDueDeliveries(
   lease: { owner: string; now: number; leaseMs: number; limit: number },
 ): Promise<ClaimedDelivery[]> {
   const { owner, now, leaseMs, limit } = lease;
-  const rows = await db
-    .updateTable('webhook_deliveries')
-    .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('webhook_deliveries as d')
-        .select('d.id')
-        .where('d.status', '=', 'pending')
-        .where('d.next_attempt_at', '<=', now)
-        .where((w) => w.or([w('d.lease_expires_at', 'is', null), w('d.lease_expires_at', '<=', now)]))
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(
-            selectFrom('webhook_deliveries as e')
-              .select('e.id')
-              .whereRef('e.message_id', '=', 'd.message_id')
-              .where('e.status', '=', 'pending')
-              .whereRef('e.id', '<', 'd.id'),
-          )))
-        .orderBy('d.next_attempt_at')
-        .orderBy('d.id')
-        .limit(limit)
-        .$if(capabilities.skipLocked, (q) => q.forUpdate().skipLocked()),
-    )
-    .returning(['id', 'account_id', 'message_id', 'type', 'payload', 'attempts'])
-    .execute();
-  return rows
-    .map((row) => ({
-      id: row.id, accountId: row.account_id, messageId: row.message_id, type: row.type, payload: row.payload, attempts: Number(row.attempts),
-    }))
-    // RETURNING has no order of its own; deliveries start in id order.
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return db.transaction().execute(async (tx) => {
+    const due = await tx
+      .selectFrom('webhook_deliveries as d')
+      .select('d.id')
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', now)
+      .where((w) => w.or([w('d.lease_expires_at', 'is', null), w('d.lease_expires_at', '<=', now)]))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(
+          selectFrom('webhook_deliveries as e')
+            .select('e.id')
+            .whereRef('e.message_id', '=', 'd.message_id')
+            .where('e.status', '=', 'pending')
+            .whereRef('e.id', '<', 'd.id'),
+        )))
+      .orderBy('d.next_attempt_at')
+      .orderBy('d.id')
+      .limit(limit)
+      .$if(capabilities.skipLocked, (q) => q.forUpdate().skipLocked())
+      .execute();
+    if (due.length === 0) return [];
+    const rows = await tx
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
+      .where('id', 'in', due.map((d) => d.id))
+      .returning(['id', 'account_id', 'message_id', 'type', 'payload', 'attempts'])
+      .execute();
+    return rows
+      .map((row) => ({
+        id: row.id, accountId: row.account_id, messageId: row.message_id, type: row.type, payload: row.payload, attempts: Number(row.attempts),
+      }))
+      // RETURNING has no order of its own; deliveries start in id order.
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  });
 }
 
 /** One finished attempt (or a delivery that could not be attempted), with what follows from it. */

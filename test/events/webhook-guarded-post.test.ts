@@ -118,3 +118,12 @@ test('a receiver that is not listening fails the post as a connection failure th
   const outcome = await guardedPost(`http://127.0.0.1:${port}/`, { ...base, body: '{}' });
   assert.deepStrictEqual(outcome, { answered: false, reason: `connection to 127.0.0.1:${port} failed: ECONNREFUSED`, permanent: false });
 });
+
+test('waiting for a free socket of the pool does not count against the time-out', async (t) => {
+  const peer = await serve(t, (_request, response) => { setTimeout(() => response.writeHead(200).end(), 100); });
+  const agents = agentsFor(t, 1);
+  // Three posts over one socket: the last waits ~200 ms for it, then gets its 100 ms answer within 150 ms.
+  const outcomes = await Promise.all([0, 1, 2].map((i) => guardedPost(peer.url, { ...base, timeoutMs: 150, body: `{"n":${i}}`, agents })));
+  assert.deepStrictEqual(outcomes.map((o) => o.answered && o.status), [200, 200, 200]);
+  assert.equal(peer.connections(), 1);
+});

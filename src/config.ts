@@ -34,6 +34,7 @@ export interface Config {
   readonly redisPrefix: string;
   readonly logLevel: string;
   readonly role: Role;
+  readonly outboxLeaseSeconds: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -217,6 +218,11 @@ export const SETTINGS = [
     key: 'redisPrefix', env: 'HERALD_REDIS_PREFIX', default: 'herald:',
     description: 'Prefix of every Redis key herald writes (separate installations sharing one Redis; ACL key patterns).',
     parse: (raw: string) => (/^[A-Za-z0-9:_.-]{1,64}$/.test(raw) ? raw : fail('HERALD_REDIS_PREFIX', 'expected up to 64 letters, digits, ":", "_", "." or "-"')),
+  },
+  {
+    key: 'outboxLeaseSeconds', env: 'HERALD_OUTBOX_LEASE_SECONDS', default: '300',
+    description: 'How long a worker holds the messages it claimed; a worker that dies holding them has them taken over by another after this. Keep it above the slowest delivery attempt (the SMTP time-outs: 30 s to connect, 30 s for the greeting, 120 s of socket silence).',
+    parse: integer('HERALD_OUTBOX_LEASE_SECONDS', 5, 86_400),
   },
   {
     key: 'role', env: 'HERALD_ROLE', default: 'all',

@@ -1,11 +1,11 @@
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { isRole, ROLES, type Role } from './roles.ts';
-import { createService } from './service.ts';
+import { createRoleService } from './service.ts';
 
 // The composition root of a running server: config → service → listen; signals.
 
 async function serve(config: Config): Promise<void> {
-  const service = await createService(config);
+  const service = await createRoleService(config);
   const log = service.http.log;
   if (service.adminToken.createdToken !== undefined) printFirstStart(config, service.adminToken.createdToken);
   log.info({ role: config.role }, `herald ${config.role === 'all' ? 'serving the API and delivering' : config.role === 'api' ? 'serving the API' : 'delivering (health checks only on HTTP)'}`);

@@ -20,9 +20,12 @@ import { openStore, type OpenedStore } from './store/dialect.ts';
 import { groupCommitter, transactionPerWork } from './store/group-commit.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
+import { partsOf, type Role } from './roles.ts';
 import { buildTransports } from './transports.ts';
 
 export interface ServiceOptions {
+  /** What this process runs; default config.role. */
+  readonly role?: Role;
   readonly logger?: Logger | false;
   readonly clock?: () => number;
   /** Runs the in-process delivery worker (default true). */
@@ -33,17 +36,27 @@ export interface ServiceOptions {
   readonly rateLimiter?: AccountRateLimiter;
 }
 
-export interface Service {
+/** A process of any role: what runs depends on it (src/roles.ts). */
+export interface RoleService {
+  readonly role: Role;
+  /** The whole API for `all` and `api`; only /healthz and /readyz for `worker`. */
   readonly http: FastifyInstance;
-  readonly worker: OutboxWorker;
-  /** Posts the events to the accounts' webhook URLs (drain() in tests). */
-  readonly webhooks: WebhookDispatcher;
+  /** Delivers the outbox; absent in an `api` process. */
+  readonly worker: OutboxWorker | undefined;
+  /** Posts the events to the accounts' webhook URLs (drain() in tests); absent in an `api` process. */
+  readonly webhooks: WebhookDispatcher | undefined;
   readonly store: OpenedStore;
   readonly deps: KeyDeps;
   readonly adminToken: AdminTokenCheck;
   /** The bound port of the inbound SMTP listener (bounces, complaints); undefined when it is off. */
   readonly inboundSmtpPort: number | undefined;
   close(): Promise<void>;
+}
+
+/** Everything in one process (role `all`): what tests, benchmarks and a single machine run. */
+export interface Service extends RoleService {
+  readonly worker: OutboxWorker;
+  readonly webhooks: WebhookDispatcher;
 }
 
 /**
@@ -92,10 +105,21 @@ export async function openAppDeps(
 const WEBHOOK_URL_CHECK_MS = 5000;
 
 /**
- * Wires config → store → use cases → HTTP and the outbox worker. main.ts and the
- * CLI call this; tests call it with `sqlite::memory:` to get the real thing.
+ * Everything in one process: the API, the outbox worker, the webhook dispatcher and the
+ * inbound listener. Tests call it with `sqlite::memory:` to get the real thing.
  */
-export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
+export async function createService(config: Config, options: Omit<ServiceOptions, 'role'> = {}): Promise<Service> {
+  const service = await createRoleService(config, { ...options, role: 'all' });
+  const { worker, webhooks } = service;
+  if (worker === undefined || webhooks === undefined) throw new Error('role all runs the worker and the dispatcher');
+  return { ...service, worker, webhooks };
+}
+
+/**
+ * Wires config → store → use cases → what the role runs (src/roles.ts): HTTP, the
+ * outbox worker, the webhook dispatcher, the inbound SMTP listener. main.ts calls this.
+ */
+export async function createRoleService(config: Config, options: ServiceOptions = {}): Promise<RoleService> {
   const logger = options.logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
   const clock = options.clock ?? Date.now;
   let worker: OutboxWorker | undefined;
@@ -105,22 +129,33 @@ export async function createService(config: Config, options: ServiceOptions = {}
   // Loaded (or created) now, so signing a receipt after a delivery never waits on the store.
   await certificateSigningKey(store.db);
 
+  const role = options.role ?? config.role;
+  const parts = partsOf(role);
   const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
-  const { transports, close: closeTransports } = buildTransports(config, deps, workerLogger);
-  worker = new OutboxWorker(
-    {
-      db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, transports, logger: workerLogger,
-      retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
-      issueCertificate: certificateIssuer({ db: store.db, publicUrl: config.publicUrl, clock }),
-      // Every outcome records an event, which may have a webhook delivery to post.
-      onOutcome: () => webhooks?.wake(),
-    },
-    { ...DEFAULT_WORKER_OPTIONS, owner: `worker-${randomUUID()}`, ...options.workerOptions },
-  );
-  webhooks = new WebhookDispatcher(
-    { db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate },
-    { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: `webhooks-${randomUUID()}`, ...options.webhookOptions },
-  );
+
+  // Delivery belongs to `all` and `worker`: an API process opens no SMTP pool, SMPP
+  // session or Cloud API client, and posts no webhooks.
+  let closeTransports = async (): Promise<void> => {};
+  if (parts.delivery) {
+    const built = buildTransports(config, deps, workerLogger);
+    closeTransports = built.close;
+    worker = new OutboxWorker(
+      {
+        db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, transports: built.transports, logger: workerLogger,
+        retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
+        issueCertificate: certificateIssuer({ db: store.db, publicUrl: config.publicUrl, clock }),
+        // Every outcome records an event, which may have a webhook delivery to post.
+        onOutcome: () => webhooks?.wake(),
+      },
+      { ...DEFAULT_WORKER_OPTIONS, leaseMs: config.outboxLeaseSeconds * 1000, owner: `worker-${randomUUID()}`, ...options.workerOptions },
+    );
+  }
+  if (parts.webhooks) {
+    webhooks = new WebhookDispatcher(
+      { db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate },
+      { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: `webhooks-${randomUUID()}`, ...options.webhookOptions },
+    );
+  }
 
   const rateLimit = configuredRateLimiter(config, workerLogger, options.rateLimiter);
   const http = await buildApp({
@@ -132,31 +167,34 @@ export async function createService(config: Config, options: ServiceOptions = {}
     bodyLimitBytes: config.bodyLimitBytes,
     whatsappWebhook: { appSecret: config.whatsappAppSecret, verifyToken: config.whatsappVerifyToken },
     checkWebhookUrl: (url) => checkPostTarget(url, { allowPrivate: config.fetchAllowPrivate, timeoutMs: WEBHOOK_URL_CHECK_MS }),
+    healthOnly: !parts.api,
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set.
-  const inbound = await startConfiguredInboundListener(config, deps, workerLogger);
-  if (options.worker !== false) {
-    worker.start();
-    webhooks.start();
-  }
+  const inbound = parts.inboundSmtp ? await startConfiguredInboundListener(config, deps, workerLogger) : undefined;
 
+  // Commits in other processes wake this worker at once (PostgreSQL LISTEN); the poll stays the fallback.
+  const running = options.worker !== false;
+  const stops: (() => Promise<void>)[] = [];
   const runningWorker = worker;
   const runningWebhooks = webhooks;
-  const stopListeningWebhooks = options.worker === false ? async () => {} : store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake());
-  // Commits in other processes wake this worker at once (PostgreSQL LISTEN); the poll stays the fallback.
-  const stopListening = options.worker === false ? async () => {} : store.notifier.listen(OUTBOX_WAKE, (payload) =>
-    runningWorker.wake(CHANNELS.find((channel) => channel === payload)));
+  if (running && runningWorker !== undefined) {
+    runningWorker.start();
+    stops.push(store.notifier.listen(OUTBOX_WAKE, (payload) => runningWorker.wake(CHANNELS.find((channel) => channel === payload))));
+  }
+  if (running && runningWebhooks !== undefined) {
+    runningWebhooks.start();
+    stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
+  }
   return {
-    http, worker: runningWorker, webhooks: runningWebhooks, store, deps, adminToken, inboundSmtpPort: inbound?.port,
+    role, http, worker: runningWorker, webhooks: runningWebhooks, store, deps, adminToken, inboundSmtpPort: inbound?.port,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();
       await inbound?.close();
       await rateLimit.close();
-      await stopListening();
-      await runningWorker.stop();
-      await stopListeningWebhooks();
-      await runningWebhooks.close();
+      for (const stop of stops) await stop();
+      await runningWorker?.stop();
+      await runningWebhooks?.close();
       await closeTransports();
       await store.db.destroy();
     },

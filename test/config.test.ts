@@ -32,6 +32,7 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     redisFailure: 'local',
     redisPrefix: 'herald:',
     role: 'all',
+    outboxLeaseSeconds: 300,
     logLevel: 'info',
   });
 });

@@ -33,6 +33,8 @@ export interface HttpDeps {
   readonly whatsappWebhook: { readonly appSecret: string | undefined; readonly verifyToken: string | undefined };
   /** The private-address guard for webhook URLs an account sets (HERALD_FETCH_ALLOW_PRIVATE lifts it). */
   readonly checkWebhookUrl: WebhookUrlCheck;
+  /** A worker process: only /healthz and /readyz, for orchestrators' health checks. */
+  readonly healthOnly?: boolean;
 }
 
 const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage', '/v1/whatsapp/sendMessage']);
@@ -62,16 +64,18 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'herald', version: '1.0.0', description: 'Email, SMS and WhatsApp template messages for prepaid accounts.' },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, adminToken: { type: 'http', scheme: 'bearer' } } },
-      webhooks: eventWebhooks(),
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  if (deps.healthOnly !== true) {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'herald', version: '1.0.0', description: 'Email, SMS and WhatsApp template messages for prepaid accounts.' },
+        components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, adminToken: { type: 'http', scheme: 'bearer' } } },
+        webhooks: eventWebhooks(),
+      },
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs' });
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  }
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const routeUrl = request.routeOptions.url ?? '';
@@ -105,6 +109,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
       return sendRejection(reply, { code: 'storeUnavailable' });
     }
   });
+
+  if (deps.healthOnly === true) return app;
 
   await app.register(async (v1) => {
     v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter }));

@@ -40,7 +40,7 @@ export interface TestAccount {
 }
 
 /** An account with a verified example.com sender domain and an all-scope key. */
-export async function openAccount(service: Service, input: Partial<NewAccount> = {}): Promise<TestAccount> {
+export async function openAccount(service: Pick<Service, 'deps'>, input: Partial<NewAccount> = {}): Promise<TestAccount> {
   const { account, apiKey } = await createAccount(service.deps, { name: 'acme', messagesLeft: 1000, rateLimitPerSecond: 1000, ...input });
   await insertSenderDomain(service.deps.db, { id: service.deps.newId(), accountId: account.id, domain: 'example.com', verified: true, createdAt: service.deps.clock() });
   return { id: account.id, apiKey: apiKey.apiKey };

@@ -61,8 +61,9 @@ function optionalText(body: JsonObject, field: string): Result<string | null> {
 function parseTemplateContent(body: unknown): Result<TemplateContent> {
   if (!isJsonObject(body)) return invalid('body: must be a JSON object');
   const name = ownField(body, 'name');
-  if (typeof name !== 'string' || name.trim() === '' || [...name].length > TEMPLATE_NAME_MAX) {
-    return invalid(`name: must be a non-empty string of at most ${TEMPLATE_NAME_MAX} characters`);
+  // Control characters (NUL above all, which PostgreSQL text cannot hold) have no place in a name.
+  if (typeof name !== 'string' || name.trim() === '' || [...name].length > TEMPLATE_NAME_MAX || /\p{Cc}/u.test(name)) {
+    return invalid(`name: must be a non-empty string of at most ${TEMPLATE_NAME_MAX} characters, without control characters`);
   }
   const subject = optionalText(body, 'subject');
   if (!subject.ok) return subject;

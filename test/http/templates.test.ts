@@ -306,10 +306,11 @@ test('a template name of exactly 200 characters is accepted', async (t) => {
 });
 
 const INVALID_BODIES: readonly { readonly what: string; readonly body: unknown; readonly detail: string }[] = [
-  { what: 'a missing name', body: { html: '<p>x</p>' }, detail: 'name: must be a non-empty string of at most 200 characters' },
-  { what: 'a blank name', body: { name: '   ', html: '<p>x</p>' }, detail: 'name: must be a non-empty string of at most 200 characters' },
-  { what: 'a name of 201 characters', body: { name: 'n'.repeat(201), html: '<p>x</p>' }, detail: 'name: must be a non-empty string of at most 200 characters' },
-  { what: 'a name that is a number', body: { name: 7, html: '<p>x</p>' }, detail: 'name: must be a non-empty string of at most 200 characters' },
+  { what: 'a missing name', body: { html: '<p>x</p>' }, detail: 'name: must be a non-empty string of at most 200 characters, without control characters' },
+  { what: 'a blank name', body: { name: '   ', html: '<p>x</p>' }, detail: 'name: must be a non-empty string of at most 200 characters, without control characters' },
+  { what: 'a name of 201 characters', body: { name: 'n'.repeat(201), html: '<p>x</p>' }, detail: 'name: must be a non-empty string of at most 200 characters, without control characters' },
+  { what: 'a name with a NUL character', body: { name: 'w\u0000', html: '<p>x</p>' }, detail: 'name: must be a non-empty string of at most 200 characters, without control characters' },
+  { what: 'a name that is a number', body: { name: 7, html: '<p>x</p>' }, detail: 'name: must be a non-empty string of at most 200 characters, without control characters' },
   { what: 'a missing html', body: { name: 'x' }, detail: 'html: must be a non-empty string' },
   { what: 'an empty html', body: { name: 'x', html: '' }, detail: 'html: must be a non-empty string' },
   { what: 'an html that is an object', body: { name: 'x', html: { p: 'x' } }, detail: 'html: must be a non-empty string' },

@@ -152,7 +152,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   }
   if (parts.webhooks) {
     webhooks = new WebhookDispatcher(
-      { db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate },
+      { db: store.db, commit: deps.commit, clock, newId: uuidv7, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate },
       { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: `webhooks-${randomUUID()}`, ...options.webhookOptions },
     );
   }

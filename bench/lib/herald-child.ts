@@ -61,8 +61,10 @@ const template = await createWhatsappTemplate(deps, account.id, { name: 'bench_c
 if (!template.ok) throw new Error(`the bench WhatsApp template was refused: ${JSON.stringify(template)}`);
 
 async function readStats(): Promise<HeraldStats> {
-  const rows = await deps.db.selectFrom('messages').select(['status', sql<number>`count(*)`.as('n')]).groupBy('status').execute();
+  // The outbox first: once it is empty the statuses read after it are final (read the
+  // other way round, a delivery finishing in between shows as `sending` with no row).
   const outbox = await deps.db.selectFrom('outbox').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const rows = await deps.db.selectFrom('messages').select(['status', sql<number>`count(*)`.as('n')]).groupBy('status').execute();
   return { statuses: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])), outbox: Number(outbox.n) };
 }
 

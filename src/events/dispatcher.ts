@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import { guardedPost, keepAliveAgents, type GuardedFetchOptions, type KeepAliveAgents, type PostOutcome } from '../channels/guarded-fetch.ts';
 import type { Db } from '../store/database.ts';
+import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
-import {
-  claimDueDeliveries, recordAttempts, releaseAllDeliveryLeases, type AttemptRecord, type ClaimedDelivery,
-} from '../store/webhook-deliveries.ts';
+import { recordAndClaim, releaseAllDeliveryLeases, type AttemptRecord, type ClaimedDelivery } from '../store/webhook-deliveries.ts';
 import { findWebhookSettingsOf, setWebhookSecretIfMissing, type WebhookSettings } from '../store/webhook-settings.ts';
 import { newWebhookSecret, WebhookSigner } from './signature.ts';
 import { nextAttemptDelayMs } from './webhook-schedule.ts';
@@ -34,6 +33,8 @@ export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'owner'> = {
 
 export interface DispatcherDeps {
   readonly db: Db;
+  /** Commits each step (grouped with other writers on SQLite); default: a transaction of its own. */
+  readonly commit?: Committer;
   readonly clock: () => number;
   readonly newId: () => string;
   readonly capabilities: DialectCapabilities;
@@ -60,37 +61,39 @@ export const NO_WEBHOOK_URL = 'no webhook URL';
 const EXCERPT_CHARS = 200;
 
 /**
- * The webhook delivery loop, the outbox worker's twin for events: claims due
- * deliveries with a lease into free slots, posts each signed with the account's
- * current secret(s) to its current URL, and records each outcome (2xx: succeeded;
- * anything else, a network error or the time-out: the next slot of the schedule,
- * or failed once the schedule is spent). Outcomes are written in batches, one
- * transaction for whatever finished while the previous batch was being written; a
- * slot is free again as soon as its answer is in.
- * Modes as the worker's: idle until wake() or the poll, claiming while slots are
- * free, stopping (no new claims; in-flight posts finish within their time-out).
+ * The webhook delivery loop, the outbox worker's twin for events. Each step is one
+ * unit of work: the outcomes of the posts that finished since the last step are written
+ * (2xx: succeeded; anything else, a network error or the time-out: the next slot of the
+ * schedule, or failed once it is spent), then due deliveries are leased into the free
+ * slots, so a busy dispatcher pays one durable commit per step, not per event (on
+ * SQLite the group committer folds it into the commit of events being recorded). Each
+ * leased delivery is posted, signed with the account's current secret(s), to its
+ * current URL; its slot is free again as soon as the answer is in.
+ * Modes as the worker's: idle until wake() or the poll; stepping while there are
+ * outcomes to write or slots to fill; stopping (no new claims; the posts in flight
+ * finish within their time-out and their outcomes are written).
  */
 export class WebhookDispatcher {
   readonly #deps: DispatcherDeps;
   readonly #options: DispatcherOptions;
   readonly #signer = new WebhookSigner();
   readonly #agents: KeepAliveAgents;
+  readonly #commit: Committer;
   readonly #inFlight = new Set<Promise<void>>();
   #running = false;
   #loop: Promise<void> | undefined;
   #wakeUp: (() => void) | undefined;
   #woken = false;
-  /** A claim was held back for want of free slots (or came back full): a freed slot should claim again. */
-  #starved = false;
-  /** Finished attempts waiting for the next write; their deliveries stay leased until it commits. */
+  /** Outcomes of finished posts, written by the next step; their deliveries stay leased until then. */
   #unrecorded: AttemptRecord[] = [];
-  /** The write under way, if any. */
-  #writing: Promise<void> | undefined;
+  /** Steps run one at a time (the loop's and drain()'s). */
+  #steps: Promise<unknown> = Promise.resolve();
 
   constructor(deps: DispatcherDeps, options: DispatcherOptions) {
     this.#deps = deps;
     this.#options = options;
     this.#agents = keepAliveAgents(options.maxSocketsPerOrigin);
+    this.#commit = deps.commit ?? transactionPerWork(deps.db);
   }
 
   start(): void {
@@ -99,18 +102,18 @@ export class WebhookDispatcher {
     this.#loop = this.#recoverLeases().then(() => this.#run());
   }
 
-  /** Something may be due: an event was recorded, a delivery finished, a retry was asked for. */
+  /** Something may be due or finished: an event was recorded, a retry was asked for, a post was answered. */
   wake(): void {
     this.#woken = true;
     this.#wakeUp?.();
   }
 
-  /** Claims nothing more and waits for the posts in flight and their writes; start() resumes. */
+  /** Claims nothing more, waits for the posts in flight and writes their outcomes; start() resumes. */
   async stop(): Promise<void> {
     this.#running = false;
     this.#wakeUp?.();
     await this.#loop;
-    await this.#settled();
+    await this.#flush();
   }
 
   /** stop(), then hangs up every kept-alive connection. */
@@ -119,14 +122,17 @@ export class WebhookDispatcher {
     this.#agents.destroy();
   }
 
-  /** Claims and posts until nothing is due and nothing is in flight; for tests and benchmarks. Returns the posts started. */
+  /**
+   * Steps until nothing is due, nothing is in flight and every outcome is written; for
+   * tests and benchmarks (without start()). Returns the posts started.
+   */
   async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      const started = await this.#claim(true);
+      const started = await this.#step(true);
       total += started;
-      await this.#settled();
-      if (started === 0) return total;
+      await this.#postsSettled();
+      if (started === 0 && this.#unrecorded.length === 0) return total;
     }
   }
 
@@ -146,48 +152,75 @@ export class WebhookDispatcher {
       if (!this.#woken) await this.#idle();
       if (!this.#running) break;
       this.#woken = false;
+      // The answers and commits of this turn of the event loop go into one step.
+      await new Promise((resolve) => setImmediate(resolve));
       try {
-        await this.#claim(false);
+        await this.#step(false);
       } catch (error) {
         // A store hiccup must not end the loop; the next poll tries again.
-        this.#deps.logger.error({ err: error }, 'webhook claim failed');
+        this.#deps.logger.error({ err: error }, 'webhook step failed');
       }
     }
   }
 
+  /** Waits for the posts in flight, writing their outcomes, without claiming more. */
+  async #flush(): Promise<void> {
+    while (this.#inFlight.size > 0 || this.#unrecorded.length > 0) {
+      await this.#postsSettled();
+      if (this.#unrecorded.length > 0) await this.#step(false, false);
+    }
+  }
+
+  #step(anyFreeSlot: boolean, claim = true): Promise<number> {
+    const step = this.#steps.then(() => this.#stepNow(anyFreeSlot, claim));
+    this.#steps = step.catch(() => {});
+    return step;
+  }
+
   /**
-   * One claim into the free slots. While posts are in flight the slots refill in
-   * batches (a quarter of them), which keeps claims few and large; a full claim means
-   * more may be due, so the loop goes round again.
+   * One transaction: the outcomes waiting are written, then due deliveries are claimed
+   * into the free slots when there are enough of them. While posts are in flight the
+   * slots refill in batches (a quarter of them), which keeps claims few and large; a
+   * full claim means more may be due. Returns how many posts it started.
    */
-  async #claim(anyFreeSlot: boolean): Promise<number> {
+  async #stepNow(anyFreeSlot: boolean, claim: boolean): Promise<number> {
     const { owner, leaseMs, batchSize, concurrency } = this.#options;
     const free = concurrency - this.#inFlight.size;
     const refillAt = anyFreeSlot ? 1 : Math.max(1, Math.min(batchSize, Math.ceil(concurrency / 4)));
-    if (free <= 0 || (this.#inFlight.size > 0 && free < refillAt)) {
-      this.#starved = true;
-      return 0;
-    }
-    this.#starved = false;
+    const claiming = claim && free > 0 && (this.#inFlight.size === 0 || free >= refillAt);
+    const records = this.#unrecorded.splice(0);
+    if (records.length === 0 && !claiming) return 0;
+
     const limit = Math.min(free, batchSize);
     const now = this.#deps.clock();
-    const claimed = await claimDueDeliveries(this.#deps.db, this.#deps.capabilities, { owner, now, leaseMs, limit });
+    let recorded: Set<string>;
+    let claimed: ClaimedDelivery[];
+    try {
+      ({ recorded, claimed } = await recordAndClaim(this.#commit, this.#deps.capabilities, {
+        owner, now, newId: this.#deps.newId, records, ...(claiming ? { claim: { leaseMs, limit } } : {}),
+      }));
+    } catch (error) {
+      // The store is down: the leases run out and those deliveries are posted again (same webhook-id).
+      if (records.length > 0) this.#deps.logger.error({ err: error, outcomes: records.length }, 'could not record webhook attempts');
+      throw error;
+    }
+    const lost = records.length - recorded.size;
+    if (lost > 0) this.#deps.logger.warn({ lost }, 'webhook leases expired before their outcome was recorded; those deliveries are posted again');
     if (claimed.length === 0) return 0;
+
     const targets = await this.#targets(claimed, now);
     for (const delivery of claimed) {
-      // The slot is free once the answer is in; the outcome's write follows on its own (the lease holds meanwhile).
-      const post = this.#deliver(delivery, targets.get(delivery.accountId) ?? { url: null, secrets: [] }).then((record) => this.#queue(record)).finally(() => {
+      // The slot is free once the answer is in; the outcome is written by the next step (the lease holds meanwhile).
+      const post = this.#deliver(delivery, targets.get(delivery.accountId) ?? { url: null, secrets: [] }).then((record) => {
+        this.#unrecorded.push(record);
+      }).finally(() => {
         this.#inFlight.delete(post);
-        // Only a claim that was held back needs the freed slot; new events wake the loop themselves.
-        if (this.#starved) this.wake();
+        this.wake();
       });
       this.#inFlight.add(post);
     }
-    if (claimed.length === limit) {
-      // More may be due: claim again at once, or as soon as slots free up.
-      this.#woken = true;
-      this.#starved = true;
-    }
+    // More may be due: step again at once (the claim waits for free slots if need be).
+    if (claimed.length === limit) this.#woken = true;
     return claimed.length;
   }
 
@@ -240,40 +273,8 @@ export class WebhookDispatcher {
     return record;
   }
 
-  /**
-   * Queues an outcome for the next batched write. The write starts on the next turn of
-   * the event loop, so the answers that arrived in this one share its commit; outcomes
-   * that arrive while it is being written go into the one after.
-   */
-  #queue(record: AttemptRecord): void {
-    this.#unrecorded.push(record);
-    this.#writing ??= this.#write();
-  }
-
-  async #write(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.#unrecorded.length > 0) {
-      const batch = this.#unrecorded.splice(0);
-      try {
-        const recorded = await recordAttempts(this.#deps.db, this.#options.owner, batch, { now: this.#deps.clock(), newId: this.#deps.newId });
-        const lost = batch.length - recorded.size;
-        if (lost > 0) this.#deps.logger.warn({ lost }, 'webhook leases expired before their outcome was recorded; those deliveries are posted again');
-      } catch (error) {
-        // The store is down: the leases expire and the deliveries are posted again (same webhook-id).
-        this.#deps.logger.error({ err: error }, 'could not record webhook attempts');
-      }
-      // A message's next event is due once this one's outcome is final and written.
-      if (batch.some((record) => record.next.status !== 'pending')) this.wake();
-    }
-    // Cleared in the same turn as the last check above, so no queued outcome is left without a writer.
-    this.#writing = undefined;
-  }
-
-  /** Until no post is in flight and every outcome is written. */
-  async #settled(): Promise<void> {
-    while (this.#inFlight.size > 0 || this.#writing !== undefined) {
-      await Promise.allSettled([...this.#inFlight, ...(this.#writing === undefined ? [] : [this.#writing])]);
-    }
+  async #postsSettled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
   /** Sleeps until wake() or the poll timer. */

@@ -1,8 +1,9 @@
 import type { Channel } from '../domain/account.ts';
 import { eventPayload, filterAccepts, publicEventType, type EventFamily, type EventType } from '../domain/event-catalogue.ts';
 import type { DeliveryStatus } from '../domain/webhook-delivery-query.ts';
-import type { Db, Executor } from './database.ts';
+import type { Db, Executor, Tx } from './database.ts';
 import type { DialectCapabilities } from './dialect.ts';
+import type { Committer } from './group-commit.ts';
 
 /** A message event just recorded, as recordEvent hands it over. */
 export interface RecordedEvent {
@@ -103,48 +104,47 @@ export interface ClaimedDelivery {
  * happened. Test events (no message) never wait on anything. Two statements rather
  * than `UPDATE … WHERE id IN (SELECT …)`: PostgreSQL plans that form as a scan of the
  * whole table, and the ids in hand go straight through the primary key. SQLite's write
- * lock (BEGIN IMMEDIATE) and PostgreSQL's row locks keep the pair atomic.
+ * lock (BEGIN IMMEDIATE) and PostgreSQL's row locks keep the pair atomic: call it in a
+ * transaction (recordAndClaim does).
  */
 export async function claimDueDeliveries(
-  db: Db,
+  tx: Tx,
   capabilities: DialectCapabilities,
   lease: { owner: string; now: number; leaseMs: number; limit: number },
 ): Promise<ClaimedDelivery[]> {
   const { owner, now, leaseMs, limit } = lease;
-  return db.transaction().execute(async (tx) => {
-    const due = await tx
-      .selectFrom('webhook_deliveries as d')
-      .select('d.id')
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', now)
-      .where((w) => w.or([w('d.lease_expires_at', 'is', null), w('d.lease_expires_at', '<=', now)]))
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(
-          selectFrom('webhook_deliveries as e')
-            .select('e.id')
-            .whereRef('e.message_id', '=', 'd.message_id')
-            .where('e.status', '=', 'pending')
-            .whereRef('e.id', '<', 'd.id'),
-        )))
-      .orderBy('d.next_attempt_at')
-      .orderBy('d.id')
-      .limit(limit)
-      .$if(capabilities.skipLocked, (q) => q.forUpdate().skipLocked())
-      .execute();
-    if (due.length === 0) return [];
-    const rows = await tx
-      .updateTable('webhook_deliveries')
-      .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
-      .where('id', 'in', due.map((d) => d.id))
-      .returning(['id', 'account_id', 'message_id', 'type', 'payload', 'attempts'])
-      .execute();
-    return rows
-      .map((row) => ({
-        id: row.id, accountId: row.account_id, messageId: row.message_id, type: row.type, payload: row.payload, attempts: Number(row.attempts),
-      }))
-      // RETURNING has no order of its own; deliveries start in id order.
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  });
+  const due = await tx
+    .selectFrom('webhook_deliveries as d')
+    .select('d.id')
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<=', now)
+    .where((w) => w.or([w('d.lease_expires_at', 'is', null), w('d.lease_expires_at', '<=', now)]))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(
+        selectFrom('webhook_deliveries as e')
+          .select('e.id')
+          .whereRef('e.message_id', '=', 'd.message_id')
+          .where('e.status', '=', 'pending')
+          .whereRef('e.id', '<', 'd.id'),
+      )))
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.id')
+    .limit(limit)
+    .$if(capabilities.skipLocked, (q) => q.forUpdate().skipLocked())
+    .execute();
+  if (due.length === 0) return [];
+  const rows = await tx
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
+    .where('id', 'in', due.map((d) => d.id))
+    .returning(['id', 'account_id', 'message_id', 'type', 'payload', 'attempts'])
+    .execute();
+  return rows
+    .map((row) => ({
+      id: row.id, accountId: row.account_id, messageId: row.message_id, type: row.type, payload: row.payload, attempts: Number(row.attempts),
+    }))
+    // RETURNING has no order of its own; deliveries start in id order.
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** One finished attempt (or a delivery that could not be attempted), with what follows from it. */
@@ -170,7 +170,7 @@ export interface AttemptRecord {
  * recorded. Returns the ids that were recorded.
  */
 export async function recordAttempts(
-  db: Db,
+  tx: Tx,
   owner: string,
   records: readonly AttemptRecord[],
   write: { readonly now: number; readonly newId: () => string },
@@ -184,40 +184,64 @@ export async function recordAttempts(
     if (group) group.push(record);
     else groups.set(key, [record]);
   }
-  return db.transaction().execute(async (tx) => {
-    const recorded = new Set<string>();
-    for (const group of groups.values()) {
-      const [first] = group as [AttemptRecord, ...AttemptRecord[]];
-      for (const part of inChunks(group)) {
-        const rows = await tx
-          .updateTable('webhook_deliveries')
-          .set({
-            status: first.next.status,
-            attempts: first.attempts,
-            ...(first.next.status === 'pending' ? { next_attempt_at: first.next.nextAttemptAt } : {}),
-            last_status_code: first.statusCode,
-            last_error: first.error,
-            lease_owner: null,
-            lease_expires_at: null,
-            updated_at: write.now,
-          })
-          .where('id', 'in', part.map((r) => r.deliveryId))
-          .where('lease_owner', '=', owner)
-          .returning('id')
-          .execute();
-        for (const row of rows) recorded.add(row.id);
-      }
-    }
-    const attempts = records.filter((r) => r.url !== null && recorded.has(r.deliveryId));
-    for (const part of inChunks(attempts)) {
-      await tx
-        .insertInto('webhook_attempts')
-        .values(part.map((r) => ({
-          id: write.newId(), delivery_id: r.deliveryId, at: r.at, url: r.url ?? '', status_code: r.statusCode, error: r.error, duration_ms: r.durationMs,
-        })))
+  const recorded = new Set<string>();
+  for (const group of groups.values()) {
+    const [first] = group as [AttemptRecord, ...AttemptRecord[]];
+    for (const part of inChunks(group)) {
+      const rows = await tx
+        .updateTable('webhook_deliveries')
+        .set({
+          status: first.next.status,
+          attempts: first.attempts,
+          ...(first.next.status === 'pending' ? { next_attempt_at: first.next.nextAttemptAt } : {}),
+          last_status_code: first.statusCode,
+          last_error: first.error,
+          lease_owner: null,
+          lease_expires_at: null,
+          updated_at: write.now,
+        })
+        .where('id', 'in', part.map((r) => r.deliveryId))
+        .where('lease_owner', '=', owner)
+        .returning('id')
         .execute();
+      for (const row of rows) recorded.add(row.id);
     }
-    return recorded;
+  }
+  const attempts = records.filter((r) => r.url !== null && recorded.has(r.deliveryId));
+  for (const part of inChunks(attempts)) {
+    await tx
+      .insertInto('webhook_attempts')
+      .values(part.map((r) => ({
+        id: write.newId(), delivery_id: r.deliveryId, at: r.at, url: r.url ?? '', status_code: r.statusCode, error: r.error, duration_ms: r.durationMs,
+      })))
+      .execute();
+  }
+  return recorded;
+}
+
+/**
+ * The dispatcher's one unit of work per step: the finished attempts written, then (when
+ * `claim` is given) new deliveries leased, so a step costs one durable commit at most —
+ * none of its own on SQLite, where the group committer lets it share the commit of the
+ * events being recorded at the same time. A claim after the writes sees them: a message
+ * whose event just succeeded has its next event due.
+ */
+export async function recordAndClaim(
+  committer: Committer,
+  capabilities: DialectCapabilities,
+  step: {
+    readonly owner: string;
+    readonly now: number;
+    readonly newId: () => string;
+    readonly records: readonly AttemptRecord[];
+    readonly claim?: { readonly leaseMs: number; readonly limit: number };
+  },
+): Promise<{ recorded: Set<string>; claimed: ClaimedDelivery[] }> {
+  const { owner, now, newId, records, claim } = step;
+  return committer.run(async (tx) => {
+    const recorded = await recordAttempts(tx, owner, records, { now, newId });
+    const claimed = claim === undefined ? [] : await claimDueDeliveries(tx, capabilities, { owner, now, leaseMs: claim.leaseMs, limit: claim.limit });
+    return { recorded, claimed };
   });
 }
 

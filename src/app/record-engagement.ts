@@ -66,7 +66,7 @@ export async function recordEngagement(
   const url = claims.kind === 'click' ? claims.url : undefined;
   const at = deps.clock();
 
-  return deps.commit.run(async (tx) => {
+  const result = await deps.commit.run(async (tx): Promise<EngagementResult> => {
     const events = await listMessageEvents(tx, message.id);
     if (events.filter((e) => e.type === type).length >= MAX_ENGAGEMENTS_PER_MESSAGE) return 'capped';
     const verdict = classifyEngagement({ kind: claims.kind, method: visit.method, ip: visit.ip, userAgent: visit.userAgent, at, ...(url === undefined ? {} : { url }) }, historyOf(events));
@@ -79,6 +79,8 @@ export async function recordEngagement(
     await recordEvent(tx, { messageId: message.id, type, eventId: deps.newId(), at, data });
     return 'recorded';
   });
+  if (result === 'recorded') deps.wakeWebhooks?.();
+  return result;
 }
 
 /** What the unsubscribe page shows before the recipient confirms. */
@@ -119,5 +121,6 @@ export async function unsubscribe(
     }
     return added;
   });
+  if (recorded) deps.wakeWebhooks?.();
   return { address: message.recipient, recorded };
 }

@@ -49,7 +49,7 @@ export interface RecordedInboundReport {
   readonly error: string | null;
 }
 
-export type InboundDeps = Pick<AppDeps, 'db' | 'clock' | 'newId' | 'bounceDomain'>;
+export type InboundDeps = Pick<AppDeps, 'db' | 'clock' | 'newId' | 'bounceDomain' | 'wakeWebhooks'>;
 
 type MatchSource = 'verp' | 'message-id' | 'return-path' | 'original-mail-from';
 interface Candidate { readonly msgid: string; readonly from: MatchSource }
@@ -83,7 +83,7 @@ export async function recordInboundReport(
   const base = { id, receivedAt: at, kind: reading.kind, mailFrom: envelope.mailFrom, rcptTo: envelope.rcptTo, raw };
   const understood = 'report' in reading ? { report: reading.report } : {};
   try {
-    return await deps.db.transaction().execute(async (tx) => {
+    const recorded = await deps.db.transaction().execute(async (tx) => {
       let message: ReportedMessage | undefined;
       let matchedBy: MatchSource | undefined;
       for (const candidate of named) {
@@ -101,6 +101,9 @@ export async function recordInboundReport(
       await applied.write?.();
       return { id, kind: reading.kind, messageId: message?.id ?? null, effect: applied.effect, error: applied.error };
     });
+    // Its event may have a webhook delivery: post it now rather than on the dispatcher's next poll.
+    deps.wakeWebhooks?.();
+    return recorded;
   } catch (error) {
     // Effects that could not be written must not lose the report: keep it alone, with why.
     const why = `not applied: ${error instanceof Error ? error.message : String(error)}`;

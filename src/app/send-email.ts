@@ -76,6 +76,8 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
   });
   if (!committed.ok) return committed;
   deps.wakeOutbox();
+  // Dropped (suppressed) recipients have their email.dropped event already.
+  if (recipients.some((r) => r.dropped === true)) deps.wakeWebhooks?.();
   return ok({ message: EMAIL_ACCEPTED_TEXT, to: recipients.map((r) => ({ email: r.recipient, msgid: r.id })) });
 }
 

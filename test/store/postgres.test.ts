@@ -17,6 +17,7 @@ import { openStore, type OpenedStore } from '../../src/store/dialect.ts';
 import { listLedger } from '../../src/store/ledger.ts';
 import { insertSend } from '../../src/store/messages.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
+import { WEBHOOK_WAKE } from '../../src/events/dispatcher.ts';
 import { OUTBOX_WAKE } from '../../src/store/notify.ts';
 import { freshSchema, TEST_POSTGRES_URL } from '../support/postgres.ts';
 import { ADMIN_TOKEN, emailBody, openAccount, post } from '../support/service.ts';
@@ -237,7 +238,12 @@ test('a send through one process wakes the idle worker of another at once, long 
   await on.service({ worker: true, pollMs: 60_000 });
   const api = await on.service({ worker: false });
   const account = await openAccount(api, { messagesLeft: 5 });
-  assert.ok(await until(async () => (await listenerPids(admin, `${on.schema.name}.${OUTBOX_WAKE}`)).length === 1, 5000), 'the worker listens');
+  // The listener connection LISTENs on the outbox channel, then the webhook one (the order
+  // the service registers them): pg_stat_activity shows the last, and either means the
+  // outbox LISTEN is in place.
+  const listening = async () => (await listenerPids(admin, `${on.schema.name}.${OUTBOX_WAKE}`)).length
+    + (await listenerPids(admin, `${on.schema.name}.${WEBHOOK_WAKE}`)).length === 1;
+  assert.ok(await until(listening, 5000), 'the worker listens');
 
   const sent = Date.now();
   const res = await post(api, '/v1/email', account.apiKey, emailBody());

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
-import type { KeyDeps } from './app/api-keys.ts';
+import { newVerifiedKeyCache, type KeyDeps } from './app/api-keys.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
@@ -80,6 +80,8 @@ export async function openAppDeps(
       clock: options.clock ?? Date.now,
       newId: uuidv7,
       signingSecret,
+      // Verified keys kept 5 s: a key revoked by another process stops working here within that.
+      verifiedKeys: newVerifiedKeyCache(),
       publicUrl: config.publicUrl,
       dnsServers: config.dnsServers,
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,
@@ -142,6 +144,8 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     worker = new OutboxWorker(
       {
         db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, transports: built.transports, logger: workerLogger,
+        // Claims and outcomes share the accepts' committer: on SQLite one fsync per batch, not per message.
+        commit: deps.commit,
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
         issueCertificate: certificateIssuer({ db: store.db, publicUrl: config.publicUrl, clock }),
         // Every outcome records an event, which may have a webhook delivery to post.

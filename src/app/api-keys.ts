@@ -16,7 +16,64 @@ const ALGORITHM = 'HS256';
 
 export interface KeyDeps extends AppDeps {
   readonly signingSecret: Uint8Array;
+  /** Keys verified lately (see VerifiedKeyCache); absent: every request verifies and looks up its key. */
+  readonly verifiedKeys?: VerifiedKeyCache;
 }
+
+/** A key that passed every check, as remembered by VerifiedKeyCache. */
+interface VerifiedKey {
+  readonly key: ApiKeyRecord;
+  /** The JWT's `exp` in seconds, checked again on every hit as jose checks it. */
+  readonly exp: number | undefined;
+  /** Clock time after which the key is verified and looked up again. */
+  readonly until: number;
+}
+
+/**
+ * Keys verified in the last `ttlMs`, by the SHA-256 of the presented key: a hit skips
+ * the JWT signature check and the key look-up (the account is still read on every
+ * request, so a changed allow-list or rate applies at once). Revocation: revokeKey()
+ * evicts the key in this process at once; a key revoked by another process (the CLI,
+ * another API process) stops working here within `ttlMs` at most. Expiry is checked on
+ * every hit. Only keys that passed are kept, and at most `maxEntries` of them (least
+ * recently used go first), so a flood of bad keys cannot grow it.
+ */
+export class VerifiedKeyCache {
+  readonly #entries = new Map<string, VerifiedKey>();
+  readonly ttlMs: number;
+  readonly #maxEntries: number;
+
+  constructor(options: { ttlMs: number; maxEntries: number }) {
+    this.ttlMs = options.ttlMs;
+    this.#maxEntries = options.maxEntries;
+  }
+
+  get(keyHash: string, now: number): VerifiedKey | undefined {
+    const entry = this.#entries.get(keyHash);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(keyHash);
+    if (entry.until <= now) return undefined;
+    this.#entries.set(keyHash, entry); // most recently used last
+    return entry;
+  }
+
+  set(keyHash: string, entry: VerifiedKey): void {
+    this.#entries.delete(keyHash);
+    this.#entries.set(keyHash, entry);
+    if (this.#entries.size > this.#maxEntries) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+  }
+
+  /** Forgets the key with this id (revoked). */
+  evict(keyId: string): void {
+    for (const [hash, entry] of this.#entries) if (entry.key.id === keyId) this.#entries.delete(hash);
+  }
+}
+
+/** The service's cache: a key revoked by another process works here at most 5 s longer. */
+export const newVerifiedKeyCache = (): VerifiedKeyCache => new VerifiedKeyCache({ ttlMs: 5000, maxEntries: 10_000 });
 
 export interface IssuedKey {
   readonly id: string;
@@ -49,8 +106,11 @@ export async function issueApiKey(
   return { id, apiKey, scopes, expiresAt };
 }
 
-export async function revokeKey(deps: AppDeps, accountId: string, keyId: string): Promise<boolean> {
-  return revokeApiKey(deps.db, accountId, keyId, deps.clock());
+export async function revokeKey(deps: AppDeps & Pick<KeyDeps, 'verifiedKeys'>, accountId: string, keyId: string): Promise<boolean> {
+  const revoked = await revokeApiKey(deps.db, accountId, keyId, deps.clock());
+  // Evicted after the commit: a request verifying meanwhile reads the revocation from the store.
+  deps.verifiedKeys?.evict(keyId);
+  return revoked;
 }
 
 export type Authentication =
@@ -65,24 +125,44 @@ const INVALID: Authentication = { kind: 'invalid' };
  * itself fails, which the HTTP layer answers with the spec's 500.
  */
 export async function authenticateApiKey(deps: KeyDeps, apiKey: string): Promise<Authentication> {
+  const keyHash = hashKey(apiKey);
+  const now = deps.clock();
+  const cached = deps.verifiedKeys?.get(keyHash, now);
+  const verified = cached ?? (await verifyKey(deps, apiKey, keyHash, now));
+  if (verified === undefined) return INVALID;
+  const { key, exp } = verified;
+  if (cached !== undefined) {
+    // What verifyKey checked that time can change: expiry (jose's rule, and the stored one).
+    if (exp !== undefined && exp <= Math.floor(now / 1000)) return INVALID;
+    if (key.expiresAt !== null && key.expiresAt <= now) return INVALID;
+    if (!timingSafeEqual(Buffer.from(keyHash, 'hex'), Buffer.from(key.keyHash, 'hex'))) return INVALID;
+  } else {
+    deps.verifiedKeys?.set(keyHash, verified);
+  }
+  const account = await findAccount(deps.db, key.accountId);
+  if (!account) return INVALID;
+  return { kind: 'authenticated', account, key };
+}
+
+/** The full check: signature and claims (jose), then the stored key (revocation, expiry, hash). */
+async function verifyKey(deps: KeyDeps, apiKey: string, keyHash: string, now: number): Promise<VerifiedKey | undefined> {
   let keyId: string;
+  let exp: number | undefined;
   try {
     const { payload } = await jwtVerify(apiKey, deps.signingSecret, {
       issuer: ISSUER,
       algorithms: [ALGORITHM],
-      currentDate: new Date(deps.clock()),
+      currentDate: new Date(now),
     });
-    if (typeof payload.jti !== 'string' || typeof payload.sub !== 'string') return INVALID;
+    if (typeof payload.jti !== 'string' || typeof payload.sub !== 'string') return undefined;
     keyId = payload.jti;
+    exp = payload.exp;
   } catch {
-    return INVALID;
+    return undefined;
   }
   const key = await findApiKey(deps.db, keyId);
-  if (!key || key.revokedAt !== null) return INVALID;
-  if (key.expiresAt !== null && key.expiresAt <= deps.clock()) return INVALID;
-  const presented = Buffer.from(hashKey(apiKey), 'hex');
-  if (!timingSafeEqual(presented, Buffer.from(key.keyHash, 'hex'))) return INVALID;
-  const account = await findAccount(deps.db, key.accountId);
-  if (!account) return INVALID;
-  return { kind: 'authenticated', account, key };
+  if (!key || key.revokedAt !== null) return undefined;
+  if (key.expiresAt !== null && key.expiresAt <= now) return undefined;
+  if (!timingSafeEqual(Buffer.from(keyHash, 'hex'), Buffer.from(key.keyHash, 'hex'))) return undefined;
+  return { key, exp, until: now + (deps.verifiedKeys?.ttlMs ?? 0) };
 }

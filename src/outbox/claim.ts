@@ -1,6 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import type { Db } from '../store/database.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
+import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { markSending } from '../store/messages.ts';
 
 export interface ClaimedMessage {
@@ -34,10 +35,12 @@ export async function claimDue(
   capabilities: DialectCapabilities,
   lease: { owner: string; now: number; leaseMs: number; limit: number; channel: Channel },
   newId: () => string,
+  commit: Committer = transactionPerWork(db),
 ): Promise<ClaimedMessage[]> {
   const { owner, now, leaseMs, limit, channel } = lease;
-  // Claim, mark `sending` and read in one transaction: one commit (one fsync) per claim.
-  return db.transaction().execute(async (tx) => {
+  // Claim, mark `sending` and read as one unit of work: at most one commit per claim,
+  // shared on SQLite with the outcomes and accepts of the moment (group commit).
+  return commit.run(async (tx) => {
     const claimed = await tx
       .updateTable('outbox')
       .set((eb) => ({ lease_owner: owner, lease_expires_at: now + leaseMs, attempts: eb('attempts', '+', 1) }))

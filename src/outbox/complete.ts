@@ -2,6 +2,7 @@ import type { Outcome } from '../channels/channel.ts';
 import type { CertificateIssuer } from '../domain/certificate.ts';
 import { adjustAccount } from '../store/accounts.ts';
 import type { Db, Tx } from '../store/database.ts';
+import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { insertCertificate } from '../store/certificates.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { recordEvent } from '../store/messages.ts';
@@ -11,6 +12,12 @@ import { retryDelayMs, withinHorizon, type RetryHorizons } from './retry-policy.
 
 export interface CompletionDeps {
   readonly db: Db;
+  /**
+   * Commits each outcome: on SQLite the service's group committer, so the outcomes that
+   * finish together (and the accepts of the moment) share one durable commit, each in
+   * its own savepoint; default: a transaction of its own.
+   */
+  readonly commit?: Committer;
   readonly clock: () => number;
   readonly newId: () => string;
   readonly random?: () => number;
@@ -23,10 +30,11 @@ export interface CompletionDeps {
 export type Resolution = 'sent' | 'retry' | 'failed' | 'lease-lost';
 
 /**
- * Records what a transport said about one claimed message, in one transaction:
- * the status transition with its event, and the outbox row removed (done) or
- * rescheduled (retry). Every statement is conditioned on still holding the lease,
- * so a worker whose lease ran out cannot record a second outcome.
+ * Records what a transport said about one claimed message, as one unit of work
+ * (atomic, possibly sharing its commit with others through deps.commit): the status
+ * transition with its event, and the outbox row removed (done) or rescheduled (retry).
+ * Every statement is conditioned on still holding the lease, so a worker whose lease
+ * ran out cannot record a second outcome, whatever else its commit carries.
  */
 export async function recordOutcome(deps: CompletionDeps, owner: string, message: ClaimedMessage, outcome: Outcome): Promise<Resolution> {
   const now = deps.clock();
@@ -35,7 +43,7 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
   const certificate = outcome.kind === 'accepted' && outcome.evidence !== undefined && deps.issueCertificate !== undefined
     ? await deps.issueCertificate({ msgid: message.msgid, accountId: message.accountId }, outcome.evidence)
     : undefined;
-  return deps.db.transaction().execute(async (tx) => {
+  return (deps.commit ?? transactionPerWork(deps.db)).run(async (tx) => {
     if (outcome.kind === 'deferred' && withinHorizon(message.channel, message.createdAt, now, deps.retryHorizons)) {
       const rescheduled = await tx
         .updateTable('outbox')

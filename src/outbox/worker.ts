@@ -3,6 +3,7 @@ import type { Outcome, Transport } from '../channels/channel.ts';
 import { CHANNELS, type Channel } from '../domain/account.ts';
 import type { EmailPayload, Outbound, SmsPayload, WhatsappPayload } from '../domain/outbound.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
+import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { claimDue, releaseAllLeases, type ClaimedMessage } from './claim.ts';
 import { recordOutcome, type CompletionDeps } from './complete.ts';
 
@@ -46,6 +47,8 @@ type WorkerDeps = CompletionDeps & {
 export class OutboxWorker {
   readonly #deps: WorkerDeps;
   readonly #options: WorkerOptions;
+  /** Claims and outcomes are units of work of this committer (grouped with the accepts on SQLite). */
+  readonly #commit: Committer;
   readonly #abort = new AbortController();
   readonly #inFlight = new Map<Channel, Set<Promise<void>>>(CHANNELS.map((c) => [c, new Set()]));
   #running = false;
@@ -57,6 +60,7 @@ export class OutboxWorker {
   constructor(deps: WorkerDeps, options: WorkerOptions) {
     this.#deps = deps;
     this.#options = options;
+    this.#commit = deps.commit ?? transactionPerWork(deps.db);
   }
 
   start(): void {
@@ -130,7 +134,7 @@ export class OutboxWorker {
       const free = concurrency - inFlight.size;
       if (free <= 0 || (inFlight.size > 0 && free < refillAt)) continue;
       const limit = Math.min(free, batchSize);
-      const claimed = await claimDue(this.#deps.db, this.#deps.capabilities, { owner, now: this.#deps.clock(), leaseMs, limit, channel }, this.#deps.newId);
+      const claimed = await claimDue(this.#deps.db, this.#deps.capabilities, { owner, now: this.#deps.clock(), leaseMs, limit, channel }, this.#deps.newId, this.#commit);
       for (const message of claimed) {
         const delivery = this.#deliver(message).finally(() => {
           inFlight.delete(delivery);

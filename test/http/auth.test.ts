@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { issueApiKey, revokeKey } from '../../src/app/api-keys.ts';
 import type { Service } from '../../src/service.ts';
+import { revokeApiKey } from '../../src/store/api-keys.ts';
 import { addWhatsappTemplate, emailBody, issueKey, openAccount, post, postFrom, smsBody, startService } from '../support/service.ts';
 
 interface Operation {
@@ -146,6 +147,34 @@ test('an expired key gets 403 Invalid API Key', async (t) => {
   const key = await issueApiKey(service.deps, service.deps.db, account.id, { expiresAt: now + 60_000 });
   assert.equal((await post(service, '/v1/email', key.apiKey, emailBody())).statusCode, 200);
   now += 120_000;
+  const res = await post(service, '/v1/email', key.apiKey, emailBody());
+  assert.equal(res.statusCode, 403);
+  assert.deepStrictEqual(res.json(), INVALID_KEY);
+});
+
+test('a key verified a moment ago gets 403 Invalid API Key the moment it expires', async (t) => {
+  let now = Date.parse('2025-01-01T00:00:00Z');
+  const service = await startService(t, { clock: () => now });
+  const account = await openAccount(service);
+  const key = await issueApiKey(service.deps, service.deps.db, account.id, { expiresAt: now + 2000 });
+  assert.equal((await post(service, '/v1/email', key.apiKey, emailBody())).statusCode, 200);
+  now += 2000; // well inside the 5 s for which a verified key is remembered
+  const res = await post(service, '/v1/email', key.apiKey, emailBody());
+  assert.equal(res.statusCode, 403);
+  assert.deepStrictEqual(res.json(), INVALID_KEY);
+});
+
+test('a key revoked by another process (straight in the store) works at most 5 s longer, then gets 403 Invalid API Key', async (t) => {
+  let now = Date.parse('2025-01-01T00:00:00Z');
+  const service = await startService(t, { clock: () => now });
+  const account = await openAccount(service);
+  const key = await issueKey(service, account.id);
+  assert.equal((await post(service, '/v1/email', key.apiKey, emailBody())).statusCode, 200);
+  // What the CLI or another API process does: this process's cache is not told.
+  await revokeApiKey(service.deps.db, account.id, key.id, now);
+  now += 4999;
+  assert.equal((await post(service, '/v1/email', key.apiKey, emailBody())).statusCode, 200);
+  now += 1;
   const res = await post(service, '/v1/email', key.apiKey, emailBody());
   assert.equal(res.statusCode, 403);
   assert.deepStrictEqual(res.json(), INVALID_KEY);

@@ -9,6 +9,7 @@ import { OutboxWorker, type Transports } from '../../src/outbox/worker.ts';
 import { findAccount } from '../../src/store/accounts.ts';
 import { listLedger } from '../../src/store/ledger.ts';
 import type { Service } from '../../src/service.ts';
+import type { Committer } from '../../src/store/group-commit.ts';
 import { emailBody, get, openAccount, post, startService } from '../support/service.ts';
 
 const HOUR = 3_600_000;
@@ -145,4 +146,27 @@ test('HERALD_EMAIL_RETRY_HOURS shortens the email horizon: a message still defer
   await service.worker.drain(); // port 9 (discard) refuses: a transient failure, past the horizon
 
   assert.equal((await get(service, `/v1/messages/${msgid}`, account.apiKey)).json().status, 'failed');
+});
+
+test('a worker given a committer claims and records every outcome as a unit of it (on SQLite: grouped commits)', async (t) => {
+  const now = { value: Date.UTC(2026, 0, 1) };
+  const service = await startService(t, { clock: () => now.value });
+  const account = await openAccount(service, { messagesLeft: 10 });
+  const msgids: string[] = [];
+  for (let i = 0; i < 3; i += 1) msgids.push((await post(service, '/v1/email', account.apiKey, emailBody())).json().to[0].msgid);
+  let units = 0;
+  const counting: Committer = { run: (work) => { units += 1; return service.deps.commit.run(work); } };
+  const transport = answering({ kind: 'accepted', peer: 'mx.example.org', response: '250 ok' });
+  const transports = { email: transport, sms: transport, whatsapp: transport } as unknown as Transports;
+  const worker = new OutboxWorker(
+    { db: service.store.db, commit: counting, clock: () => now.value, newId: uuidv7, capabilities: service.store.capabilities, transports, logger: pino({ level: 'silent' }) },
+    { owner: 'test-worker', batchSize: 10, concurrency: 10, leaseMs: 60_000, pollMs: 50 },
+  );
+
+  assert.equal(await worker.drain(), 3);
+
+  // A claim per channel (email's takes the three), one unit per outcome, then a last, empty claim per channel.
+  assert.equal(units, 3 + 3 + 3);
+  for (const msgid of msgids) assert.equal((await get(service, `/v1/messages/${msgid}`, account.apiKey)).json().status, 'sent');
+  assert.equal(await outboxRow(service, msgids[0]!), undefined);
 });

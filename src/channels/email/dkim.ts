@@ -1,4 +1,4 @@
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { DKIMOptions } from 'nodemailer';
 
 /**
@@ -34,14 +34,32 @@ export async function dkimSigningOptions(lookup: DkimKeyLookup, accountId: strin
   const domain = domainOf(fromAddress);
   const key = await lookup(accountId, domain);
   if (key === undefined) return undefined;
-  let keyType: string | undefined;
+  let privateKey: KeyObject;
   try {
-    keyType = createPrivateKey(key.privateKey).asymmetricKeyType;
+    privateKey = parsedKey(key.privateKey);
   } catch {
     throw new Error(`the DKIM key of ${domain} (selector ${key.selector}) does not parse`);
   }
+  const keyType = privateKey.asymmetricKeyType;
   if (keyType !== 'rsa') throw new Error(`the DKIM key of ${domain} (selector ${key.selector}) is ${keyType ?? 'unknown'}, not RSA`);
-  return { domainName: domain, keySelector: key.selector, privateKey: key.privateKey, headerFieldNames: DKIM_SIGNED_HEADERS.join(':') };
+  // nodemailer hands privateKey to crypto's Sign.sign(), which takes a KeyObject as well
+  // as PEM (its types say string): the parsed key spares a PEM parse per message.
+  return { domainName: domain, keySelector: key.selector, privateKey: privateKey as unknown as string, headerFieldNames: DKIM_SIGNED_HEADERS.join(':') };
+}
+
+// Parsed keys by their PEM text: parsing RSA PEM costs more than a tenth of the
+// signature itself. A domain whose key changes brings a new PEM, so a new entry.
+const PARSED_KEYS_MAX = 1000;
+const parsedKeys = new Map<string, KeyObject>();
+
+function parsedKey(pem: string): KeyObject {
+  let parsed = parsedKeys.get(pem);
+  if (parsed === undefined) {
+    parsed = createPrivateKey(pem);
+    if (parsedKeys.size >= PARSED_KEYS_MAX) parsedKeys.clear();
+    parsedKeys.set(pem, parsed);
+  }
+  return parsed;
 }
 
 function domainOf(address: string): string {

@@ -1,0 +1,124 @@
+// herald as the operator runs it: `node src/main.ts serve --role <role>` in a child
+// process of its own, on HERALD_PORT=0, its address read from its log. For the tests of
+// several processes sharing one PostgreSQL and one Redis (test/e2e/multi-process*.test.ts).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import type { Role } from '../../src/roles.ts';
+
+const root = new URL('../../', import.meta.url).pathname;
+/** Output kept per process for failure messages: the end of its log. */
+const TAIL_CHARS = 16_384;
+const LISTENING = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
+
+export interface HeraldProcess {
+  readonly role: Role;
+  readonly pid: number;
+  /** `http://127.0.0.1:<port>`: the API, or only /healthz and /readyz for a worker. */
+  readonly url: string;
+  /** Set when the process ended; `expected` when the test ended it. */
+  readonly exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly expected: boolean } | undefined;
+  /** The end of what it wrote to stdout and stderr. */
+  output(): string;
+  /** Sends a signal that does not end it (SIGSTOP, SIGCONT). */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void;
+  /** Sends `signal` (SIGKILL by default) and resolves when the process is gone. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+// Children must not outlive the test process, whatever ends it (a failed assertion, a
+// time-out, an uncaught error, a signal): the exit handler runs synchronously, and
+// kill() is. A signal ends a process without 'exit', so it is caught, passed on to the
+// children, and raised again for its usual effect when nobody else handles it.
+const running = new Set<ChildProcess>();
+const killRunning = (): void => {
+  for (const child of running) child.kill('SIGKILL');
+};
+process.on('exit', killRunning);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    killRunning();
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  });
+}
+
+/** The test process's environment without any HERALD_* setting, so a child sees only the ones given. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('HERALD_')));
+}
+
+async function ready(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/readyz`)).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts `serve --role role` with `env` (plus HERALD_PORT=0, HERALD_HOST=127.0.0.1,
+ * HERALD_LOG_LEVEL=info: the listening line is an info line) and resolves once its
+ * /readyz answers 200. The log is read for as long as the process runs (a full pipe
+ * would stall it); its end is kept for failure messages.
+ */
+export async function startHerald(role: Role, env: Readonly<Record<string, string>>, timeoutMs = 60_000): Promise<HeraldProcess> {
+  const child = spawn(process.execPath, ['src/main.ts', 'serve', '--role', role], {
+    cwd: root,
+    env: { ...cleanEnv(), HERALD_PORT: '0', HERALD_HOST: '127.0.0.1', HERALD_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let tail = '';
+  let expected = false;
+  let exit: HeraldProcess['exit'];
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    running.delete(child);
+    exit = { code: code as number | null, signal: signal as NodeJS.Signals | null, expected };
+  });
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
+    if (exit !== undefined) return;
+    expected = true;
+    child.kill(signal);
+    await exited;
+  };
+
+  let url: string | undefined;
+  const listening = new Promise<string>((resolve) => {
+    const keep = (chunk: string): void => {
+      tail = (tail + chunk).slice(-TAIL_CHARS);
+      if (url === undefined) {
+        const found = LISTENING.exec(tail)?.[1];
+        if (found !== undefined) resolve((url = found));
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', keep);
+    child.stderr.setEncoding('utf8').on('data', keep);
+  });
+
+  try {
+    const started = await Promise.race([
+      listening,
+      exited.then(() => undefined),
+      new Promise<'timeout'>((resolve) => setTimeout(resolve, timeoutMs, 'timeout').unref()),
+    ]);
+    if (typeof started !== 'string' || started === 'timeout') {
+      throw new Error(`herald --role ${role} ${started === 'timeout' ? `did not listen within ${timeoutMs} ms` : 'exited before listening'}:\n${tail}`);
+    }
+    const deadline = Date.now() + timeoutMs;
+    while (!(await ready(started))) {
+      if (exit !== undefined || Date.now() > deadline) throw new Error(`herald --role ${role} never answered /readyz with 200:\n${tail}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return {
+      role,
+      pid: child.pid ?? 0,
+      url: started,
+      get exit() { return exit; },
+      output: () => tail,
+      signal: (signal) => { child.kill(signal); },
+      kill,
+    };
+  } catch (error) {
+    await kill();
+    throw error;
+  }
+}

@@ -5,8 +5,13 @@ import type { Logger } from 'pino';
 // caps). Redis is an accelerator here, never a dependency of staying up: a command
 // fails fast instead of waiting for a connection, and the client reconnects on its own.
 
-/** How long one command may take before the caller treats Redis as unreachable. */
-export const REDIS_COMMAND_TIMEOUT_MS = 250;
+/**
+ * How long one command may take before the caller treats Redis as unreachable. The
+ * timer runs on the same event loop as the reply, so a process starved of CPU for this
+ * long would mistake a healthy Redis for an outage: 500 ms leaves room for that while
+ * a hung Redis still costs one request half a second at most.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 export interface SharedRedis {
   readonly client: Redis;

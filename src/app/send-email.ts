@@ -68,11 +68,13 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
   const sendId = deps.newId();
   const now = deps.clock();
   const committed = await commitOrReject(deps.commit, async (tx) => {
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'email', payload, now, eventIds: deps.newId, options }, recipients);
+    // The debit comes last: on PostgreSQL it locks the account row until commit, and
+    // concurrent sends of one account queue on that lock; the shorter it is held, the better.
     if (billed > 0) {
       if (!(await debitMessages(tx, account.id, billed, now))) throw new RejectionError({ code: 'noMessagesLeft' });
       await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'email.send', sendId });
     }
-    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'email', payload, now, eventIds: deps.newId, options }, recipients);
   });
   if (!committed.ok) return committed;
   deps.wakeOutbox();

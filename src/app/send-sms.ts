@@ -34,10 +34,11 @@ export async function sendSms(deps: AppDeps, account: Account, body: unknown): P
   const sendId = deps.newId();
   const now = deps.clock();
   const committed = await commitOrReject(deps.commit, async (tx) => {
+    // Debit last: the account row stays locked (PostgreSQL) only from here to the commit.
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'sms', payload, now, eventIds: deps.newId, options: options.value }, messages);
     const debited = await debitMessages(tx, account.id, cost, now);
     if (!debited) throw new RejectionError({ code: 'noMessagesLeft' });
     await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -cost, balanceDelta: 0, reason: 'sms.send', sendId });
-    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'sms', payload, now, eventIds: deps.newId, options: options.value }, messages);
     return debited.messagesLeft;
   });
   if (!committed.ok) return committed;

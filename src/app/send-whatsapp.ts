@@ -55,12 +55,13 @@ export async function commitWhatsappSend(
   const sendId = deps.newId();
   const now = deps.clock();
   const committed = await commitOrReject(deps.commit, async (tx) => {
-    const debited = await debitBalance(tx, account.id, price, now);
-    if (!debited) throw new RejectionError({ code: 'insufficientBalance' });
-    await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: 0, balanceDelta: -price, reason: 'whatsapp.send', sendId });
+    // Debit last: the account row stays locked (PostgreSQL) only from here to the commit.
     await insertSend(tx, { id: sendId, accountId: account.id, channel: 'whatsapp', payload, now, eventIds: deps.newId, options }, [
       { id: msgid, recipient: destination, role: 'to', costMessages: 0, costBalance: price },
     ]);
+    const debited = await debitBalance(tx, account.id, price, now);
+    if (!debited) throw new RejectionError({ code: 'insufficientBalance' });
+    await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: 0, balanceDelta: -price, reason: 'whatsapp.send', sendId });
     return debited.balance;
   });
   if (!committed.ok) return committed;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { UsageError, type DatabaseChoice } from './common.ts';
+import { withClient } from '../../test/support/postgres.ts';
 
 // The stores herald is benchmarked on: a SQLite file in a temporary directory always,
 // and PostgreSQL when TEST_POSTGRES_URL names a server. Each herald run gets a store
@@ -33,16 +34,6 @@ export function databaseKinds(choice: DatabaseChoice): DatabaseKind[] {
   if (choice === 'sqlite') return ['sqlite'];
   if (choice === 'postgres') return ['postgres'];
   return postgres === undefined || postgres === '' ? ['sqlite'] : ['sqlite', 'postgres'];
-}
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 export async function freshDatabase(kind: DatabaseKind): Promise<BenchDatabase> {

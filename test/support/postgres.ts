@@ -19,7 +19,8 @@ export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL;
 const RUN = process.env.HERALD_TEST_RUN ?? 'solo';
 const MIGRATION_TABLES = new Set(['kysely_migration', 'kysely_migration_lock']);
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+/** One short-lived connection for administrative statements (schemas, databases). */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -76,7 +76,7 @@ export async function openAppDeps(
     const deps: KeyDeps = {
       db: store.db,
       // One writer (embedded SQLite): concurrent sends share one durable commit.
-      commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256 }) : transactionPerWork(store.db),
+      commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256, ...(store.direct ? { direct: store.direct } : {}) }) : transactionPerWork(store.db),
       clock: options.clock ?? Date.now,
       newId: uuidv7,
       signingSecret,

@@ -28,9 +28,13 @@ export function canTransition(from: MessageStatus, to: MessageStatus): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
+const PREDECESSORS = new Map<MessageStatus, readonly MessageStatus[]>(
+  MESSAGE_STATUSES.map((to) => [to, MESSAGE_STATUSES.filter((from) => TRANSITIONS[from].includes(to))]),
+);
+
 /** The states a message may be in for a move to `to` to apply. */
-export function predecessorsOf(to: MessageStatus): MessageStatus[] {
-  return MESSAGE_STATUSES.filter((from) => TRANSITIONS[from].includes(to));
+export function predecessorsOf(to: MessageStatus): readonly MessageStatus[] {
+  return PREDECESSORS.get(to) ?? [];
 }
 
 export function isMessageStatus(value: string): value is MessageStatus {

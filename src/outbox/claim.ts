@@ -3,6 +3,7 @@ import type { Db } from '../store/database.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { markSending } from '../store/messages.ts';
+import { placeholders, queryRows, statement, type Statement } from '../store/prepared-statement.ts';
 
 export interface ClaimedMessage {
   readonly msgid: string;
@@ -41,47 +42,59 @@ export async function claimDue(
   // Claim, mark `sending` and read as one unit of work: at most one commit per claim,
   // shared on SQLite with the outcomes and accepts of the moment (group commit).
   return commit.run(async (tx) => {
-    const claimed = await tx
-      .updateTable('outbox')
-      .set((eb) => ({ lease_owner: owner, lease_expires_at: now + leaseMs, attempts: eb('attempts', '+', 1) }))
-      .where('message_id', 'in', (eb) =>
-        eb
-          .selectFrom('outbox')
-          .select('message_id')
-          .where('channel', '=', channel)
-          .where('available_at', '<=', now)
-          .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<=', now)]))
-          .orderBy('available_at')
-          .limit(limit)
-          .$if(capabilities.skipLocked, (q) => q.forUpdate().skipLocked()),
-      )
-      .returning(['message_id', 'attempts'])
-      .execute();
+    const claimed = await queryRows<{ message_id: string; attempts: number }>(
+      tx, capabilities.skipLocked ? CLAIM_SKIP_LOCKED : CLAIM, [owner, now + leaseMs, channel, now, limit]);
     if (claimed.length === 0) return [];
 
-    const attempts = new Map(claimed.map((row) => [row.message_id, row.attempts]));
-    await markSending(tx, claimed.map((row) => ({ id: row.message_id, eventId: newId(), attempt: row.attempts })), now);
-    const rows = await tx
-      .selectFrom('messages')
-      .innerJoin('sends', 'sends.id', 'messages.send_id')
-      .select([
-        'messages.id', 'messages.account_id', 'messages.channel', 'messages.recipient', 'messages.created_at',
-        'messages.cost_messages', 'messages.cost_balance', 'sends.payload',
-      ])
-      .where('messages.id', 'in', [...attempts.keys()])
-      .execute();
-    return rows.map((row) => ({
-      msgid: row.id,
-      accountId: row.account_id,
-      channel: row.channel as Channel,
-      recipient: row.recipient,
-      attempt: attempts.get(row.id) ?? 1,
-      createdAt: Number(row.created_at),
-      costMessages: Number(row.cost_messages),
-      costBalance: Number(row.cost_balance),
-      payload: JSON.parse(row.payload) as unknown,
-    }));
+    const attempts = new Map(claimed.map((row) => [row.message_id, Number(row.attempts)]));
+    await markSending(tx, claimed.map((row) => ({ id: row.message_id, eventId: newId(), attempt: Number(row.attempts) })), now);
+    const rows = await queryRows<ClaimedRow>(tx, readClaimed(claimed.length), [...attempts.keys()]);
+    // Recipients of one request share its payload: parsed once.
+    const payloads = new Map<string, unknown>();
+    return rows.map((row) => {
+      let payload = payloads.get(row.send_id);
+      if (payload === undefined) payloads.set(row.send_id, (payload = JSON.parse(row.payload) as unknown));
+      return {
+        msgid: row.id,
+        accountId: row.account_id,
+        channel: row.channel as Channel,
+        recipient: row.recipient,
+        attempt: attempts.get(row.id) ?? 1,
+        createdAt: Number(row.created_at),
+        costMessages: Number(row.cost_messages),
+        costBalance: Number(row.cost_balance),
+        payload,
+      };
+    });
   });
+}
+
+const claimText = (lock: string) => `
+  update outbox set lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1
+  where message_id in (select message_id from outbox
+                       where channel = $3 and available_at <= $4
+                         and (lease_expires_at is null or lease_expires_at <= $4)
+                       order by available_at limit $5${lock})
+  returning message_id, attempts`;
+const CLAIM = statement(claimText(''));
+const CLAIM_SKIP_LOCKED = statement(claimText(' for update skip locked'));
+
+interface ClaimedRow {
+  id: string; account_id: string; channel: string; recipient: string; created_at: number;
+  cost_messages: number; cost_balance: number; send_id: string; payload: string;
+}
+
+const readStatements = new Map<number, Statement>();
+function readClaimed(count: number): Statement {
+  let declared = readStatements.get(count);
+  if (!declared) {
+    declared = statement(`
+      select m.id, m.account_id, m.channel, m.recipient, m.created_at, m.cost_messages, m.cost_balance, m.send_id, s.payload
+      from messages m join sends s on s.id = m.send_id
+      where m.id in (${placeholders(1, count)})`);
+    readStatements.set(count, declared);
+  }
+  return declared;
 }
 
 /** Releases every lease (see DialectCapabilities.singleServerProcess); returns how many rows were leased. */

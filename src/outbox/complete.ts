@@ -6,6 +6,7 @@ import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { insertCertificate } from '../store/certificates.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { recordEvent } from '../store/messages.ts';
+import { execute, statement } from '../store/prepared-statement.ts';
 import { addSuppression } from '../store/suppressions.ts';
 import type { ClaimedMessage } from './claim.ts';
 import { retryDelayMs, withinHorizon, type RetryHorizons } from './retry-policy.ts';
@@ -45,19 +46,14 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     : undefined;
   return (deps.commit ?? transactionPerWork(deps.db)).run(async (tx) => {
     if (outcome.kind === 'deferred' && withinHorizon(message.channel, message.createdAt, now, deps.retryHorizons)) {
-      const rescheduled = await tx
-        .updateTable('outbox')
-        .set({ available_at: now + retryDelayMs(message.attempt, deps.random), lease_owner: null, lease_expires_at: null })
-        .where('message_id', '=', message.msgid)
-        .where('lease_owner', '=', owner)
-        .executeTakeFirst();
-      if (rescheduled.numUpdatedRows !== 1n) return 'lease-lost';
+      const rescheduled = await execute(tx, RESCHEDULE, [now + retryDelayMs(message.attempt, deps.random), message.msgid, owner]);
+      if (rescheduled !== 1) return 'lease-lost';
       await recordEvent(tx, { messageId: message.msgid, status: 'deferred', eventId: deps.newId(), at: now, data });
       return 'retry';
     }
 
-    const released = await tx.deleteFrom('outbox').where('message_id', '=', message.msgid).where('lease_owner', '=', owner).executeTakeFirst();
-    if (released.numDeletedRows !== 1n) return 'lease-lost';
+    const released = await execute(tx, RELEASE, [message.msgid, owner]);
+    if (released !== 1) return 'lease-lost';
     if (outcome.kind === 'accepted') {
       const status = outcome.delivered === true ? 'delivered' : 'sent';
       await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) });
@@ -81,6 +77,12 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     return 'failed';
   });
 }
+
+// Both conditioned on the lease: a worker whose lease ran out changes nothing.
+const RESCHEDULE = statement(`
+  update outbox set available_at = $1, lease_owner = null, lease_expires_at = null
+  where message_id = $2 and lease_owner = $3`);
+const RELEASE = statement('delete from outbox where message_id = $1 and lease_owner = $2');
 
 async function refund(tx: Tx, deps: CompletionDeps, message: ClaimedMessage, now: number): Promise<void> {
   if (message.costMessages === 0 && message.costBalance === 0) return;

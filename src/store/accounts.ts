@@ -1,6 +1,7 @@
 import type { Account, Channel } from '../domain/account.ts';
 import type { AccountRow, AccountsTable, Executor } from './database.ts';
 import type { AccountInput } from '../domain/admin-input.ts';
+import { queryRows, statement } from './prepared-statement.ts';
 
 export function toAccount(row: AccountRow): Account {
   return {
@@ -93,27 +94,25 @@ export async function updateAccount(db: Executor, id: string, now: number, chang
  * so concurrent sends can never overdraw the account.
  */
 export async function debitMessages(db: Executor, id: string, count: number, now: number): Promise<{ messagesLeft: number } | null> {
-  const row = await db
-    .updateTable('accounts')
-    .set((eb) => ({ messages_left: eb('messages_left', '-', count), updated_at: now }))
-    .where('id', '=', id)
-    .where('messages_left', '>=', count)
-    .returning('messages_left')
-    .executeTakeFirst();
+  const [row] = await queryRows<{ messages_left: number }>(db, DEBIT_MESSAGES, [count, now, id]);
   return row ? { messagesLeft: Number(row.messages_left) } : null;
 }
 
+const DEBIT_MESSAGES = statement(`
+  update accounts set messages_left = messages_left - $1, updated_at = $2
+  where id = $3 and messages_left >= $1
+  returning messages_left`);
+
 /** Same as debitMessages, for money (WhatsApp). */
 export async function debitBalance(db: Executor, id: string, amount: number, now: number): Promise<{ balance: number } | null> {
-  const row = await db
-    .updateTable('accounts')
-    .set((eb) => ({ balance: eb('balance', '-', amount), updated_at: now }))
-    .where('id', '=', id)
-    .where('balance', '>=', amount)
-    .returning('balance')
-    .executeTakeFirst();
+  const [row] = await queryRows<{ balance: number }>(db, DEBIT_BALANCE, [amount, now, id]);
   return row ? { balance: Number(row.balance) } : null;
 }
+
+const DEBIT_BALANCE = statement(`
+  update accounts set balance = balance - $1, updated_at = $2
+  where id = $3 and balance >= $1
+  returning balance`);
 
 /** Adds (or with a negative delta, removes) messages and money; refuses to go below zero. */
 export async function adjustAccount(db: Executor, id: string, messagesDelta: number, balanceDelta: number, now: number): Promise<boolean> {

@@ -29,6 +29,7 @@ import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE } from 'kysely/mi
 import pg from 'pg';
 import type { Database } from './database.ts';
 import { LOCAL_NOTIFIER, PostgresNotifier, type Notifier } from './notify.ts';
+import { preparedName, toSqliteValue, type DirectSqlite } from './prepared-statement.ts';
 
 export interface DialectCapabilities {
   /** `FOR UPDATE SKIP LOCKED` on outbox claims (PostgreSQL); SQLite serialises writers instead. */
@@ -46,6 +47,11 @@ export interface OpenedStore {
   readonly capabilities: DialectCapabilities;
   /** Wake-ups across processes (PostgreSQL LISTEN/NOTIFY); SQLite has one server process and needs none. */
   readonly notifier: Notifier;
+  /**
+   * SQLite's one connection, for the group committer's transactions to run prepared
+   * statements on directly (store/prepared-statement.ts); absent on PostgreSQL.
+   */
+  readonly direct?: DirectSqlite;
 }
 
 export interface StoreOptions {
@@ -55,28 +61,37 @@ export interface StoreOptions {
 
 // Prepared statements are cached per SQL text: Kysely compiles the same few
 // statements over and over, and preparing is a measurable share of a small query.
-const STATEMENT_CACHE_SIZE = 256;
+const STATEMENT_CACHE_SIZE = 512;
 
 /** Presents node:sqlite's DatabaseSync as the better-sqlite3 shape Kysely's SqliteDialect expects. */
-class NodeSqliteDatabase implements SqliteDatabase {
+class NodeSqliteDatabase implements SqliteDatabase, DirectSqlite {
   readonly #db: DatabaseSync;
-  readonly #statements = new Map<string, SqliteStatement>();
+  readonly #statements = new Map<string, { raw: StatementSync; adapted: SqliteStatement }>();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
   }
 
   prepare(sql: string): SqliteStatement {
+    return this.#cached(sql).adapted;
+  }
+
+  /** The raw statement, for prepared statements run straight on the connection (store/prepared-statement.ts). */
+  statement(sql: string): StatementSync {
+    return this.#cached(sql).raw;
+  }
+
+  #cached(sql: string): { raw: StatementSync; adapted: SqliteStatement } {
     const cached = this.#statements.get(sql);
     if (cached) return cached;
-    const statement = this.#db.prepare(sql);
-    const adapted = adaptStatement(statement);
+    const raw = this.#db.prepare(sql);
+    const entry = { raw, adapted: adaptStatement(raw) };
     if (this.#statements.size >= STATEMENT_CACHE_SIZE) {
       const oldest = this.#statements.keys().next().value;
       if (oldest !== undefined) this.#statements.delete(oldest);
     }
-    this.#statements.set(sql, adapted);
-    return adapted;
+    this.#statements.set(sql, entry);
+    return entry;
   }
 
   close(): void {
@@ -84,8 +99,6 @@ class NodeSqliteDatabase implements SqliteDatabase {
     if (this.#db.isOpen) this.#db.close();
   }
 }
-
-type SqliteValue = null | number | bigint | string | NodeJS.ArrayBufferView;
 
 function adaptStatement(statement: StatementSync): SqliteStatement {
   // A statement returns rows when it has result columns (SELECT, or RETURNING).
@@ -97,12 +110,6 @@ function adaptStatement(statement: StatementSync): SqliteStatement {
     run: (parameters) => statement.run(...bind(parameters)),
     iterate: (parameters) => statement.iterate(...bind(parameters)),
   };
-}
-
-function toSqliteValue(value: unknown): SqliteValue {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value as SqliteValue;
 }
 
 /**
@@ -128,6 +135,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 function openSqlite(location: string): OpenedStore {
+  let opened: NodeSqliteDatabase | undefined;
   const open = (): SqliteDatabase => {
     if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
     const raw = new DatabaseSync(location, { timeout: 5000 });
@@ -137,12 +145,20 @@ function openSqlite(location: string): OpenedStore {
     raw.exec('PRAGMA journal_mode = WAL');
     raw.exec('PRAGMA synchronous = FULL');
     raw.exec('PRAGMA foreign_keys = ON');
-    return new NodeSqliteDatabase(raw);
+    opened = new NodeSqliteDatabase(raw);
+    return opened;
   };
   return {
     db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) }),
     capabilities: { skipLocked: false, singleServerProcess: true },
     notifier: LOCAL_NOTIFIER,
+    direct: {
+      statement(sqliteText) {
+        // Kysely opens the connection on its first query, which a transaction's BEGIN is.
+        if (opened === undefined) throw new Error('the SQLite connection is not open yet');
+        return opened.statement(sqliteText);
+      },
+    },
   };
 }
 
@@ -182,10 +198,13 @@ function adaptPool(pool: pg.Pool): PostgresPool {
   const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
     get processID() { return (client as unknown as { processID?: number }).processID; },
     release: (destroy?: boolean) => client.release(destroy),
-    query: ((text: unknown, parameters?: ReadonlyArray<unknown>) =>
-      typeof text === 'string'
-        ? client.query(text, (parameters ?? []).map(toPostgresValue))
-        : client.query(text as pg.Submittable)) as unknown as PostgresPoolClient['query'],
+    query: ((text: unknown, parameters?: ReadonlyArray<unknown>) => {
+      if (typeof text !== 'string') return client.query(text as pg.Submittable);
+      const values = (parameters ?? []).map(toPostgresValue);
+      // The hot paths' statements are prepared once per connection (parsed and planned once).
+      const name = preparedName(text);
+      return name === undefined ? client.query(text, values) : client.query({ name, text, values });
+    }) as unknown as PostgresPoolClient['query'],
   });
   return {
     options: pool.options,

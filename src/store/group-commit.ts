@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Db, Tx } from './database.ts';
+import { bindDirect, unbindDirect, type DirectSqlite } from './prepared-statement.ts';
 
 /** Runs a unit of write work atomically: all of it commits, or none of it. */
 export interface Committer {
@@ -19,6 +21,11 @@ interface Pending {
 export interface GroupCommitOptions {
   /** Most units of work in one transaction. */
   readonly maxBatch: number;
+  /**
+   * The SQLite connection (OpenedStore.direct): while a batch's transaction holds it,
+   * the units' prepared statements and the savepoints run on it directly.
+   */
+  readonly direct?: DirectSqlite;
 }
 
 /**
@@ -41,7 +48,7 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
     try {
       while (queue.length > 0) {
         const batch = queue.splice(0, options.maxBatch);
-        await commitBatch(db, batch);
+        await commitBatch(db, batch, options.direct);
       }
     } finally {
       flushing = false;
@@ -60,13 +67,7 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
   };
 }
 
-async function commitBatch(db: Db, batch: readonly Pending[]): Promise<void> {
-  if (batch.length === 1) {
-    const [only] = batch as [Pending];
-    await db.transaction().execute(only.work).then(only.resolve, only.reject);
-    return;
-  }
-  const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+async function commitBatch(db: Db, batch: readonly Pending[], direct: DirectSqlite | undefined): Promise<void> {
   let trx;
   try {
     trx = await db.startTransaction().execute();
@@ -74,16 +75,20 @@ async function commitBatch(db: Db, batch: readonly Pending[]): Promise<void> {
     for (const unit of batch) unit.reject(error);
     return;
   }
+  if (direct) bindDirect(trx, direct);
+  // One unit needs no savepoint: its failure is the transaction's.
+  const savepoints = batch.length > 1 ? savepointStatements(trx, direct) : undefined;
+  const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
   try {
     for (const unit of batch) {
-      const inSavepoint = await trx.savepoint('unit').execute();
+      await savepoints?.begin();
       try {
-        const value = await unit.work(inSavepoint);
-        await inSavepoint.releaseSavepoint('unit').execute();
+        const value = await unit.work(trx);
+        await savepoints?.release();
         outcomes.push({ ok: true, value });
       } catch (error) {
-        await inSavepoint.rollbackToSavepoint('unit').execute();
-        await inSavepoint.releaseSavepoint('unit').execute();
+        if (!savepoints) throw error;
+        await savepoints.rollback();
         outcomes.push({ ok: false, error });
       }
     }
@@ -93,10 +98,33 @@ async function commitBatch(db: Db, batch: readonly Pending[]): Promise<void> {
     await trx.rollback().execute().catch(() => {});
     for (const unit of batch) unit.reject(error);
     return;
+  } finally {
+    unbindDirect(trx);
   }
   batch.forEach((unit, i) => {
     const outcome = outcomes[i];
     if (outcome?.ok === true) unit.resolve(outcome.value);
     else unit.reject(outcome?.error);
   });
+}
+
+interface Savepoints {
+  begin(): Promise<void>;
+  release(): Promise<void>;
+  /** Undoes the unit's statements and leaves the savepoint, so the next unit starts clean. */
+  rollback(): Promise<void>;
+}
+
+function savepointStatements(trx: Tx, direct: DirectSqlite | undefined): Savepoints {
+  const run = direct
+    ? async (text: string) => { direct.statement(text).run(); }
+    : async (text: string) => { await sql.raw(text).execute(trx); };
+  return {
+    begin: () => run('savepoint unit'),
+    release: () => run('release unit'),
+    rollback: async () => {
+      await run('rollback to unit');
+      await run('release unit');
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import type { Executor } from './database.ts';
+import { execute, statement } from './prepared-statement.ts';
 
 export const LEDGER_REASONS = ['email.send', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] as const;
 export type LedgerReason = (typeof LEDGER_REASONS)[number];
@@ -14,14 +15,14 @@ export interface LedgerEntry {
 }
 
 export async function appendLedger(db: Executor, entry: LedgerEntry): Promise<void> {
-  await db
-    .insertInto('ledger')
-    .values({
-      id: entry.id, account_id: entry.accountId, at: entry.at, messages_delta: entry.messagesDelta,
-      balance_delta: entry.balanceDelta, reason: entry.reason, send_id: entry.sendId,
-    })
-    .execute();
+  await execute(db, APPEND_LEDGER, [
+    entry.id, entry.accountId, entry.at, entry.messagesDelta, entry.balanceDelta, entry.reason, entry.sendId,
+  ]);
 }
+
+const APPEND_LEDGER = statement(`
+  insert into ledger (id, account_id, at, messages_delta, balance_delta, reason, send_id)
+  values ($1, $2, $3, $4, $5, $6, $7)`);
 
 export async function listLedger(db: Executor, accountId: string): Promise<LedgerEntry[]> {
   const rows = await db.selectFrom('ledger').selectAll().where('account_id', '=', accountId).orderBy('id').execute();

@@ -1,6 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor, MessageRow } from './database.ts';
+import { execute, insertRows, placeholders, statement, type Statement } from './prepared-statement.ts';
 import { enqueueWebhookDelivery } from './webhook-deliveries.ts';
 
 export interface NewMessage {
@@ -42,12 +43,21 @@ export interface MessageEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-// SQLite caps bound parameters per statement (32766); 9 columns × 500 rows stays far below.
+// SQLite caps bound parameters per statement (32766); 11 columns × 500 rows stays far below.
 const INSERT_CHUNK = 500;
 
 function* chunks<T>(items: readonly T[]): Generator<T[]> {
   for (let i = 0; i < items.length; i += INSERT_CHUNK) yield items.slice(i, i + INSERT_CHUNK);
 }
+
+const INSERT_SEND = statement(`
+  insert into sends (id, account_id, channel, payload, created_at, family, metadata, certified, track_opens, track_clicks)
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`);
+const insertMessages = insertRows('messages', [
+  'id', 'account_id', 'send_id', 'channel', 'recipient', 'recipient_role', 'status', 'cost_messages', 'cost_balance', 'created_at', 'updated_at',
+]);
+const insertEvents = insertRows('message_events', ['id', 'message_id', 'type', 'at', 'data']);
+const insertOutbox = insertRows('outbox', ['message_id', 'channel', 'available_at', 'attempts']);
 
 /**
  * Stores one accepted request: its shared payload, a message per recipient, a
@@ -62,37 +72,21 @@ export async function insertSend(
 ): Promise<void> {
   const { id: sendId, accountId, channel, now } = send;
   const options = send.options ?? DEFAULT_SEND_OPTIONS;
-  await db.insertInto('sends').values({
-    id: sendId, account_id: accountId, channel, payload: JSON.stringify(send.payload), created_at: now,
-    family: options.family, metadata: options.metadata === null ? null : JSON.stringify(options.metadata),
-    certified: options.certified ? 1 : 0, track_opens: options.tracking.opens ? 1 : 0, track_clicks: options.tracking.clicks ? 1 : 0,
-  }).execute();
+  await execute(db, INSERT_SEND, [
+    sendId, accountId, channel, JSON.stringify(send.payload), now, options.family,
+    options.metadata === null ? null : JSON.stringify(options.metadata),
+    options.certified ? 1 : 0, options.tracking.opens ? 1 : 0, options.tracking.clicks ? 1 : 0,
+  ]);
   const queued = messages.filter((m) => m.dropped !== true);
   for (const part of chunks(queued)) {
-    await db
-      .insertInto('messages')
-      .values(part.map((m) => ({
-        id: m.id, account_id: accountId, send_id: sendId, channel, recipient: m.recipient, recipient_role: m.role,
-        status: 'queued', cost_messages: m.costMessages, cost_balance: m.costBalance, created_at: now, updated_at: now,
-      })))
-      .execute();
-    await db
-      .insertInto('message_events')
-      .values(part.map((m) => ({ id: send.eventIds(), message_id: m.id, type: 'queued', at: now, data: '{}' })))
-      .execute();
-    await db
-      .insertInto('outbox')
-      .values(part.map((m) => ({ message_id: m.id, channel, available_at: now, attempts: 0, lease_owner: null, lease_expires_at: null })))
-      .execute();
+    await execute(db, insertMessages(part.length), part.flatMap((m) => [
+      m.id, accountId, sendId, channel, m.recipient, m.role, 'queued', m.costMessages, m.costBalance, now, now,
+    ]));
+    await execute(db, insertEvents(part.length), part.flatMap((m) => [send.eventIds(), m.id, 'queued', now, '{}']));
+    await execute(db, insertOutbox(part.length), part.flatMap((m) => [m.id, channel, now, 0]));
   }
   for (const m of messages.filter((m) => m.dropped === true)) {
-    await db
-      .insertInto('messages')
-      .values({
-        id: m.id, account_id: accountId, send_id: sendId, channel, recipient: m.recipient, recipient_role: m.role,
-        status: 'dropped', cost_messages: 0, cost_balance: 0, created_at: now, updated_at: now,
-      })
-      .execute();
+    await execute(db, insertMessages(1), [m.id, accountId, sendId, channel, m.recipient, m.role, 'dropped', 0, 0, now, now]);
     await recordEvent(db, { messageId: m.id, type: 'dropped', eventId: send.eventIds(), at: now, data: { reason: 'suppressed' } });
   }
 }
@@ -165,26 +159,34 @@ export async function recordEvent(
   } & ({ status: MessageStatus; type?: string } | { status?: undefined; type: string }),
 ): Promise<boolean> {
   let moved = false;
-  if (event.status !== undefined) {
-    const result = await db
-      .updateTable('messages')
-      .set({ status: event.status, updated_at: event.at, ...(event.providerRef === undefined ? {} : { provider_ref: event.providerRef }) })
-      .where('id', '=', event.messageId)
-      .where('status', 'in', predecessorsOf(event.status))
-      .executeTakeFirst();
-    moved = result.numUpdatedRows === 1n;
+  const predecessors = event.status === undefined ? [] : predecessorsOf(event.status);
+  if (event.status !== undefined && predecessors.length > 0) {
+    moved = event.providerRef === undefined
+      ? await execute(db, moveStatus(predecessors.length), [event.status, event.at, event.messageId, ...predecessors]) === 1
+      : await execute(db, moveStatusWithRef(predecessors.length), [event.status, event.at, event.messageId, event.providerRef, ...predecessors]) === 1;
   }
-  if (event.providerRef !== undefined && !moved) {
-    await db.updateTable('messages').set({ provider_ref: event.providerRef }).where('id', '=', event.messageId).execute();
-  }
+  if (event.providerRef !== undefined && !moved) await execute(db, SET_PROVIDER_REF, [event.providerRef, event.messageId]);
   const type = event.type ?? event.status;
   if (type === undefined) throw new TypeError('recordEvent needs a status or a type');
-  await db
-    .insertInto('message_events')
-    .values({ id: event.eventId, message_id: event.messageId, type, at: event.at, data: JSON.stringify(event.data) })
-    .execute();
+  await execute(db, insertEvents(1), [event.eventId, event.messageId, type, event.at, JSON.stringify(event.data)]);
   await enqueueWebhookDelivery(db, { id: event.eventId, messageId: event.messageId, type, at: event.at, data: event.data });
   return moved;
+}
+
+// A status moves only from one of its predecessors; one text per number of them.
+const moveStatus = memoByCount((n) => statement(
+  `update messages set status = $1, updated_at = $2 where id = $3 and status in (${placeholders(4, n)})`));
+const moveStatusWithRef = memoByCount((n) => statement(
+  `update messages set status = $1, updated_at = $2, provider_ref = $4 where id = $3 and status in (${placeholders(5, n)})`));
+const SET_PROVIDER_REF = statement('update messages set provider_ref = $1 where id = $2');
+
+function memoByCount(make: (count: number) => Statement): (count: number) => Statement {
+  const made = new Map<number, Statement>();
+  return (count) => {
+    let declared = made.get(count);
+    if (!declared) made.set(count, (declared = make(count)));
+    return declared;
+  };
 }
 
 /** The message a peer knows by `providerRef` (SMPP message_id, WhatsApp wamid). */
@@ -196,16 +198,23 @@ export async function findMessageByProviderRef(db: Executor, channel: Channel, p
 /** Marks claimed messages as `sending`, with an event each: the first transition of every attempt. */
 export async function markSending(db: Executor, messages: readonly { id: string; eventId: string; attempt: number }[], at: number): Promise<void> {
   if (messages.length === 0) return;
-  await db
-    .updateTable('messages')
-    .set({ status: 'sending', updated_at: at })
-    .where('id', 'in', messages.map((m) => m.id))
-    .where('status', 'in', predecessorsOf('sending'))
-    .execute();
-  await db
-    .insertInto('message_events')
-    .values(messages.map((m) => ({ id: m.eventId, message_id: m.id, type: 'sending', at, data: JSON.stringify({ attempt: m.attempt }) })))
-    .execute();
+  const predecessors = predecessorsOf('sending');
+  for (const part of chunks(messages)) {
+    await execute(db, markSendingStatement(part.length, predecessors.length), [at, ...predecessors, ...part.map((m) => m.id)]);
+    await execute(db, insertEvents(part.length), part.flatMap((m) => [m.eventId, m.id, 'sending', at, JSON.stringify({ attempt: m.attempt })]));
+  }
+}
+
+const markSendingStatements = new Map<string, Statement>();
+function markSendingStatement(messages: number, predecessors: number): Statement {
+  const key = `${messages}/${predecessors}`;
+  let declared = markSendingStatements.get(key);
+  if (!declared) {
+    declared = statement(`update messages set status = 'sending', updated_at = $1
+      where status in (${placeholders(2, predecessors)}) and id in (${placeholders(2 + predecessors, messages)})`);
+    markSendingStatements.set(key, declared);
+  }
+  return declared;
 }
 
 export async function putCapture(db: Executor, capture: { messageId: string; contentType: string; body: string; at: number }): Promise<void> {

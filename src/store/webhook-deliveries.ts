@@ -4,6 +4,7 @@ import type { DeliveryStatus } from '../domain/webhook-delivery-query.ts';
 import type { Db, Executor, Tx } from './database.ts';
 import type { DialectCapabilities } from './dialect.ts';
 import type { Committer } from './group-commit.ts';
+import { execute, queryRows, statement } from './prepared-statement.ts';
 
 /** A message event just recorded, as recordEvent hands it over. */
 export interface RecordedEvent {
@@ -22,16 +23,7 @@ export interface RecordedEvent {
  * retry posts the same bytes under the same `webhook-id` (the event's id).
  */
 export async function enqueueWebhookDelivery(db: Executor, event: RecordedEvent): Promise<boolean> {
-  const row = await db
-    .selectFrom('messages as m')
-    .innerJoin('accounts as a', 'a.id', 'm.account_id')
-    .innerJoin('sends as s', 's.id', 'm.send_id')
-    .select([
-      'm.account_id', 'm.channel', 'm.recipient', 'a.webhook_url', 'a.webhook_events',
-      's.family', 's.metadata', 's.certified', 's.track_opens', 's.track_clicks',
-    ])
-    .where('m.id', '=', event.messageId)
-    .executeTakeFirst();
+  const [row] = await queryRows<EventSubject>(db, EVENT_SUBJECT, [event.messageId]);
   if (!row || row.webhook_url === null) return false;
   const channel = row.channel as Channel;
   const type = publicEventType(channel, event.type);
@@ -54,6 +46,19 @@ export async function enqueueWebhookDelivery(db: Executor, event: RecordedEvent)
   return true;
 }
 
+interface EventSubject {
+  account_id: string; channel: string; recipient: string; webhook_url: string | null; webhook_events: string | null;
+  family: string; metadata: string | null; certified: number; track_opens: number; track_clicks: number;
+}
+
+const EVENT_SUBJECT = statement(`
+  select m.account_id, m.channel, m.recipient, a.webhook_url, a.webhook_events,
+         s.family, s.metadata, s.certified, s.track_opens, s.track_clicks
+  from messages m
+  join accounts a on a.id = m.account_id
+  join sends s on s.id = m.send_id
+  where m.id = $1`);
+
 /**
  * A pending delivery of something that happened at `at`, due at once: next_attempt_at
  * is 0, not `at`, because `at` may be a peer's clock running ahead of ours (a WhatsApp
@@ -63,15 +68,15 @@ export async function insertDelivery(
   db: Executor,
   delivery: { id: string; accountId: string; messageId: string | null; type: string; payload: string; at: number },
 ): Promise<void> {
-  await db
-    .insertInto('webhook_deliveries')
-    .values({
-      id: delivery.id, account_id: delivery.accountId, message_id: delivery.messageId, type: delivery.type, payload: delivery.payload,
-      status: 'pending', attempts: 0, next_attempt_at: 0, lease_owner: null, lease_expires_at: null,
-      last_status_code: null, last_error: null, created_at: delivery.at, updated_at: delivery.at,
-    })
-    .execute();
+  await execute(db, INSERT_DELIVERY, [
+    delivery.id, delivery.accountId, delivery.messageId, delivery.type, delivery.payload, delivery.at,
+  ]);
 }
+
+const INSERT_DELIVERY = statement(`
+  insert into webhook_deliveries (id, account_id, message_id, type, payload, status, attempts, next_attempt_at,
+                                  lease_owner, lease_expires_at, last_status_code, last_error, created_at, updated_at)
+  values ($1, $2, $3, $4, $5, 'pending', 0, 0, null, null, null, null, $6, $6)`);
 
 // ---- the dispatcher's side ----
 

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { acceptBody, SEND_PATHS } from './lib/accept-requests.ts';
+import { acceptBodies, SEND_PATHS } from './lib/accept-requests.ts';
 import { runLoad, type LoadFigures } from './lib/autocannon-load.ts';
 import { startChild, type Child } from './lib/child.ts';
 import { harness, parseBenchOptions, progress, report, rerunCommand, type BenchChannel, type BenchDefaults, type Figure } from './lib/common.ts';
@@ -80,7 +80,7 @@ export async function accept(args: readonly string[]): Promise<number> {
       const level = {
         url: `http://127.0.0.1:${target.port}${SEND_PATHS[channel]}`,
         headers: authorization(target.apiKey),
-        body: acceptBody(channel, target.templateId),
+        body: acceptBodies(channel, target.templateId),
         connections,
         signal: budget.signal,
       };
@@ -139,7 +139,7 @@ export async function accept(args: readonly string[]): Promise<number> {
       const baselineRps = (before.rps + after.rps) / 2;
       const prefix = `${NAME}.${channel}`;
       const level = `c${connections}`;
-      const common = { channel, path: SEND_PATHS[channel], connections, durationS: options.durationS, warmupS: options.warmupS, recipientsPerRequest: 1, loadGenerator: 'autocannon (programmatic, in the parent process), keep-alive, no pipelining', bodyBytes: Buffer.byteLength(acceptBody(channel, templateId)) };
+      const common = { channel, path: SEND_PATHS[channel], connections, durationS: options.durationS, warmupS: options.warmupS, recipientsPerRequest: 1, recipients: 'a different one per request', loadGenerator: 'autocannon (programmatic, in the parent process), keep-alive, no pipelining', bodyBytes: Buffer.byteLength(acceptBodies(channel, templateId)(0)) };
       figures.push(
         {
           name: `${prefix}.baseline.${level}.rps`, value: baselineRps, unit: 'requests/s',

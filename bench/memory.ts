@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { acceptBody, SEND_PATHS } from './lib/accept-requests.ts';
+import { acceptBodies, SEND_PATHS, type AcceptBodies } from './lib/accept-requests.ts';
 import { runLoad, type LoadFigures } from './lib/autocannon-load.ts';
 import { startChild } from './lib/child.ts';
 import { harness, parseBenchOptions, progress, report, rerunCommand, type BenchDefaults, type Budget, type Figure } from './lib/common.ts';
@@ -46,7 +46,7 @@ interface Measurement {
   readonly what: string;
   readonly url: string;
   readonly headers: Record<string, string>;
-  readonly body: string;
+  readonly body: AcceptBodies;
   readonly connections: number;
   readonly durationS: number;
   /** Resolves when the process is done with what it took in (herald: its outbox delivered). */
@@ -78,7 +78,7 @@ export async function memory(args: readonly string[]): Promise<number> {
   const rerun = rerunCommand(NAME, options, DEFAULTS);
   const connections = Math.max(...options.connections);
   const path = SEND_PATHS.email;
-  const body = acceptBody('email', '');
+  const body = acceptBodies('email', '');
 
   return harness(NAME, options.timeoutS, rerun, async ({ budget, defer, onAbort }) => {
     const load = { channel: 'email', path, connections, durationS: options.durationS, settleS: SETTLE_MS / 1000, sampledEveryMs: SAMPLE_EVERY_MS, source: '/proc/<pid>/status VmRSS' };

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { v7 as uuidv7 } from 'uuid';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
 import { newVerifiedKeyCache, type KeyDeps } from './app/api-keys.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
+import { uuidv7Source } from './app/uuidv7-source.ts';
 import { checkPostTarget } from './channels/guarded-fetch.ts';
 import type { Config } from './config.ts';
 import { CHANNELS } from './domain/account.ts';
@@ -78,7 +78,8 @@ export async function openAppDeps(
       // One writer (embedded SQLite): concurrent sends share one durable commit.
       commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256, ...(store.direct ? { direct: store.direct } : {}) }) : transactionPerWork(store.db),
       clock: options.clock ?? Date.now,
-      newId: uuidv7,
+      // One source per process: its ids increase strictly, whoever asks.
+      newId: uuidv7Source(),
       signingSecret,
       // Verified keys kept 5 s: a key revoked by another process stops working here within that.
       verifiedKeys: newVerifiedKeyCache(),
@@ -143,7 +144,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     closeTransports = built.close;
     worker = new OutboxWorker(
       {
-        db: store.db, clock, newId: uuidv7, capabilities: store.capabilities, transports: built.transports, logger: workerLogger,
+        db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, logger: workerLogger,
         // Claims and outcomes share the accepts' committer: on SQLite one fsync per batch, not per message.
         commit: deps.commit,
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
@@ -156,7 +157,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   }
   if (parts.webhooks) {
     webhooks = new WebhookDispatcher(
-      { db: store.db, commit: deps.commit, clock, newId: uuidv7, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate },
+      { db: store.db, commit: deps.commit, clock, newId: deps.newId, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate },
       { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: `webhooks-${randomUUID()}`, ...options.webhookOptions },
     );
   }

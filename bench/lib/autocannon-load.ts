@@ -14,8 +14,8 @@ const TIMEOUT_S = 10;
 export interface LoadLevel {
   readonly url: string;
   readonly headers: Record<string, string>;
-  /** The JSON body, the same for every request. */
-  readonly body: string;
+  /** The JSON body of the i-th request. */
+  readonly body: (i: number) => string;
   readonly connections: number;
   readonly durationS: number;
   readonly signal: AbortSignal;
@@ -37,13 +37,15 @@ export interface LoadFigures {
 }
 
 export function runLoad(level: LoadLevel): Promise<LoadFigures> {
+  let sent = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
         url: level.url,
         method: 'POST',
         headers: { 'content-type': 'application/json', ...level.headers },
-        body: level.body,
+        // A counter shared by all connections: every request gets the next body.
+        requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: level.body(sent++) }) }],
         connections: level.connections,
         duration: level.durationS,
         pipelining: 1,
@@ -76,7 +78,7 @@ export function runLoad(level: LoadLevel): Promise<LoadFigures> {
 
 async function sampleAnswer(level: LoadLevel): Promise<string> {
   try {
-    const response = await fetch(level.url, { method: 'POST', headers: { 'content-type': 'application/json', ...level.headers }, body: level.body, signal: AbortSignal.timeout(5000) });
+    const response = await fetch(level.url, { method: 'POST', headers: { 'content-type': 'application/json', ...level.headers }, body: level.body(-1), signal: AbortSignal.timeout(5000) });
     return `${response.status} ${(await response.text()).slice(0, 300)}`;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

@@ -11,13 +11,31 @@ const ALL_DIGITS = /^[0-9]+$/;
 
 const utf8Length = (text: string): number => Buffer.byteLength(text, 'utf8');
 
+// The RFC 5322 parser is the costliest step of accepting an email (tens of µs an
+// address); senders repeat their From and Reply-To, so recent answers are remembered.
+const REMEMBERED = 4096;
+const MAX_REMEMBERED_LENGTH = 320;
+const remembered = new Map<string, string | null>();
+
 /**
  * The addr-spec (trimmed) when `input` is exactly one RFC 5322 / RFC 6532 addr-spec
  * usable by a mail service, else null. Display names, angle brackets, comments and
  * groups are refused, so the value can go on the wire as is.
  */
 export function parseAddress(input: string): string | null {
-  if (typeof input !== 'string' || FORBIDDEN.test(input)) return null;
+  if (typeof input !== 'string') return null;
+  // Only what could be an address is remembered: a long string is refused cheaply anyway.
+  if (input.length > MAX_REMEMBERED_LENGTH) return parseUncached(input);
+  const known = remembered.get(input);
+  if (known !== undefined) return known;
+  const parsed = parseUncached(input);
+  if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value as string);
+  remembered.set(input, parsed);
+  return parsed;
+}
+
+function parseUncached(input: string): string | null {
+  if (FORBIDDEN.test(input)) return null;
   const candidate = input.trim();
   if (candidate === '' || utf8Length(candidate) > 254) return null;
 

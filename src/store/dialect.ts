@@ -145,6 +145,10 @@ function openSqlite(location: string): OpenedStore {
     raw.exec('PRAGMA journal_mode = WAL');
     raw.exec('PRAGMA synchronous = FULL');
     raw.exec('PRAGMA foreign_keys = ON');
+    // The group commit gives each unit of work a savepoint; SQLite copies every page a
+    // unit changes into a statement journal, a temp file by default. In memory, a
+    // savepoint costs a third as much (and holds only a batch's pages).
+    raw.exec('PRAGMA temp_store = MEMORY');
     opened = new NodeSqliteDatabase(raw);
     return opened;
   };

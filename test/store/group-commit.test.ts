@@ -1,11 +1,12 @@
-// The group committer: concurrent units of work share one transaction, each in its
-// own savepoint, so one unit's failure never undoes or blocks its neighbours.
+// The group committer: concurrent units of work share one transaction, and one unit's
+// failure never undoes or blocks its neighbours (the batch runs again in savepoints).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../src/store/dialect.ts';
 import { groupCommitter } from '../../src/store/group-commit.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import type { Db } from '../../src/store/database.ts';
+import { execute, statement } from '../../src/store/prepared-statement.ts';
 
 async function openDb(t: import('node:test').TestContext): Promise<Db> {
   const { db } = openStore('sqlite::memory:');
@@ -69,4 +70,68 @@ test('work arriving while a batch commits is committed in the next batch', async
   await first;
   await Promise.all(late);
   assert.deepStrictEqual([await setting(db, 'early'), await setting(db, 'late')], ['1', '1']);
+});
+
+const insertSetting = statement('insert into settings (key, value) values ($1, $2)');
+
+test('a batch without failures runs each unit once', async (t) => {
+  const db = await openDb(t);
+  const committer = groupCommitter(db, { maxBatch: 16 });
+  const runs = new Map<string, number>();
+  await Promise.all(['a', 'b', 'c'].map((key) => committer.run(async (tx) => {
+    runs.set(key, (runs.get(key) ?? 0) + 1);
+    await tx.insertInto('settings').values({ key, value: '1' }).execute();
+  })));
+  assert.deepStrictEqual(Object.fromEntries(runs), { a: 1, b: 1, c: 1 });
+});
+
+test('the neighbours of a failing unit commit exactly once, though they ran again', async (t) => {
+  const db = await openDb(t);
+  const committer = groupCommitter(db, { maxBatch: 16 });
+  await Promise.allSettled([
+    committer.run(async (tx) => { await tx.insertInto('settings').values({ key: 'n1', value: '1' }).execute(); }),
+    committer.run(async () => { throw new Error('overdraw'); }),
+    committer.run(async (tx) => { await tx.insertInto('settings').values({ key: 'n2', value: '1' }).execute(); }),
+  ]);
+  const rows = await db.selectFrom('settings').select('key').where('key', 'in', ['n1', 'n2']).orderBy('key').execute();
+  assert.deepStrictEqual(rows.map((r) => r.key), ['n1', 'n2']);
+});
+
+test('after a batch with a failing unit, the next batch runs each unit once, in savepoints', async (t) => {
+  const db = await openDb(t);
+  const committer = groupCommitter(db, { maxBatch: 16 });
+  await Promise.allSettled([committer.run(async () => {}), committer.run(async () => { throw new Error('overdraw'); })]);
+  const runs: string[] = [];
+  const outcomes = await Promise.allSettled([
+    committer.run(async (tx) => { runs.push('ok'); await tx.insertInto('settings').values({ key: 'kept', value: '1' }).execute(); }),
+    committer.run(async (tx) => {
+      runs.push('failing');
+      await tx.insertInto('settings').values({ key: 'undone', value: '1' }).execute();
+      throw new Error('overdraw');
+    }),
+  ]);
+  assert.deepStrictEqual(runs, ['ok', 'failing']);
+  assert.deepStrictEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected']);
+  assert.deepStrictEqual([await setting(db, 'kept'), await setting(db, 'undone')], ['1', undefined]);
+});
+
+test('prepared statements run straight on the SQLite connection commit with the batch, and a failing unit\'s are undone', async (t) => {
+  const store = openStore('sqlite::memory:');
+  await migrateToLatest(store.db);
+  t.after(() => store.db.destroy());
+  assert.ok(store.direct);
+  const committer = groupCommitter(store.db, { maxBatch: 16, direct: store.direct });
+  const outcomes = await Promise.allSettled([
+    committer.run(async (tx) => { await execute(tx, insertSetting, ['direct-1', 'x']); }),
+    committer.run(async (tx) => {
+      await execute(tx, insertSetting, ['direct-undone', 'x']);
+      throw new Error('overdraw');
+    }),
+    committer.run(async (tx) => { await execute(tx, insertSetting, ['direct-2', 'y']); }),
+  ]);
+  assert.deepStrictEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.deepStrictEqual(
+    [await setting(store.db, 'direct-1'), await setting(store.db, 'direct-undone'), await setting(store.db, 'direct-2')],
+    ['x', undefined, 'y'],
+  );
 });

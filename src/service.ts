@@ -149,8 +149,8 @@ export async function createRoleService(config: Config, options: ServiceOptions 
         commit: deps.commit,
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
         issueCertificate: certificateIssuer({ db: store.db, publicUrl: config.publicUrl, clock }),
-        // Every outcome records an event, which may have a webhook delivery to post.
-        onOutcome: () => webhooks?.wake(),
+        // Only outcomes whose events queued a webhook delivery wake the dispatcher.
+        onWebhookQueued: () => webhooks?.wake(),
       },
       { ...DEFAULT_WORKER_OPTIONS, leaseMs: config.outboxLeaseSeconds * 1000, owner: `worker-${randomUUID()}`, ...options.workerOptions },
     );

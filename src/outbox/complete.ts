@@ -5,7 +5,7 @@ import type { Db, Tx } from '../store/database.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { insertCertificate } from '../store/certificates.ts';
 import { appendLedger } from '../store/ledger.ts';
-import { recordEvent } from '../store/messages.ts';
+import { recordEvent, type EventEffects } from '../store/messages.ts';
 import { execute, statement } from '../store/prepared-statement.ts';
 import { addSuppression } from '../store/suppressions.ts';
 import type { ClaimedMessage } from './claim.ts';
@@ -26,6 +26,8 @@ export interface CompletionDeps {
   readonly retryHorizons?: RetryHorizons;
   /** Signs a certified email's evidence into a receipt (app/certificates.ts); absent: no certificates are issued. */
   readonly issueCertificate?: CertificateIssuer;
+  /** Called after an outcome whose events queued webhook deliveries has committed (to wake the dispatcher). */
+  readonly onWebhookQueued?: () => void;
 }
 
 export type Resolution = 'sent' | 'retry' | 'failed' | 'lease-lost';
@@ -44,11 +46,17 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
   const certificate = outcome.kind === 'accepted' && outcome.evidence !== undefined && deps.issueCertificate !== undefined
     ? await deps.issueCertificate({ msgid: message.msgid, accountId: message.accountId }, outcome.evidence)
     : undefined;
-  return (deps.commit ?? transactionPerWork(deps.db)).run(async (tx) => {
+  // Set by the run that commits (a unit of work may run more than once).
+  let webhookQueued = false;
+  const noteEvent = (effects: EventEffects): void => {
+    if (effects.webhookQueued) webhookQueued = true;
+  };
+  const resolution = await (deps.commit ?? transactionPerWork(deps.db)).run(async (tx): Promise<Resolution> => {
+    webhookQueued = false;
     if (outcome.kind === 'deferred' && withinHorizon(message.channel, message.createdAt, now, deps.retryHorizons)) {
       const rescheduled = await execute(tx, RESCHEDULE, [now + retryDelayMs(message.attempt, deps.random), message.msgid, owner]);
       if (rescheduled !== 1) return 'lease-lost';
-      await recordEvent(tx, { messageId: message.msgid, status: 'deferred', eventId: deps.newId(), at: now, data });
+      noteEvent(await recordEvent(tx, { messageId: message.msgid, status: 'deferred', eventId: deps.newId(), at: now, data }));
       return 'retry';
     }
 
@@ -56,10 +64,10 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     if (released !== 1) return 'lease-lost';
     if (outcome.kind === 'accepted') {
       const status = outcome.delivered === true ? 'delivered' : 'sent';
-      await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) });
+      noteEvent(await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) }));
       if (certificate !== undefined) {
         await insertCertificate(tx, { messageId: message.msgid, accountId: message.accountId, receipt: certificate.receipt, eml: certificate.eml, createdAt: now });
-        await recordEvent(tx, { messageId: message.msgid, type: 'certified', eventId: deps.newId(), at: now, data: { certificate_url: certificate.url } });
+        noteEvent(await recordEvent(tx, { messageId: message.msgid, type: 'certified', eventId: deps.newId(), at: now, data: { certificate_url: certificate.url } }));
       }
       return 'sent';
     }
@@ -68,7 +76,7 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     const leftTheHouse = outcome.kind === 'failed' && outcome.leftTheHouse;
     const status = outcome.kind === 'failed' && outcome.bounced === true ? 'bounced' : 'failed';
     const details = outcome.kind === 'failed' ? outcome.details : undefined;
-    await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse, ...details } });
+    noteEvent(await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse, ...details } }));
     // A hard bounce: the address is bad, so the account never sends to it again (send-email drops it).
     if (details?.bounce_type === 'hard') {
       await addSuppression(tx, { accountId: message.accountId, address: message.recipient, reason: 'bounced', messageId: message.msgid, at: now });
@@ -76,6 +84,8 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     if (!leftTheHouse) await refund(tx, deps, message, now);
     return 'failed';
   });
+  if (webhookQueued) deps.onWebhookQueued?.();
+  return resolution;
 }
 
 // Both conditioned on the lease: a worker whose lease ran out changes nothing.

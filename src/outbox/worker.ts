@@ -26,11 +26,7 @@ export interface WorkerOptions {
 
 export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'owner'> = { batchSize: 64, concurrency: 128, leaseMs: 5 * 60_000, pollMs: 1000 };
 
-type WorkerDeps = CompletionDeps & {
-  capabilities: DialectCapabilities; transports: Transports; logger: Logger;
-  /** Called after each recorded outcome: its events may have webhook deliveries to post. */
-  onOutcome?: () => void;
-};
+type WorkerDeps = CompletionDeps & { capabilities: DialectCapabilities; transports: Transports; logger: Logger };
 
 /**
  * The delivery loop. Each channel has `concurrency` slots; the loop claims due rows
@@ -176,7 +172,6 @@ export class OutboxWorker {
     try {
       const outcome = await this.#send(message);
       const resolution = await recordOutcome(this.#deps, this.#options.owner, message, outcome);
-      if (resolution !== 'lease-lost') this.#deps.onOutcome?.();
       this.#deps.logger.debug({ msgid: message.msgid, channel: message.channel, resolution, attempt: message.attempt }, 'delivery attempt');
     } catch (error) {
       // Recording failed (the store is down): the lease expires and the message is retried.

@@ -150,14 +150,13 @@ export async function loadSendPayload(db: Executor, sendId: string): Promise<unk
  * predecessor, so a late report (a `sent` recorded after a fast receipt already said
  * `delivered`) adds its event to the history without moving the message backwards.
  * The event's webhook delivery, if the account wants it, commits with it.
- * Returns whether the status moved (false when no status was asked for).
  */
 export async function recordEvent(
   db: Executor,
   event: {
     messageId: string; eventId: string; at: number; data: Readonly<Record<string, unknown>>; providerRef?: string;
   } & ({ status: MessageStatus; type?: string } | { status?: undefined; type: string }),
-): Promise<boolean> {
+): Promise<EventEffects> {
   let moved = false;
   const predecessors = event.status === undefined ? [] : predecessorsOf(event.status);
   if (event.status !== undefined && predecessors.length > 0) {
@@ -169,8 +168,15 @@ export async function recordEvent(
   const type = event.type ?? event.status;
   if (type === undefined) throw new TypeError('recordEvent needs a status or a type');
   await execute(db, insertEvents(1), [event.eventId, event.messageId, type, event.at, JSON.stringify(event.data)]);
-  await enqueueWebhookDelivery(db, { id: event.eventId, messageId: event.messageId, type, at: event.at, data: event.data });
-  return moved;
+  const webhookQueued = await enqueueWebhookDelivery(db, { id: event.eventId, messageId: event.messageId, type, at: event.at, data: event.data });
+  return { moved, webhookQueued };
+}
+
+export interface EventEffects {
+  /** The status moved (false when none was asked for, or the message was past it). */
+  readonly moved: boolean;
+  /** A webhook delivery of the event was queued, for the dispatcher to post after the commit. */
+  readonly webhookQueued: boolean;
 }
 
 // A status moves only from one of its predecessors; one text per number of them.

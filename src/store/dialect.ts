@@ -1,6 +1,7 @@
 // The one place where the storage engines differ. Everything else in store/ and
 // outbox/ goes through Kysely's builder and reads the capability flags below.
 import { mkdirSync } from 'node:fs';
+import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import {
@@ -29,7 +30,7 @@ import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE } from 'kysely/mi
 import pg from 'pg';
 import type { Database } from './database.ts';
 import { LOCAL_NOTIFIER, PostgresNotifier, type Notifier } from './notify.ts';
-import { preparedName, toSqliteValue, type DirectSqlite } from './prepared-statement.ts';
+import { preparedName, toSqliteValue, type SqliteStatements } from './prepared-statement.ts';
 
 export interface DialectCapabilities {
   /** `FOR UPDATE SKIP LOCKED` on outbox claims (PostgreSQL); SQLite serialises writers instead. */
@@ -54,6 +55,17 @@ export interface OpenedStore {
   readonly direct?: DirectSqlite;
 }
 
+/** SQLite's one connection, for the group committer (store/group-commit.ts). */
+export interface DirectSqlite extends SqliteStatements {
+  /**
+   * fdatasync of the WAL file on libuv's thread pool: every commit made before the call
+   * is on disk when it resolves (a commit made with `synchronous = NORMAL` is written
+   * to the WAL but not synced). On Linux an fsync covers the file, whatever descriptor
+   * wrote to it. Nothing to do for `:memory:`.
+   */
+  syncWal(): Promise<void>;
+}
+
 export interface StoreOptions {
   /** Connections of the PostgreSQL pool (HERALD_DATABASE_POOL_SIZE); SQLite has one. */
   readonly poolSize?: number;
@@ -64,12 +76,14 @@ export interface StoreOptions {
 const STATEMENT_CACHE_SIZE = 512;
 
 /** Presents node:sqlite's DatabaseSync as the better-sqlite3 shape Kysely's SqliteDialect expects. */
-class NodeSqliteDatabase implements SqliteDatabase, DirectSqlite {
+class NodeSqliteDatabase implements SqliteDatabase, SqliteStatements {
   readonly #db: DatabaseSync;
+  readonly #onClose: () => void;
   readonly #statements = new Map<string, { raw: StatementSync; adapted: SqliteStatement }>();
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, onClose: () => void) {
     this.#db = db;
+    this.#onClose = onClose;
   }
 
   prepare(sql: string): SqliteStatement {
@@ -97,6 +111,7 @@ class NodeSqliteDatabase implements SqliteDatabase, DirectSqlite {
   close(): void {
     this.#statements.clear();
     if (this.#db.isOpen) this.#db.close();
+    this.#onClose();
   }
 }
 
@@ -141,17 +156,19 @@ function openSqlite(location: string): OpenedStore {
     const raw = new DatabaseSync(location, { timeout: 5000 });
     // WAL lets readers (the CLI, /readyz) proceed while the service writes;
     // synchronous=FULL syncs the WAL at every commit, so a 200 answer means the
-    // message survives a power cut, not only a process crash.
+    // message survives a power cut, not only a process crash. (The group committer
+    // syncs its batches itself, off the event loop: see DirectSqlite.syncWal.)
     raw.exec('PRAGMA journal_mode = WAL');
     raw.exec('PRAGMA synchronous = FULL');
     raw.exec('PRAGMA foreign_keys = ON');
-    // The group commit gives each unit of work a savepoint; SQLite copies every page a
-    // unit changes into a statement journal, a temp file by default. In memory, a
-    // savepoint costs a third as much (and holds only a batch's pages).
+    // The group commit gives each unit of work a savepoint when one fails; SQLite copies
+    // every page a unit changes into a statement journal, a temp file by default. In
+    // memory, a savepoint costs a third as much (and holds only a batch's pages).
     raw.exec('PRAGMA temp_store = MEMORY');
-    opened = new NodeSqliteDatabase(raw);
+    opened = new NodeSqliteDatabase(raw, () => void wal?.close());
     return opened;
   };
+  const wal = location === ':memory:' ? undefined : new WalFile(`${location}-wal`);
   return {
     db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) }),
     capabilities: { skipLocked: false, singleServerProcess: true },
@@ -162,8 +179,38 @@ function openSqlite(location: string): OpenedStore {
         if (opened === undefined) throw new Error('the SQLite connection is not open yet');
         return opened.statement(sqliteText);
       },
+      syncWal: async () => wal?.sync(),
     },
   };
+}
+
+/** The WAL file, opened once for syncing (its inode lives as long as the database is open). */
+class WalFile {
+  readonly #path: string;
+  #handle: Promise<FileHandle | undefined> | undefined;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  async sync(): Promise<void> {
+    this.#handle ??= openFile(this.#path, 'r+').catch((error: NodeJS.ErrnoException) => {
+      // No WAL yet: nothing was ever written, so nothing needs syncing; try again next time.
+      if (error.code === 'ENOENT') {
+        this.#handle = undefined;
+        return undefined;
+      }
+      throw error;
+    });
+    const handle = await this.#handle;
+    await handle?.datasync();
+  }
+
+  async close(): Promise<void> {
+    const handle = await this.#handle?.catch(() => undefined);
+    this.#handle = undefined;
+    await handle?.close();
+  }
 }
 
 // ---- PostgreSQL ----

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
-import type { Db, Tx } from './database.ts';
-import { bindDirect, unbindDirect, type DirectSqlite } from './prepared-statement.ts';
+import { sql, type Kysely } from 'kysely';
+import type { Database, Db, Tx } from './database.ts';
+import type { DirectSqlite } from './dialect.ts';
+import { bindDirect, unbindDirect } from './prepared-statement.ts';
 
 /**
  * Runs a unit of write work atomically: all of it commits, or none of it. The work may
@@ -25,15 +26,16 @@ export interface GroupCommitOptions {
   /** Most units of work in one transaction. */
   readonly maxBatch: number;
   /**
-   * The SQLite connection (OpenedStore.direct): while a batch's transaction holds it,
-   * the units' prepared statements and the savepoints run on it directly.
+   * The SQLite connection (OpenedStore.direct). With it, the units' prepared statements
+   * and the savepoints run on it directly, and each batch's commit is made durable off
+   * the event loop (see groupCommitter). Without it, every commit syncs in place.
    */
   readonly direct?: DirectSqlite;
 }
 
 /**
  * Group commit for an embedded database with one writer (SQLite): units of work that
- * arrive while a commit is being written wait, and then go together into ONE
+ * arrive while a batch is being committed wait, and then go together into ONE
  * transaction. The batch pays for one durable commit (one fsync) instead of one each.
  * No caller hears "done" before the shared commit is durable; if the commit itself
  * fails, every unit in it fails.
@@ -46,6 +48,14 @@ export interface GroupCommitOptions {
  * savepoints until one passes without a failure. A unit of work may therefore run more
  * than once (every run but the last rolled back): it must do database work only.
  *
+ * With the direct connection, the fsync leaves the event loop: the batch commits with
+ * `synchronous = NORMAL` (SQLite writes the WAL but does not sync it), the WAL file is
+ * then synced on libuv's thread pool (store/dialect.ts syncWal), and only then are the
+ * batch's callers answered. Meanwhile the next batch runs. What a 200 promises is
+ * unchanged (its commit is on disk); what differs is that other readers in this
+ * process may see a batch during its sync, so a power cut in that window can lose a
+ * message the worker already took — never one whose sender was answered.
+ *
  * Nothing waits on a timer: an idle committer starts a batch on the next turn of the
  * event loop, so a lone request is committed as fast as before.
  */
@@ -54,17 +64,39 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
   let flushing = false;
   // Whether the last batch saw a unit fail: then failures are likely, and savepoints cheaper than a second run.
   let expectFailures = false;
+  const { direct } = options;
+
+  const commit = async (batch: readonly Pending[], mode: BatchMode): Promise<BatchRun> => {
+    if (direct === undefined) return runBatch(db, batch, undefined, mode);
+    let run: BatchRun = { kind: 'failed', error: new Error('the batch did not run') };
+    await db.connection().execute(async (connection) => {
+      // Held for the whole batch: no other statement runs on the connection while the
+      // commit does not sync, and later statements (outside batches) sync as always.
+      direct.statement('PRAGMA synchronous = NORMAL').run();
+      try {
+        run = await runBatch(connection, batch, direct, mode);
+      } finally {
+        direct.statement('PRAGMA synchronous = FULL').run();
+      }
+    });
+    return run;
+  };
 
   const flush = async (): Promise<void> => {
     flushing = true;
     try {
       while (queue.length > 0) {
         const batch = queue.splice(0, options.maxBatch);
+        let run: BatchRun | undefined;
         if (!expectFailures || batch.length === 1) {
-          const optimistic = await commitBatch(db, batch, options.direct, { savepoints: false });
-          if (optimistic.settled) continue;
+          run = await commit(batch, { savepoints: false });
+          if (run.kind === 'rerun') run = undefined;
         }
-        expectFailures = (await commitBatch(db, batch, options.direct, { savepoints: true })).unitFailed;
+        if (run === undefined) {
+          run = await commit(batch, { savepoints: true });
+          expectFailures = run.kind === 'done' && run.outcomes.some((outcome) => !outcome.ok);
+        }
+        settle(batch, run, direct);
       }
     } finally {
       flushing = false;
@@ -88,28 +120,27 @@ interface BatchMode {
   readonly savepoints: boolean;
 }
 
-interface BatchResult {
-  /**
-   * Every unit was told its outcome. Not so only when a unit of a batch run without
-   * savepoints failed: the batch was rolled back, for the caller to run again with them.
-   * (A batch of one needs no savepoint: its unit's failure is simply the unit's.)
-   */
-  readonly settled: boolean;
-  /** Some unit failed (and was told so). */
-  readonly unitFailed: boolean;
-}
+type UnitOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
-async function commitBatch(db: Db, batch: readonly Pending[], direct: DirectSqlite | undefined, mode: BatchMode): Promise<BatchResult> {
+type BatchRun =
+  /** Committed; each unit's result (a failed unit was rolled back to its savepoint). */
+  | { readonly kind: 'done'; readonly outcomes: readonly UnitOutcome[] }
+  /** Nothing of the batch is stored: the transaction (or its commit) failed. */
+  | { readonly kind: 'failed'; readonly error: unknown }
+  /** A unit failed without savepoints: all rolled back, to be run again with them. */
+  | { readonly kind: 'rerun' };
+
+/** One batch in one transaction; the connection is `db`'s (or the one held for the batch). */
+async function runBatch(db: Kysely<Database>, batch: readonly Pending[], direct: DirectSqlite | undefined, mode: BatchMode): Promise<BatchRun> {
   let trx;
   try {
     trx = await db.startTransaction().execute();
   } catch (error) {
-    for (const unit of batch) unit.reject(error);
-    return { settled: true, unitFailed: false };
+    return { kind: 'failed', error };
   }
   if (direct) bindDirect(trx, direct);
   const savepoints = mode.savepoints ? savepointStatements(trx, direct) : undefined;
-  const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+  const outcomes: UnitOutcome[] = [];
   try {
     for (const unit of batch) {
       await savepoints?.begin();
@@ -124,25 +155,38 @@ async function commitBatch(db: Db, batch: readonly Pending[], direct: DirectSqli
       }
     }
     await trx.commit().execute();
+    return { kind: 'done', outcomes };
   } catch (error) {
     await trx.rollback().execute().catch(() => {});
-    if (error instanceof UnitFailed) {
-      if (batch.length > 1) return { settled: false, unitFailed: true };
-      batch[0]?.reject(error.cause);
-      return { settled: true, unitFailed: true };
-    }
-    // The shared commit (or a savepoint statement) failed: nothing of the batch is stored.
-    for (const unit of batch) unit.reject(error);
-    return { settled: true, unitFailed: false };
+    if (!(error instanceof UnitFailed)) return { kind: 'failed', error };
+    // A batch of one needs no savepoint: its unit's failure is simply the unit's.
+    return batch.length > 1 ? { kind: 'rerun' } : { kind: 'done', outcomes: [{ ok: false, error: error.cause }] };
   } finally {
     unbindDirect(trx);
   }
-  batch.forEach((unit, i) => {
-    const outcome = outcomes[i];
-    if (outcome?.ok === true) unit.resolve(outcome.value);
-    else unit.reject(outcome?.error);
+}
+
+/** Tells every unit its outcome: at once, or (with the direct connection) once the commit is synced. */
+function settle(batch: readonly Pending[], run: BatchRun, direct: DirectSqlite | undefined): void {
+  const answer = (): void => {
+    if (run.kind !== 'done') {
+      for (const unit of batch) unit.reject(run.kind === 'failed' ? run.error : new Error('unreachable: a batch left to rerun'));
+      return;
+    }
+    batch.forEach((unit, i) => {
+      const outcome = run.outcomes[i];
+      if (outcome?.ok === true) unit.resolve(outcome.value);
+      else unit.reject(outcome?.error);
+    });
+  };
+  if (direct === undefined || run.kind !== 'done') {
+    answer();
+    return;
+  }
+  direct.syncWal().then(answer, (error: unknown) => {
+    // The commit happened but cannot be known to be on disk: nobody is told it succeeded.
+    for (const unit of batch) unit.reject(error);
   });
-  return { settled: true, unitFailed: outcomes.some((outcome) => !outcome.ok) };
 }
 
 /** A unit's own error, thrown through a batch that runs without savepoints. */

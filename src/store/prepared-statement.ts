@@ -55,16 +55,16 @@ export function insertRows(table: string, columns: readonly string[]): (rows: nu
 }
 
 /** The statements of one open SQLite connection, cached by text (store/dialect.ts). */
-export interface DirectSqlite {
+export interface SqliteStatements {
   statement(sqliteText: string): StatementSync;
 }
 
 // A transaction that owns the SQLite connection (the group committer's) runs its
 // prepared statements straight on node:sqlite: no builder, no driver, no promise per statement.
-const directConnections = new WeakMap<Executor, DirectSqlite>();
+const directConnections = new WeakMap<Executor, SqliteStatements>();
 
 /** While `tx` holds the connection exclusively, its statements may go straight to it. */
-export function bindDirect(tx: Executor, connection: DirectSqlite): void {
+export function bindDirect(tx: Executor, connection: SqliteStatements): void {
   directConnections.set(tx, connection);
 }
 

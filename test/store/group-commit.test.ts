@@ -1,7 +1,11 @@
 // The group committer: concurrent units of work share one transaction, and one unit's
 // failure never undoes or blocks its neighbours (the batch runs again in savepoints).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { openStore } from '../../src/store/dialect.ts';
 import { groupCommitter } from '../../src/store/group-commit.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
@@ -133,5 +137,57 @@ test('prepared statements run straight on the SQLite connection commit with the 
   assert.deepStrictEqual(
     [await setting(store.db, 'direct-1'), await setting(store.db, 'direct-undone'), await setting(store.db, 'direct-2')],
     ['x', undefined, 'y'],
+  );
+});
+
+test('with the direct connection, a batch is answered only once its WAL sync is done, and the connection syncs every other commit', async (t) => {
+  const store = openStore('sqlite::memory:');
+  await migrateToLatest(store.db);
+  t.after(() => store.db.destroy());
+  const direct = store.direct;
+  assert.ok(direct);
+  let releaseSync!: () => void;
+  const synced = new Promise<void>((resolve) => { releaseSync = resolve; });
+  const committer = groupCommitter(store.db, { maxBatch: 16, direct: { statement: (text) => direct.statement(text), syncWal: () => synced } });
+  let answered = false;
+  const unit = committer.run(async (tx) => { await execute(tx, insertSetting, ['synced', 'x']); }).then(() => { answered = true; });
+  // Committed (visible on the connection) but not yet answered.
+  while ((await setting(store.db, 'synced')) === undefined) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(answered, false);
+  const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
+  assert.equal(rows[0]?.synchronous, 2); // FULL
+  releaseSync();
+  await unit;
+  assert.equal(answered, true);
+});
+
+test('when the WAL sync fails, the batch\'s callers are told it failed', async (t) => {
+  const store = openStore('sqlite::memory:');
+  await migrateToLatest(store.db);
+  t.after(() => store.db.destroy());
+  const direct = store.direct;
+  assert.ok(direct);
+  const committer = groupCommitter(store.db, {
+    maxBatch: 16,
+    direct: { statement: (text) => direct.statement(text), syncWal: async () => { throw new Error('EIO: i/o error, fdatasync'); } },
+  });
+  await assert.rejects(committer.run(async (tx) => { await execute(tx, insertSetting, ['unsynced', 'x']); }), /EIO/);
+});
+
+test('a file store syncs its WAL: a batch committed through it survives reopening', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'herald-group-commit-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const location = `sqlite:${join(dir, 'herald.sqlite')}`;
+  const first = openStore(location);
+  await migrateToLatest(first.db);
+  assert.ok(first.direct);
+  const committer = groupCommitter(first.db, { maxBatch: 16, direct: first.direct });
+  await Promise.all([1, 2, 3].map((i) => committer.run(async (tx) => { await execute(tx, insertSetting, [`file-${i}`, String(i)]); })));
+  await first.db.destroy();
+  const second = openStore(location);
+  t.after(() => second.db.destroy());
+  assert.deepStrictEqual(
+    [await setting(second.db, 'file-1'), await setting(second.db, 'file-2'), await setting(second.db, 'file-3')],
+    ['1', '2', '3'],
   );
 });

@@ -18,14 +18,10 @@ export interface ClaimedMessage {
 }
 
 /**
- * Takes up to `limit` due rows of one channel and leases them to `owner` until `now + leaseMs`:
- *
- *   UPDATE outbox SET lease_owner = $owner, lease_expires_at = $now + $lease, attempts = attempts + 1
- *   WHERE message_id IN (SELECT message_id FROM outbox
- *                        WHERE channel = $channel AND available_at <= $now
- *                          AND (lease_expires_at IS NULL OR lease_expires_at <= $now)
- *                        ORDER BY available_at LIMIT $limit [FOR UPDATE SKIP LOCKED])
- *   RETURNING message_id, attempts
+ * Takes up to `limit` due rows of one channel and leases them to `owner` until
+ * `now + leaseMs` (the SQL is CLAIM below). A leased row is also made available again
+ * only at its lease's expiry (`available_at`), so the claim's index scan on
+ * (channel, available_at) starts past the rows in flight instead of stepping over them.
  *
  * A worker that dies keeps its lease until it expires; then the rows are due again
  * and another worker takes them over. On PostgreSQL, SKIP LOCKED lets concurrent
@@ -70,7 +66,7 @@ export async function claimDue(
 }
 
 const claimText = (lock: string) => `
-  update outbox set lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1
+  update outbox set lease_owner = $1, lease_expires_at = $2, available_at = $2, attempts = attempts + 1
   where message_id in (select message_id from outbox
                        where channel = $3 and available_at <= $4
                          and (lease_expires_at is null or lease_expires_at <= $4)
@@ -97,11 +93,14 @@ function readClaimed(count: number): Statement {
   return declared;
 }
 
-/** Releases every lease (see DialectCapabilities.singleServerProcess); returns how many rows were leased. */
-export async function releaseAllLeases(db: Db): Promise<number> {
+/**
+ * Releases every lease (see DialectCapabilities.singleServerProcess), the rows due at
+ * `now`; returns how many rows were leased.
+ */
+export async function releaseAllLeases(db: Db, now: number): Promise<number> {
   const result = await db
     .updateTable('outbox')
-    .set({ lease_owner: null, lease_expires_at: null })
+    .set({ lease_owner: null, lease_expires_at: null, available_at: now })
     .where('lease_owner', 'is not', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);

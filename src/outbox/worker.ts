@@ -92,7 +92,7 @@ export class OutboxWorker {
   async #recoverLeases(): Promise<void> {
     if (!this.#deps.capabilities.singleServerProcess) return;
     try {
-      const released = await releaseAllLeases(this.#deps.db);
+      const released = await releaseAllLeases(this.#deps.db, this.#deps.clock());
       if (released > 0) this.#deps.logger.warn({ released }, 'released the leases of a previous run that did not stop cleanly; those messages are retried');
     } catch (error) {
       this.#deps.logger.error({ err: error }, 'could not release old leases; they will expire');

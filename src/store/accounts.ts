@@ -59,10 +59,13 @@ export async function insertAccount(db: Executor, id: string, now: number, field
   return toAccount(row);
 }
 
+/** Read for every authenticated request: a prepared statement (store/prepared-statement.ts). */
 export async function findAccount(db: Executor, id: string): Promise<Account | undefined> {
-  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  const [row] = await queryRows<AccountRow>(db, FIND_ACCOUNT, [id]);
   return row && toAccount(row);
 }
+
+const FIND_ACCOUNT = statement('select * from accounts where id = $1');
 
 /** The Cloud API credentials of an account, when both halves are set; for the WhatsApp transport only. */
 export async function findWhatsappCredentials(db: Executor, id: string): Promise<{ phoneNumberId: string; accessToken: string } | undefined> {

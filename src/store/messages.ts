@@ -1,7 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor, MessageRow } from './database.ts';
-import { execute, insertRows, placeholders, statement, type Statement } from './prepared-statement.ts';
+import { execute, insertRows, placeholders, queryRows, statement, type Statement } from './prepared-statement.ts';
 import { enqueueWebhookDelivery } from './webhook-deliveries.ts';
 
 export interface NewMessage {
@@ -197,9 +197,12 @@ function memoByCount(make: (count: number) => Statement): (count: number) => Sta
 
 /** The message a peer knows by `providerRef` (SMPP message_id, WhatsApp wamid). */
 export async function findMessageByProviderRef(db: Executor, channel: Channel, providerRef: string): Promise<StoredMessage | undefined> {
-  const row = await db.selectFrom('messages').selectAll().where('channel', '=', channel).where('provider_ref', '=', providerRef).executeTakeFirst();
+  const [row] = await queryRows<MessageRow>(db, FIND_BY_PROVIDER_REF, [channel, providerRef]);
   return row && toStoredMessage(row);
 }
+
+// Every delivery receipt looks its message up by the peer's reference.
+const FIND_BY_PROVIDER_REF = statement('select * from messages where channel = $1 and provider_ref = $2');
 
 /** Marks claimed messages as `sending`, with an event each: the first transition of every attempt. */
 export async function markSending(db: Executor, messages: readonly { id: string; eventId: string; attempt: number }[], at: number): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Executor, SenderDomainsTable } from './database.ts';
 import type { Selectable } from 'kysely';
+import { queryRows, statement } from './prepared-statement.ts';
 
 /**
  * A sender domain without its private key: the key is read only by findDkimPrivateKey,
@@ -64,15 +65,13 @@ function fromRow(row: PublicRow): SenderDomain {
   };
 }
 
+/** Read for every email sent: a prepared statement (store/prepared-statement.ts). */
 export async function findSenderDomain(db: Executor, accountId: string, domain: string): Promise<SenderDomain | undefined> {
-  const row = await db
-    .selectFrom('sender_domains')
-    .select(PUBLIC_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('domain', '=', domain)
-    .executeTakeFirst();
+  const [row] = await queryRows<PublicRow>(db, FIND_SENDER_DOMAIN, [accountId, domain]);
   return row && fromRow(row);
 }
+
+const FIND_SENDER_DOMAIN = statement(`select ${PUBLIC_COLUMNS.join(', ')} from sender_domains where account_id = $1 and domain = $2`);
 
 export async function listSenderDomains(db: Executor, accountId: string): Promise<SenderDomain[]> {
   const rows = await db.selectFrom('sender_domains').select(PUBLIC_COLUMNS).where('account_id', '=', accountId).orderBy('domain').execute();

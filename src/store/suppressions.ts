@@ -1,4 +1,5 @@
 import type { Executor } from './database.ts';
+import { placeholders, queryRows, statement, type Statement } from './prepared-statement.ts';
 
 export const SUPPRESSION_REASONS = ['unsubscribed', 'bounced', 'complained', 'manual'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
@@ -35,13 +36,20 @@ export async function removeSuppression(db: Executor, accountId: string, address
 /** Which of `addresses` the account suppresses, as the lower-cased set. */
 export async function suppressedAmong(db: Executor, accountId: string, addresses: readonly string[]): Promise<Set<string>> {
   if (addresses.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('suppressions')
-    .select('address')
-    .where('account_id', '=', accountId)
-    .where('address', 'in', [...new Set(addresses.map(key))])
-    .execute();
+  const keys = [...new Set(addresses.map(key))];
+  // Read for every email sent: a prepared statement per number of addresses.
+  const rows = await queryRows<{ address: string }>(db, suppressedAmongStatement(keys.length), [accountId, ...keys]);
   return new Set(rows.map((r) => r.address));
+}
+
+const suppressedAmongStatements = new Map<number, Statement>();
+function suppressedAmongStatement(count: number): Statement {
+  let declared = suppressedAmongStatements.get(count);
+  if (!declared) {
+    declared = statement(`select address from suppressions where account_id = $1 and address in (${placeholders(2, count)})`);
+    suppressedAmongStatements.set(count, declared);
+  }
+  return declared;
 }
 
 /**

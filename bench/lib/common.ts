@@ -42,6 +42,8 @@ export interface BenchOptions {
   readonly worker: boolean;
   /** Which send operations are loaded (accept). */
   readonly channels: readonly BenchChannel[];
+  /** Mobile numbers per request, one measured round each (sms-e2e). */
+  readonly numbers: readonly number[];
 }
 
 export type DatabaseChoice = 'all' | 'sqlite' | 'postgres';
@@ -54,6 +56,7 @@ export interface BenchDefaults {
   readonly clients: number;
   readonly timeoutS?: number;
   readonly durationS?: number;
+  readonly numbers?: readonly number[];
 }
 
 const DEFAULT_TIMEOUT_S = 120;
@@ -91,6 +94,7 @@ export function parseBenchOptions(args: readonly string[], defaults: BenchDefaul
         connections: { type: 'string' },
         worker: { type: 'string' },
         channels: { type: 'string' },
+        numbers: { type: 'string' },
       },
     }));
   } catch (error) {
@@ -113,6 +117,7 @@ export function parseBenchOptions(args: readonly string[], defaults: BenchDefaul
   for (const channel of channels) {
     if (!(BENCH_CHANNELS as readonly string[]).includes(channel)) throw new UsageError(`--channels takes ${BENCH_CHANNELS.join(', ')} (comma-separated), got "${channel}"`);
   }
+  const numbers = values.numbers === undefined ? [...(defaults.numbers ?? [1])] : values.numbers.split(',').map((k) => whole('numbers', k.trim(), 0, 1));
   return {
     n: whole('n', values.n ?? process.env.BENCH_N, defaults.n ?? 1, 1),
     clients: whole('clients', values.clients, defaults.clients, 1),
@@ -126,6 +131,7 @@ export function parseBenchOptions(args: readonly string[], defaults: BenchDefaul
     connections: [...new Set(connections)].sort((a, b) => a - b),
     worker: onOff('worker', values.worker),
     channels: channels as BenchChannel[],
+    numbers: [...new Set(numbers)].sort((a, b) => a - b),
   };
 }
 
@@ -143,6 +149,7 @@ export function rerunCommand(name: string, options: BenchOptions, defaults: Benc
   if (options.connections.join(',') !== DEFAULT_CONNECTIONS.join(',')) flags.push(`--connections ${options.connections.join(',')}`);
   if (!options.worker) flags.push('--worker off');
   if (options.channels.join(',') !== BENCH_CHANNELS.join(',')) flags.push(`--channels ${options.channels.join(',')}`);
+  if (options.numbers.join(',') !== (defaults.numbers ?? [1]).join(',')) flags.push(`--numbers ${options.numbers.join(',')}`);
   return `npm run bench -- ${[name, ...flags].join(' ')}`;
 }
 

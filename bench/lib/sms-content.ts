@@ -14,3 +14,8 @@ export function mobileNumber(i: number): string {
 export function smsRequest(i: number): Record<string, unknown> {
   return { message: smsText(i), mobile_numbers: [mobileNumber(i)] };
 }
+
+/** The i-th request of `perRequest` numbers each (numbers i·k … i·k + k − 1): one text, as a campaign sends it. */
+export function smsBatchRequest(i: number, perRequest: number): Record<string, unknown> {
+  return { message: smsText(i), mobile_numbers: Array.from({ length: perRequest }, (_, j) => mobileNumber(i * perRequest + j)) };
+}

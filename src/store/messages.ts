@@ -1,7 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor, MessageRow } from './database.ts';
-import { execute, insertRows, placeholders, queryRows, statement, type Statement } from './prepared-statement.ts';
+import { execute, insertAll, insertRows, placeholders, queryRows, statement, type Statement } from './prepared-statement.ts';
 import { enqueueWebhookDelivery } from './webhook-deliveries.ts';
 
 export interface NewMessage {
@@ -43,21 +43,14 @@ export interface MessageEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-// SQLite caps bound parameters per statement (32766); 11 columns × 500 rows stays far below.
-const INSERT_CHUNK = 500;
-
-function* chunks<T>(items: readonly T[]): Generator<T[]> {
-  for (let i = 0; i < items.length; i += INSERT_CHUNK) yield items.slice(i, i + INSERT_CHUNK);
-}
-
 const INSERT_SEND = statement(`
   insert into sends (id, account_id, channel, payload, created_at, family, metadata, certified, track_opens, track_clicks)
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`);
-const insertMessages = insertRows('messages', [
+const MESSAGES = insertRows('messages', [
   'id', 'account_id', 'send_id', 'channel', 'recipient', 'recipient_role', 'status', 'cost_messages', 'cost_balance', 'created_at', 'updated_at',
 ]);
-const insertEvents = insertRows('message_events', ['id', 'message_id', 'type', 'at', 'data']);
-const insertOutbox = insertRows('outbox', ['message_id', 'channel', 'available_at', 'attempts']);
+const EVENTS = insertRows('message_events', ['id', 'message_id', 'type', 'at', 'data']);
+const OUTBOX = insertRows('outbox', ['message_id', 'channel', 'available_at', 'attempts']);
 
 /**
  * Stores one accepted request: its shared payload, a message per recipient, a
@@ -78,15 +71,13 @@ export async function insertSend(
     options.certified ? 1 : 0, options.tracking.opens ? 1 : 0, options.tracking.clicks ? 1 : 0,
   ]);
   const queued = messages.filter((m) => m.dropped !== true);
-  for (const part of chunks(queued)) {
-    await execute(db, insertMessages(part.length), part.flatMap((m) => [
-      m.id, accountId, sendId, channel, m.recipient, m.role, 'queued', m.costMessages, m.costBalance, now, now,
-    ]));
-    await execute(db, insertEvents(part.length), part.flatMap((m) => [send.eventIds(), m.id, 'queued', now, '{}']));
-    await execute(db, insertOutbox(part.length), part.flatMap((m) => [m.id, channel, now, 0]));
-  }
+  await insertAll(db, MESSAGES, queued.map((m) => [
+    m.id, accountId, sendId, channel, m.recipient, m.role, 'queued', m.costMessages, m.costBalance, now, now,
+  ]));
+  await insertAll(db, EVENTS, queued.map((m) => [send.eventIds(), m.id, 'queued', now, '{}']));
+  await insertAll(db, OUTBOX, queued.map((m) => [m.id, channel, now, 0]));
   for (const m of messages.filter((m) => m.dropped === true)) {
-    await execute(db, insertMessages(1), [m.id, accountId, sendId, channel, m.recipient, m.role, 'dropped', 0, 0, now, now]);
+    await insertAll(db, MESSAGES, [[m.id, accountId, sendId, channel, m.recipient, m.role, 'dropped', 0, 0, now, now]]);
     await recordEvent(db, { messageId: m.id, type: 'dropped', eventId: send.eventIds(), at: now, data: { reason: 'suppressed' } });
   }
 }
@@ -167,7 +158,7 @@ export async function recordEvent(
   if (event.providerRef !== undefined && !moved) await execute(db, SET_PROVIDER_REF, [event.providerRef, event.messageId]);
   const type = event.type ?? event.status;
   if (type === undefined) throw new TypeError('recordEvent needs a status or a type');
-  await execute(db, insertEvents(1), [event.eventId, event.messageId, type, event.at, JSON.stringify(event.data)]);
+  await insertAll(db, EVENTS, [[event.eventId, event.messageId, type, event.at, JSON.stringify(event.data)]]);
   const webhookQueued = await enqueueWebhookDelivery(db, { id: event.eventId, messageId: event.messageId, type, at: event.at, data: event.data });
   return { moved, webhookQueued };
 }
@@ -208,10 +199,9 @@ const FIND_BY_PROVIDER_REF = statement('select * from messages where channel = $
 export async function markSending(db: Executor, messages: readonly { id: string; eventId: string; attempt: number }[], at: number): Promise<void> {
   if (messages.length === 0) return;
   const predecessors = predecessorsOf('sending');
-  for (const part of chunks(messages)) {
-    await execute(db, markSendingStatement(part.length, predecessors.length), [at, ...predecessors, ...part.map((m) => m.id)]);
-    await execute(db, insertEvents(part.length), part.flatMap((m) => [m.eventId, m.id, 'sending', at, JSON.stringify({ attempt: m.attempt })]));
-  }
+  // A claim is at most a few hundred rows: one IN list (far below the parameter caps).
+  await execute(db, markSendingStatement(messages.length, predecessors.length), [at, ...predecessors, ...messages.map((m) => m.id)]);
+  await insertAll(db, EVENTS, messages.map((m) => [m.eventId, m.id, 'sending', at, JSON.stringify({ attempt: m.attempt })]));
 }
 
 const markSendingStatements = new Map<string, Statement>();

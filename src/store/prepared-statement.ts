@@ -37,21 +37,47 @@ export function placeholders(from: number, count: number): string {
   return Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
 }
 
-/**
- * `INSERT INTO table (columns) VALUES (…), (…)` for any number of rows, each text
- * declared once per row count. Rows are arrays in the order of `columns`.
- */
-export function insertRows(table: string, columns: readonly string[]): (rows: number) => Statement {
+/** `INSERT INTO table (columns) VALUES …` for any number of rows (see insertAll). */
+export interface RowsInsert {
+  /** The statement for `rows` rows, declared once per row count. */
+  forRows(rows: number): Statement;
+}
+
+export function insertRows(table: string, columns: readonly string[]): RowsInsert {
   const byCount = new Map<number, Statement>();
-  return (rows) => {
-    let declared = byCount.get(rows);
-    if (!declared) {
-      const values = Array.from({ length: rows }, (_, r) => `(${placeholders(r * columns.length + 1, columns.length)})`).join(', ');
-      declared = statement(`insert into ${table} (${columns.join(', ')}) values ${values}`);
-      byCount.set(rows, declared);
-    }
-    return declared;
+  return {
+    forRows(rows) {
+      let declared = byCount.get(rows);
+      if (!declared) {
+        const values = Array.from({ length: rows }, (_, r) => `(${placeholders(r * columns.length + 1, columns.length)})`).join(', ');
+        declared = statement(`insert into ${table} (${columns.join(', ')}) values ${values}`);
+        byCount.set(rows, declared);
+      }
+      return declared;
+    },
   };
+}
+
+// SQLite caps bound parameters per statement (32766); 500 rows of up to 14 columns stay below.
+const ROWS_PER_STATEMENT = 500;
+
+/**
+ * Inserts rows (arrays in the order of the insert's columns). Over the network
+ * (PostgreSQL) one statement carries many rows; straight on node:sqlite one prepared
+ * single-row statement per row is 4× cheaper than a multi-row VALUES (measured: 4 vs
+ * 17 µs a row of `messages`).
+ */
+export async function insertAll(db: Executor, insert: RowsInsert, rows: readonly (readonly unknown[])[]): Promise<void> {
+  const direct = directConnections.get(db);
+  if (direct) {
+    const single = direct.statement(insert.forRows(1).sqlite);
+    for (const row of rows) single.run(...row.map(toSqliteValue));
+    return;
+  }
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+    const part = rows.slice(i, i + ROWS_PER_STATEMENT);
+    await execute(db, insert.forRows(part.length), part.flat());
+  }
 }
 
 /** The statements of one open SQLite connection, cached by text (store/dialect.ts). */

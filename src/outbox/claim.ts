@@ -3,7 +3,7 @@ import type { Db } from '../store/database.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { markSending } from '../store/messages.ts';
-import { placeholders, queryRows, statement, type Statement } from '../store/prepared-statement.ts';
+import { placeholders, queryRows, statement, statementPerCount } from '../store/prepared-statement.ts';
 
 export interface ClaimedMessage {
   readonly msgid: string;
@@ -80,18 +80,10 @@ interface ClaimedRow {
   cost_messages: number; cost_balance: number; send_id: string; payload: string;
 }
 
-const readStatements = new Map<number, Statement>();
-function readClaimed(count: number): Statement {
-  let declared = readStatements.get(count);
-  if (!declared) {
-    declared = statement(`
-      select m.id, m.account_id, m.channel, m.recipient, m.created_at, m.cost_messages, m.cost_balance, m.send_id, s.payload
-      from messages m join sends s on s.id = m.send_id
-      where m.id in (${placeholders(1, count)})`);
-    readStatements.set(count, declared);
-  }
-  return declared;
-}
+const readClaimed = statementPerCount((count) => `
+  select m.id, m.account_id, m.channel, m.recipient, m.created_at, m.cost_messages, m.cost_balance, m.send_id, s.payload
+  from messages m join sends s on s.id = m.send_id
+  where m.id in (${placeholders(1, count)})`);
 
 /**
  * Releases every lease (see DialectCapabilities.singleServerProcess), the rows due at

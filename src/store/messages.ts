@@ -1,7 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor, MessageRow } from './database.ts';
-import { execute, insertAll, insertRows, placeholders, queryRows, statement, type Statement } from './prepared-statement.ts';
+import { execute, insertAll, insertRows, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
 import { enqueueWebhookDelivery } from './webhook-deliveries.ts';
 
 export interface NewMessage {
@@ -171,20 +171,11 @@ export interface EventEffects {
 }
 
 // A status moves only from one of its predecessors; one text per number of them.
-const moveStatus = memoByCount((n) => statement(
-  `update messages set status = $1, updated_at = $2 where id = $3 and status in (${placeholders(4, n)})`));
-const moveStatusWithRef = memoByCount((n) => statement(
-  `update messages set status = $1, updated_at = $2, provider_ref = $4 where id = $3 and status in (${placeholders(5, n)})`));
+const moveStatus = statementPerCount((n) =>
+  `update messages set status = $1, updated_at = $2 where id = $3 and status in (${placeholders(4, n)})`);
+const moveStatusWithRef = statementPerCount((n) =>
+  `update messages set status = $1, updated_at = $2, provider_ref = $4 where id = $3 and status in (${placeholders(5, n)})`);
 const SET_PROVIDER_REF = statement('update messages set provider_ref = $1 where id = $2');
-
-function memoByCount(make: (count: number) => Statement): (count: number) => Statement {
-  const made = new Map<number, Statement>();
-  return (count) => {
-    let declared = made.get(count);
-    if (!declared) made.set(count, (declared = make(count)));
-    return declared;
-  };
-}
 
 /** The message a peer knows by `providerRef` (SMPP message_id, WhatsApp wamid). */
 export async function findMessageByProviderRef(db: Executor, channel: Channel, providerRef: string): Promise<StoredMessage | undefined> {
@@ -198,23 +189,16 @@ const FIND_BY_PROVIDER_REF = statement('select * from messages where channel = $
 /** Marks claimed messages as `sending`, with an event each: the first transition of every attempt. */
 export async function markSending(db: Executor, messages: readonly { id: string; eventId: string; attempt: number }[], at: number): Promise<void> {
   if (messages.length === 0) return;
-  const predecessors = predecessorsOf('sending');
   // A claim is at most a few hundred rows: one IN list (far below the parameter caps).
-  await execute(db, markSendingStatement(messages.length, predecessors.length), [at, ...predecessors, ...messages.map((m) => m.id)]);
+  await execute(db, markSendingStatement(messages.length), [at, ...SENDING_PREDECESSORS, ...messages.map((m) => m.id)]);
   await insertAll(db, EVENTS, messages.map((m) => [m.eventId, m.id, 'sending', at, JSON.stringify({ attempt: m.attempt })]));
 }
 
-const markSendingStatements = new Map<string, Statement>();
-function markSendingStatement(messages: number, predecessors: number): Statement {
-  const key = `${messages}/${predecessors}`;
-  let declared = markSendingStatements.get(key);
-  if (!declared) {
-    declared = statement(`update messages set status = 'sending', updated_at = $1
-      where status in (${placeholders(2, predecessors)}) and id in (${placeholders(2 + predecessors, messages)})`);
-    markSendingStatements.set(key, declared);
-  }
-  return declared;
-}
+const SENDING_PREDECESSORS = predecessorsOf('sending');
+const markSendingStatement = statementPerCount((messages) => `
+  update messages set status = 'sending', updated_at = $1
+  where status in (${placeholders(2, SENDING_PREDECESSORS.length)})
+    and id in (${placeholders(2 + SENDING_PREDECESSORS.length, messages)})`);
 
 export async function putCapture(db: Executor, capture: { messageId: string; contentType: string; body: string; at: number }): Promise<void> {
   await db

@@ -32,6 +32,19 @@ export function preparedName(postgresText: string): string | undefined {
   return byPostgresText.get(postgresText)?.name;
 }
 
+/**
+ * A statement whose text depends on a count (an `IN (…)` list, rows of a VALUES), each
+ * text declared once, the first time its count is asked for.
+ */
+export function statementPerCount(text: (count: number) => string): (count: number) => Statement {
+  const declared = new Map<number, Statement>();
+  return (count) => {
+    let known = declared.get(count);
+    if (!known) declared.set(count, (known = statement(text(count))));
+    return known;
+  };
+}
+
 /** `$from, $from+1, …` — `count` placeholders, for `IN (…)` lists and multi-row VALUES. */
 export function placeholders(from: number, count: number): string {
   return Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
@@ -44,18 +57,11 @@ export interface RowsInsert {
 }
 
 export function insertRows(table: string, columns: readonly string[]): RowsInsert {
-  const byCount = new Map<number, Statement>();
-  return {
-    forRows(rows) {
-      let declared = byCount.get(rows);
-      if (!declared) {
-        const values = Array.from({ length: rows }, (_, r) => `(${placeholders(r * columns.length + 1, columns.length)})`).join(', ');
-        declared = statement(`insert into ${table} (${columns.join(', ')}) values ${values}`);
-        byCount.set(rows, declared);
-      }
-      return declared;
-    },
-  };
+  const forRows = statementPerCount((rows) => {
+    const values = Array.from({ length: rows }, (_, r) => `(${placeholders(r * columns.length + 1, columns.length)})`);
+    return `insert into ${table} (${columns.join(', ')}) values ${values.join(', ')}`;
+  });
+  return { forRows };
 }
 
 // SQLite caps bound parameters per statement (32766); 500 rows of up to 14 columns stay below.

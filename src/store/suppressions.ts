@@ -1,5 +1,5 @@
 import type { Executor } from './database.ts';
-import { placeholders, queryRows, statement, type Statement } from './prepared-statement.ts';
+import { placeholders, queryRows, statementPerCount } from './prepared-statement.ts';
 
 export const SUPPRESSION_REASONS = ['unsubscribed', 'bounced', 'complained', 'manual'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
@@ -42,15 +42,8 @@ export async function suppressedAmong(db: Executor, accountId: string, addresses
   return new Set(rows.map((r) => r.address));
 }
 
-const suppressedAmongStatements = new Map<number, Statement>();
-function suppressedAmongStatement(count: number): Statement {
-  let declared = suppressedAmongStatements.get(count);
-  if (!declared) {
-    declared = statement(`select address from suppressions where account_id = $1 and address in (${placeholders(2, count)})`);
-    suppressedAmongStatements.set(count, declared);
-  }
-  return declared;
-}
+const suppressedAmongStatement = statementPerCount((count) =>
+  `select address from suppressions where account_id = $1 and address in (${placeholders(2, count)})`);
 
 /**
  * A page of the account's suppressions in address order, after the cursor `after` (an

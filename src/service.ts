@@ -10,7 +10,7 @@ import { uuidv7Source } from './app/uuidv7-source.ts';
 import { checkPostTarget } from './channels/guarded-fetch.ts';
 import type { Config } from './config.ts';
 import { CHANNELS } from './domain/account.ts';
-import { startConfiguredInboundListener } from './events/inbound-listener.ts';
+import type { InboundListener } from './events/inbound-listener.ts';
 import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './events/dispatcher.ts';
 import { buildApp } from './http/app.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
@@ -118,6 +118,14 @@ export async function createService(config: Config, options: Omit<ServiceOptions
   return { ...service, worker, webhooks };
 }
 
+/** The inbound SMTP listener as configured, or none when HERALD_INBOUND_SMTP_PORT is unset. */
+async function startInboundSmtp(config: Config, deps: KeyDeps, logger: Logger): Promise<InboundListener | undefined> {
+  if (config.inboundSmtpPort === undefined) return undefined;
+  // Loaded lazily: smtp-server and mailparser add ~40 MB resident to a process that takes no mail.
+  const { startConfiguredInboundListener } = await import('./events/inbound-listener.ts');
+  return startConfiguredInboundListener(config, deps, logger);
+}
+
 /**
  * Wires config → store → use cases → what the role runs (src/roles.ts): HTTP, the
  * outbox worker, the webhook dispatcher, the inbound SMTP listener. main.ts calls this.
@@ -140,7 +148,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   // session or Cloud API client, and posts no webhooks.
   let closeTransports = async (): Promise<void> => {};
   if (parts.delivery) {
-    const built = buildTransports(config, deps, workerLogger);
+    const built = await buildTransports(config, deps, workerLogger);
     closeTransports = built.close;
     worker = new OutboxWorker(
       {
@@ -162,7 +170,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     );
   }
 
-  const rateLimit = configuredRateLimiter(config, workerLogger, options.rateLimiter);
+  const rateLimit = await configuredRateLimiter(config, workerLogger, options.rateLimiter);
   const http = await buildApp({
     app: deps,
     adminToken,
@@ -175,7 +183,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     healthOnly: !parts.api,
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set.
-  const inbound = parts.inboundSmtp ? await startConfiguredInboundListener(config, deps, workerLogger) : undefined;
+  const inbound = parts.inboundSmtp ? await startInboundSmtp(config, deps, workerLogger) : undefined;
 
   // Commits in other processes wake this worker at once (PostgreSQL LISTEN); the poll stays the fallback.
   const running = options.worker !== false;

@@ -8,18 +8,16 @@ import type { CaptureSink } from './channels/channel.ts';
 import { attachmentResolver } from './channels/email/attachments.ts';
 import { emailCaptureTransport } from './channels/email/capture-transport.ts';
 import type { ComposeSettings } from './channels/email/compose.ts';
-import { mxTransport } from './channels/email/mx-transport.ts';
-import { smtpRelayTransport } from './channels/email/smtp-transport.ts';
 import { smsCaptureTransport } from './channels/sms/capture-transport.ts';
-import { smppTransport } from './channels/sms/smpp-transport.ts';
-import { cloudApiTransport } from './channels/whatsapp/cloud-api-transport.ts';
 import { whatsappCaptureTransport } from './channels/whatsapp/capture-transport.ts';
 import type { Config } from './config.ts';
 import { trackingTokens } from './domain/tracking-token.ts';
 import type { Transports } from './outbox/worker.ts';
 import { putCapture } from './store/messages.ts';
 
-// The one place where configuration picks the transport of each channel.
+// The one place where configuration picks the transport of each channel. The capture
+// transports (the default) are loaded with this module; a peer's transport is loaded
+// only when configured (the SMPP one brings the smpp library, and ioredis with Redis).
 
 const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
 const ATTACHMENT_TIMEOUT_MS = 30_000;
@@ -29,7 +27,7 @@ export interface BuiltTransports {
   close(): Promise<void>;
 }
 
-export function buildTransports(config: Config, deps: KeyDeps, logger: Logger): BuiltTransports {
+export async function buildTransports(config: Config, deps: KeyDeps, logger: Logger): Promise<BuiltTransports> {
   const sink: CaptureSink = { put: (capture) => putCapture(deps.db, { ...capture, at: deps.clock() }) };
   const compose: ComposeSettings & { dkim: ReturnType<typeof dkimKeyLookup> } = {
     messageIdHost: new URL(config.publicUrl).hostname,
@@ -48,10 +46,14 @@ export function buildTransports(config: Config, deps: KeyDeps, logger: Logger): 
   } else if (config.emailTransport === 'mx') {
     const resolver = new Resolver({ timeout: 5000, tries: 2 });
     if (config.dnsServers.length > 0) resolver.setServers([...config.dnsServers]);
+    // Loaded lazily, as every peer's transport: only when configured.
+    const { mxTransport } = await import('./channels/email/mx-transport.ts');
     const mx = mxTransport({ ...compose, resolver, heloName: config.heloName ?? deps.bounceDomain, resolveAttachments });
     closers.push(() => mx.close());
     email = mx;
   } else {
+    // Loaded lazily, as every peer's transport: only when configured.
+    const { smtpRelayTransport } = await import('./channels/email/smtp-transport.ts');
     const relay = smtpRelayTransport({ ...compose, url: config.emailTransport, resolveAttachments, ...(config.heloName ? { heloName: config.heloName } : {}) });
     closers.push(() => relay.close());
     email = relay;
@@ -61,6 +63,8 @@ export function buildTransports(config: Config, deps: KeyDeps, logger: Logger): 
   if (config.smsTransport === 'capture') {
     sms = smsCaptureTransport({ sink });
   } else {
+    // Loaded lazily, as every peer's transport: only when configured.
+    const { smppTransport } = await import('./channels/sms/smpp-transport.ts');
     const smpp = smppTransport({
       url: config.smsTransport,
       logger,
@@ -76,10 +80,14 @@ export function buildTransports(config: Config, deps: KeyDeps, logger: Logger): 
     sms = smpp;
   }
 
-  const whatsapp: Transports['whatsapp'] =
-    config.whatsappTransport === 'capture'
-      ? whatsappCaptureTransport({ sink })
-      : cloudApiTransport({ baseUrl: config.whatsappTransport, credentials: whatsappCredentials(deps) });
+  let whatsapp: Transports['whatsapp'];
+  if (config.whatsappTransport === 'capture') {
+    whatsapp = whatsappCaptureTransport({ sink });
+  } else {
+    // Loaded lazily, as every peer's transport: only when configured.
+    const { cloudApiTransport } = await import('./channels/whatsapp/cloud-api-transport.ts');
+    whatsapp = cloudApiTransport({ baseUrl: config.whatsappTransport, credentials: whatsappCredentials(deps) });
+  }
 
   return {
     transports: { email, sms, whatsapp },

@@ -4,8 +4,8 @@ import { parseDeliveryReceipt, type ReceiptStatus } from '../../domain/delivery-
 import { MAX_PARTS, splitSeptets, toSmsParts, type SmsPart } from '../../domain/gsm7-packing.ts';
 import type { Outbound, SmsPayload } from '../../domain/outbound.ts';
 import type { Outcome, Transport } from '../channel.ts';
-import { DEFAULT_SMPP_TIMING, SmppSession, describeStatus, statusName, type InboundDeliver, type SmppEndpoint, type SmppTiming } from './smpp-session.ts';
-import { sharedThroughputCap } from './throughput-cap.ts';
+import { DEFAULT_SMPP_TIMING, SmppSession, describeStatus, statusName, type InboundDeliver, type SmppEndpoint, type SmppTiming, type SubmitPacer } from './smpp-session.ts';
+import type { SharedThroughputCapOptions } from './throughput-cap.ts';
 
 // SMS over SMPP v3.4: `smpp://system_id:password@host:2775?window=10&throughput=100&from=Herald`
 // (`smpps://` for TLS, default port 3550). Each message goes as GSM 03.38, data_coding 0,
@@ -141,6 +141,13 @@ const RECEIPT_MESSAGE_TYPE = 0x04;
 const MESSAGE_TYPE_MASK = 0x3c;
 const UDH_INDICATOR = 0x40;
 
+/** sharedThroughputCap once its module is loaded; the Redis connection opens as soon as it is. */
+function lazySharedCap(options: SharedThroughputCapOptions): SubmitPacer & { close(): Promise<void> } {
+  // Loaded lazily: throughput-cap.ts brings ioredis (~20 MB resident), needed only with HERALD_REDIS_URL.
+  const cap = import('./throughput-cap.ts').then(({ sharedThroughputCap }) => sharedThroughputCap(options));
+  return { reserve: async () => (await cap).reserve(), close: async () => (await cap).close() };
+}
+
 export function smppTransport(options: SmppTransportOptions): Transport<SmsPayload> & { close(): Promise<void> } {
   const settings = parseSmppUrl(options.url);
   const { logger } = options;
@@ -170,7 +177,7 @@ export function smppTransport(options: SmppTransportOptions): Transport<SmsPaylo
   }
 
   const { sharedCap } = options;
-  const pacer = sharedCap === undefined || settings.throughput === 0 ? undefined : sharedThroughputCap({
+  const pacer = sharedCap === undefined || settings.throughput === 0 ? undefined : lazySharedCap({
     url: sharedCap.url,
     failure: sharedCap.failure,
     key: `${sharedCap.keyPrefix}smpp:${peer}:${settings.endpoint.systemId}`,

@@ -1,6 +1,5 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
-import { openRedis, REDIS_COMMAND_TIMEOUT_MS, RedisOutage } from '../../redis-client.ts';
 
 /** The verdict for one request, with what the IETF RateLimit headers need. */
 export interface RateDecision {
@@ -74,7 +73,9 @@ export interface RedisRateLimiterOptions {
  * here rather than through the library's insuranceLimiter so that the outage's start
  * and end are known exactly (one warning, one recovery line).
  */
-export function redisRateLimiter(options: RedisRateLimiterOptions): AccountRateLimiter & { close(): Promise<void> } {
+export async function redisRateLimiter(options: RedisRateLimiterOptions): Promise<AccountRateLimiter & { close(): Promise<void> }> {
+  // Loaded lazily: ioredis adds ~20 MB resident to a process that has no Redis.
+  const { openRedis, REDIS_COMMAND_TIMEOUT_MS, RedisOutage } = await import('../../redis-client.ts');
   const { failure } = options;
   const commandTimeoutMs = options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS;
   const redis = openRedis(options.url, { logger: options.logger, name: 'herald-rate-limit', commandTimeoutMs });
@@ -115,14 +116,14 @@ export function redisRateLimiter(options: RedisRateLimiterOptions): AccountRateL
  * The limiter the configuration asks for: Redis-shared when HERALD_REDIS_URL is set,
  * else in-process; `given` (a test's own) wins and stays its owner's to close.
  */
-export function configuredRateLimiter(
+export async function configuredRateLimiter(
   config: { readonly redisUrl: string | undefined; readonly redisFailure: RedisFailureMode; readonly redisPrefix: string },
   logger: Logger | undefined,
   given?: AccountRateLimiter,
-): { readonly limiter: AccountRateLimiter; close(): Promise<void> } {
+): Promise<{ readonly limiter: AccountRateLimiter; close(): Promise<void> }> {
   if (given !== undefined) return { limiter: given, close: async () => {} };
   if (config.redisUrl === undefined) return { limiter: memoryRateLimiter(), close: async () => {} };
-  const limiter = redisRateLimiter({ url: config.redisUrl, failure: config.redisFailure, keyPrefix: config.redisPrefix, logger });
+  const limiter = await redisRateLimiter({ url: config.redisUrl, failure: config.redisFailure, keyPrefix: config.redisPrefix, logger });
   return { limiter, close: () => limiter.close() };
 }
 

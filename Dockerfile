@@ -6,13 +6,14 @@ FROM node:24-slim
 ENV NODE_ENV=production \
     HERALD_HOST=0.0.0.0 \
     HERALD_PORT=8080 \
-    HERALD_DATABASE_URL=sqlite:/var/lib/herald/herald.db
+    HERALD_DATABASE_URL=sqlite:/var/lib/herald/herald.db \
+    NODE_COMPILE_CACHE=/var/lib/herald/node-compile-cache
 
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY src ./src
-COPY deploy/herald ./deploy/herald
+COPY deploy/herald deploy/node-flags ./deploy/
 
 # The code stays root's and read-only to the service; only /var/lib/herald (the
 # embedded SQLite store, when no PostgreSQL is configured) is writable.

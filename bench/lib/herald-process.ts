@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { startChild, type Child } from './child.ts';
 import type { Budget } from './common.ts';
 import type { BenchDatabase } from './databases.ts';
@@ -24,6 +26,10 @@ export interface HeraldStart {
 
 export type Herald = Child<HeraldReady>;
 
+// herald runs with the V8 settings and compile cache it is deployed with (deploy/herald).
+const NODE_FLAGS = readFileSync(new URL('../../deploy/node-flags', import.meta.url), 'utf8').trim().split(/\s+/);
+const COMPILE_CACHE = fileURLToPath(new URL('../../node_modules/.cache/node-compile-cache', import.meta.url));
+
 export function startHerald(start: HeraldStart): Promise<Herald> {
   const profile = start.profileDir !== undefined && start.profileDir !== '';
   return start.budget.within(
@@ -39,9 +45,10 @@ export function startHerald(start: HeraldStart): Promise<Herald> {
         BENCH_DKIM: start.dkim === false ? 'off' : 'on',
         ...(start.messagesLeft === undefined ? {} : { BENCH_MESSAGES_LEFT: String(start.messagesLeft) }),
         BENCH_SQL_TIMING: profile ? 'on' : 'off',
+        NODE_COMPILE_CACHE: COMPILE_CACHE,
         ...start.env,
       },
-      execArgv: ['--disable-warning=Warning', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${start.profileDir}`] : [])],
+      execArgv: ['--disable-warning=Warning', ...NODE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${start.profileDir}`] : [])],
       signal: start.budget.signal,
     }),
     () => `starting herald on ${start.database.kind}`,

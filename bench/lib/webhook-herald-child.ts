@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import { createAccount } from '../../src/app/create-account.ts';
 import { recordPeerStatus } from '../../src/app/record-peer-status.ts';
 import { loadConfig } from '../../src/config.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import { recordPeerStatus } from '../../src/app/record-peer-status.ts';
 import type { Outcome } from '../../src/channels/channel.ts';
 import { OutboxWorker, type Transports } from '../../src/outbox/worker.ts';

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import type { Outcome, Transport } from '../../src/channels/channel.ts';
 import { OutboxWorker, type Transports } from '../../src/outbox/worker.ts';
 import { recordEvent } from '../../src/store/messages.ts';

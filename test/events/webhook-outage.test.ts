@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import type { Service } from '../../src/service.ts';
 import { recordEvent } from '../../src/store/messages.ts';
 import { call, startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import type { Service } from '../../src/service.ts';
 import { recordEvent } from '../../src/store/messages.ts';
 import { call, startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';

@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import type { Outcome, Transport } from '../../src/channels/channel.ts';
 import { claimDue } from '../../src/outbox/claim.ts';
 import { recordOutcome } from '../../src/outbox/complete.ts';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import { whatsappCredentials } from '../../src/app/whatsapp-credentials.ts';
 import type { Outcome, Transport } from '../../src/channels/channel.ts';
 import { cloudApiTransport } from '../../src/channels/whatsapp/cloud-api-transport.ts';

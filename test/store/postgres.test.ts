@@ -7,7 +7,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import { loadConfig } from '../../src/config.ts';
 import { claimDue } from '../../src/outbox/claim.ts';
 import { recordOutcome } from '../../src/outbox/complete.ts';

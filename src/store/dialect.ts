@@ -1,5 +1,6 @@
 // The one place where the storage engines differ. Everything else in store/ and
-// outbox/ goes through Kysely's builder and reads the capability flags below.
+// outbox/ goes through Kysely (its builder, or prepared-statement.ts on the hot paths)
+// and reads the capability flags below.
 import { mkdirSync } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';

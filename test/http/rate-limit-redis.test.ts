@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -21,6 +20,7 @@ import type { Service } from '../../src/service.ts';
 import { REDIS_COMMAND_TIMEOUT_MS } from '../../src/redis-client.ts';
 import { startTcpProxy, type TcpProxy } from '../peers/tcp-proxy.ts';
 import { emailBody, openAccount, post, startService, type TestAccount } from '../support/service.ts';
+import { closedPort } from '../support/closed-port.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 const skip = REDIS_URL === undefined || REDIS_URL === '' ? 'TEST_REDIS_URL is not set' : false;
@@ -84,15 +84,6 @@ async function twoApiProcesses(t: TestContext, rateLimitPerSecond: number): Prom
   for (const service of [a, b]) assert.equal((await send(service, warmUp)).statusCode, 200);
   const account = await openAccount(a, { rateLimitPerSecond });
   return { a, b, account };
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A relay in front of the test Redis, to freeze or cut. */

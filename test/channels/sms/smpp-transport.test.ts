@@ -10,6 +10,7 @@ import type { SmppTiming } from '../../../src/channels/sms/smpp-session.ts';
 import type { Outbound, SmsPayload } from '../../../src/domain/outbound.ts';
 import { splitSegments } from '../../../src/domain/sms-request.ts';
 import { startSmsc, type Smsc } from '../../peers/smsc.ts';
+import { closedPort } from '../../support/closed-port.ts';
 
 const FAST: Partial<SmppTiming> = { bindWaitMs: 1000, responseTimeoutMs: 1000, enquireLinkMs: 60_000, reconnectMinMs: 20, reconnectMaxMs: 100 };
 
@@ -46,15 +47,6 @@ async function until(condition: () => boolean, what: string): Promise<void> {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 test('a one-part message reaches the SMSC as unpacked GSM septets with a receipt requested', async (t) => {

@@ -5,8 +5,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { smppTransport, type SmppTransportOptions } from '../../../src/channels/sms/smpp-transport.ts';
@@ -14,6 +12,7 @@ import type { SmppTiming } from '../../../src/channels/sms/smpp-session.ts';
 import type { Outbound, SmsPayload } from '../../../src/domain/outbound.ts';
 import { splitSegments } from '../../../src/domain/sms-request.ts';
 import { startSmsc, type Smsc } from '../../peers/smsc.ts';
+import { closedPort } from '../../support/closed-port.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 const skip = REDIS_URL === undefined || REDIS_URL === '' ? 'TEST_REDIS_URL is not set' : false;
@@ -45,15 +44,6 @@ function workerTransport(t: TestContext, url: string, sharedCap: NonNullable<Smp
 function medianGap(times: readonly number[]): number {
   const gaps = times.slice(1).map((at, i) => at - times[i]!).sort((x, y) => x - y);
   return gaps[Math.floor(gaps.length / 2)]!;
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 test('two workers capped at 50 per second on one SMSC account take about 2 s for 100 messages together', { skip }, async (t) => {

@@ -18,6 +18,8 @@ import { trackingRoutes } from './routes/tracking.ts';
 import { suppressionRoutes } from './routes/suppressions.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { sendRoutes } from './routes/send.ts';
+import { listRoutes } from './routes/lists.ts';
+import { contactRoutes } from './routes/contacts.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
 import { eventWebhooks } from './schemas.ts';
@@ -121,6 +123,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     certificateRoutes(v1, deps.app);
     suppressionRoutes(v1, deps.app);
     webhookRoutes(v1, deps);
+    listRoutes(v1, deps.app);
+    contactRoutes(v1, deps.app);
   });
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));
   await app.register(async (recipient) => trackingRoutes(recipient, deps));

@@ -103,6 +103,8 @@ export interface MessagesTable {
   provider_ref: string | null; // the peer's id of this message: SMPP message_id, WhatsApp wamid
   created_at: number;
   updated_at: number;
+  campaign_id: string | null; // campaign messages only: the campaign, and
+  contact_id: string | null; // the contact it is for (unique together)
 }
 
 /** Delivery work: a row exists while the message still has to be (re)tried. */
@@ -202,7 +204,81 @@ export interface WhatsappSessionsTable {
   last_inbound_at: number;
 }
 
+export interface ListsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  optin: string; // single | double
+  description: string | null;
+  from_email: string | null; // sender of confirmation emails (double opt-in)
+  from_name: string | null;
+  confirmation_template_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ContactsTable {
+  id: string;
+  account_id: string;
+  email: string; // lower-cased
+  name: string | null;
+  attributes: string; // JSON object
+  created_at: number;
+  updated_at: number;
+}
+
+/** A contact's subscription to a list. */
+export interface ListMembersTable {
+  list_id: string;
+  contact_id: string;
+  status: string; // unconfirmed | confirmed | unsubscribed
+  created_at: number;
+  updated_at: number;
+}
+
+/** Every change of a subscription's status, kept. */
+export interface ConsentEventsTable {
+  id: string;
+  contact_id: string;
+  list_id: string;
+  status: string;
+  source: string; // api | import | link | unsubscribe | complaint
+  at: number;
+  detail: string | null; // JSON object
+}
+
+export interface ContactImportsTable {
+  id: string;
+  account_id: string;
+  list_id: string | null;
+  format: string; // csv | json
+  status: string; // receiving | running | finished | failed
+  rows: number;
+  created: number;
+  updated: number;
+  rejected: number;
+  errors: string; // JSON array of {row, message}
+  failure: string | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+export interface ContactImportChunksTable {
+  import_id: string;
+  seq: number;
+  data: string;
+}
+
 export interface Database {
+  lists: ListsTable;
+  contacts: ContactsTable;
+  list_members: ListMembersTable;
+  consent_events: ConsentEventsTable;
+  contact_imports: ContactImportsTable;
+  contact_import_chunks: ContactImportChunksTable;
   whatsapp_sessions: WhatsappSessionsTable;
   settings: SettingsTable;
   accounts: AccountsTable;

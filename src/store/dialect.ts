@@ -20,6 +20,9 @@ import {
   type DatabaseMetadataOptions,
   type DialectAdapter,
   type Driver,
+  type Expression,
+  type RawBuilder,
+  type SqlBool,
   type PostgresPool,
   type PostgresPoolClient,
   type SchemaMetadata,
@@ -374,4 +377,62 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Open
   if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length));
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) return openPostgres(databaseUrl, options);
   throw new Error('unsupported database URL: expected sqlite:<path> or postgres://');
+}
+
+// ---- JSON and text in queries (the segment filter, store/segments.ts) ----
+
+/**
+ * The JSON and text operations whose SQL differs between the engines. JSON columns
+ * are text in both (written once, read rarely): SQLite reads them with its JSON
+ * functions, PostgreSQL casts them to jsonb where a query looks inside. `path` is a
+ * list of object keys, always bound as a parameter.
+ */
+export interface QuerySql {
+  /** The JSON type at `path`: 'string' | 'number' | 'true' | 'false' | 'null' | 'object' | 'array'; NULL when absent. */
+  typeAt(json: Expression<string>, path: readonly string[]): RawBuilder<string | null>;
+  /** The text at `path` when it is a JSON string, else NULL. */
+  textAt(json: Expression<string>, path: readonly string[]): RawBuilder<string | null>;
+  /** The number at `path` when it is a JSON number, else NULL. */
+  numberAt(json: Expression<string>, path: readonly string[]): RawBuilder<number | null>;
+  /** Whether the value at `path` is an array holding the string `value`. */
+  arrayHasText(json: Expression<string>, path: readonly string[], value: string): RawBuilder<SqlBool>;
+  /** Whether `text` contains `needle`, ignoring case (SQLite folds ASCII letters only). */
+  containsText(text: Expression<string | null>, needle: string): RawBuilder<SqlBool>;
+  /** `text` compared byte by byte (PostgreSQL's default collation would order by locale). */
+  bytewise(text: Expression<string | null>): RawBuilder<string | null>;
+  /** Whether the JSON object's `key` is `false`. */
+  isFalse(json: Expression<string>, key: string): RawBuilder<SqlBool>;
+}
+
+const likePattern = (needle: string): string => `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const sqlitePath = (path: readonly string[]): string => `$${path.map((key) => `."${key}"`).join('')}`;
+
+const SQLITE_QUERY_SQL: QuerySql = {
+  typeAt: (json, path) => sql<string | null>`(case json_type(${json}, ${sqlitePath(path)}) when 'text' then 'string' when 'integer' then 'number' when 'real' then 'number' else json_type(${json}, ${sqlitePath(path)}) end)`,
+  textAt: (json, path) => sql<string | null>`(case when json_type(${json}, ${sqlitePath(path)}) = 'text' then json_extract(${json}, ${sqlitePath(path)}) end)`,
+  numberAt: (json, path) => sql<number | null>`(case when json_type(${json}, ${sqlitePath(path)}) in ('integer', 'real') then json_extract(${json}, ${sqlitePath(path)}) end)`,
+  arrayHasText: (json, path, value) =>
+    sql<SqlBool>`(json_type(${json}, ${sqlitePath(path)}) = 'array' and exists (select 1 from json_each(${json}, ${sqlitePath(path)}) as item where item.type = 'text' and item.value = ${value}))`,
+  containsText: (text, needle) => sql<SqlBool>`(${text} like ${likePattern(needle)} escape '\\')`,
+  bytewise: (text) => sql<string | null>`${text}`,
+  isFalse: (json, key) => sql<SqlBool>`(json_type(${json}, ${sqlitePath([key])}) = 'false')`,
+};
+
+const POSTGRES_QUERY_SQL: QuerySql = {
+  typeAt: (json, path) =>
+    sql<string | null>`(case jsonb_typeof(cast(${json} as jsonb) #> ${[...path]}::text[]) when 'boolean' then cast(${json} as jsonb) #>> ${[...path]}::text[] else jsonb_typeof(cast(${json} as jsonb) #> ${[...path]}::text[]) end)`,
+  textAt: (json, path) =>
+    sql<string | null>`(case when jsonb_typeof(cast(${json} as jsonb) #> ${[...path]}::text[]) = 'string' then cast(${json} as jsonb) #>> ${[...path]}::text[] end)`,
+  numberAt: (json, path) =>
+    sql<number | null>`(case when jsonb_typeof(cast(${json} as jsonb) #> ${[...path]}::text[]) = 'number' then cast(cast(${json} as jsonb) #>> ${[...path]}::text[] as double precision) end)`,
+  arrayHasText: (json, path, value) =>
+    sql<SqlBool>`(jsonb_typeof(cast(${json} as jsonb) #> ${[...path]}::text[]) = 'array' and (cast(${json} as jsonb) #> ${[...path]}::text[]) @> jsonb_build_array(${value}::text))`,
+  containsText: (text, needle) => sql<SqlBool>`(${text} ilike ${likePattern(needle)} escape '\\')`,
+  bytewise: (text) => sql<string | null>`(${text} collate "C")`,
+  isFalse: (json, key) => sql<SqlBool>`((cast(${json} as jsonb) -> ${key}::text) = 'false'::jsonb)`,
+};
+
+/** The engine's QuerySql, for queries built on `db`. */
+export function querySql(db: Kysely<Database>): QuerySql {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? POSTGRES_QUERY_SQL : SQLITE_QUERY_SQL;
 }

@@ -56,10 +56,11 @@ export interface RowsInsert {
   forRows(rows: number): Statement;
 }
 
-export function insertRows(table: string, columns: readonly string[]): RowsInsert {
+/** `tail` follows the VALUES, as in `on conflict (a, b) do nothing`. */
+export function insertRows(table: string, columns: readonly string[], tail = ''): RowsInsert {
   const forRows = statementPerCount((rows) => {
     const values = Array.from({ length: rows }, (_, r) => `(${placeholders(r * columns.length + 1, columns.length)})`);
-    return `insert into ${table} (${columns.join(', ')}) values ${values.join(', ')}`;
+    return `insert into ${table} (${columns.join(', ')}) values ${values.join(', ')}${tail === '' ? '' : ` ${tail}`}`;
   });
   return { forRows };
 }
@@ -132,4 +133,24 @@ export async function execute(db: Executor, declared: Statement, parameters: rea
   if (direct) return Number(direct.statement(declared.sqlite).run(...parameters.map(toSqliteValue)).changes);
   const result = await db.executeQuery(compiled(db, declared, parameters));
   return Number(result.numAffectedRows ?? 0n);
+}
+
+/** Longest `IN (…)` list of inList: longer lists are asked in parts. */
+export const MAX_IN_LIST = 1024;
+
+/**
+ * `values` split into IN lists padded with NULL (which matches nothing) to a power of
+ * two from 8 to MAX_IN_LIST, so a statement whose IN list varies in length is prepared
+ * in eight sizes rather than one per length.
+ */
+export function inLists<T>(values: readonly T[]): { readonly size: number; readonly values: readonly (T | null)[] }[] {
+  const parts: { size: number; values: (T | null)[] }[] = [];
+  for (let i = 0; i < values.length; i += MAX_IN_LIST) {
+    const part: (T | null)[] = values.slice(i, i + MAX_IN_LIST);
+    let size = 8;
+    while (size < part.length) size *= 2;
+    while (part.length < size) part.push(null);
+    parts.push({ size, values: part });
+  }
+  return parts;
 }

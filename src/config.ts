@@ -17,6 +17,7 @@ export interface Config {
   readonly smsTransport: string;
   readonly whatsappTransport: string;
   readonly bodyLimitBytes: number;
+  readonly importBodyLimitBytes: number;
   readonly fetchAllowPrivate: boolean;
   readonly webhookTimeoutMs: number;
   readonly dnsServers: readonly string[];
@@ -138,6 +139,11 @@ export const SETTINGS = [
     parse: transport('HERALD_WHATSAPP_TRANSPORT', [], ['http', 'https']),
   },
   { key: 'bodyLimitBytes', env: 'HERALD_BODY_LIMIT', default: '10485760', description: 'Largest request body in bytes (data-URI attachments count); larger requests get 413.', parse: integer('HERALD_BODY_LIMIT', 1024, 1024 * 1024 * 1024) },
+  {
+    key: 'importBodyLimitBytes', env: 'HERALD_IMPORT_BODY_LIMIT', default: '268435456',
+    description: 'Largest contact import body in bytes (`POST /v1/contacts/imports`, stored in the database as it arrives and parsed in the background); larger uploads get 413.',
+    parse: integer('HERALD_IMPORT_BODY_LIMIT', 1024, 4 * 1024 * 1024 * 1024),
+  },
   {
     key: 'fetchAllowPrivate', env: 'HERALD_FETCH_ALLOW_PRIVATE', default: 'false',
     description: 'Let outbound requests (URL attachments, webhook deliveries) reach private, loopback and link-local addresses: `true` or `false`. Keep `false` unless every such address is yours.',

@@ -14,13 +14,15 @@ export interface RoleParts {
   readonly delivery: boolean;
   /** The webhook dispatcher. */
   readonly webhooks: boolean;
+  /** The contact import runner: reads uploaded imports in the background (database work only). */
+  readonly imports: boolean;
 }
 
 const PARTS: Readonly<Record<Role, RoleParts>> = {
-  all: { api: true, inboundSmtp: true, delivery: true, webhooks: true },
-  api: { api: true, inboundSmtp: false, delivery: false, webhooks: false },
+  all: { api: true, inboundSmtp: true, delivery: true, webhooks: true, imports: true },
+  api: { api: true, inboundSmtp: false, delivery: false, webhooks: false, imports: false },
   // A worker answers only /healthz and /readyz on its HTTP port, for orchestrators.
-  worker: { api: false, inboundSmtp: true, delivery: true, webhooks: true },
+  worker: { api: false, inboundSmtp: true, delivery: true, webhooks: true, imports: true },
 };
 
 export function partsOf(role: Role): RoleParts {

@@ -20,6 +20,7 @@ import { openStore, type OpenedStore } from './store/dialect.ts';
 import { groupCommitter, transactionPerWork } from './store/group-commit.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
+import { DEFAULT_IMPORT_RUNNER_OPTIONS, IMPORTS_WAKE, ImportRunner, type ImportRunnerOptions } from './campaigns/import-runner.ts';
 import { partsOf, type Role } from './roles.ts';
 import { buildTransports } from './transports.ts';
 
@@ -34,6 +35,9 @@ export interface ServiceOptions {
   /** The webhook dispatcher runs when the worker does; these override its defaults. */
   readonly webhookOptions?: Partial<DispatcherOptions>;
   readonly rateLimiter?: AccountRateLimiter;
+  /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
+  readonly imports?: boolean;
+  readonly importOptions?: Partial<ImportRunnerOptions>;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */
@@ -45,6 +49,8 @@ export interface RoleService {
   readonly worker: OutboxWorker | undefined;
   /** Posts the events to the accounts' webhook URLs (drain() in tests); absent in an `api` process. */
   readonly webhooks: WebhookDispatcher | undefined;
+  /** Reads uploaded contact imports (drain() in tests); absent in an `api` process. */
+  readonly imports: ImportRunner | undefined;
   readonly store: OpenedStore;
   readonly deps: KeyDeps;
   readonly adminToken: AdminTokenCheck;
@@ -67,7 +73,7 @@ export interface Service extends RoleService {
  */
 export async function openAppDeps(
   config: Config,
-  options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void } = {},
+  options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void } = {},
 ): Promise<{ store: OpenedStore; deps: KeyDeps }> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
@@ -95,6 +101,10 @@ export async function openAppDeps(
       wakeWebhooks: () => {
         options.wakeWebhooks?.();
         store.notifier.notify(WEBHOOK_WAKE);
+      },
+      wakeImports: () => {
+        options.wakeImports?.();
+        store.notifier.notify(IMPORTS_WAKE);
       },
     };
     return { store, deps };
@@ -135,7 +145,8 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   const clock = options.clock ?? Date.now;
   let worker: OutboxWorker | undefined;
   let webhooks: WebhookDispatcher | undefined;
-  const { store, deps } = await openAppDeps(config, { clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake() });
+  let imports: ImportRunner | undefined;
+  const { store, deps } = await openAppDeps(config, { clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake() });
   const adminToken = await prepareAdminToken(store.db, config.adminToken);
   // Loaded (or created) now, so signing a receipt after a delivery never waits on the store.
   await certificateSigningKey(store.db);
@@ -170,6 +181,10 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     );
   }
 
+  if (parts.imports && options.imports !== false) {
+    imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, ...options.importOptions });
+  }
+
   const rateLimit = await configuredRateLimiter(config, workerLogger, options.rateLimiter);
   const http = await buildApp({
     app: deps,
@@ -178,6 +193,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     logger,
     trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,
+    importBodyLimitBytes: config.importBodyLimitBytes,
     whatsappWebhook: { appSecret: config.whatsappAppSecret, verifyToken: config.whatsappVerifyToken },
     checkWebhookUrl: (url) => checkPostTarget(url, { allowPrivate: config.fetchAllowPrivate, timeoutMs: WEBHOOK_URL_CHECK_MS }),
     healthOnly: !parts.api,
@@ -198,14 +214,20 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     runningWebhooks.start();
     stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
   }
+  const runningImports = imports;
+  if (runningImports !== undefined) {
+    runningImports.start();
+    stops.push(store.notifier.listen(IMPORTS_WAKE, () => runningImports.wake()));
+  }
   return {
-    role, http, worker: runningWorker, webhooks: runningWebhooks, store, deps, adminToken, inboundSmtpPort: inbound?.port,
+    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, store, deps, adminToken, inboundSmtpPort: inbound?.port,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();
       await inbound?.close();
       await rateLimit.close();
       for (const stop of stops) await stop();
+      await runningImports?.stop();
       await runningWorker?.stop();
       await runningWebhooks?.close();
       await closeTransports();

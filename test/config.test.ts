@@ -16,6 +16,7 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     smsTransport: 'capture',
     whatsappTransport: 'capture',
     bodyLimitBytes: 10485760,
+    importBodyLimitBytes: 268435456,
     fetchAllowPrivate: false,
     webhookTimeoutMs: 10000,
     dnsServers: [],

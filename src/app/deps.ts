@@ -17,6 +17,8 @@ export interface AppDeps {
   readonly wakeOutbox: () => void;
   /** Tells the webhook dispatcher that events were committed (call after the commit); absent: it finds them on its next poll. */
   readonly wakeWebhooks?: () => void;
+  /** Tells the contact import runners that an upload is ready (call after the commit); absent: they find it on their next poll. */
+  readonly wakeImports?: () => void;
   /** Host part of Message-IDs and links (from HERALD_PUBLIC_URL). */
   readonly publicUrl: string;
   /** Domain of VERP envelope senders; its MX receives bounces (HERALD_BOUNCE_DOMAIN, default the public host). */

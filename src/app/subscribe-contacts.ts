@@ -1,9 +1,8 @@
 import { renderConfirmation, type ConfirmationTemplate } from '../campaigns/confirmation-email.ts';
 import { joinList, type ConsentSource } from '../campaigns/consent.ts';
 import { confirmationTokens } from '../campaigns/consent-token.ts';
-import { mergeAttributes, type Attributes } from '../campaigns/contact-fields.ts';
+import { mergeAttributes, type Attributes, type ContactInput } from '../campaigns/contact-fields.ts';
 import { domainOf } from '../domain/email-address.ts';
-import type { JsonObject } from '../domain/json-object.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import { RejectionError, reject, type Result, ok } from '../domain/result.ts';
 import { debitMessages } from '../store/accounts.ts';
@@ -25,15 +24,6 @@ import type { KeyDeps } from './api-keys.ts';
 // work: a `sends` row, a message with its `queued` event and outbox row, the debit
 // and its ledger entry (reason `email.confirmation`) — metered, billed and listed
 // like any email; a suppressed address gets its message `dropped`, unbilled.
-
-/** One contact as a request or an import row gives it (the address already checked and lower-cased). */
-export interface ContactInput {
-  readonly email: string;
-  /** Undefined: keep the stored name. */
-  readonly name?: string | null;
-  /** A merge patch (campaigns/contact-fields.ts mergeAttributes). */
-  readonly attributes?: JsonObject;
-}
 
 export interface UpsertedContact {
   readonly contact: Contact;

@@ -19,6 +19,15 @@ export const ATTRIBUTE_KEY = /^(?=.{1,64}$)[\p{L}\p{N}_-]+(?: [\p{L}\p{N}_-]+)*$
 
 export type Attributes = Readonly<Record<string, unknown>>;
 
+/** One contact as a request or an import row gives it (the address already checked and lower-cased). */
+export interface ContactInput {
+  readonly email: string;
+  /** Undefined: keep the stored name. */
+  readonly name?: string | null;
+  /** A merge patch (mergeAttributes). */
+  readonly attributes?: JsonObject;
+}
+
 /** The stored form of an address (lower-cased), or null when it is not one. */
 export function contactEmail(input: unknown): string | null {
   if (typeof input !== 'string') return null;

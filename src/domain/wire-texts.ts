@@ -71,9 +71,15 @@ export const WIRE_TEXTS = {
   // /v1/webhooks: a test event or a retry while the account has nowhere to post, 409
   webhookUrlMissing: 'No webhook URL is set',
 
-  // /v1/suppressions, 400
+  // /v1/suppressions and /v1/contacts (and an import's rows), 400
   suppressionEmailMissing: 'Email missing or empty!',
   suppressionEmailWrongStructure: 'The email address has the wrong structure!',
+
+  // POST /v1/contacts/imports: 400, and 415 for a body that is neither CSV nor JSON
+  importEmpty: 'The import has no rows',
+  importNoEmailColumn: 'The CSV header has no email column',
+  importNotArray: 'A JSON import must be an array of contacts',
+  importMediaType: 'Unsupported Media Type, send text/csv or application/json',
 } as const;
 
 export type WireCode = keyof typeof WIRE_TEXTS;

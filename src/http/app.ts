@@ -20,6 +20,9 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { sendRoutes } from './routes/send.ts';
 import { listRoutes } from './routes/lists.ts';
 import { contactRoutes } from './routes/contacts.ts';
+import { consentRoutes } from './routes/consent.ts';
+import { segmentRoutes } from './routes/segments.ts';
+import { contactImportRoutes } from './routes/contact-imports.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
 import { eventWebhooks } from './schemas.ts';
@@ -31,6 +34,8 @@ export interface HttpDeps {
   readonly logger: Logger | false;
   readonly trustProxy: boolean | number | string;
   readonly bodyLimitBytes: number;
+  /** Largest contact import body (HERALD_IMPORT_BODY_LIMIT): imports are streamed into the store, not parsed in memory. */
+  readonly importBodyLimitBytes: number;
   /** Inbound Cloud API webhook: the app secret that signs it and the registration token. */
   readonly whatsappWebhook: { readonly appSecret: string | undefined; readonly verifyToken: string | undefined };
   /** The private-address guard for webhook URLs an account sets (HERALD_FETCH_ALLOW_PRIVATE lifts it). */
@@ -125,9 +130,12 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     webhookRoutes(v1, deps);
     listRoutes(v1, deps.app);
     contactRoutes(v1, deps.app);
+    segmentRoutes(v1, deps.app);
+    await v1.register(async (imports) => contactImportRoutes(imports, deps.app, deps.importBodyLimitBytes));
   });
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));
   await app.register(async (recipient) => trackingRoutes(recipient, deps));
+  await app.register(async (subscriber) => consentRoutes(subscriber, deps));
   await app.register(async (admin) => adminRoutes(admin, deps));
   await app.register(async (open) => jwksRoutes(open, deps.app));
 

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Generated, Kysely, Selectable, Transaction } from 'kysely';
 
 // Table shapes, declared once. Times are epoch milliseconds (portable and cheap to
 // compare in both engines); money is integer units of 0.0001; flags are 0/1.
@@ -253,11 +253,11 @@ export interface ContactImportsTable {
   list_id: string | null;
   format: string; // csv | json
   status: string; // receiving | running | finished | failed
-  rows: number;
-  created: number;
-  updated: number;
-  rejected: number;
-  errors: string; // JSON array of {row, message}
+  rows: Generated<number>;
+  created: Generated<number>;
+  updated: Generated<number>;
+  rejected: Generated<number>;
+  errors: Generated<string>; // JSON array of {row, message}
   failure: string | null;
   lease_owner: string | null;
   lease_expires_at: number | null;

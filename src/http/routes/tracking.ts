@@ -3,6 +3,7 @@ import {
   describeUnsubscribe, recordEngagement, unsubscribe, verifyTrackingToken, type UnsubscribeSubject, type Visit,
 } from '../../app/record-engagement.ts';
 import type { HttpDeps } from '../app.ts';
+import { escapeHtml, invalidLinkPage, recipientPage } from '../recipient-page.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 
@@ -34,36 +35,13 @@ const oneClickForm = {
 
 const visitOf = (request: FastifyRequest): Visit => ({ method: request.method, ip: request.ip, userAgent: request.headers['user-agent'] });
 
-const escapeHtml = (text: string): string =>
-  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
-
-/** A small self-contained page: no scripts, no external resources, never framed. */
-function page(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-    .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'no-referrer')
-    .send(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}</style>
-</head><body>
-${body}
-</body></html>
-`);
-}
-
-const invalidLink = (reply: FastifyReply) => page(reply, 404, 'Link not valid', '<h1>This link is not valid</h1>\n<p>It may have expired, or been copied incompletely.</p>');
-
 function confirmationPage(reply: FastifyReply, subject: UnsubscribeSubject): FastifyReply {
   const who = `<strong>${escapeHtml(subject.address)}</strong>`;
   if (subject.alreadyUnsubscribed) {
-    return page(reply, 200, 'Unsubscribed', `<h1>You are unsubscribed</h1>\n<p>${who} no longer receives email from ${escapeHtml(subject.senderName)}.</p>`);
+    return recipientPage(reply, 200, 'Unsubscribed', `<h1>You are unsubscribed</h1>\n<p>${who} no longer receives email from ${escapeHtml(subject.senderName)}.</p>`);
   }
   // A GET never unsubscribes: link scanners fetch every link. The person confirms with a POST.
-  return page(reply, 200, 'Unsubscribe', `<h1>Unsubscribe</h1>
+  return recipientPage(reply, 200, 'Unsubscribe', `<h1>Unsubscribe</h1>
 <p>Stop email from ${escapeHtml(subject.senderName)} to ${who}?</p>
 <form method="post" action="">
 <input type="hidden" name="List-Unsubscribe" value="One-Click">
@@ -126,9 +104,9 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
     },
   }, async (request, reply) => {
     const claims = await verifyTrackingToken(keys, request.params.token, 'click');
-    if (!claims) return invalidLink(reply);
+    if (!claims) return invalidLinkPage(reply);
     try {
-      if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return invalidLink(reply);
+      if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return invalidLinkPage(reply);
     } catch (error) {
       // The person's link works all the same; only the event is missing.
       request.log.error({ err: error }, 'click not recorded');
@@ -145,7 +123,7 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
   }, async (request, reply) => {
     const claims = await verifyTrackingToken(keys, request.params.token, 'unsubscribe');
     const subject = claims && (await describeUnsubscribe(keys, claims));
-    return subject ? confirmationPage(reply, subject) : invalidLink(reply);
+    return subject ? confirmationPage(reply, subject) : invalidLinkPage(reply);
   });
 
   app.post<TokenParams>('/u/:token', {
@@ -165,9 +143,9 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
     // The POST itself is the request to unsubscribe (scanners do not POST); its body is
     // not required to carry List-Unsubscribe=One-Click, so no odd client fails a person.
     const done = claims && (await unsubscribe(keys, claims, { ...visitOf(request), via: fromPage ? 'page' : 'one-click' }));
-    if (!done) return fromPage ? invalidLink(reply) : reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('Not found\n');
+    if (!done) return fromPage ? invalidLinkPage(reply) : reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('Not found\n');
     if (fromPage) {
-      return page(reply, 200, 'Unsubscribed', `<h1>You are unsubscribed</h1>\n<p><strong>${escapeHtml(done.address)}</strong> will no longer receive these emails.</p>`);
+      return recipientPage(reply, 200, 'Unsubscribed', `<h1>You are unsubscribed</h1>\n<p><strong>${escapeHtml(done.address)}</strong> will no longer receive these emails.</p>`);
     }
     return reply.code(200).header('content-type', 'text/plain; charset=utf-8').send('Unsubscribed\n');
   });

@@ -1,0 +1,202 @@
+import { finished } from 'node:stream/promises';
+import { JSONParser } from '@streamparser/json';
+import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { parse as parseCsv, type Parser } from 'csv-parse';
+import { parse as parseCsvSync } from 'csv-parse/sync';
+import { describeFailure } from '../domain/schema-check.ts';
+import { isJsonObject } from '../domain/json-object.ts';
+import { WIRE_TEXTS } from '../domain/wire-texts.ts';
+import { ATTRIBUTE_KEY, attributesProblem, contactEmail, contactName, csvCellValue, CONTACT_NAME_MAX, type ContactInput } from './contact-fields.ts';
+
+// An import's rows, read from its body a chunk at a time: CSV (RFC 4180, a header row
+// with `email`, optional `name`, every other column an attribute) through csv-parse,
+// or a JSON array of {email, name?, attributes?} through @streamparser/json. Neither
+// ever holds more than one chunk's rows as objects. A row that is not a contact is an
+// error of that row; a body whose structure breaks (an unclosed quote, bad JSON) ends
+// the reading with MalformedImport, since nothing after it can be trusted.
+
+export const IMPORT_FORMATS = ['csv', 'json'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** Most data rows an import takes. */
+export const MAX_IMPORT_ROWS = 1_000_000;
+/** Most columns of a CSV import. */
+export const MAX_CSV_COLUMNS = 100;
+/** Longest CSV record, in characters. */
+const MAX_RECORD_CHARS = 64 * 1024;
+
+/** A data row (1 = the first after the CSV header, or the array's first element) and what it gives. */
+export type ImportRow = { readonly row: number; readonly input: ContactInput } | { readonly row: number; readonly error: string };
+
+/** The body's structure is broken at some point: the rows before it were read. */
+export class MalformedImport extends Error {
+  override name = 'MalformedImport';
+}
+
+export interface CsvHeader {
+  readonly width: number;
+  readonly email: number;
+  readonly name: number | undefined;
+  readonly attributes: readonly { readonly index: number; readonly name: string }[];
+}
+
+/** The header's columns, or why they cannot be imported (a detail, or the wire code for a missing email column). */
+export function csvHeader(cells: readonly string[]): { ok: true; header: CsvHeader } | { ok: false; problem: 'no-email' | string } {
+  if (cells.length > MAX_CSV_COLUMNS) return { ok: false, problem: `the CSV header has more than ${MAX_CSV_COLUMNS} columns` };
+  const names = cells.map((c) => c.trim());
+  const email = names.findIndex((n) => n.toLowerCase() === 'email');
+  if (email < 0) return { ok: false, problem: 'no-email' };
+  const nameAt = names.findIndex((n) => n.toLowerCase() === 'name');
+  const attributes: { index: number; name: string }[] = [];
+  const seen = new Set<string>();
+  for (const [index, name] of names.entries()) {
+    if (seen.has(name.toLowerCase())) return { ok: false, problem: `the CSV header names column ${JSON.stringify(name)} twice` };
+    seen.add(name.toLowerCase());
+    if (index === email || index === nameAt) continue;
+    if (!ATTRIBUTE_KEY.test(name)) return { ok: false, problem: `CSV column ${index + 1} (${JSON.stringify(name.slice(0, 80))}) is not an attribute name: use 1 to 64 letters, digits, spaces, - or _` };
+    attributes.push({ index, name });
+  }
+  return { ok: true, header: { width: cells.length, email, name: nameAt < 0 ? undefined : nameAt, attributes } };
+}
+
+/** The header record of a CSV body's first chunk (`whole`: the chunk is the whole body); undefined when there is none. */
+export function firstCsvRecord(firstChunk: string, whole: boolean): string[] | undefined {
+  // Only a header that ends inside the chunk is read here (a header over a chunk long is no header).
+  const text = whole ? firstChunk : firstChunk.slice(0, Math.max(0, firstChunk.lastIndexOf('\n')));
+  try {
+    const [record] = parseCsvSync(text, { bom: true, to: 1, skip_empty_lines: true, relax_column_count: true }) as string[][];
+    return record;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a JSON body starts an array (after a byte-order mark and white space). */
+export function startsJsonArray(firstChunk: string): boolean {
+  return /^\uFEFF?\s*\[/.test(firstChunk);
+}
+
+function csvRow(row: number, cells: readonly string[], header: CsvHeader): ImportRow {
+  if (cells.length > header.width) return { row, error: `the row has ${cells.length} fields, the header ${header.width}` };
+  const given = (cells[header.email] ?? '').trim();
+  if (given === '') return { row, error: WIRE_TEXTS.suppressionEmailMissing };
+  const email = contactEmail(given);
+  if (email === null) return { row, error: WIRE_TEXTS.suppressionEmailWrongStructure };
+  const nameCell = header.name === undefined ? '' : (cells[header.name] ?? '').trim();
+  if (nameCell.length > CONTACT_NAME_MAX) return { row, error: `name must be at most ${CONTACT_NAME_MAX} characters` };
+  const attributes: Record<string, string | number> = {};
+  for (const { index, name } of header.attributes) {
+    const cell = cells[index] ?? '';
+    // An empty cell says nothing: the stored attribute stays.
+    if (cell !== '') attributes[name] = csvCellValue(cell);
+  }
+  const problem = attributesProblem(attributes);
+  if (problem !== undefined) return { row, error: problem };
+  return { row, input: { email, ...(nameCell === '' ? {} : { name: nameCell }), ...(Object.keys(attributes).length === 0 ? {} : { attributes }) } };
+}
+
+const JsonRowSchema = Type.Object({
+  email: Type.Unknown(),
+  name: Type.Optional(Type.Union([Type.String({ maxLength: CONTACT_NAME_MAX }), Type.Null()])),
+  attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+}, { additionalProperties: false });
+
+function jsonRow(row: number, value: unknown): ImportRow {
+  if (!isJsonObject(value)) return { row, error: 'the row must be an object with email' };
+  const given = value['email'];
+  if (given === undefined || given === null || (typeof given === 'string' && given.trim() === '')) return { row, error: WIRE_TEXTS.suppressionEmailMissing };
+  if (!Value.Check(JsonRowSchema, value)) return { row, error: describeFailure(JsonRowSchema, value, '') };
+  const email = contactEmail(given);
+  if (email === null) return { row, error: WIRE_TEXTS.suppressionEmailWrongStructure };
+  const { name, attributes } = value as { name?: string | null; attributes?: Record<string, unknown> };
+  const problem = attributes === undefined ? undefined : attributesProblem(attributes);
+  if (problem !== undefined) return { row, error: problem };
+  return { row, input: { email, ...(name === undefined ? {} : { name: contactName(name) }), ...(attributes === undefined ? {} : { attributes }) } };
+}
+
+/** The rows of a body, a chunk's worth at a time, in order. */
+export function importRows(format: ImportFormat, chunks: AsyncIterable<string>): AsyncGenerator<ImportRow[]> {
+  return format === 'csv' ? csvRows(chunks) : jsonRows(chunks);
+}
+
+async function* csvRows(chunks: AsyncIterable<string>): AsyncGenerator<ImportRow[]> {
+  let header: CsvHeader | undefined;
+  let rows: ImportRow[] = [];
+  let problem: string | undefined;
+  let row = 0;
+  // Records are taken as the parser reads them (on_record) and none is pushed on: the
+  // parser never buffers rows, and a structural error comes after every row before it.
+  const parser: Parser = parseCsv({
+    bom: true, skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_RECORD_CHARS,
+    on_record: (record: string[]) => {
+      if (header === undefined && problem === undefined) {
+        const read = csvHeader(record);
+        if (read.ok) header = read.header;
+        else problem = read.problem === 'no-email' ? WIRE_TEXTS.importNoEmailColumn : read.problem;
+      } else if (header !== undefined) {
+        row += 1;
+        rows.push(csvRow(row, record, header));
+      }
+      return null;
+    },
+  });
+  parser.resume();
+  const malformed = (error: unknown) => new MalformedImport(`The CSV is malformed: ${error instanceof Error ? error.message : String(error)}`);
+  for await (const chunk of chunks) {
+    try {
+      await new Promise<void>((resolve, reject) => parser.write(chunk, (error) => (error ? reject(error) : resolve())));
+    } catch (error) {
+      yield rows;
+      throw malformed(error);
+    }
+    if (problem !== undefined) throw new MalformedImport(problem);
+    if (rows.length > 0) yield rows;
+    rows = [];
+  }
+  parser.end();
+  try {
+    await finished(parser);
+  } catch (error) {
+    yield rows;
+    throw malformed(error);
+  }
+  if (problem !== undefined) throw new MalformedImport(problem);
+  if (header === undefined) throw new MalformedImport('The CSV has no header row');
+  if (rows.length > 0) yield rows;
+}
+
+async function* jsonRows(chunks: AsyncIterable<string>): AsyncGenerator<ImportRow[]> {
+  let rows: ImportRow[] = [];
+  let row = 0;
+  let started = false;
+  // keepStack false: each element is dropped from the parser once handed over.
+  const parser = new JSONParser({ paths: ['$.*'], keepStack: false });
+  parser.onValue = ({ value }) => {
+    row += 1;
+    rows.push(jsonRow(row, value));
+  };
+  const malformed = (error: unknown) => new MalformedImport(`The JSON is malformed: ${error instanceof Error ? error.message : String(error)}`);
+  for await (const chunk of chunks) {
+    if (!started) {
+      if (!startsJsonArray(chunk) && chunk.trim() !== '') throw new MalformedImport(WIRE_TEXTS.importNotArray);
+      started = chunk.trim() !== '';
+    }
+    try {
+      parser.write(chunk);
+    } catch (error) {
+      yield rows;
+      throw malformed(error);
+    }
+    if (rows.length > 0) yield rows;
+    rows = [];
+  }
+  if (!parser.isEnded) {
+    try {
+      parser.end();
+    } catch (error) {
+      throw malformed(error);
+    }
+  }
+  if (rows.length > 0) yield rows;
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { KeyDeps } from '../app/api-keys.ts';
+import { runImport } from '../app/contact-imports.ts';
+import { claimImport, deleteAbandonedUploads, releaseAllImports, releaseImport } from '../store/contact-imports.ts';
+import type { DialectCapabilities } from '../store/dialect.ts';
+
+// The background reader of contact imports: claims one running import at a time with
+// a lease, commits its rows in batches (app/contact-imports.ts runImport), and polls
+// for imports that a dead process left (their lease ran out) or that another process
+// received (PostgreSQL: woken by NOTIFY). One import at a time per process keeps an
+// import from taking more than one core; several processes share the work.
+
+/** The channel API processes notify when an upload is ready. */
+export const IMPORTS_WAKE = 'herald_imports';
+
+export interface ImportRunnerOptions {
+  /** How long a claim holds without progress before another runner may take the import. */
+  readonly leaseMs: number;
+  /** How often an idle runner looks for work it was not told about. */
+  readonly pollMs: number;
+}
+
+export const DEFAULT_IMPORT_RUNNER_OPTIONS: ImportRunnerOptions = { leaseMs: 60_000, pollMs: 5_000 };
+
+export class ImportRunner {
+  readonly #deps: KeyDeps;
+  readonly #capabilities: DialectCapabilities;
+  readonly #logger: Logger;
+  readonly #options: ImportRunnerOptions;
+  readonly #owner = `imports-${randomUUID()}`;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #stopping = false;
+  #timer: NodeJS.Timeout | undefined;
+  #started: Promise<void> | undefined;
+
+  constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: ImportRunnerOptions = DEFAULT_IMPORT_RUNNER_OPTIONS) {
+    this.#deps = deps;
+    this.#capabilities = capabilities;
+    this.#logger = logger;
+    this.#options = options;
+  }
+
+  /** Starts polling; on embedded SQLite, leases found now belonged to a previous run and are let go at once. */
+  start(): void {
+    this.#started = (this.#capabilities.singleServerProcess ? releaseAllImports(this.#deps.db) : Promise.resolve()).then(() => this.wake());
+    this.#started.catch((error: unknown) => this.#logger.error({ err: error }, 'import leases not released'));
+  }
+
+  /** Looks for work now (an upload finished). */
+  wake(): void {
+    if (this.#stopping) return;
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#running = this.#work().finally(() => {
+      this.#running = undefined;
+      if (this.#stopping) return;
+      if (this.#again) {
+        this.#again = false;
+        this.wake();
+      } else {
+        this.#timer = setTimeout(() => this.wake(), this.#options.pollMs);
+        this.#timer.unref();
+      }
+    });
+  }
+
+  /** Resolves when no import is being read (tests: after an upload, until it ends). */
+  async drain(): Promise<void> {
+    await this.#started;
+    if (this.#running === undefined) this.wake();
+    // A wake during a run starts another run when it ends: wait for that one too.
+    while (this.#running !== undefined) await this.#running;
+  }
+
+  /** Stops after the batch in hand; the import being read is let go, for the next start to resume. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    clearTimeout(this.#timer);
+    await this.#started?.catch(() => {});
+    await this.#running;
+  }
+
+  async #work(): Promise<void> {
+    try {
+      await deleteAbandonedUploads(this.#deps.db, this.#deps.clock());
+      for (;;) {
+        if (this.#stopping) return;
+        const imp = await claimImport(this.#deps.db, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs);
+        if (imp === undefined) return;
+        const outcome = await runImport(this.#deps, imp, this.#owner, this.#options.leaseMs, () => !this.#stopping);
+        if (outcome === 'stopped') await releaseImport(this.#deps.db, imp.id, this.#owner);
+        if (outcome === 'lost') this.#logger.warn({ importId: imp.id }, 'import taken over by another runner');
+      }
+    } catch (error) {
+      // The lease runs out and a runner (this one, next poll) resumes after the last committed batch.
+      this.#logger.error({ err: error }, 'contact import failed unexpectedly');
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import type { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { KeyDeps } from '../../app/api-keys.ts';
+import { getImport, importFormatOf, receiveImport } from '../../app/contact-imports.ts';
+import { ImportAcceptedSchema, ImportViewSchema } from '../../campaigns/contact-shapes.ts';
+import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { sendRejection } from '../wire-errors.ts';
+import * as schemas from '../schemas.ts';
+import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
+
+// /v1/contacts/imports (scope `email`): bulk import. Registered in a context of its
+// own inside /v1 (the API-key hook applies): here the body is not parsed but handed
+// over as a stream, stored as it arrives (app/contact-imports.ts), and bounded by
+// HERALD_IMPORT_BODY_LIMIT instead of HERALD_BODY_LIMIT.
+
+const tags = ['contacts'];
+
+export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBytes: number): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  const email = requireScope('email');
+
+  app.post<{ Querystring: { list_id?: string } }>('/v1/contacts/imports', {
+    schema: {
+      summary: 'Import up to 1,000,000 contacts (CSV or a JSON array); answered at once, read in the background', tags, security: schemas.bearerSecurity,
+      description: 'CSV (`text/csv`): a header row with `email`, optional `name`, every other column an attribute. JSON (`application/json`): '
+        + '[{"email", "name"?, "attributes"?}, …]. Follow the import at GET /v1/contacts/imports/{import_id}.',
+      querystring: { type: 'object', properties: { list_id: { type: 'string', description: 'A list every row joins (by the consent rules; an import never re-subscribes)' } } },
+      body: {
+        content: {
+          'text/csv': { schema: { type: 'string' } },
+          'application/json': { schema: { type: 'array', items: { type: 'object', required: ['email'], properties: { email: { type: 'string' }, name: { type: ['string', 'null'] }, attributes: { type: 'object' } } } } },
+        },
+      },
+      response: {
+        202: ImportAcceptedSchema,
+        ...invalidBody('`The import has no rows`, `The CSV header has no email column`, `A JSON import must be an array of contacts`, or a header column that is no attribute name (with `detail`)'),
+        ...notFound('list_id is not a list of this account'),
+        413: { description: 'Over HERALD_IMPORT_BODY_LIMIT (`Request body is too large`)', ...schemas.applicationError },
+        415: { description: 'Neither text/csv nor application/json (`Unsupported Media Type, send text/csv or application/json`)', ...schemas.applicationError },
+        ...audienceErrors,
+      },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const format = importFormatOf(request.headers['content-type']);
+    if (format === undefined) return sendRejection(reply, { code: 'importMediaType' });
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > limitBytes) return sendRejection(reply, { code: 'bodyTooLarge' });
+    const listId = typeof request.query.list_id === 'string' ? request.query.list_id : undefined;
+    const received = await receiveImport(deps, callerOf(request).account, { format, listId, body: request.body as Readable, limitBytes });
+    return received.ok ? reply.code(202).send(received.value) : sendRejection(reply, received.rejection);
+  });
+
+  app.get<{ Params: { import_id: string } }>('/v1/contacts/imports/:import_id', {
+    schema: {
+      summary: 'An import\'s progress: rows read, contacts created and updated, rows refused (the first 100 with why)', tags,
+      security: schemas.bearerSecurity, params: idParams('import_id', 'The import'),
+      response: { 200: ImportViewSchema, ...notFound('No such import in this account'), ...audienceErrors },
+    },
+    preHandler: email,
+  }, async (request, reply) => {
+    const found = await getImport(deps, callerOf(request).account.id, request.params.import_id);
+    return found.ok ? found.value : sendRejection(reply, found.rejection);
+  });
+}

@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../app/deps.ts';
+import { countAccountSegment } from '../../app/segments.ts';
+import { SegmentCountAnswerSchema, SegmentCountSchema } from '../../campaigns/segment-filter.ts';
+import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { sendRejection } from '../wire-errors.ts';
+import * as schemas from '../schemas.ts';
+import { audienceErrors, invalidBody, notFound } from './campaign-route-docs.ts';
+
+// /v1/segments (scope `email`): a campaign's audience, counted. The filter language is
+// in campaigns/segment-filter.ts and docs/campaigns.md.
+
+export function segmentRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.post('/v1/segments/count', {
+    schema: {
+      summary: 'Count the contacts of lists, minus excluded lists, narrowed by a filter', tags: ['segments'], security: schemas.bearerSecurity,
+      body: SegmentCountSchema,
+      response: {
+        200: SegmentCountAnswerSchema,
+        ...invalidBody('`Invalid request, a field has the wrong type or value`, with a `detail` naming the offending filter node'),
+        ...notFound('A list id of the body is not one of the account\'s'), ...audienceErrors,
+      },
+    },
+    preHandler: requireScope('email'),
+  }, async (request, reply) => {
+    const counted = await countAccountSegment(deps, callerOf(request).account.id, request.body);
+    return counted.ok ? counted.value : sendRejection(reply, counted.rejection);
+  });
+}

@@ -1,0 +1,152 @@
+import type { Selectable } from 'kysely';
+import type { ImportFormat } from '../campaigns/import-rows.ts';
+import type { ContactImportsTable, Executor } from './database.ts';
+import type { DialectCapabilities } from './dialect.ts';
+import { execute, queryRows, statement } from './prepared-statement.ts';
+
+// Contact imports and their stored bodies. An upload is `receiving` while its chunks
+// are written (under a lease, so an upload cut short by a crash is cleared), then
+// `running` until a runner (campaigns/import-runner.ts) has read every row: each batch
+// commits its contacts together with the import's progress, conditioned on the
+// runner's lease, so after a restart another runner resumes after the last committed
+// row. The chunks are deleted when the import ends.
+
+export type ImportStatus = 'receiving' | 'running' | 'finished' | 'failed';
+
+export interface ImportError {
+  readonly row: number;
+  readonly message: string;
+}
+
+export interface ContactImport {
+  readonly id: string;
+  readonly accountId: string;
+  readonly listId: string | null;
+  readonly format: ImportFormat;
+  readonly status: ImportStatus;
+  readonly rows: number;
+  readonly created: number;
+  readonly updated: number;
+  readonly rejected: number;
+  readonly errors: readonly ImportError[];
+  readonly failure: string | null;
+  readonly createdAt: number;
+  readonly finishedAt: number | null;
+}
+
+type ImportRow = Selectable<ContactImportsTable>;
+
+const toImport = (row: ImportRow): ContactImport => ({
+  id: row.id, accountId: row.account_id, listId: row.list_id, format: row.format as ImportFormat, status: row.status as ImportStatus,
+  rows: Number(row.rows), created: Number(row.created), updated: Number(row.updated), rejected: Number(row.rejected),
+  errors: JSON.parse(row.errors) as ImportError[], failure: row.failure, createdAt: Number(row.created_at),
+  finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+});
+
+/** A new import, `receiving` under `owner`'s lease until markReceived. */
+export async function insertImport(
+  db: Executor, entry: { id: string; accountId: string; listId: string | null; format: ImportFormat; owner: string; leaseUntil: number; now: number },
+): Promise<void> {
+  await db.insertInto('contact_imports').values({
+    id: entry.id, account_id: entry.accountId, list_id: entry.listId, format: entry.format, status: 'receiving', lease_owner: entry.owner,
+    lease_expires_at: entry.leaseUntil, created_at: entry.now, updated_at: entry.now,
+  }).execute();
+}
+
+/** Stores the next chunk of an upload and extends its lease. */
+export async function appendChunk(db: Executor, importId: string, seq: number, data: string, leaseUntil: number): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await tx.insertInto('contact_import_chunks').values({ import_id: importId, seq, data }).execute();
+    await tx.updateTable('contact_imports').set({ lease_expires_at: leaseUntil }).where('id', '=', importId).execute();
+  });
+}
+
+/** The upload is complete: a runner may take it. */
+export async function markReceived(db: Executor, importId: string, now: number): Promise<void> {
+  await db.updateTable('contact_imports').set({ status: 'running', lease_owner: null, lease_expires_at: null, updated_at: now })
+    .where('id', '=', importId).where('status', '=', 'receiving').execute();
+}
+
+/** Drops an upload (refused, or cut short) with its chunks. */
+export async function deleteImport(db: Executor, importId: string): Promise<void> {
+  await db.deleteFrom('contact_imports').where('id', '=', importId).execute();
+}
+
+/** Uploads whose receiver died (lease expired while `receiving`): nobody got their id, so they go. */
+export async function deleteAbandonedUploads(db: Executor, now: number): Promise<number> {
+  const result = await db.deleteFrom('contact_imports').where('status', '=', 'receiving').where('lease_expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function findImport(db: Executor, accountId: string, id: string): Promise<ContactImport | undefined> {
+  const row = await db.selectFrom('contact_imports').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return row && toImport(row);
+}
+
+const CLAIM = (skipLocked: boolean) => statement(`
+  update contact_imports set lease_owner = $1, lease_expires_at = $2
+  where id = (select id from contact_imports where status = 'running' and (lease_owner is null or lease_expires_at <= $3)
+              order by id limit 1${skipLocked ? ' for update skip locked' : ''})
+  returning *`);
+const CLAIM_SKIP_LOCKED = CLAIM(true);
+const CLAIM_SERIALISED = CLAIM(false);
+
+/** Takes the oldest running import nobody holds (or whose holder's lease ran out). */
+export async function claimImport(
+  db: Executor, capabilities: DialectCapabilities, owner: string, now: number, leaseMs: number,
+): Promise<ContactImport | undefined> {
+  const [row] = await queryRows<ImportRow>(db, capabilities.skipLocked ? CLAIM_SKIP_LOCKED : CLAIM_SERIALISED, [owner, now + leaseMs, now]);
+  return row && toImport(row);
+}
+
+/** Lets go of every running import's lease (embedded SQLite at start: their holders belonged to a previous run). */
+export async function releaseAllImports(db: Executor): Promise<void> {
+  await db.updateTable('contact_imports').set({ lease_owner: null, lease_expires_at: null }).where('status', '=', 'running').execute();
+}
+
+/** Lets go of one import (its runner stops): the next claim resumes it at once. */
+export async function releaseImport(db: Executor, importId: string, owner: string): Promise<void> {
+  await db.updateTable('contact_imports').set({ lease_owner: null, lease_expires_at: null }).where('id', '=', importId).where('lease_owner', '=', owner).execute();
+}
+
+/**
+ * Records a committed batch: the rows read so far and the counts, and extends the lease.
+ * False when `owner` no longer holds the import: the caller must roll the batch back.
+ */
+export async function recordProgress(
+  db: Executor,
+  progress: { importId: string; owner: string; rows: number; created: number; updated: number; rejected: number; errors: readonly ImportError[]; leaseUntil: number; now: number },
+): Promise<boolean> {
+  return (await execute(db, RECORD_PROGRESS, [
+    progress.rows, progress.created, progress.updated, progress.rejected, JSON.stringify(progress.errors), progress.leaseUntil, progress.now,
+    progress.importId, progress.owner,
+  ])) === 1;
+}
+
+const RECORD_PROGRESS = statement(`
+  update contact_imports set rows = $1, created = $2, updated = $3, rejected = $4, errors = $5, lease_expires_at = $6, updated_at = $7
+  where id = $8 and lease_owner = $9 and status = 'running'`);
+
+/** Ends an import (`finished`, or `failed` with why) and drops its body. False when `owner` no longer holds it. */
+export async function endImport(
+  db: Executor, end: { importId: string; owner: string; status: 'finished' | 'failed'; failure: string | null; now: number },
+): Promise<boolean> {
+  const ended = await execute(db, END_IMPORT, [end.status, end.failure, end.now, end.importId, end.owner]);
+  if (ended === 1) await db.deleteFrom('contact_import_chunks').where('import_id', '=', end.importId).execute();
+  return ended === 1;
+}
+
+const END_IMPORT = statement(`
+  update contact_imports set status = $1, failure = $2, finished_at = $3, updated_at = $3, lease_owner = null, lease_expires_at = null
+  where id = $4 and lease_owner = $5 and status = 'running'`);
+
+/** The stored body, chunk by chunk in order; one chunk in memory at a time. */
+export async function* importChunks(db: Executor, importId: string): AsyncGenerator<string> {
+  for (let seq = 0; ; seq += 1) {
+    const [row] = await queryRows<{ data: string }>(db, READ_CHUNK, [importId, seq]);
+    if (row === undefined) return;
+    yield row.data;
+  }
+}
+
+const READ_CHUNK = statement('select data from contact_import_chunks where import_id = $1 and seq = $2');

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createAccount, type NewAccount } from '../../src/app/create-account.ts';
@@ -128,4 +131,35 @@ export function postFrom(
 /** A valid SMS request; override what a test is about. */
 export function smsBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { message: 'Your code is 1234', mobile_numbers: ['+5215512345678'], ...overrides };
+}
+
+/**
+ * A store that services started one after another share (a restart): a SQLite file of
+ * the test's own, or with HERALD_TEST_STORE=postgres an empty schema of its own.
+ */
+export async function sharedStore(t: TestContext): Promise<string> {
+  if (process.env.HERALD_TEST_STORE === 'postgres') {
+    const schema = await serviceSchema();
+    t.after(() => schema.release());
+    return schema.url;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'herald-shared-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return `sqlite:${join(dir, 'herald.db')}`;
+}
+
+/** A service on a store from sharedStore; closed when the test ends unless the test closes it first. */
+export async function startServiceOn(t: TestContext, store: string, options: ServiceOptions = {}): Promise<Service> {
+  return startService(t, { ...options, env: { HERALD_DATABASE_URL: store } });
+}
+
+/** Any request with the key (PATCH, DELETE, a raw body with its own content type). */
+export function send(
+  service: Service, method: 'PATCH' | 'DELETE' | 'POST' | 'GET', url: string, apiKey: string, body?: unknown, contentType = 'application/json',
+): Promise<LightMyRequestResponse> {
+  return service.http.inject({
+    method, url,
+    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
+    ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
 }

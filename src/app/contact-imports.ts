@@ -127,8 +127,8 @@ export async function receiveImport(
     }
     if (refused === undefined && seq === 0) refused = { code: 'importEmpty' };
     if (refused !== undefined) {
-      // Read the rest so the answer is not sent over a half-read body; it counts against the limit.
-      while (next.done !== true) next = await chunks.next();
+      // The rest of the body is left unread (the HTTP layer discards it after the answer).
+      await chunks.return(undefined);
       await deleteImport(deps.db, id);
       return { ok: false, rejection: refused };
     }

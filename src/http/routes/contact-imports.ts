@@ -48,7 +48,9 @@ export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBy
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > limitBytes) return sendRejection(reply, { code: 'bodyTooLarge' });
     const listId = typeof request.query.list_id === 'string' ? request.query.list_id : undefined;
-    const received = await receiveImport(deps, callerOf(request).account, { format, listId, body: request.body as Readable, limitBytes });
+    // Not destroyed when the import stops reading (too large, a bad header): the answer must still reach the client.
+    const body = (request.body as Readable).iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
+    const received = await receiveImport(deps, callerOf(request).account, { format, listId, body, limitBytes });
     return received.ok ? reply.code(202).send(received.value) : sendRejection(reply, received.rejection);
   });
 

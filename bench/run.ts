@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<(args: readonly string[]) => Promise
   'email-e2e': async () => (await import('./email-e2e.ts')).emailE2e,
   'sms-e2e': async () => (await import('./sms-e2e.ts')).smsE2e,
   webhooks: async () => (await import('./webhooks.ts')).webhooks,
+  audience: async () => (await import('./audience.ts')).audience,
 };
 
 const USAGE = `usage: npm run bench [-- <name> [flags]]

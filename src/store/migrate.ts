@@ -14,6 +14,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-route-scopes': routeScopes,
 };
 
+/** Every migration's name, in the order they apply. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();
+
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** Brings the schema up to date; safe to run from several processes at once (Kysely takes a lock). */

@@ -28,7 +28,7 @@ export default function MessagePage() {
           <>
             <Section title="Summary">
               <dl className="facts">
-                <div><dt>msgid</dt><dd><CopyValue value={m.msgid} label="the msgid" /></dd></div>
+                <div className="full"><dt>msgid</dt><dd><CopyValue value={m.msgid} label="the msgid" /></dd></div>
                 <div><dt>Recipient</dt><dd>{m.recipient}</dd></div>
                 <div><dt>Channel</dt><dd>{m.channel}</dd></div>
                 <div><dt>Status</dt><dd><StatusBadge status={m.status} /></dd></div>

@@ -33,9 +33,9 @@ export function App() {
     <Suspense fallback={<div className="centered"><Loading /></div>}>
       <Routes>
         <Route path="sign-in" element={<SignInPage />} />
-        <Route path="invitations/:token" element={<InvitationPage />} />
+        {/* Emailed links carry their token after the # (never sent to a server): /app/invitation#<token>. */}
+        <Route path="invitation" element={<InvitationPage />} />
         <Route path="password-reset" element={<PasswordResetPage />} />
-        <Route path="password-reset/:token" element={<PasswordResetPage />} />
         <Route path="operator/sign-in" element={<OperatorSignInPage />} />
         <Route path="operator" element={<OperatorShell />}>
           <Route index element={<OperatorAccountsPage />} />

@@ -1,21 +1,19 @@
-import { setCsrfToken } from './http.ts';
+import { api, ApiError, setCsrfToken } from './http.ts';
+import type { OperatorSession } from './types.ts';
 
-// The operator console's CSRF token lives for the tab (sessionStorage): the admin
-// session cookie itself is HttpOnly, and there is no route that reads the token back.
-const KEY = 'herald.operator.csrf';
-
-export function restoreOperatorSession(): boolean {
-  const token = sessionStorage.getItem(KEY) ?? undefined;
-  setCsrfToken('operator', token);
-  return token !== undefined;
+/** The operator's session (cookie herald_admin_session), or null when there is none. */
+export async function fetchOperatorSession(): Promise<OperatorSession | null> {
+  try {
+    const session = await api<OperatorSession>('/admin/v1/session', { realm: 'operator', quiet401: true });
+    setCsrfToken('operator', session.csrf_token);
+    return session;
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+      setCsrfToken('operator', undefined);
+      return null;
+    }
+    throw error;
+  }
 }
 
-export function adoptOperatorSession(token: string): void {
-  sessionStorage.setItem(KEY, token);
-  setCsrfToken('operator', token);
-}
-
-export function forgetOperatorSession(): void {
-  sessionStorage.removeItem(KEY);
-  setCsrfToken('operator', undefined);
-}
+export const OPERATOR_SESSION_KEY = ['operator', 'session'] as const;

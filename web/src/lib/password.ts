@@ -1,5 +1,6 @@
-// The contract's password rule (12 to 256 characters), checked before sending so the
-// form can say so next to the field; herald checks it again.
+// The server's password rule (PASSWORD_MIN/MAX of src/http/account-api-schemas.ts, a
+// module the bundle leaves out since it builds TypeBox schemas at load), checked before
+// sending so the form can say so next to the field; herald checks it again.
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 256;
 

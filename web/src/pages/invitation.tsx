@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/http.ts';
 import { useAdoptSession } from '../api/session.ts';
 import type { Invitation, Session } from '../api/types.ts';
@@ -11,10 +11,11 @@ import { PASSWORD_MIN, passwordProblem } from '../lib/password.ts';
 
 /** Following an invitation link: choose a password, and be signed in. */
 export default function InvitationPage() {
-  const token = useParams().token ?? '';
+  const token = decodeURIComponent(useLocation().hash.slice(1));
   const invitation = useQuery({
     queryKey: ['invitation', token],
     queryFn: () => api<Invitation>(`/v1/auth/invitations/${encodeURIComponent(token)}`, { quiet401: true }),
+    enabled: token !== '',
   });
   const adopt = useAdoptSession();
   const navigate = useNavigate();
@@ -37,6 +38,7 @@ export default function InvitationPage() {
 
   return (
     <AuthCard title="Accept your invitation" footer={<Link to="/sign-in">Sign in instead</Link>}>
+      {token === '' ? <p className="state error" role="alert">This link is incomplete: open the whole link from the invitation email.</p> : (
       <QueryState query={invitation}>
         {(found) => (
           <form onSubmit={submit} noValidate>
@@ -51,6 +53,7 @@ export default function InvitationPage() {
           </form>
         )}
       </QueryState>
+      )}
     </AuthCard>
   );
 }

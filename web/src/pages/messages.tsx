@@ -13,7 +13,7 @@ import { Time } from '../components/time.tsx';
 import { isoFromLocalDate } from '../lib/format.ts';
 
 const PAGE_SIZE = 50;
-const FILTERS = ['recipient', 'status', 'channel', 'since'] as const;
+const FILTERS = ['recipient', 'status', 'channel', 'since', 'until'] as const;
 
 /** Every channel in one log, newest first; filters live in the address so a view can be shared. */
 export default function MessagesPage() {
@@ -25,7 +25,7 @@ export default function MessagesPage() {
   const messages = useQuery({
     queryKey: ['messages', filter, cursor],
     queryFn: () => api<MessagePage>('/v1/messages', {
-      query: { ...filter, since: isoFromLocalDate(filter.since), cursor, limit: PAGE_SIZE },
+      query: { ...filter, since: isoFromLocalDate(filter.since), until: isoFromLocalDate(filter.until, true), cursor, limit: PAGE_SIZE },
     }),
     placeholderData: (previous) => previous,
   });
@@ -102,7 +102,8 @@ function FilterForm(props: { initial: Record<string, string>; onApply: (filter: 
         <option value="">any</option>
         {CHANNELS.map((c) => <option key={c} value={c}>{c}</option>)}
       </SelectField>
-      <TextField label="Since" type="date" value={draft.since ?? ''} onChange={set('since')} />
+      <TextField label="From" type="date" value={draft.since ?? ''} onChange={set('since')} />
+      <TextField label="To" type="date" value={draft.until ?? ''} onChange={set('until')} />
       <div className="filter-actions"><button type="submit" className="button">Apply</button></div>
     </form>
   );

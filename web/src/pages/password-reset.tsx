@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/http.ts';
 import { useAdoptSession } from '../api/session.ts';
 import type { Session } from '../api/types.ts';
@@ -11,8 +11,8 @@ import { PASSWORD_MIN, passwordProblem } from '../lib/password.ts';
 
 /** Ask for a reset link, or (with the link's token) choose the new password. */
 export default function PasswordResetPage() {
-  const token = useParams().token;
-  return token === undefined ? <RequestReset /> : <ChooseNewPassword token={token} />;
+  const token = decodeURIComponent(useLocation().hash.slice(1));
+  return token === '' ? <RequestReset /> : <ChooseNewPassword token={token} />;
 }
 
 function RequestReset() {

@@ -157,7 +157,8 @@ function PreviewPanes(props: { preview: Rendered | undefined; pending: boolean; 
       </Ariakit.TabList>
       <Ariakit.TabPanel tabId="preview-html" className="tab-panel">
         {/* No allow-scripts, no allow-same-origin: the preview runs nothing and reads nothing of the app. */}
-        <iframe className="email-frame" title="HTML preview" sandbox="" srcDoc={props.preview.html} />
+        {props.preview.html === null ? <p className="muted">This template has no HTML part.</p>
+          : <iframe className="email-frame" title="HTML preview" sandbox="" srcDoc={props.preview.html} />}
         {/* The frame inherits the app's CSP (no inline styles); a message page shows the email with its styles. */}
         <p className="hint">Inline styles and images are not applied here; send a test to see the email exactly as it goes out.</p>
       </Ariakit.TabPanel>

@@ -1,6 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Link } from 'react-router';
 import { api } from '../api/http.ts';
 import type { LedgerPage } from '../api/types.ts';
 import { TextField } from '../components/field.tsx';
@@ -43,7 +42,7 @@ export default function UsagePage() {
             <>
               <div className="table-wrap">
                 <table>
-                  <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" className="num">Messages</th><th scope="col" className="num">Balance</th><th scope="col">Reason</th></tr></thead>
+                  <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" className="num">Messages</th><th scope="col" className="num">Balance</th><th scope="col">Reason</th><th scope="col">Send</th></tr></thead>
                   <tbody>
                     {data.entries.map((e) => (
                       <tr key={e.entry_id}>
@@ -51,7 +50,8 @@ export default function UsagePage() {
                         <td>{e.kind}</td>
                         <td className="num">{signed(e.messages, String)}</td>
                         <td className="num">{signed(e.amount, formatMoney)}</td>
-                        <td>{e.reason ?? ''}{e.msgid === undefined || e.msgid === null ? null : <> <Link to={`/messages/${e.msgid}`}>message</Link></>}</td>
+                        <td>{e.reason ?? ''}</td>
+                        <td className="mono small">{e.send_id ?? ''}</td>
                       </tr>
                     ))}
                   </tbody>

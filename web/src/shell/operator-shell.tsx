@@ -1,8 +1,9 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation, useNavigate } from 'react-router';
-import { onSessionExpired } from '../api/http.ts';
-import { forgetOperatorSession, restoreOperatorSession } from '../api/operator-session.ts';
+import { api, onSessionExpired, setCsrfToken } from '../api/http.ts';
+import { fetchOperatorSession, OPERATOR_SESSION_KEY } from '../api/operator-session.ts';
+import { ErrorNotice, Loading } from '../components/query-state.tsx';
 import { NavFrame, type NavItem } from './nav-frame.tsx';
 
 const NAV: readonly NavItem[] = [
@@ -15,15 +16,15 @@ const signInPath = (location: { pathname: string; search: string }): string =>
 
 /** The operator console: signed in with the admin token; a 401 sends the operator back to sign in. */
 export function OperatorShell() {
-  const [signedIn] = useState(restoreOperatorSession);
+  const session = useQuery({ queryKey: OPERATOR_SESSION_KEY, queryFn: fetchOperatorSession, retry: false, staleTime: 60_000 });
   const location = useLocation();
   const navigate = useNavigate();
   const client = useQueryClient();
 
   useEffect(() => onSessionExpired((realm) => {
     if (realm !== 'operator') return;
-    forgetOperatorSession();
-    client.clear();
+    setCsrfToken('operator', undefined);
+    client.setQueryData(OPERATOR_SESSION_KEY, null);
     navigate(signInPath(location), { replace: true });
   }), [client, navigate, location]);
 
@@ -31,20 +32,21 @@ export function OperatorShell() {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [location.pathname]);
 
-  if (!signedIn) return <Navigate to={signInPath(location)} replace />;
+  const signOut = useMutation({
+    mutationFn: () => api<undefined>('/admin/v1/session', { method: 'DELETE', realm: 'operator', quiet401: true }),
+    onSettled: () => {
+      setCsrfToken('operator', undefined);
+      client.clear();
+      navigate('/operator/sign-in', { replace: true });
+    },
+  });
+
+  if (session.isPending) return <div className="centered"><Loading label="Opening the console…" /></div>;
+  if (session.isError) return <div className="centered"><ErrorNotice error={session.error} onRetry={() => void session.refetch()} /></div>;
+  if (session.data === null) return <Navigate to={signInPath(location)} replace />;
   return (
-    <NavFrame
-      brand="herald"
-      subtitle="Operator console"
-      nav={NAV}
-      user={(
-        <button type="button" className="button secondary small" onClick={() => {
-          forgetOperatorSession();
-          client.clear();
-          navigate('/operator/sign-in', { replace: true });
-        }}>Sign out</button>
-      )}
-    >
+    <NavFrame brand="herald" subtitle="Operator console" nav={NAV}
+      user={<button type="button" className="button secondary small" onClick={() => signOut.mutate()}>Sign out</button>}>
       <Outlet />
     </NavFrame>
   );

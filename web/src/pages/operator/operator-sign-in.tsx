@@ -1,8 +1,8 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api } from '../../api/http.ts';
-import { adoptOperatorSession } from '../../api/operator-session.ts';
+import { api, setCsrfToken } from '../../api/http.ts';
+import { OPERATOR_SESSION_KEY } from '../../api/operator-session.ts';
 import type { OperatorSession } from '../../api/types.ts';
 import { AuthCard } from '../../components/auth-card.tsx';
 import { TextField } from '../../components/field.tsx';
@@ -12,12 +12,14 @@ import { ErrorNotice } from '../../components/query-state.tsx';
 export default function OperatorSignInPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
+  const client = useQueryClient();
   const [token, setToken] = useState('');
   const next = params.get('next');
   const signIn = useMutation({
     mutationFn: () => api<OperatorSession>('/admin/v1/session', { method: 'POST', body: { token }, realm: 'operator', quiet401: true }),
     onSuccess: (session) => {
-      adoptOperatorSession(session.csrf_token);
+      setCsrfToken('operator', session.csrf_token);
+      client.setQueryData(OPERATOR_SESSION_KEY, session);
       navigate(next !== null && next.startsWith('/operator') ? next : '/operator', { replace: true });
     },
   });

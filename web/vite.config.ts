@@ -22,7 +22,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     cssCodeSplit: true,
     assetsInlineLimit: 0,
-    chunkSizeWarningLimit: 400,
+    // The entry (React, router, query, the shell) is ~410 KB minified, ~130 KB gzipped; charts load by route.
+    chunkSizeWarningLimit: 450,
     reportCompressedSize: true,
   },
   server: {

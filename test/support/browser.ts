@@ -40,8 +40,8 @@ export interface PageProblems { readonly errors: string[] }
  * A browser context (a separate cookie jar: another person, or another browser of the
  * same person) whose pages report uncaught errors and Content-Security-Policy violations.
  */
-export async function openContext(browser: Browser, baseURL: string, problems: PageProblems): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+export async function openContext(browser: Browser, baseURL: string, problems: PageProblems, storageState?: Awaited<ReturnType<BrowserContext['storageState']>>): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 900 }, colorScheme: 'light', ...(storageState === undefined ? {} : { storageState }) });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
   // Injected by the DevTools protocol, so the page's own CSP does not apply to this listener.
   // (Page code is written as strings: this file is type-checked without the DOM's types.)

@@ -111,7 +111,7 @@ function KeyTable(props: { keys: readonly ApiKeyListed[]; canRevoke: boolean }) 
   });
   return (
     <>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table>
           <thead>
             <tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th>{props.canRevoke ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr>

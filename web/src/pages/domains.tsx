@@ -20,7 +20,7 @@ export default function DomainsPage() {
       <Section title="Sender domains">
         <QueryState query={domains} isEmpty={(d) => d.domains.length === 0} empty={<Empty title="No sender domains yet">{canWrite ? 'Add the domain your email comes from.' : null}</Empty>}>
           {(data) => (
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table>
                 <thead><tr><th scope="col">Domain</th><th scope="col">State</th><th scope="col">Verified</th></tr></thead>
                 <tbody>

@@ -54,7 +54,7 @@ export default function MessagesPage() {
           </Empty>}>
           {(data) => (
             <>
-              <div className="table-wrap">
+              <div className="table-wrap" tabIndex={0}>
                 <table className={messages.isPlaceholderData ? 'loading-table' : undefined}>
                   <thead><tr><th scope="col">Recipient</th><th scope="col">Channel</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Updated</th></tr></thead>
                   <tbody>

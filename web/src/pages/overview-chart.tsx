@@ -45,7 +45,7 @@ function Chart(props: { rows: Row[]; series: readonly { key: string; label: stri
       </div>
       <details className="chart-table">
         <summary>Show the numbers as a table</summary>
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table>
             <caption className="visually-hidden">{props.title}</caption>
             <thead><tr><th scope="col">Day</th>{props.series.map((s) => <th scope="col" key={s.key} className="num">{s.label}</th>)}</tr></thead>

@@ -67,7 +67,7 @@ function SuppressionTable(props: { rows: readonly SuppressionView[]; canWrite: b
   });
   return (
     <>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table>
           <thead><tr><th scope="col">Address</th><th scope="col">Reason</th><th scope="col">Since</th>{props.canWrite ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr></thead>
           <tbody>

@@ -21,7 +21,7 @@ export default function TemplatesPage() {
         <QueryState query={email} isEmpty={(d) => d.templates.length === 0}
           empty={<Empty title="No email templates yet">{canWrite ? <p><Link to="/templates/new">Write the first one</Link>: HTML with placeholders such as <code>{'{{name}}'}</code>.</p> : null}</Empty>}>
           {(data) => (
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table>
                 <thead><tr><th scope="col">Name</th><th scope="col">template_id</th><th scope="col">Subject</th><th scope="col">Updated</th></tr></thead>
                 <tbody>
@@ -43,7 +43,7 @@ export default function TemplatesPage() {
         <p className="lede">Approved by Meta outside herald and recorded by the operator; only approved ones can be sent.</p>
         <QueryState query={whatsapp} isEmpty={(d) => d.templates.length === 0} empty={<Empty title="No WhatsApp templates">Ask your operator to record the ones Meta approved.</Empty>}>
           {(data) => (
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table>
                 <thead><tr><th scope="col">Name</th><th scope="col">templateId</th><th scope="col">Language</th><th scope="col">Body</th><th scope="col">Params</th><th scope="col">Status</th></tr></thead>
                 <tbody>

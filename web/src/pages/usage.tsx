@@ -40,7 +40,7 @@ export default function UsagePage() {
         <QueryState query={ledger} isEmpty={(d) => d.entries.length === 0 && cursor === undefined} empty={<Empty title="No ledger entries in this period" />}>
           {(data) => (
             <>
-              <div className="table-wrap">
+              <div className="table-wrap" tabIndex={0}>
                 <table>
                   <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" className="num">Messages</th><th scope="col" className="num">Balance</th><th scope="col">Reason</th><th scope="col">Send</th></tr></thead>
                   <tbody>

@@ -95,7 +95,7 @@ function UserTable(props: { users: readonly AccountUser[]; me: string }) {
   return (
     <>
       {changeRole.isError ? <ErrorNotice error={changeRole.error} /> : null}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table>
           <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Signed in now</th><th scope="col">Last sign-in</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
           <tbody>

@@ -51,7 +51,7 @@ export function DeliveryLog(props: { canWrite: boolean; hasUrl: boolean }) {
       <QueryState query={log} isEmpty={(d) => d.data.length === 0 && cursor === undefined} empty={<Empty title="No deliveries yet">Events appear here as herald posts them.</Empty>}>
         {(data) => (
           <>
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table>
                 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th>{props.canWrite ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr></thead>
                 <tbody>

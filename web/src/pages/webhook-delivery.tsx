@@ -39,7 +39,7 @@ export default function WebhookDeliveryPage() {
             </Section>
             <Section title="Attempts">
               {d.attempts.length === 0 ? <p className="muted">No attempt yet.</p> : (
-                <div className="table-wrap">
+                <div className="table-wrap" tabIndex={0}>
                   <table>
                     <thead><tr><th scope="col">When</th><th scope="col">URL</th><th scope="col">Answer</th><th scope="col">Error</th><th scope="col" className="num">Took</th></tr></thead>
                     <tbody>

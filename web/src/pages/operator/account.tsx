@@ -148,7 +148,7 @@ function AccountUsers(props: { id: string }) {
     <Section title="Users">
       <QueryState query={users} isEmpty={(d) => d.users.length === 0} empty={<p className="muted">No users yet: invite the first owner.</p>}>
         {(data) => (
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0}>
             <table>
               <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Last sign-in</th></tr></thead>
               <tbody>

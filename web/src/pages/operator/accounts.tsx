@@ -37,7 +37,7 @@ export default function OperatorAccountsPage() {
         <QueryState query={accounts} isEmpty={(d) => d.accounts.length === 0 && cursor === undefined} empty={<Empty title={search === '' ? 'No accounts yet' : 'No account matches'} />}>
           {(data) => (
             <>
-              <div className="table-wrap">
+              <div className="table-wrap" tabIndex={0}>
                 <table>
                   <thead><tr><th scope="col">Account</th><th scope="col">State</th><th scope="col" className="num">Messages left</th><th scope="col" className="num">Balance</th><th scope="col">Opened</th></tr></thead>
                   <tbody>

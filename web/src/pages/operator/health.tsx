@@ -29,7 +29,7 @@ export default function OperatorHealthPage() {
               </dl>
             </Section>
             <Section title="Queues">
-              <div className="table-wrap">
+              <div className="table-wrap" tabIndex={0}>
                 <table>
                   <thead><tr><th scope="col">Channel</th><th scope="col" className="num">Queued</th><th scope="col" className="num">Oldest waiting</th></tr></thead>
                   <tbody>{h.queues.map((q) => <tr key={q.channel}><th scope="row">{q.channel}</th><td className="num">{formatCount(q.queued)}</td><td className="num">{age(q.oldest_age_seconds)}</td></tr>)}</tbody>
@@ -38,7 +38,7 @@ export default function OperatorHealthPage() {
             </Section>
             <Section title="Processes">
               {h.processes.length === 0 ? <Empty title="No process has reported in" /> : (
-                <div className="table-wrap">
+                <div className="table-wrap" tabIndex={0}>
                   <table>
                     <thead><tr><th scope="col">Role</th><th scope="col">Host</th><th scope="col" className="num">pid</th><th scope="col">Started</th><th scope="col">Last seen</th></tr></thead>
                     <tbody>{h.processes.map((p) => <tr key={`${p.host}-${p.pid}`}><th scope="row">{p.role}</th><td>{p.host}</td><td className="num">{p.pid}</td><td><Time iso={p.started_at} /></td><td><Time iso={p.last_seen_at} /></td></tr>)}</tbody>

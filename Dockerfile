@@ -1,6 +1,16 @@
 # herald: one image for every role (`herald serve --role api|worker|all`).
-# Node 24 runs the TypeScript source as it is (type stripping): no build stage, and
-# no dev dependencies in the image. Build: docker build -t herald .
+# Node 24 runs the server's TypeScript source as it is (type stripping). The web
+# application (web/, served at /app) is built by Vite in a stage of its own, with the
+# dev dependencies; the image gets only web/dist and the production dependencies.
+# Build: docker build -t herald .
+FROM node:24-slim AS web
+WORKDIR /build
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY web ./web
+COPY src ./src
+RUN node web/build.ts
+
 FROM node:24-slim
 
 ENV NODE_ENV=production \
@@ -11,8 +21,10 @@ ENV NODE_ENV=production \
 
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# --ignore-scripts: `prepare` builds web/, which happened in the stage above.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY src ./src
+COPY --from=web /build/web/dist ./web/dist
 COPY deploy/herald deploy/node-flags ./deploy/
 
 # The code stays root's and read-only to the service; only /var/lib/herald (the

@@ -1,4 +1,5 @@
-import type { Account, Channel, Scope } from '../domain/account.ts';
+import type { Account, Channel } from '../domain/account.ts';
+import type { Scope } from '../domain/access.ts';
 import type { EventType } from '../domain/event-catalogue.ts';
 import { formatMoney } from '../domain/money.ts';
 import { ok, reject, type Result } from '../domain/result.ts';

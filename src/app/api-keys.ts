@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import { ALL_SCOPES, type Account, type Scope } from '../domain/account.ts';
+import type { Account } from '../domain/account.ts';
+import { ALL_SCOPES, type Scope } from '../domain/access.ts';
 import { findAccount } from '../store/accounts.ts';
 import { findApiKey, insertApiKey, revokeApiKey, type ApiKeyRecord } from '../store/api-keys.ts';
 import type { Executor } from '../store/database.ts';

@@ -1,6 +1,6 @@
 import type { Channel } from '../domain/account.ts';
 import { parseMessageQuery } from '../domain/message-query.ts';
-import { ok, type Result } from '../domain/result.ts';
+import { ok, reject, type Result } from '../domain/result.ts';
 import { findCapture, findMessage, listMessageEvents, listMessages, type StoredMessage } from '../store/messages.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -15,19 +15,31 @@ export interface MessageView {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** GET /v1/messages/:msgid — the account's own messages only. */
-export async function getMessage(deps: AppDeps, accountId: string, msgid: string): Promise<MessageView | undefined> {
+/**
+ * The account's message, when the caller may read its channel (`channels`: the
+ * channels the caller's scopes reach): notFound for another account's msgid,
+ * keyNotAuthorized for a channel the caller lacks.
+ */
+async function readableMessage(deps: AppDeps, accountId: string, msgid: string, channels: readonly Channel[]): Promise<Result<StoredMessage>> {
   const message = await findMessage(deps.db, accountId, msgid);
-  if (!message) return undefined;
+  if (!message) return reject('notFound');
+  return channels.includes(message.channel) ? ok(message) : reject('keyNotAuthorized');
+}
+
+/** GET /v1/messages/:msgid — the account's own messages only. */
+export async function getMessage(deps: AppDeps, accountId: string, msgid: string, channels: readonly Channel[]): Promise<Result<MessageView>> {
+  const readable = await readableMessage(deps, accountId, msgid, channels);
+  if (!readable.ok) return readable;
+  const message = readable.value;
   const events = await listMessageEvents(deps.db, message.id);
-  return {
+  return ok({
     msgid: message.id,
     channel: message.channel,
     status: message.status,
     recipient: message.recipient,
     created_at: iso(message.createdAt),
     events: events.map((e) => ({ ...e.data, type: e.type, at: iso(e.at) })),
-  };
+  });
 }
 
 export interface MessageSummary {
@@ -49,20 +61,30 @@ const summary = (m: StoredMessage): MessageSummary => ({
   msgid: m.id, channel: m.channel, status: m.status, recipient: m.recipient, created_at: iso(m.createdAt), updated_at: iso(m.updatedAt),
 });
 
-/** GET /v1/messages — the account's messages, newest first, filtered, one page at a time (keyset cursor). */
-export async function listAccountMessages(deps: AppDeps, accountId: string, rawQuery: unknown): Promise<Result<MessagePage>> {
+/**
+ * GET /v1/messages — the account's messages of the channels the caller may read
+ * (`channels`), newest first, filtered, one page at a time (keyset cursor). Asking
+ * for a channel the caller lacks is keyNotAuthorized.
+ */
+export async function listAccountMessages(deps: AppDeps, accountId: string, rawQuery: unknown, channels: readonly Channel[]): Promise<Result<MessagePage>> {
   const query = parseMessageQuery(rawQuery);
   if (!query.ok) return query;
-  const { cursor, limit, ...filter } = query.value;
+  const { cursor, limit, channel, ...filter } = query.value;
+  if (channel !== undefined && !channels.includes(channel)) return reject('keyNotAuthorized');
+  const wanted = channel === undefined ? channels : [channel];
+  if (wanted.length === 0) return ok({ data: [], next_cursor: null });
   // One row more than asked tells whether another page exists.
-  const rows = await listMessages(deps.db, accountId, { ...filter, ...(cursor === undefined ? {} : { before: cursor }), limit: limit + 1 });
+  const rows = await listMessages(deps.db, accountId, { ...filter, channels: wanted, ...(cursor === undefined ? {} : { before: cursor }), limit: limit + 1 });
   const page = rows.slice(0, limit);
   return ok({ data: page.map(summary), next_cursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null });
 }
 
 /** GET /v1/messages/:msgid/raw — what the capture transport stored, for the account's own message. */
-export async function getCapturedMessage(deps: AppDeps, accountId: string, msgid: string): Promise<{ contentType: string; body: string } | undefined> {
-  const message = await findMessage(deps.db, accountId, msgid);
-  if (!message) return undefined;
-  return findCapture(deps.db, message.id);
+export async function getCapturedMessage(
+  deps: AppDeps, accountId: string, msgid: string, channels: readonly Channel[],
+): Promise<Result<{ contentType: string; body: string }>> {
+  const readable = await readableMessage(deps, accountId, msgid, channels);
+  if (!readable.ok) return readable;
+  const capture = await findCapture(deps.db, readable.value.id);
+  return capture === undefined ? reject('notFound') : ok(capture);
 }

@@ -150,7 +150,7 @@ const accountLedger: StoreCommand = {
 };
 
 const keyCreate: StoreCommand = {
-  usage: 'keys create ACCOUNT_ID [--scopes email,sms,whatsapp] [--expires-at ISO_TIME] [--json]',
+  usage: 'keys create ACCOUNT_ID [--scopes email,sms,whatsapp,webhooks,account] [--expires-at ISO_TIME] [--json]',
   positionals: ['ACCOUNT_ID'],
   options: { scopes: { type: 'string' }, 'expires-at': { type: 'string' } },
   needsStore: true,

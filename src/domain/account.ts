@@ -3,10 +3,6 @@ import type { Minor } from './money.ts';
 export const CHANNELS = ['email', 'sms', 'whatsapp'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-/** API key scopes are the channels a key may send on. */
-export type Scope = Channel;
-export const ALL_SCOPES: readonly Scope[] = CHANNELS;
-
 export interface Account {
   readonly id: string;
   readonly name: string;

@@ -2,7 +2,8 @@
 // here so both say the same thing. Every failure is `invalidField` with a detail
 // `<field>: <what is wrong>`; unknown fields are refused, so a typo such as
 // `messages_left` cannot be silently ignored.
-import { CHANNELS, type Channel, type Scope } from './account.ts';
+import { ALL_SCOPES, isScope, SCOPES, type Scope } from './access.ts';
+import { CHANNELS, type Channel } from './account.ts';
 import { EVENT_TYPES, isEventType, type EventType } from './event-catalogue.ts';
 import { parseAddress } from './email-address.ts';
 import { normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
@@ -281,14 +282,14 @@ export function parseNewApiKey(body: unknown, now: number): Result<NewApiKeyInpu
   if (!fields.ok) return fields;
   const { scopes, expiresAt } = fields.value;
 
-  let parsedScopes: readonly Scope[] = CHANNELS;
+  let parsedScopes: readonly Scope[] = ALL_SCOPES;
   if (scopes !== undefined) {
-    const problem = `must be a non-empty array of ${CHANNELS.map((c) => `"${c}"`).join(', ')}`;
+    const problem = `must be a non-empty array of ${SCOPES.map((c) => `"${c}"`).join(', ')}`;
     if (!Array.isArray(scopes) || scopes.length === 0) return invalidField('scopes', problem);
     const wanted = new Set<unknown>(scopes);
-    if ([...wanted].some((s) => !(CHANNELS as readonly unknown[]).includes(s))) return invalidField('scopes', problem);
+    if ([...wanted].some((s) => !isScope(s))) return invalidField('scopes', problem);
     // Canonical order, duplicates dropped: the scopes are a set.
-    parsedScopes = CHANNELS.filter((c) => wanted.has(c));
+    parsedScopes = SCOPES.filter((c) => wanted.has(c));
   }
 
   let expiry: number | null = null;

@@ -7,6 +7,7 @@ import type { AdminTokenCheck } from '../app/admin-token.ts';
 import type { KeyDeps } from '../app/api-keys.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
 import { apiKeyHook } from './plugins/api-key-auth.ts';
+import { declareRouteAccess, routeAccessHook } from './route-access.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
 import { certificateRoutes, jwksRoutes } from './routes/certificates.ts';
@@ -120,7 +121,9 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   if (deps.healthOnly === true) return app;
 
   await app.register(async (v1) => {
+    v1.addHook('onRoute', declareRouteAccess);
     v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter }));
+    v1.addHook('onRequest', routeAccessHook);
     sendRoutes(v1, deps.app);
     messageRoutes(v1, deps.app);
     templateRoutes(v1, deps.app);

@@ -139,7 +139,6 @@ export const messagePage = {
   },
 } as const;
 
-export const bearerSecurity = [{ bearerAuth: [] }];
 
 const eventPayloadSchema = (type: EventType) => ({
   type: 'object', required: ['type', 'timestamp', 'data'],

@@ -56,3 +56,11 @@ export function sendRejection(reply: FastifyReply, rejection: Rejection): Fastif
   const { status, body } = wireError(rejection);
   return reply.code(status).send(body);
 }
+
+/**
+ * An answer given before the request's body is read (authentication, scope, rate):
+ * the connection closes after it, so a slow or large body is never drained.
+ */
+export function refuseBeforeBody(reply: FastifyReply, rejection: Rejection): FastifyReply {
+  return sendRejection(reply.header('connection', 'close'), rejection);
+}

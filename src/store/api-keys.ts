@@ -1,4 +1,4 @@
-import type { Scope } from '../domain/account.ts';
+import { isScope, type Scope } from '../domain/access.ts';
 import type { ApiKeyRow, Executor } from './database.ts';
 
 export interface ApiKeyRecord {
@@ -15,7 +15,8 @@ const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   id: row.id,
   accountId: row.account_id,
   keyHash: row.key_hash,
-  scopes: row.scopes.split(' ').filter(Boolean) as Scope[],
+  // A word that is no scope (none is written) grants nothing.
+  scopes: row.scopes.split(' ').filter(isScope),
   createdAt: Number(row.created_at),
   expiresAt: row.expires_at === null ? null : Number(row.expires_at),
   revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),

@@ -34,7 +34,7 @@ export interface ApiKeysTable {
   id: string;
   account_id: string;
   key_hash: string; // hex SHA-256 of the whole key; the key itself is never stored
-  scopes: string; // space-separated, as in the JWT `scope` claim
+  scopes: string; // space-separated; this row decides, not the JWT's `scope` claim (migration 0004 changed rows)
   created_at: number;
   expires_at: number | null;
   revoked_at: number | null;

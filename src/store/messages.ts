@@ -1,4 +1,4 @@
-import type { Channel } from '../domain/account.ts';
+import { CHANNELS, type Channel } from '../domain/account.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor, MessageRow } from './database.ts';
 import { execute, insertAll, insertRows, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
@@ -98,7 +98,8 @@ function toStoredMessage(row: MessageRow): StoredMessage {
 
 export interface MessageFilter {
   readonly status?: MessageStatus;
-  readonly channel?: Channel;
+  /** Only these channels (the caller's, or the one asked for); at least one. */
+  readonly channels: readonly Channel[];
   /** Created at or after (epoch ms). */
   readonly since?: number;
   readonly recipient?: string;
@@ -114,7 +115,7 @@ export async function listMessages(db: Executor, accountId: string, filter: Mess
     .selectAll()
     .where('account_id', '=', accountId)
     .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status ?? ''))
-    .$if(filter.channel !== undefined, (q) => q.where('channel', '=', filter.channel ?? ''))
+    .$if(filter.channels.length < CHANNELS.length, (q) => q.where('channel', 'in', filter.channels))
     .$if(filter.since !== undefined, (q) => q.where('created_at', '>=', filter.since ?? 0))
     .$if(filter.recipient !== undefined, (q) => q.where('recipient', '=', filter.recipient ?? ''))
     .$if(filter.before !== undefined, (q) => q.where('id', '<', filter.before ?? ''))

@@ -3,6 +3,7 @@ import type { Db } from './database.ts';
 import * as initial from './migrations/0001-initial.ts';
 import * as realDelivery from './migrations/0002-real-delivery.ts';
 import * as events from './migrations/0003-events.ts';
+import * as routeScopes from './migrations/0004-route-scopes.ts';
 import * as audience from './migrations/0009-audience.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
@@ -11,8 +12,12 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-real-delivery': realDelivery,
   '0003-events': events,
+  '0004-route-scopes': routeScopes,
   '0009-audience': audience,
 };
+
+/** Every migration's name, in the order they apply. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 

@@ -63,7 +63,7 @@ test('accounts create --json prints the account, its key and its verified domain
       tracking: { opens: true, clicks: true },
       createdAt: out.account.createdAt, updatedAt: out.account.createdAt,
     },
-    apiKey: { id: out.apiKey.id, apiKey: out.apiKey.apiKey, scopes: ['email', 'sms', 'whatsapp'] },
+    apiKey: { id: out.apiKey.id, apiKey: out.apiKey.apiKey, scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'] },
     domains: [{ domain: 'example.com', verified: true, createdAt: out.domains[0].createdAt }],
   });
 });

@@ -90,7 +90,7 @@ test('creating an account answers 201 with the account and its first key of ever
       ipAllowList: ['10.0.0.0/8', '192.0.2.7', '2001:db8::1'], services: { email: true, sms: true, whatsapp: false },
       webhookUrl: 'https://hooks.example.com/herald', webhookSecret: body.account.webhookSecret,
     }),
-    apiKey: { id: body.apiKey.id, apiKey: body.apiKey.apiKey, scopes: ['email', 'sms', 'whatsapp'] },
+    apiKey: { id: body.apiKey.id, apiKey: body.apiKey.apiKey, scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'] },
   });
 });
 
@@ -122,7 +122,7 @@ test('reading an account shows its keys without the keys themselves, and its dom
   assert.deepStrictEqual(res.json(), {
     ...accountAt(account.id, { messagesLeft: 3, rateLimitPerSecond: 1000 }),
     apiKeys: [
-      { id: account.keyId, scopes: ['email', 'sms', 'whatsapp'], createdAt: '2030-01-01T00:00:00.000Z', expiresAt: null, revokedAt: '2030-01-01T00:00:01.000Z' },
+      { id: account.keyId, scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'], createdAt: '2030-01-01T00:00:00.000Z', expiresAt: null, revokedAt: '2030-01-01T00:00:01.000Z' },
       { id: key.id, scopes: ['sms'], createdAt: '2030-01-01T00:00:01.000Z', expiresAt: '2030-02-01T00:00:00.000Z', revokedAt: null },
     ],
     domains: [{ domain: 'example.com', verified: true }],
@@ -499,7 +499,7 @@ for (const [what, body, detail] of INVALID_UPDATES) {
   });
 }
 
-const SCOPES = 'scopes: must be a non-empty array of "email", "sms", "whatsapp"';
+const SCOPES = 'scopes: must be a non-empty array of "email", "sms", "whatsapp", "webhooks", "account"';
 const INVALID_KEYS: readonly (readonly [string, unknown, string])[] = [
   ['no scopes', { scopes: [] }, SCOPES],
   ['an unknown scope', { scopes: ['sms', 'fax'] }, SCOPES],

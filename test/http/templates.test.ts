@@ -391,7 +391,10 @@ test('every template route is documented in the OpenAPI document under the templ
   ];
   for (const operation of operations) {
     assert.deepStrictEqual(operation.tags, ['templates']);
-    assert.deepStrictEqual(operation.security, [{ bearerAuth: [] }]);
     assert.equal(typeof operation.summary, 'string');
   }
+  assert.deepStrictEqual(operations.map((operation) => operation.security), [
+    [{ bearerAuth: ['email'] }], [{ bearerAuth: ['email'] }], [{ bearerAuth: ['email'] }], [{ bearerAuth: ['email'] }], [{ bearerAuth: ['email'] }],
+    [{ bearerAuth: ['whatsapp'] }],
+  ]);
 });

@@ -1,17 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateApiKey, type KeyDeps } from '../../app/api-keys.ts';
-import type { Account, Scope } from '../../domain/account.ts';
+import type { Account } from '../../domain/account.ts';
 import { isIpAllowed, parseAllowList, type AllowList } from '../../domain/ip-allow-list.ts';
-import type { ApiKeyRecord } from '../../store/api-keys.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { refuseBeforeBody } from '../wire-errors.ts';
 import { rateLimitHeaders, type AccountRateLimiter } from './rate-limit.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by the API-key hook on every /v1 route that passed authentication. */
-    caller?: { readonly account: Account; readonly key: ApiKeyRecord };
-  }
-}
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
@@ -34,25 +26,27 @@ function allowListOf(account: Account): AllowList {
 
 /**
  * The spec's authentication layer, as an onRequest hook (before the body is read):
- * key present → key valid → caller's IP allowed → within the account's rate.
+ * key present → key valid → caller's IP allowed → within the account's rate. It sets
+ * `request.caller`; routeAccessHook, next, checks the route's scope. Every refusal
+ * closes the connection (refuseBeforeBody).
  */
 export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimiter }) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '' || /^Bearer\s*$/i.test(header.trim())) {
-      return void sendRejection(reply, { code: 'noApiKey' });
+      return void refuseBeforeBody(reply, { code: 'noApiKey' });
     }
     const token = BEARER.exec(header)?.[1];
-    if (token === undefined) return void sendRejection(reply, { code: 'invalidApiKey' });
+    if (token === undefined) return void refuseBeforeBody(reply, { code: 'invalidApiKey' });
 
     let authentication;
     try {
       authentication = await authenticateApiKey(deps.keys, token);
     } catch (error) {
       request.log.error({ err: error }, 'key store failed during authentication');
-      return void sendRejection(reply, { code: 'authInternal' });
+      return void refuseBeforeBody(reply, { code: 'authInternal' });
     }
-    if (authentication.kind === 'invalid') return void sendRejection(reply, { code: 'invalidApiKey' });
+    if (authentication.kind === 'invalid') return void refuseBeforeBody(reply, { code: 'invalidApiKey' });
     const { account, key } = authentication;
 
     let allowed: boolean;
@@ -60,29 +54,16 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
       allowed = isIpAllowed(allowListOf(account), request.ip);
     } catch (error) {
       request.log.error({ err: error }, 'allow-list check failed');
-      return void sendRejection(reply, { code: 'authInternal' });
+      return void refuseBeforeBody(reply, { code: 'authInternal' });
     }
-    if (!allowed) return void sendRejection(reply, { code: 'ipNotAllowed' });
+    if (!allowed) return void refuseBeforeBody(reply, { code: 'ipNotAllowed' });
 
     const decision = await deps.rateLimiter.consume(account.id, account.rateLimitPerSecond);
     // Redis out and HERALD_REDIS_FAILURE=closed: no request goes uncounted.
-    if (decision === 'unavailable') return void sendRejection(reply.header('retry-after', '1'), { code: 'storeUnavailable' });
+    if (decision === 'unavailable') return void refuseBeforeBody(reply.header('retry-after', '1'), { code: 'storeUnavailable' });
     reply.headers(rateLimitHeaders(decision));
-    if (!decision.allowed) return void sendRejection(reply, { code: 'rateLimited' });
+    if (!decision.allowed) return void refuseBeforeBody(reply, { code: 'rateLimited' });
 
-    request.caller = { account, key };
+    request.caller = { account, principal: { kind: 'key', key } };
   };
-}
-
-/** Per-route scope check; the spec's 401 `API key not authorized.` */
-export function requireScope(scope: Scope) {
-  return async function checkScope(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (!request.caller?.key.scopes.includes(scope)) return void sendRejection(reply, { code: 'keyNotAuthorized' });
-  };
-}
-
-/** The authenticated caller of a route behind apiKeyHook. */
-export function callerOf(request: FastifyRequest): { readonly account: Account; readonly key: ApiKeyRecord } {
-  if (!request.caller) throw new Error('route is not behind the API-key hook');
-  return request.caller;
 }

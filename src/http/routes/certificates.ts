@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { getCertificate, getCertifiedEml, publishedJwks, type CertificateView } from '../../app/certificates.ts';
 import type { AppDeps } from '../../app/deps.ts';
-import { callerOf } from '../plugins/api-key-auth.ts';
+import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import { applicationError, bearerSecurity } from '../schemas.ts';
+import { applicationError } from '../schemas.ts';
 
 // Certified delivery on the wire: an account reads its own certificates (JSON, or an
 // HTML page for people) and the certified .eml; anybody reads the public key.
@@ -59,12 +59,13 @@ export function certificateRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get<{ Params: { msgid: string }; Querystring: { format?: string } }>('/v1/email/:msgid/certificate', {
     schema: {
       summary: 'The signed delivery receipt of a certified email (JSON, or an HTML page for Accept: text/html or ?format=html)',
-      tags: ['certificates'], security: bearerSecurity, params, querystring: formatQuery,
+      tags: ['certificates'], params, querystring: formatQuery,
       response: {
         200: { description: 'The certificate', content: { 'application/json': { schema: certificateSchema }, 'text/html': { schema: { type: 'string' } } } },
         404: applicationError,
       },
     },
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => {
     const view = await getCertificate(deps, callerOf(request).account.id, request.params.msgid);
     if (!view) return sendRejection(reply, { code: 'notFound' });
@@ -79,9 +80,10 @@ export function certificateRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get<{ Params: { msgid: string } }>('/v1/email/:msgid/certificate.eml', {
     schema: {
       summary: 'The certified message exactly as delivered (the bytes whose SHA-256 the receipt carries)',
-      tags: ['certificates'], security: bearerSecurity, params,
+      tags: ['certificates'], params,
       response: { 200: { description: 'RFC 5322 message', content: { 'message/rfc822': { schema: { type: 'string' } } } }, 404: applicationError },
     },
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => {
     const eml = await getCertifiedEml(deps, callerOf(request).account.id, request.params.msgid);
     if (!eml) return sendRejection(reply, { code: 'notFound' });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { KeyDeps } from '../../app/api-keys.ts';
 import { getImport, importFormatOf, receiveImport } from '../../app/contact-imports.ts';
 import { ImportAcceptedSchema, ImportViewSchema } from '../../campaigns/contact-shapes.ts';
-import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
@@ -18,11 +18,10 @@ const tags = ['contacts'];
 export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBytes: number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-  const email = requireScope('email');
 
   app.post<{ Querystring: { list_id?: string } }>('/v1/contacts/imports', {
     schema: {
-      summary: 'Import up to 1,000,000 contacts (CSV or a JSON array); answered at once, read in the background', tags, security: schemas.bearerSecurity,
+      summary: 'Import up to 1,000,000 contacts (CSV or a JSON array); answered at once, read in the background', tags,
       description: 'CSV (`text/csv`): a header row with `email`, optional `name`, every other column an attribute. JSON (`application/json`): '
         + '[{"email", "name"?, "attributes"?}, …]. Follow the import at GET /v1/contacts/imports/{import_id}.',
       querystring: { type: 'object', properties: { list_id: { type: 'string', description: 'A list every row joins (by the consent rules; an import never re-subscribes)' } } },
@@ -41,7 +40,7 @@ export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBy
         ...audienceErrors,
       },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const format = importFormatOf(request.headers['content-type']);
     if (format === undefined) return sendRejection(reply, { code: 'importMediaType' });
@@ -56,11 +55,10 @@ export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBy
 
   app.get<{ Params: { import_id: string } }>('/v1/contacts/imports/:import_id', {
     schema: {
-      summary: 'An import\'s progress: rows read, contacts created and updated, rows refused (the first 100 with why)', tags,
-      security: schemas.bearerSecurity, params: idParams('import_id', 'The import'),
+      summary: 'An import\'s progress: rows read, contacts created and updated, rows refused (the first 100 with why)', tags, params: idParams('import_id', 'The import'),
       response: { 200: ImportViewSchema, ...notFound('No such import in this account'), ...audienceErrors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => {
     const found = await getImport(deps, callerOf(request).account.id, request.params.import_id);
     return found.ok ? found.value : sendRejection(reply, found.rejection);

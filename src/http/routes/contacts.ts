@@ -4,7 +4,7 @@ import {
   createAccountContact, deleteAccountContact, getAccountContact, listAccountContacts, patchAccountContact,
 } from '../../app/contacts.ts';
 import { ContactCreateSchema, ContactPageSchema, ContactPatchSchema, ContactQuerySchema, ContactViewSchema } from '../../campaigns/contact-shapes.ts';
-import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
@@ -20,15 +20,14 @@ const missing = notFound('No such contact, or a list id of the body that is not 
 type ContactParams = { Params: { contact_id: string } };
 
 export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
-  const email = requireScope('email');
 
   app.post('/v1/contacts', {
     schema: {
-      summary: 'Create or update a contact by address (case-insensitive), and join lists', tags, security: schemas.bearerSecurity,
+      summary: 'Create or update a contact by address (case-insensitive), and join lists', tags,
       body: ContactCreateSchema,
       response: { 200: { description: 'The contact existed', ...ContactViewSchema }, 201: { description: 'A new contact', ...ContactViewSchema }, ...invalid, ...missing, ...audienceErrors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const saved = await createAccountContact(deps, callerOf(request).account, request.body);
     return saved.ok ? reply.code(saved.value.created ? 201 : 200).send(saved.value.view) : sendRejection(reply, saved.rejection);
@@ -36,11 +35,11 @@ export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
 
   app.get('/v1/contacts', {
     schema: {
-      summary: 'The account\'s contacts in creation order, a page at a time', tags, security: schemas.bearerSecurity,
+      summary: 'The account\'s contacts in creation order, a page at a time', tags,
       querystring: ContactQuerySchema,
       response: { 200: ContactPageSchema, ...invalidBody('A bad list_id, cursor or limit (with `detail`)'), ...notFound('list_id is not a list of this account'), ...audienceErrors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => {
     const page = await listAccountContacts(deps, callerOf(request).account.id, request.query);
     return page.ok ? page.value : sendRejection(reply, page.rejection);
@@ -48,10 +47,10 @@ export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
 
   app.get<ContactParams>('/v1/contacts/:contact_id', {
     schema: {
-      summary: 'One contact, with its lists and its consent history', tags, security: schemas.bearerSecurity, params,
+      summary: 'One contact, with its lists and its consent history', tags, params,
       response: { 200: ContactViewSchema, ...notFound('No such contact in this account'), ...audienceErrors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => {
     const found = await getAccountContact(deps, callerOf(request).account.id, request.params.contact_id);
     return found.ok ? found.value : sendRejection(reply, found.rejection);
@@ -59,14 +58,14 @@ export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
 
   app.patch<ContactParams>('/v1/contacts/:contact_id', {
     schema: {
-      summary: 'Change a contact: the fields given; `lists` joins, `unsubscribe` leaves', tags, security: schemas.bearerSecurity, params,
+      summary: 'Change a contact: the fields given; `lists` joins, `unsubscribe` leaves', tags, params,
       body: ContactPatchSchema,
       response: {
         200: ContactViewSchema, ...invalid, ...missing,
         409: { description: 'Another contact has the new email (`Already exists`)', ...schemas.applicationError }, ...audienceErrors,
       },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const changed = await patchAccountContact(deps, callerOf(request).account, request.params.contact_id, request.body);
     return changed.ok ? changed.value : sendRejection(reply, changed.rejection);
@@ -74,11 +73,10 @@ export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
 
   app.delete<ContactParams>('/v1/contacts/:contact_id', {
     schema: {
-      summary: 'Erase a contact: its data, subscriptions and consent history; an unsubscribed address joins the suppression list', tags,
-      security: schemas.bearerSecurity, params,
+      summary: 'Erase a contact: its data, subscriptions and consent history; an unsubscribed address joins the suppression list', tags, params,
       response: { 204: { description: 'Erased', type: 'null' }, ...notFound('No such contact in this account'), ...audienceErrors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const removed = await deleteAccountContact(deps, callerOf(request).account.id, request.params.contact_id);
     return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);

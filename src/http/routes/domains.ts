@@ -3,7 +3,7 @@ import { addOwnSenderDomain } from '../../app/add-sender-domain.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { getSenderDomain, listSenderDomainsOf } from '../../app/sender-domains.ts';
 import { verifySenderDomain } from '../../app/verify-sender-domain.ts';
-import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 
@@ -70,20 +70,19 @@ const tags = ['domains'];
 type DomainParams = { Params: { domain: string } };
 
 export function domainRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const email = requireScope('email');
 
   app.get('/v1/domains', {
     schema: {
-      summary: 'The account\'s sender domains with their DNS records, by name', tags, security: schemas.bearerSecurity,
+      summary: 'The account\'s sender domains with their DNS records, by name', tags,
       response: { 200: { type: 'object', required: ['domains'], properties: { domains: { type: 'array', items: senderDomain } } }, ...errors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request) => listSenderDomainsOf(deps, callerOf(request).account.id));
 
   app.post('/v1/domains', {
     schema: {
       summary: 'Add a sender domain: herald makes its DKIM key and verification token; publish the records, then verify',
-      tags, security: schemas.bearerSecurity,
+      tags,
       body: { type: 'object', required: ['domain'], properties: { domain: { type: 'string', description: 'Host name with a dot; stored lower-cased' } } },
       response: {
         201: senderDomain,
@@ -92,7 +91,7 @@ export function domainRoutes(app: FastifyInstance, deps: AppDeps): void {
         ...errors,
       },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const result = await addOwnSenderDomain(deps, callerOf(request).account.id, request.body);
     return result.ok ? reply.code(201).send(result.value) : sendRejection(reply, result.rejection);
@@ -100,10 +99,10 @@ export function domainRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.get<DomainParams>('/v1/domains/:domain', {
     schema: {
-      summary: 'A sender domain, its state and the DNS records to publish', tags, security: schemas.bearerSecurity, params,
+      summary: 'A sender domain, its state and the DNS records to publish', tags, params,
       response: { 200: senderDomain, ...notFound, ...errors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => {
     const result = await getSenderDomain(deps, callerOf(request).account.id, request.params.domain);
     return result.ok ? reply.code(200).send(result.value) : sendRejection(reply, result.rejection);
@@ -112,10 +111,10 @@ export function domainRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.post<DomainParams>('/v1/domains/:domain/verify', {
     schema: {
       summary: 'Look the domain\'s records up in DNS and verify it when they match; DNS failures are reported in `checks`',
-      tags, security: schemas.bearerSecurity, params,
+      tags, params,
       response: { 200: domainVerification, ...notFound, ...errors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const result = await verifySenderDomain(deps, callerOf(request).account.id, request.params.domain);
     return result.ok ? reply.code(200).send(result.value) : sendRejection(reply, result.rejection);

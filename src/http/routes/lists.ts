@@ -2,9 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { createList, getList, listAccountLists, patchList, removeList } from '../../app/lists.ts';
 import type { AppDeps } from '../../app/deps.ts';
 import { ListCollectionSchema, ListCreatedSchema, ListCreateSchema, ListPatchSchema, ListViewSchema } from '../../campaigns/list-shapes.ts';
-import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
 
 // /v1/lists (scope `email`): the account's mailing lists. docs/campaigns.md has the rules.
@@ -15,14 +14,13 @@ const invalid = invalidBody('`Invalid request, a field has the wrong type or val
 type ListParams = { Params: { list_id: string } };
 
 export function listRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const email = requireScope('email');
 
   app.post('/v1/lists', {
     schema: {
-      summary: 'Create a list', tags, security: schemas.bearerSecurity, body: ListCreateSchema,
+      summary: 'Create a list', tags, body: ListCreateSchema,
       response: { 201: ListCreatedSchema, ...invalid, ...audienceErrors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const created = await createList(deps, callerOf(request).account.id, request.body);
     return created.ok ? reply.code(201).send(created.value) : sendRejection(reply, created.rejection);
@@ -30,18 +28,18 @@ export function listRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.get('/v1/lists', {
     schema: {
-      summary: 'The account\'s lists, oldest first, with their subscribers per status', tags, security: schemas.bearerSecurity,
+      summary: 'The account\'s lists, oldest first, with their subscribers per status', tags,
       response: { 200: ListCollectionSchema, ...audienceErrors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request) => listAccountLists(deps, callerOf(request).account.id));
 
   app.get<ListParams>('/v1/lists/:list_id', {
     schema: {
-      summary: 'One list, with its subscribers per status', tags, security: schemas.bearerSecurity, params,
+      summary: 'One list, with its subscribers per status', tags, params,
       response: { 200: ListViewSchema, ...notFound('No such list in this account'), ...audienceErrors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => {
     const found = await getList(deps, callerOf(request).account.id, request.params.list_id);
     return found.ok ? found.value : sendRejection(reply, found.rejection);
@@ -49,11 +47,11 @@ export function listRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.patch<ListParams>('/v1/lists/:list_id', {
     schema: {
-      summary: 'Change a list (the fields given); a change of opt-in applies to subscriptions made afterwards', tags, security: schemas.bearerSecurity,
+      summary: 'Change a list (the fields given); a change of opt-in applies to subscriptions made afterwards', tags,
       params, body: ListPatchSchema,
       response: { 200: ListViewSchema, ...invalid, ...notFound('No such list in this account'), ...audienceErrors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const changed = await patchList(deps, callerOf(request).account.id, request.params.list_id, request.body);
     return changed.ok ? changed.value : sendRejection(reply, changed.rejection);
@@ -61,10 +59,10 @@ export function listRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.delete<ListParams>('/v1/lists/:list_id', {
     schema: {
-      summary: 'Delete a list and its subscriptions (the contacts stay)', tags, security: schemas.bearerSecurity, params,
+      summary: 'Delete a list and its subscriptions (the contacts stay)', tags, params,
       response: { 204: { description: 'Deleted', type: 'null' }, ...notFound('No such list in this account'), ...audienceErrors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const removed = await removeList(deps, callerOf(request).account.id, request.params.list_id);
     return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);

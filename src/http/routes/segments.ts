@@ -2,9 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
 import { countAccountSegment } from '../../app/segments.ts';
 import { SegmentCountAnswerSchema, SegmentCountSchema } from '../../campaigns/segment-filter.ts';
-import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
 import { audienceErrors, invalidBody, notFound } from './campaign-route-docs.ts';
 
 // /v1/segments (scope `email`): a campaign's audience, counted. The filter language is
@@ -13,7 +12,7 @@ import { audienceErrors, invalidBody, notFound } from './campaign-route-docs.ts'
 export function segmentRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.post('/v1/segments/count', {
     schema: {
-      summary: 'Count the contacts of lists, minus excluded lists, narrowed by a filter', tags: ['segments'], security: schemas.bearerSecurity,
+      summary: 'Count the contacts of lists, minus excluded lists, narrowed by a filter', tags: ['segments'],
       body: SegmentCountSchema,
       response: {
         200: SegmentCountAnswerSchema,
@@ -21,7 +20,7 @@ export function segmentRoutes(app: FastifyInstance, deps: AppDeps): void {
         ...notFound('A list id of the body is not one of the account\'s'), ...audienceErrors,
       },
     },
-    preHandler: requireScope('email'),
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => {
     const counted = await countAccountSegment(deps, callerOf(request).account.id, request.body);
     return counted.ok ? counted.value : sendRejection(reply, counted.rejection);

@@ -6,13 +6,13 @@ import { sendWhatsapp } from '../../app/send-whatsapp.ts';
 import { sendWhatsappSession } from '../../app/send-whatsapp-session.ts';
 import type { Account } from '../../domain/account.ts';
 import type { Result } from '../../domain/result.ts';
-import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 
 type SendUseCase = (deps: AppDeps, account: Account, body: unknown) => Promise<Result<unknown>>;
 
-// The send operations: the spec's three and WhatsApp session messages. Each is: scope check, one use case, its Result
+// The send operations: the spec's three and WhatsApp session messages. Each is: its channel's scope, one use case, its Result
 // written as the spec's 200 body or error body.
 const OPERATIONS = [
   { url: '/v1/email', scope: 'email', useCase: sendEmail, summary: 'Send an email', body: schemas.emailRequest, ok: schemas.emailResponse },
@@ -38,11 +38,10 @@ export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
       schema: {
         summary: operation.summary,
         tags: ['send'],
-        security: schemas.bearerSecurity,
         body: operation.body,
         response: { 200: operation.ok, ...schemas.commonErrors },
       },
-      preHandler: requireScope(operation.scope),
+      config: { access: { scope: operation.scope, access: 'write' } },
     }, async (request, reply) => {
       const result = await (operation.useCase as SendUseCase)(deps, callerOf(request).account, request.body);
       if (!result.ok) return sendRejection(reply, result.rejection);

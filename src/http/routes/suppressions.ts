@@ -3,7 +3,7 @@ import type { AppDeps } from '../../app/deps.ts';
 import {
   addAccountSuppressions, listAccountSuppressions, removeAccountSuppression, MAX_SUPPRESSION_PAGE, MAX_SUPPRESSIONS_PER_REQUEST, DEFAULT_SUPPRESSION_PAGE,
 } from '../../app/suppressions.ts';
-import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 
@@ -32,11 +32,10 @@ const errors = {
 const tags = ['suppressions'];
 
 export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const email = requireScope('email');
 
   app.get('/v1/suppressions', {
     schema: {
-      summary: 'The account\'s suppressed addresses, in address order, a page at a time', tags, security: schemas.bearerSecurity,
+      summary: 'The account\'s suppressed addresses, in address order, a page at a time', tags,
       querystring: {
         type: 'object',
         properties: {
@@ -50,7 +49,7 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
         ...errors,
       },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => {
     const page = await listAccountSuppressions(deps, callerOf(request).account.id, request.query);
     return page.ok ? page.value : sendRejection(reply, page.rejection);
@@ -59,7 +58,7 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.post('/v1/suppressions', {
     schema: {
       summary: `Suppress addresses (reason \`manual\`): {"email": "…"} or {"emails": [up to ${MAX_SUPPRESSIONS_PER_REQUEST}]}; an address already suppressed keeps its entry`,
-      tags, security: schemas.bearerSecurity,
+      tags,
       body: {
         type: 'object',
         properties: {
@@ -73,7 +72,7 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
         ...errors,
       },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const added = await addAccountSuppressions(deps, callerOf(request).account.id, request.body);
     return added.ok ? added.value : sendRejection(reply, added.rejection);
@@ -81,7 +80,7 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.delete<{ Params: { email: string } }>('/v1/suppressions/:email', {
     schema: {
-      summary: 'Remove an address from the list: herald sends to it again', tags, security: schemas.bearerSecurity,
+      summary: 'Remove an address from the list: herald sends to it again', tags,
       params: { type: 'object', required: ['email'], properties: { email: { type: 'string', format: 'email', description: 'URL-encoded; matched without regard to case' } } },
       response: {
         204: { description: 'Removed', type: 'null' },
@@ -90,7 +89,7 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
         ...errors,
       },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const removed = await removeAccountSuppression(deps, callerOf(request).account.id, request.params.email);
     return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);

@@ -4,7 +4,7 @@ import {
   createEmailTemplate, getEmailTemplate, listEmailTemplatesOf, removeEmailTemplate, replaceEmailTemplate, TEMPLATE_NAME_MAX,
 } from '../../app/email-templates.ts';
 import { listWhatsappTemplatesOf, WHATSAPP_TEMPLATE_STATUS_VALUES } from '../../app/list-whatsapp-templates.ts';
-import { callerOf, requireScope } from '../plugins/api-key-auth.ts';
+import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 
@@ -70,22 +70,21 @@ const notFound = { 404: { description: 'No such template in this account (`Not f
 const tags = ['templates'];
 
 export function templateRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const email = requireScope('email');
 
   app.get('/v1/email/templates', {
     schema: {
-      summary: 'List the account\'s email templates, oldest first', tags, security: schemas.bearerSecurity,
+      summary: 'List the account\'s email templates, oldest first', tags,
       response: { 200: { type: 'object', required: ['templates'], properties: { templates: { type: 'array', items: templateSummary } } }, ...errors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request) => ({ templates: await listEmailTemplatesOf(deps, callerOf(request).account.id) }));
 
   app.post('/v1/email/templates', {
     schema: {
-      summary: 'Store an email template', tags, security: schemas.bearerSecurity, body: templateBody,
+      summary: 'Store an email template', tags, body: templateBody,
       response: { 201: templateView, ...invalid, ...errors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const result = await createEmailTemplate(deps, callerOf(request).account.id, request.body);
     if (!result.ok) return sendRejection(reply, result.rejection);
@@ -94,10 +93,10 @@ export function templateRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.get<{ Params: { template_id: string } }>('/v1/email/templates/:template_id', {
     schema: {
-      summary: 'One email template, with its HTML and text', tags, security: schemas.bearerSecurity, params,
+      summary: 'One email template, with its HTML and text', tags, params,
       response: { 200: templateView, ...notFound, ...errors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => {
     const result = await getEmailTemplate(deps, callerOf(request).account.id, request.params.template_id);
     if (!result.ok) return sendRejection(reply, result.rejection);
@@ -106,11 +105,11 @@ export function templateRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.put<{ Params: { template_id: string } }>('/v1/email/templates/:template_id', {
     schema: {
-      summary: 'Replace an email template (every field; an omitted subject or text becomes null)', tags, security: schemas.bearerSecurity,
+      summary: 'Replace an email template (every field; an omitted subject or text becomes null)', tags,
       params, body: templateBody,
       response: { 200: templateView, ...invalid, ...notFound, ...errors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const result = await replaceEmailTemplate(deps, callerOf(request).account.id, request.params.template_id, request.body);
     if (!result.ok) return sendRejection(reply, result.rejection);
@@ -119,10 +118,10 @@ export function templateRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.delete<{ Params: { template_id: string } }>('/v1/email/templates/:template_id', {
     schema: {
-      summary: 'Delete an email template', tags, security: schemas.bearerSecurity, params,
+      summary: 'Delete an email template', tags, params,
       response: { 204: { description: 'Deleted', type: 'null' }, ...notFound, ...errors },
     },
-    preHandler: email,
+    config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
     const result = await removeEmailTemplate(deps, callerOf(request).account.id, request.params.template_id);
     if (!result.ok) return sendRejection(reply, result.rejection);
@@ -131,7 +130,7 @@ export function templateRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.get('/v1/whatsapp/templates', {
     schema: {
-      summary: 'List the account\'s WhatsApp templates, oldest first', tags, security: schemas.bearerSecurity,
+      summary: 'List the account\'s WhatsApp templates, oldest first', tags,
       response: {
         200: {
           type: 'object', required: ['templates'],
@@ -155,6 +154,6 @@ export function templateRoutes(app: FastifyInstance, deps: AppDeps): void {
         ...errors,
       },
     },
-    preHandler: requireScope('whatsapp'),
+    config: { access: { scope: 'whatsapp', access: 'read' } },
   }, async (request) => ({ templates: await listWhatsappTemplatesOf(deps, callerOf(request).account.id) }));
 }

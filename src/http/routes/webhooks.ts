@@ -6,13 +6,13 @@ import { getWebhookSettings, putWebhookSettings, rotateWebhookSecretOf } from '.
 import { EVENT_TYPES } from '../../domain/event-catalogue.ts';
 import { DELIVERY_STATUSES, MAX_DELIVERY_PAGE, DEFAULT_DELIVERY_PAGE } from '../../domain/webhook-delivery-query.ts';
 import type { HttpDeps } from '../app.ts';
-import { callerOf } from '../plugins/api-key-auth.ts';
+import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 
-// The account's webhook (any key of the account): where events go, which types, the
-// signing secret and its rotation, the delivery log with every attempt, replay, and a
-// test event. docs/webhooks.md is the guide. Schemas document the wire only; app/ and
+// The account's webhook (scope `webhooks`): where events go, which types, the signing
+// secret and its rotation, the delivery log with every attempt, replay, and a test
+// event. Reading the settings shows the secret, so it is write-level access. docs/webhooks.md is the guide. Schemas document the wire only; app/ and
 // domain/ validate.
 
 const eventType = { type: 'string', enum: EVENT_TYPES } as const;
@@ -93,20 +93,21 @@ const params = { type: 'object', required: ['id'], properties: { id: { type: 'st
 type DeliveryParams = { Params: { id: string } };
 
 const tags = ['webhooks'];
-const security = schemas.bearerSecurity;
 
 export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
   const appDeps = deps.app;
 
   app.get('/v1/webhooks', {
-    schema: { summary: 'The account\'s webhook URL, signing secret and event types', tags, security, response: { 200: settings, ...errors } },
+    schema: { summary: 'The account\'s webhook URL, signing secret and event types', tags, response: { 200: settings, ...errors } },
+    config: { access: { scope: 'webhooks', access: 'write' } },
   }, async (request) => getWebhookSettings(appDeps, callerOf(request).account.id));
 
   app.put('/v1/webhooks', {
     schema: {
       summary: 'Set the webhook URL (null: none) and the event types (absent or null: all); the first URL gets a secret',
-      tags, security, body: settingsInput, response: { 200: settings, ...badField, ...errors },
+      tags, body: settingsInput, response: { 200: settings, ...badField, ...errors },
     },
+    config: { access: { scope: 'webhooks', access: 'write' } },
   }, async (request, reply) => {
     const result = await putWebhookSettings({ ...appDeps, checkWebhookUrl: deps.checkWebhookUrl }, callerOf(request).account.id, request.body);
     return result.ok ? result.value : sendRejection(reply, result.rejection);
@@ -114,14 +115,15 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
 
   app.post('/v1/webhooks/secret/rotate', {
     schema: {
-      summary: 'A new signing secret; the previous one keeps signing (a second signature) for 24 hours', tags, security,
+      summary: 'A new signing secret; the previous one keeps signing (a second signature) for 24 hours', tags,
       response: { 200: rotated, ...errors },
     },
+    config: { access: { scope: 'webhooks', access: 'write' } },
   }, async (request) => rotateWebhookSecretOf(appDeps, callerOf(request).account.id));
 
   app.get('/v1/webhooks/deliveries', {
     schema: {
-      summary: 'The delivery log, newest first, with a cursor', tags, security,
+      summary: 'The delivery log, newest first, with a cursor', tags,
       querystring: {
         type: 'object',
         properties: {
@@ -136,13 +138,15 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
         ...badField, ...errors,
       },
     },
+    config: { access: { scope: 'webhooks', access: 'read' } },
   }, async (request, reply) => {
     const page = await listWebhookDeliveries(appDeps, callerOf(request).account.id, request.query);
     return page.ok ? page.value : sendRejection(reply, page.rejection);
   });
 
   app.get<DeliveryParams>('/v1/webhooks/deliveries/:id', {
-    schema: { summary: 'A delivery, the body it posts and every attempt', tags, security, params, response: { 200: deliveryDetails, ...notFound, ...errors } },
+    schema: { summary: 'A delivery, the body it posts and every attempt', tags, params, response: { 200: deliveryDetails, ...notFound, ...errors } },
+    config: { access: { scope: 'webhooks', access: 'read' } },
   }, async (request, reply) => {
     const result = await getWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id);
     return result.ok ? result.value : sendRejection(reply, result.rejection);
@@ -151,8 +155,9 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
   app.post<DeliveryParams>('/v1/webhooks/deliveries/:id/retry', {
     schema: {
       summary: 'Post a delivery again now (same webhook-id and body): one more attempt for a failed one, a replay of a succeeded one',
-      tags, security, params, response: { 202: deliverySummary, ...notFound, ...noUrl, ...errors },
+      tags, params, response: { 202: deliverySummary, ...notFound, ...noUrl, ...errors },
     },
+    config: { access: { scope: 'webhooks', access: 'write' } },
   }, async (request, reply) => {
     const result = await retryWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id);
     return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);
@@ -160,9 +165,10 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
 
   app.post('/v1/webhooks/test', {
     schema: {
-      summary: `Queue a \`${TEST_EVENT_TYPE}\` event for the webhook URL, signed and retried like any event`, tags, security,
+      summary: `Queue a \`${TEST_EVENT_TYPE}\` event for the webhook URL, signed and retried like any event`, tags,
       response: { 202: deliverySummary, ...noUrl, ...errors },
     },
+    config: { access: { scope: 'webhooks', access: 'write' } },
   }, async (request, reply) => {
     const result = await sendTestEvent(appDeps, callerOf(request).account.id);
     return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);

@@ -8,6 +8,7 @@ import { getSenderDomain } from '../../../app/sender-domains.ts';
 import { updateAccount } from '../../../app/update-account.ts';
 import { verifySenderDomain } from '../../../app/verify-sender-domain.ts';
 import { applyAccountWebhookFields } from '../../../app/webhook-settings.ts';
+import { SCOPES } from '../../../domain/access.ts';
 import { EVENT_TYPES } from '../../../domain/event-catalogue.ts';
 import { ACCOUNT_NAME_MAX, parseNewAccount, parseNewApiKey, RATE_LIMIT_MAX } from '../../../domain/admin-input.ts';
 import type { Result } from '../../../domain/result.ts';
@@ -27,7 +28,7 @@ const security = [{ adminToken: [] }];
 const timestamp = { type: 'string', format: 'date-time', description: 'UTC, ISO-8601' } as const;
 const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
 const money = (description: string) => ({ type: 'number', minimum: 0, description: `${description}; 4 decimals at most` }) as const;
-const scopes = { type: 'array', items: { type: 'string', enum: ['email', 'sms', 'whatsapp'] } } as const;
+const scopes = { type: 'array', items: { type: 'string', enum: SCOPES } } as const;
 const services = {
   type: 'object', additionalProperties: false,
   properties: { email: { type: 'boolean' }, sms: { type: 'boolean' }, whatsapp: { type: 'boolean' } },
@@ -195,7 +196,7 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
       summary: 'Issue an API key; the key is in this response only', tags, security, params: accountParams,
       body: {
         type: 'object',
-        properties: { scopes: { ...scopes, minItems: 1, description: 'Default: all three' }, expiresAt: { ...timestamp, description: 'In the future; default: never' } },
+        properties: { scopes: { ...scopes, minItems: 1, description: 'Default: every scope' }, expiresAt: { ...timestamp, description: 'In the future; default: never' } },
       },
       response: { 201: issuedKey, 400: fieldError, ...accountErrors },
     },

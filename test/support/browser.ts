@@ -1,0 +1,97 @@
+// The browser tests' tools: Debian's Chromium driven by playwright-core (never a browser
+// that playwright downloads), axe-core injected from node_modules, screenshots at 1280
+// and 375 px into test-output/screenshots/ (not committed), and the built web application
+// (web/build.ts --if-stale) served by a real herald listening on a loopback port.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+const root = new URL('../../', import.meta.url).pathname;
+export const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'];
+export const SCREENSHOTS = join(root, 'test-output', 'screenshots');
+
+/** Why the browser tests cannot run here, or false. CI installs Chromium (.ci/run). */
+export const skipWithoutChromium: string | false = existsSync(CHROMIUM)
+  ? false
+  : `browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`;
+
+/** Builds web/dist when a source is newer than it (npm ci built it; a developer may have edited since). */
+export function buildWebIfStale(): void {
+  execFileSync(process.execPath, [join(root, 'web', 'build.ts'), '--if-stale', '--quiet'], { cwd: root, stdio: 'inherit' });
+}
+
+export async function launchChromium(t: TestContext): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+  t.after(() => browser.close());
+  return browser;
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** What a page did wrong that no assertion of the story looks at: script errors and CSP refusals. */
+export interface PageProblems { readonly errors: string[] }
+
+/**
+ * A browser context (a separate cookie jar: another person, or another browser of the
+ * same person) whose pages report uncaught errors and Content-Security-Policy violations.
+ */
+export async function openContext(browser: Browser, baseURL: string, problems: PageProblems, storageState?: Awaited<ReturnType<BrowserContext['storageState']>>): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 900 }, colorScheme: 'light', ...(storageState === undefined ? {} : { storageState }) });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
+  // Injected by the DevTools protocol, so the page's own CSP does not apply to this listener.
+  // (Page code is written as strings: this file is type-checked without the DOM's types.)
+  await context.addInitScript(`document.addEventListener('securitypolicyviolation', (event) => {
+    console.error('CSP violation: ' + event.violatedDirective + ' blocked ' + (event.blockedURI || 'inline') + ' in ' + event.sourceFile + ':' + event.lineNumber);
+  });`);
+  context.on('page', (page) => watch(page, problems));
+  return context;
+}
+
+function watch(page: Page, problems: PageProblems): void {
+  page.on('pageerror', (error) => problems.errors.push(`${page.url()}: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const text = message.text();
+    // A refused request shows in the console as a failed resource; herald's answer is the page's business.
+    if (/Failed to load resource: the server responded with a status of (4\d\d)/.test(text)) return;
+    problems.errors.push(`${page.url()}: ${text}`);
+  });
+}
+
+interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[]; failureSummary?: string }[] }
+
+/** Runs axe-core on the page as it is; fails on any serious or critical violation. */
+export async function assertAccessible(page: Page, name: string): Promise<void> {
+  // page.evaluate goes through the DevTools protocol: the page's CSP (no inline script) does not block it.
+  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+  })))`) as AxeViolation[];
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepStrictEqual(serious, [], `${name}: axe-core found serious or critical violations`);
+}
+
+/**
+ * Checks a page at desktop and phone width: axe at each, no sideways scrolling at 375 px,
+ * and a full-page screenshot of each into test-output/screenshots/<name>-<width>.png.
+ */
+export async function checkPage(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
+    await page.waitForLoadState('networkidle');
+    await assertAccessible(page, `${name} at ${width} px`);
+    if (width === 375) {
+      const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;
+      assert.ok(overflow <= 0, `${name}: the page scrolls sideways at 375 px (${overflow} px too wide)`);
+    }
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}

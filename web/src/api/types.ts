@@ -1,0 +1,18 @@
+// The JSON shapes the pages read, declared once on the server and imported here as
+// types only (they vanish from the bundle). Existing /v1 shapes are the use cases'
+// own view types; the account operations of issue 12 come from the contract file.
+export type { MessagePage, MessageSummary, MessageView } from '@herald/app/get-message.ts';
+export type { EmailTemplateSummary, EmailTemplateView } from '@herald/app/email-templates.ts';
+export type { WhatsappTemplateView } from '@herald/app/list-whatsapp-templates.ts';
+export type { SenderDomainDetails } from '@herald/app/sender-domains.ts';
+export type { SenderDomainVerification } from '@herald/app/verify-sender-domain.ts';
+export type { DomainCheck, DomainRecord } from '@herald/domain/sender-domain.ts';
+export type { SuppressionPage, SuppressionView } from '@herald/app/suppressions.ts';
+export type { WebhookSettingsView, RotatedSecret } from '@herald/app/webhook-settings.ts';
+export type { AttemptView, DeliveryDetails, DeliveryPage, DeliverySummary } from '@herald/app/webhook-deliveries.ts';
+export type { CertificateView } from '@herald/app/certificates.ts';
+export type { AccountBody, AccountDetails } from '@herald/app/account-view.ts';
+export type { Channel } from '@herald/domain/account.ts';
+export type { EventType } from '@herald/domain/event-catalogue.ts';
+export type { MessageStatus } from '@herald/domain/message-status.ts';
+export type * from './contract.ts';

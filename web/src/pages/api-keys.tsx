@@ -1,0 +1,144 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../api/http.ts';
+import { allows, useSession } from '../api/session.ts';
+import type { ApiKeyCreated, ApiKeyList, ApiKeyListed, KeyScope, NewApiKeyInput } from '../api/types.ts';
+import { CopyValue } from '../components/copy-button.tsx';
+import { CheckboxGroup, TextField } from '../components/field.tsx';
+import { ConfirmDialog, Modal } from '../components/dialog.tsx';
+import { Page, Section } from '../components/page.tsx';
+import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
+import { StatusBadge } from '../components/status-badge.tsx';
+import { Time } from '../components/time.tsx';
+import { isoFromLocalInput } from '../lib/format.ts';
+import { IpAllowListEditor } from './ip-allow-list-editor.tsx';
+
+const SCOPES: readonly { value: KeyScope; label: string }[] = [
+  { value: 'email', label: 'email' },
+  { value: 'sms', label: 'sms' },
+  { value: 'whatsapp', label: 'whatsapp' },
+  { value: 'webhooks', label: 'webhooks' },
+  { value: 'account', label: 'account (keys, users, usage)' },
+];
+
+const keysQuery = { queryKey: ['api-keys'], queryFn: () => api<ApiKeyList>('/v1/api-keys') } as const;
+
+function keyState(key: ApiKeyListed): string {
+  if (key.revoked_at !== null) return 'revoked';
+  if (key.expires_at !== null && Date.parse(key.expires_at) <= Date.now()) return 'expired';
+  return 'active';
+}
+
+export default function ApiKeysPage() {
+  const session = useSession();
+  const role = session.data?.user.role ?? 'viewer';
+  const keys = useQuery(keysQuery);
+  return (
+    <Page title="API keys" description="Keys authenticate API requests (Authorization: Bearer …). A key is shown once, when it is made.">
+      {allows(role, 'write') ? <CreateKey /> : <p className="notice">Your role ({role}) can see the keys but not create or revoke them.</p>}
+      <Section title="Keys">
+        <QueryState query={keys} isEmpty={(data) => data.api_keys.length === 0} empty={<Empty title="No keys yet">Create one above to start sending.</Empty>}>
+          {(data) => <KeyTable keys={data.api_keys} canRevoke={allows(role, 'write')} />}
+        </QueryState>
+      </Section>
+      <IpAllowListEditor canEdit={allows(role, 'owner')} />
+    </Page>
+  );
+}
+
+function CreateKey() {
+  const client = useQueryClient();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<KeyScope[]>(['email']);
+  const [expiry, setExpiry] = useState('');
+  const [touched, setTouched] = useState(false);
+  const [created, setCreated] = useState<ApiKeyCreated | undefined>();
+  const create = useMutation({
+    mutationFn: (input: NewApiKeyInput) => api<ApiKeyCreated>('/v1/api-keys', { method: 'POST', body: input }),
+    onSuccess: (key) => {
+      setCreated(key);
+      setName('');
+      setExpiry('');
+      void client.invalidateQueries({ queryKey: keysQuery.queryKey });
+    },
+  });
+  const expiresAt = isoFromLocalInput(expiry);
+  const nameError = name.trim() === '' ? 'Give the key a name, such as where it is used' : undefined;
+  const scopeError = scopes.length === 0 ? 'Choose at least one scope' : undefined;
+  const expiryError = expiry !== '' && (expiresAt === undefined || Date.parse(expiresAt) <= Date.now()) ? 'The expiry must be in the future' : undefined;
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    setTouched(true);
+    if (nameError !== undefined || scopeError !== undefined || expiryError !== undefined) return;
+    create.mutate({ name: name.trim(), scopes, ...(expiresAt === undefined ? {} : { expires_at: expiresAt }) });
+  };
+  return (
+    <Section title="Create a key">
+      <form onSubmit={submit} noValidate className="form-grid">
+        <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} placeholder="production server" error={touched ? nameError : undefined} maxLength={100} />
+        <TextField label="Expires (optional)" type="datetime-local" value={expiry} onChange={(e) => setExpiry(e.target.value)}
+          hint="Your local time. Leave empty for a key that does not expire." error={touched ? expiryError : undefined} />
+        <div className="span-2">
+          <CheckboxGroup legend="Scopes" options={SCOPES} value={scopes} onChange={setScopes} hint="What the key may do. A key can never make a key with more than it has." />
+          {touched && scopeError !== undefined ? <p className="field-error">{scopeError}</p> : null}
+        </div>
+        {create.isError ? <div className="span-2"><ErrorNotice error={create.error} /></div> : null}
+        <div className="span-2"><button type="submit" className="button" disabled={create.isPending}>Create key</button></div>
+      </form>
+      <Modal open={created !== undefined} onClose={() => setCreated(undefined)} title="Your new API key">
+        {created === undefined ? null : (
+          <div className="dialog-body">
+            <p><strong>Copy it now:</strong> herald keeps only its hash and will not show it again.</p>
+            <CopyValue value={created.api_key} label="the API key" />
+            <p className="hint">Key “{created.name}”, scopes {created.scopes.join(', ')}{created.expires_at === null ? ', no expiry' : <>, expires <Time iso={created.expires_at} /></>}.</p>
+            <div className="dialog-actions"><button type="button" className="button" onClick={() => setCreated(undefined)}>I have copied it</button></div>
+          </div>
+        )}
+      </Modal>
+    </Section>
+  );
+}
+
+function KeyTable(props: { keys: readonly ApiKeyListed[]; canRevoke: boolean }) {
+  const client = useQueryClient();
+  const [revoking, setRevoking] = useState<ApiKeyListed | undefined>();
+  const revoke = useMutation({
+    mutationFn: (key: ApiKeyListed) => api<undefined>(`/v1/api-keys/${encodeURIComponent(key.key_id)}`, { method: 'DELETE' }),
+    onSuccess: () => {
+      setRevoking(undefined);
+      void client.invalidateQueries({ queryKey: keysQuery.queryKey });
+    },
+  });
+  return (
+    <>
+      <div className="table-wrap" tabIndex={0}>
+        <table>
+          <thead>
+            <tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th>{props.canRevoke ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr>
+          </thead>
+          <tbody>
+            {props.keys.map((key) => {
+              const state = keyState(key);
+              return (
+                <tr key={key.key_id}>
+                  <th scope="row">{key.name}<div className="muted mono small">{key.key_id}</div></th>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td><Time iso={key.created_at} /></td>
+                  <td>{key.last_used_at === null ? <span className="muted">never</span> : <><Time iso={key.last_used_at} /><div className="muted mono small">{key.last_used_ip}</div></>}</td>
+                  <td><Time iso={key.expires_at} fallback="never" /></td>
+                  <td><StatusBadge status={state} /></td>
+                  {props.canRevoke ? <td>{state === 'revoked' ? null : <button type="button" className="button small danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>Revoke</button>}</td> : null}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <ConfirmDialog open={revoking !== undefined} onClose={() => { setRevoking(undefined); revoke.reset(); }} title="Revoke this key?"
+        confirmLabel="Revoke key" danger busy={revoke.isPending} onConfirm={() => revoking !== undefined && revoke.mutate(revoking)}>
+        <p>Requests with “{revoking?.name}” will be refused from now on. This cannot be undone.</p>
+        {revoke.isError ? <ErrorNotice error={revoke.error} /> : null}
+      </ConfirmDialog>
+    </>
+  );
+}

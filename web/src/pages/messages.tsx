@@ -1,0 +1,110 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { CHANNELS } from '@herald/domain/account.ts';
+import { MESSAGE_STATUSES } from '@herald/domain/message-status.ts';
+import { api } from '../api/http.ts';
+import type { MessagePage } from '../api/types.ts';
+import { SelectField, TextField } from '../components/field.tsx';
+import { Page, Section } from '../components/page.tsx';
+import { Empty, QueryState } from '../components/query-state.tsx';
+import { StatusBadge } from '../components/status-badge.tsx';
+import { Time } from '../components/time.tsx';
+import { isoFromLocalDate } from '../lib/format.ts';
+
+const PAGE_SIZE = 50;
+const FILTERS = ['recipient', 'status', 'channel', 'since', 'until'] as const;
+
+/** Every channel in one log, newest first; filters live in the address so a view can be shared. */
+export default function MessagesPage() {
+  const [params, setParams] = useSearchParams();
+  const filter = Object.fromEntries(FILTERS.map((key) => [key, params.get(key) ?? ''])) as Record<(typeof FILTERS)[number], string>;
+  // The cursors of the pages before this one, for "Newer".
+  const [trail, setTrail] = useState<string[]>([]);
+  const cursor = params.get('cursor') ?? undefined;
+  const messages = useQuery({
+    queryKey: ['messages', filter, cursor],
+    queryFn: () => api<MessagePage>('/v1/messages', {
+      query: { ...filter, since: isoFromLocalDate(filter.since), until: isoFromLocalDate(filter.until, true), cursor, limit: PAGE_SIZE },
+    }),
+    placeholderData: (previous) => previous,
+  });
+
+  const apply = (next: Record<string, string>): void => {
+    setTrail([]);
+    setParams(Object.fromEntries(Object.entries(next).filter(([, v]) => v !== '')));
+  };
+  const go = (nextCursor: string | undefined, nextTrail: string[]): void => {
+    setTrail(nextTrail);
+    const copy = new URLSearchParams(params);
+    if (nextCursor === undefined) copy.delete('cursor');
+    else copy.set('cursor', nextCursor);
+    setParams(copy);
+  };
+
+  return (
+    <Page title="Messages" description="Email, SMS and WhatsApp, newest first. With the capture transports this is the test inbox.">
+      <Section title="Filter">
+        <FilterForm initial={filter} onApply={apply} />
+      </Section>
+      <Section title="Log">
+        <QueryState query={messages} isEmpty={(d) => d.data.length === 0 && cursor === undefined}
+          empty={<Empty title={Object.values(filter).some((v) => v !== '') ? 'No message matches these filters' : 'No messages yet'}>
+            {Object.values(filter).some((v) => v !== '') ? <button type="button" className="button secondary" onClick={() => apply({})}>Clear the filters</button> : <p>Sends made with an API key appear here at once. <Link to="/">See how to send</Link>.</p>}
+          </Empty>}>
+          {(data) => (
+            <>
+              <div className="table-wrap" tabIndex={0}>
+                <table className={messages.isPlaceholderData ? 'loading-table' : undefined}>
+                  <thead><tr><th scope="col">Recipient</th><th scope="col">Channel</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Updated</th></tr></thead>
+                  <tbody>
+                    {data.data.map((m) => (
+                      <tr key={m.msgid}>
+                        <th scope="row"><Link to={`/messages/${m.msgid}`}>{m.recipient}</Link></th>
+                        <td>{m.channel}</td>
+                        <td><StatusBadge status={m.status} /></td>
+                        <td><Time iso={m.created_at} /></td>
+                        <td><Time iso={m.updated_at} /></td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <nav className="pager" aria-label="Pages">
+                <button type="button" className="button secondary" disabled={cursor === undefined}
+                  onClick={() => go(trail.at(-1), trail.slice(0, -1))}>← Newer</button>
+                <button type="button" className="button secondary" disabled={data.next_cursor === null}
+                  onClick={() => data.next_cursor !== null && go(data.next_cursor, cursor === undefined ? [] : [...trail, cursor])}>Older →</button>
+              </nav>
+            </>
+          )}
+        </QueryState>
+      </Section>
+    </Page>
+  );
+}
+
+function FilterForm(props: { initial: Record<string, string>; onApply: (filter: Record<string, string>) => void }) {
+  const [draft, setDraft] = useState(props.initial);
+  const set = (key: string) => (event: { target: { value: string } }) => setDraft({ ...draft, [key]: event.target.value });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    props.onApply({ ...draft, recipient: (draft.recipient ?? '').trim() });
+  };
+  return (
+    <form onSubmit={submit} className="filters" role="search" aria-label="Messages">
+      <TextField label="Recipient" value={draft.recipient ?? ''} onChange={set('recipient')} placeholder="exact address or number" />
+      <SelectField label="Status" value={draft.status ?? ''} onChange={set('status')}>
+        <option value="">any</option>
+        {MESSAGE_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+      </SelectField>
+      <SelectField label="Channel" value={draft.channel ?? ''} onChange={set('channel')}>
+        <option value="">any</option>
+        {CHANNELS.map((c) => <option key={c} value={c}>{c}</option>)}
+      </SelectField>
+      <TextField label="From" type="date" value={draft.since ?? ''} onChange={set('since')} />
+      <TextField label="To" type="date" value={draft.until ?? ''} onChange={set('until')} />
+      <div className="filter-actions"><button type="submit" className="button">Apply</button></div>
+    </form>
+  );
+}

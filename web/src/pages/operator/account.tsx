@@ -1,0 +1,174 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useParams } from 'react-router';
+import { CHANNELS } from '@herald/domain/account.ts';
+import { api } from '../../api/http.ts';
+import type { AccountDetails, AccountUser, Channel, Role, TopUpInput, UserInvited, UserList } from '../../api/types.ts';
+import { CheckboxGroup, SelectField, TextField } from '../../components/field.tsx';
+import { Page, Section } from '../../components/page.tsx';
+import { ErrorNotice, QueryState } from '../../components/query-state.tsx';
+import { StatusBadge } from '../../components/status-badge.tsx';
+import { Time } from '../../components/time.tsx';
+import { formatCount, formatMoney } from '../../lib/format.ts';
+import { InvitationLink, ROLES } from '../users.tsx';
+
+const accountKey = (id: string) => ['operator', 'account', id] as const;
+
+export default function OperatorAccountPage() {
+  const id = useParams().id ?? '';
+  const account = useQuery({ queryKey: accountKey(id), queryFn: () => api<AccountDetails>(`/admin/v1/accounts/${encodeURIComponent(id)}`, { realm: 'operator' }) });
+  return (
+    <Page title={account.data?.name ?? 'Account'} description={<Link to="/operator">← All accounts</Link>}>
+      <QueryState query={account}>
+        {(a) => (
+          <>
+            <Section title="State">
+              <dl className="facts">
+                <div><dt>Account id</dt><dd><code>{a.id}</code></dd></div>
+                <div><dt>State</dt><dd><StatusBadge status={a.active ? 'active' : 'inactive'} /></dd></div>
+                <div><dt>Messages left</dt><dd>{formatCount(a.messagesLeft)}</dd></div>
+                <div><dt>Balance</dt><dd>{formatMoney(a.balance)}</dd></div>
+                <div><dt>Opened</dt><dd><Time iso={a.createdAt} /></dd></div>
+                <div><dt>Domains</dt><dd>{a.domains.length === 0 ? 'none' : a.domains.map((d) => `${d.domain}${d.verified ? '' : ' (not verified)'}`).join(', ')}</dd></div>
+              </dl>
+            </Section>
+            <Settings account={a} />
+            <TopUp id={a.id} />
+            <AccountUsers id={a.id} />
+          </>
+        )}
+      </QueryState>
+    </Page>
+  );
+}
+
+function Settings(props: { account: AccountDetails }) {
+  const client = useQueryClient();
+  const a = props.account;
+  const [active, setActive] = useState(a.active);
+  const [rate, setRate] = useState(String(a.rateLimitPerSecond));
+  const [price, setPrice] = useState(String(a.whatsappPrice));
+  const [services, setServices] = useState<Channel[]>(CHANNELS.filter((c) => a.services[c]));
+  useEffect(() => {
+    setActive(a.active);
+    setRate(String(a.rateLimitPerSecond));
+    setPrice(String(a.whatsappPrice));
+    setServices(CHANNELS.filter((c) => a.services[c]));
+  }, [a]);
+  const save = useMutation({
+    mutationFn: () => api<unknown>(`/admin/v1/accounts/${encodeURIComponent(a.id)}`, {
+      method: 'PATCH', realm: 'operator',
+      body: { active, rateLimitPerSecond: Number(rate), whatsappPrice: price, services: Object.fromEntries(CHANNELS.map((c) => [c, services.includes(c)])) },
+    }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: accountKey(a.id) }),
+  });
+  const rateError = /^[0-9]+$/.test(rate) && Number(rate) >= 1 ? undefined : 'Requests per second: a whole number, 1 or more';
+  const priceError = /^[0-9]+(\.[0-9]{1,4})?$/.test(price) ? undefined : 'A price with at most 4 decimals, e.g. 0.0147';
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    if (rateError === undefined && priceError === undefined) save.mutate();
+  };
+  return (
+    <Section title="Settings">
+      <form onSubmit={submit} noValidate className="form-grid">
+        <SelectField label="Sending" value={active ? 'active' : 'inactive'} onChange={(e) => setActive(e.target.value === 'active')}
+          hint="Inactive: every send is refused with “current service is not active”.">
+          <option value="active">active</option>
+          <option value="inactive">inactive</option>
+        </SelectField>
+        <TextField label="Rate limit (requests per second)" inputMode="numeric" value={rate} onChange={(e) => setRate(e.target.value)} error={rateError} />
+        <TextField label="WhatsApp price" inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} error={priceError} />
+        <CheckboxGroup legend="Channels" options={CHANNELS.map((c) => ({ value: c, label: c }))} value={services} onChange={setServices} />
+        {save.isError ? <div className="span-2"><ErrorNotice error={save.error} /></div> : null}
+        {save.isSuccess ? <p className="notice span-2" role="status">Saved.</p> : null}
+        <div className="span-2"><button type="submit" className="button" disabled={save.isPending}>Save settings</button></div>
+      </form>
+    </Section>
+  );
+}
+
+function TopUp(props: { id: string }) {
+  const client = useQueryClient();
+  const [messages, setMessages] = useState('');
+  const [balance, setBalance] = useState('');
+  const [reason, setReason] = useState('');
+  const [touched, setTouched] = useState(false);
+  const topUp = useMutation({
+    mutationFn: (input: TopUpInput) => api<unknown>(`/admin/v1/accounts/${encodeURIComponent(props.id)}/top-ups`, { method: 'POST', body: input, realm: 'operator' }),
+    onSuccess: () => {
+      setMessages(''); setBalance(''); setReason(''); setTouched(false);
+      void client.invalidateQueries({ queryKey: accountKey(props.id) });
+    },
+  });
+  const messagesError = messages === '' || /^-?[0-9]{1,12}$/.test(messages) ? undefined : 'A whole number (negative to remove)';
+  const balanceError = balance === '' || /^-?[0-9]+(\.[0-9]{1,4})?$/.test(balance) ? undefined : 'An amount with at most 4 decimals';
+  const reasonError = reason.trim() === '' ? 'Say why: it goes into the ledger' : undefined;
+  const nothing = messages === '' && balance === '';
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    setTouched(true);
+    if (messagesError !== undefined || balanceError !== undefined || reasonError !== undefined || nothing) return;
+    topUp.mutate({ reason: reason.trim(), ...(messages === '' ? {} : { messages: Number(messages) }), ...(balance === '' ? {} : { balance: Number(balance) }) });
+  };
+  return (
+    <Section title="Top up">
+      <form onSubmit={submit} noValidate className="form-grid">
+        <TextField label="Messages to add" inputMode="numeric" value={messages} onChange={(e) => setMessages(e.target.value)} error={messagesError} />
+        <TextField label="Balance to add" inputMode="decimal" value={balance} onChange={(e) => setBalance(e.target.value)} error={balanceError} />
+        <div className="span-2"><TextField label="Reason" value={reason} onChange={(e) => setReason(e.target.value)} error={touched ? reasonError : undefined} placeholder="invoice 2026-118" /></div>
+        {touched && nothing ? <p className="field-error span-2">Give messages, balance or both.</p> : null}
+        {topUp.isError ? <div className="span-2"><ErrorNotice error={topUp.error} /></div> : null}
+        {topUp.isSuccess ? <p className="notice span-2" role="status">Added, and written to the ledger.</p> : null}
+        <div className="span-2"><button type="submit" className="button" disabled={topUp.isPending}>Top up</button></div>
+      </form>
+    </Section>
+  );
+}
+
+function AccountUsers(props: { id: string }) {
+  const client = useQueryClient();
+  const key = ['operator', 'account-users', props.id];
+  const users = useQuery({ queryKey: key, queryFn: () => api<UserList>(`/admin/v1/accounts/${encodeURIComponent(props.id)}/users`, { realm: 'operator' }) });
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('owner');
+  const [invited, setInvited] = useState<UserInvited | undefined>();
+  const invite = useMutation({
+    mutationFn: () => api<UserInvited>(`/admin/v1/accounts/${encodeURIComponent(props.id)}/users`, { method: 'POST', body: { email: email.trim(), role }, realm: 'operator' }),
+    onSuccess: (result) => {
+      setInvited(result);
+      setEmail('');
+      void client.invalidateQueries({ queryKey: key });
+    },
+  });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    if (email.trim() !== '') invite.mutate();
+  };
+  return (
+    <Section title="Users">
+      <QueryState query={users} isEmpty={(d) => d.users.length === 0} empty={<p className="muted">No users yet: invite the first owner.</p>}>
+        {(data) => (
+          <div className="table-wrap" tabIndex={0}>
+            <table>
+              <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Last sign-in</th></tr></thead>
+              <tbody>
+                {data.users.map((u: AccountUser) => (
+                  <tr key={u.user_id}><th scope="row">{u.email}</th><td>{u.role}</td><td><StatusBadge status={u.status} /></td><td><Time iso={u.last_sign_in_at} fallback="never" /></td></tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </QueryState>
+      <form onSubmit={submit} noValidate className="form-grid">
+        <TextField label="Invite by email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
+        <SelectField label="Role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+          {ROLES.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
+        </SelectField>
+        {invite.isError ? <div className="span-2"><ErrorNotice error={invite.error} /></div> : null}
+        <div className="span-2"><button type="submit" className="button" disabled={invite.isPending || email.trim() === ''}>Invite</button></div>
+      </form>
+      <InvitationLink invited={invited} onClose={() => setInvited(undefined)} />
+    </Section>
+  );
+}

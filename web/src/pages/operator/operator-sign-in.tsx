@@ -1,0 +1,40 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { api, setCsrfToken } from '../../api/http.ts';
+import { OPERATOR_SESSION_KEY } from '../../api/operator-session.ts';
+import type { OperatorSession } from '../../api/types.ts';
+import { AuthCard } from '../../components/auth-card.tsx';
+import { TextField } from '../../components/field.tsx';
+import { ErrorNotice } from '../../components/query-state.tsx';
+
+/** The operator signs in with the admin token (HERALD_ADMIN_TOKEN, or the one printed at first start). */
+export default function OperatorSignInPage() {
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const [token, setToken] = useState('');
+  const next = params.get('next');
+  const signIn = useMutation({
+    mutationFn: () => api<OperatorSession>('/admin/v1/session', { method: 'POST', body: { token }, realm: 'operator', quiet401: true }),
+    onSuccess: (session) => {
+      setCsrfToken('operator', session.csrf_token);
+      client.setQueryData(OPERATOR_SESSION_KEY, session);
+      navigate(next !== null && next.startsWith('/operator') ? next : '/operator', { replace: true });
+    },
+  });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    signIn.mutate();
+  };
+  return (
+    <AuthCard title="Operator console" footer={<Link to="/sign-in">Account sign-in</Link>}>
+      <form onSubmit={submit} noValidate>
+        <TextField label="Admin token" type="password" autoComplete="current-password" value={token} onChange={(e) => setToken(e.target.value)}
+          hint="HERALD_ADMIN_TOKEN, or the token herald printed on its first start." required />
+        {signIn.isError ? <ErrorNotice error={signIn.error} /> : null}
+        <button type="submit" className="button wide" disabled={signIn.isPending || token === ''}>Sign in</button>
+      </form>
+    </AuthCard>
+  );
+}

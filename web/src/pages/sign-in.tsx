@@ -1,0 +1,71 @@
+import { useMutation } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { api, ApiError } from '../api/http.ts';
+import { useAdoptSession, useSession } from '../api/session.ts';
+import type { Session, SignInInput } from '../api/types.ts';
+import { AuthCard } from '../components/auth-card.tsx';
+import { TextField } from '../components/field.tsx';
+import { ErrorNotice } from '../components/query-state.tsx';
+import { safeNext } from '../lib/safe-next.ts';
+
+/** Email and password, then the two-factor code when the user has one. */
+export function SignInPage() {
+  const [params] = useSearchParams();
+  const next = safeNext(params.get('next'));
+  const session = useSession();
+  const adopt = useAdoptSession();
+  const navigate = useNavigate();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [needsCode, setNeedsCode] = useState(false);
+
+  const signIn = useMutation({
+    mutationFn: (input: SignInInput) => api<Session>('/v1/auth/sign-in', { method: 'POST', body: input, quiet401: true }),
+    onSuccess: (result) => {
+      adopt(result);
+      navigate(next, { replace: true });
+    },
+    onError: (error) => {
+      if (error instanceof ApiError && typeof error.body === 'object' && error.body !== null && (error.body as { totp_required?: unknown }).totp_required === true) {
+        setNeedsCode(true);
+      }
+    },
+  });
+
+  if (session.data && !signIn.isPending && !signIn.isSuccess) return <Navigate to={next} replace />;
+
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    signIn.mutate(needsCode ? { email, password, totp_code: code.trim() } : { email, password });
+  };
+  const totpPrompt = signIn.error instanceof ApiError && signIn.error.message === 'Two-factor code required';
+
+  return (
+    <AuthCard title={needsCode ? 'Two-factor code' : 'Sign in'} footer={<Link to="/operator/sign-in">Operator console</Link>}>
+      {params.get('expired') === '1' && !needsCode ? <p className="notice" role="status">Your session has ended. Sign in again to carry on where you were.</p> : null}
+      <form onSubmit={submit} noValidate>
+        {needsCode ? (
+          <>
+            <p>Enter the six-digit code from your authenticator app for {email}.</p>
+            <TextField label="Code" name="totp" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]*" maxLength={10}
+              value={code} onChange={(e) => setCode(e.target.value)} required autoFocus />
+          </>
+        ) : (
+          <>
+            <TextField label="Email" type="email" name="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
+            <TextField label="Password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+          </>
+        )}
+        {signIn.isError && !totpPrompt ? <ErrorNotice error={signIn.error} /> : null}
+        <button type="submit" className="button wide" disabled={signIn.isPending}>{signIn.isPending ? 'Signing in…' : needsCode ? 'Verify' : 'Sign in'}</button>
+      </form>
+      <p className="auth-links">
+        {needsCode
+          ? <button type="button" className="link-button" onClick={() => { setNeedsCode(false); setCode(''); signIn.reset(); }}>Use another account</button>
+          : <Link to="/password-reset">Forgot your password?</Link>}
+      </p>
+    </AuthCard>
+  );
+}

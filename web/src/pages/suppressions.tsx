@@ -1,0 +1,154 @@
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api/http.ts';
+import { allows, useSession } from '../api/session.ts';
+import type { SuppressionPage, SuppressionView } from '../api/types.ts';
+import { TextArea, TextField } from '../components/field.tsx';
+import { ConfirmDialog } from '../components/dialog.tsx';
+import { Page, Section } from '../components/page.tsx';
+import { Empty, ErrorNotice, Loading } from '../components/query-state.tsx';
+import { StatusBadge } from '../components/status-badge.tsx';
+import { Time } from '../components/time.tsx';
+import { csvLine, download } from '../lib/csv.ts';
+
+const PAGE = 200;
+/** Export walks the whole list a page at a time; this bounds one export. */
+const EXPORT_MAX_PAGES = 500;
+
+const fetchPage = (cursor: string | undefined) => api<SuppressionPage>('/v1/suppressions', { query: { cursor, limit: PAGE } });
+
+export default function SuppressionsPage() {
+  const session = useSession();
+  const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
+  const [search, setSearch] = useState('');
+  const needle = search.trim().toLowerCase();
+  const list = useInfiniteQuery({
+    queryKey: ['suppressions'],
+    queryFn: ({ pageParam }) => fetchPage(pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+  });
+  const rows = (list.data?.pages ?? []).flatMap((p) => p.data).filter((s) => needle === '' || s.email.includes(needle));
+  return (
+    <Page title="Suppressions" description="herald does not send email to these addresses: unsubscribes, hard bounces, complaints and the ones added here."
+      actions={<ExportButton />}>
+      {canWrite ? <AddSuppressions /> : null}
+      <Section title="Suppressed addresses">
+        <div className="inline-form" role="search" aria-label="Suppressions">
+          <TextField label="Search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="part of an address" />
+        </div>
+        {list.isPending ? <Loading /> : list.isError ? <ErrorNotice error={list.error} onRetry={() => void list.refetch()} /> : rows.length === 0 && !list.hasNextPage ? (
+          <Empty title={needle === '' ? 'No suppressed addresses' : 'No suppressed address matches'}>{needle === '' ? 'Bounces, complaints and unsubscribes land here by themselves.' : null}</Empty>
+        ) : (
+          <>
+            <SuppressionTable rows={rows} canWrite={canWrite} />
+            {list.hasNextPage ? (
+              <div className="pager">
+                <p className="muted small">{needle === '' ? '' : 'The search covers the addresses loaded so far. '}</p>
+                <button type="button" className="button secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>Load more</button>
+              </div>
+            ) : null}
+          </>
+        )}
+      </Section>
+    </Page>
+  );
+}
+
+function SuppressionTable(props: { rows: readonly SuppressionView[]; canWrite: boolean }) {
+  const client = useQueryClient();
+  const [removing, setRemoving] = useState<string | undefined>();
+  const remove = useMutation({
+    mutationFn: (email: string) => api<undefined>(`/v1/suppressions/${encodeURIComponent(email)}`, { method: 'DELETE' }),
+    onSuccess: () => {
+      setRemoving(undefined);
+      void client.invalidateQueries({ queryKey: ['suppressions'] });
+    },
+  });
+  return (
+    <>
+      <div className="table-wrap" tabIndex={0}>
+        <table>
+          <thead><tr><th scope="col">Address</th><th scope="col">Reason</th><th scope="col">Since</th>{props.canWrite ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr></thead>
+          <tbody>
+            {props.rows.map((s) => (
+              <tr key={s.email}>
+                <th scope="row">{s.email}</th>
+                <td><StatusBadge status={s.reason} /></td>
+                <td><Time iso={s.created_at} /></td>
+                {props.canWrite ? <td><button type="button" className="button small secondary" onClick={() => setRemoving(s.email)} aria-label={`Remove ${s.email}`}>Remove</button></td> : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <ConfirmDialog open={removing !== undefined} onClose={() => { setRemoving(undefined); remove.reset(); }} title="Send to this address again?"
+        confirmLabel="Remove from the list" busy={remove.isPending} onConfirm={() => removing !== undefined && remove.mutate(removing)}>
+        <p>herald will send to <strong>{removing}</strong> again. Remove an address only when its owner asked for email again.</p>
+        {remove.isError ? <ErrorNotice error={remove.error} /> : null}
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function AddSuppressions() {
+  const client = useQueryClient();
+  const [text, setText] = useState('');
+  const emails = text.split(/[\s,;]+/).map((e) => e.trim()).filter(Boolean);
+  const add = useMutation({
+    mutationFn: () => api<{ data: SuppressionView[] }>('/v1/suppressions', { method: 'POST', body: { emails } }),
+    onSuccess: () => {
+      setText('');
+      void client.invalidateQueries({ queryKey: ['suppressions'] });
+    },
+  });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    if (emails.length > 0) add.mutate();
+  };
+  const offending = offendingAddresses(add.error);
+  return (
+    <Section title="Add addresses">
+      <form onSubmit={submit} noValidate>
+        <TextArea label="Addresses" rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder="one@example.org, two@example.org"
+          hint="One or more, separated by spaces, commas or new lines (up to 1,000)." />
+        {add.isError ? <ErrorNotice error={add.error} /> : null}
+        {offending.length > 0 ? <p className="field-error">Not addresses: {offending.join(', ')}</p> : null}
+        {add.isSuccess ? <p className="notice" role="status">Suppressed {add.data.data.length} address{add.data.data.length === 1 ? '' : 'es'}.</p> : null}
+        <button type="submit" className="button" disabled={add.isPending || emails.length === 0}>Suppress</button>
+      </form>
+    </Section>
+  );
+}
+
+function ExportButton() {
+  const exportCsv = useMutation({
+    mutationFn: async () => {
+      const lines = [csvLine(['email', 'reason', 'msgid', 'created_at'])];
+      let cursor: string | undefined;
+      for (let page = 0; page < EXPORT_MAX_PAGES; page++) {
+        const result = await fetchPage(cursor);
+        for (const s of result.data) lines.push(csvLine([s.email, s.reason, s.msgid, s.created_at]));
+        if (result.next_cursor === null) break;
+        cursor = result.next_cursor;
+      }
+      download(`${lines.join('\r\n')}\r\n`, 'suppressions.csv', 'text/csv');
+      return lines.length - 1;
+    },
+  });
+  return (
+    <>
+      <button type="button" className="button secondary" disabled={exportCsv.isPending} onClick={() => exportCsv.mutate()}>{exportCsv.isPending ? 'Exporting…' : 'Export CSV'}</button>
+      {exportCsv.isError ? <ErrorNotice error={exportCsv.error} /> : null}
+      {exportCsv.isSuccess ? <span className="visually-hidden" role="status">Exported {exportCsv.data} addresses</span> : null}
+    </>
+  );
+}
+
+/** The addresses herald named in a 400 (`error: [{email}, …]`, the spec's validation shape). */
+function offendingAddresses(error: unknown): string[] {
+  if (!(error instanceof ApiError) || typeof error.body !== 'object' || error.body === null) return [];
+  const list = (error.body as { error?: unknown }).error;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((entry: unknown) => (typeof entry === 'object' && entry !== null && typeof (entry as { email?: unknown }).email === 'string' ? [(entry as { email: string }).email] : []));
+}

@@ -1,0 +1,127 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../api/http.ts';
+import { allows, useSession } from '../api/session.ts';
+import type { AccountUser, Role, UserInvited, UserList } from '../api/types.ts';
+import { CopyValue } from '../components/copy-button.tsx';
+import { ConfirmDialog, Modal } from '../components/dialog.tsx';
+import { SelectField, TextField } from '../components/field.tsx';
+import { Page, Section } from '../components/page.tsx';
+import { ErrorNotice, QueryState } from '../components/query-state.tsx';
+import { StatusBadge } from '../components/status-badge.tsx';
+import { Time } from '../components/time.tsx';
+
+export const ROLES: readonly { value: Role; label: string }[] = [
+  { value: 'owner', label: 'owner — everything, including users and keys' },
+  { value: 'developer', label: 'developer — sends, templates, domains, webhooks' },
+  { value: 'viewer', label: 'viewer — reads, changes nothing' },
+];
+
+const usersQuery = { queryKey: ['users'], queryFn: () => api<UserList>('/v1/users') } as const;
+
+export default function UsersPage() {
+  const session = useSession();
+  const isOwner = allows(session.data?.user.role ?? 'viewer', 'owner');
+  const users = useQuery({ ...usersQuery, enabled: isOwner });
+  if (!isOwner) return <Page title="Users"><p className="notice">Only an owner manages the account's users.</p></Page>;
+  return (
+    <Page title="Users" description="Who can sign in to this account, with which role.">
+      <InviteUser />
+      <Section title="People">
+        <QueryState query={users}>{(data) => <UserTable users={data.users} me={session.data?.user.user_id ?? ''} />}</QueryState>
+      </Section>
+    </Page>
+  );
+}
+
+export function InvitationLink(props: { invited: UserInvited | undefined; onClose: () => void }) {
+  return (
+    <Modal open={props.invited !== undefined} onClose={props.onClose} title="Invitation sent">
+      {props.invited === undefined ? null : (
+        <div className="dialog-body">
+          <p>{props.invited.email} is invited as {props.invited.role}. If herald could not email them, send this link yourself; it works once, until <time dateTime={props.invited.invitation_expires_at}>{new Date(props.invited.invitation_expires_at).toLocaleString()}</time>.</p>
+          <CopyValue value={props.invited.invitation_url} label="the invitation link" />
+          <div className="dialog-actions"><button type="button" className="button" onClick={props.onClose}>Done</button></div>
+        </div>
+      )}
+    </Modal>
+  );
+}
+
+function InviteUser() {
+  const client = useQueryClient();
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('developer');
+  const [invited, setInvited] = useState<UserInvited | undefined>();
+  const invite = useMutation({
+    mutationFn: () => api<UserInvited>('/v1/users', { method: 'POST', body: { email: email.trim(), role } }),
+    onSuccess: (result) => {
+      setInvited(result);
+      setEmail('');
+      void client.invalidateQueries({ queryKey: usersQuery.queryKey });
+    },
+  });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    if (email.trim() !== '') invite.mutate();
+  };
+  return (
+    <Section title="Invite someone">
+      <form onSubmit={submit} noValidate className="form-grid">
+        <TextField label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
+        <SelectField label="Role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+          {ROLES.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
+        </SelectField>
+        {invite.isError ? <div className="span-2"><ErrorNotice error={invite.error} /></div> : null}
+        <div className="span-2"><button type="submit" className="button" disabled={invite.isPending || email.trim() === ''}>Send invitation</button></div>
+      </form>
+      <InvitationLink invited={invited} onClose={() => setInvited(undefined)} />
+    </Section>
+  );
+}
+
+function UserTable(props: { users: readonly AccountUser[]; me: string }) {
+  const client = useQueryClient();
+  const [removing, setRemoving] = useState<AccountUser | undefined>();
+  const refresh = (): void => void client.invalidateQueries({ queryKey: usersQuery.queryKey });
+  const changeRole = useMutation({
+    mutationFn: (change: { user: AccountUser; role: Role }) => api<AccountUser>(`/v1/users/${encodeURIComponent(change.user.user_id)}`, { method: 'PATCH', body: { role: change.role } }),
+    onSettled: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: (user: AccountUser) => api<undefined>(`/v1/users/${encodeURIComponent(user.user_id)}`, { method: 'DELETE' }),
+    onSuccess: () => { setRemoving(undefined); refresh(); },
+  });
+  return (
+    <>
+      {changeRole.isError ? <ErrorNotice error={changeRole.error} /> : null}
+      <div className="table-wrap" tabIndex={0}>
+        <table>
+          <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Signed in now</th><th scope="col">Last sign-in</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>
+            {props.users.map((u) => (
+              <tr key={u.user_id}>
+                <th scope="row">{u.email}{u.user_id === props.me ? <span className="muted"> (you)</span> : null}{u.totp_enabled ? <div className="small muted">two-factor on</div> : null}</th>
+                <td>
+                  <label className="visually-hidden" htmlFor={`role-${u.user_id}`}>Role of {u.email}</label>
+                  <select id={`role-${u.user_id}`} value={u.role} disabled={changeRole.isPending} onChange={(e) => changeRole.mutate({ user: u, role: e.target.value as Role })}>
+                    {ROLES.map((r) => <option key={r.value} value={r.value}>{r.value}</option>)}
+                  </select>
+                </td>
+                <td><StatusBadge status={u.status} /></td>
+                <td>{u.active_sessions > 0 ? `yes, ${u.active_sessions} session${u.active_sessions === 1 ? '' : 's'}` : <span className="muted">no</span>}</td>
+                <td><Time iso={u.last_sign_in_at} fallback="never" /></td>
+                <td><button type="button" className="button small danger" onClick={() => setRemoving(u)} aria-label={`Remove ${u.email}`}>Remove</button></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <ConfirmDialog open={removing !== undefined} onClose={() => { setRemoving(undefined); remove.reset(); }} title="Remove this user?" confirmLabel="Remove user" danger
+        busy={remove.isPending} onConfirm={() => removing !== undefined && remove.mutate(removing)}>
+        <p>{removing?.email} loses access at once; their sessions end in every browser.</p>
+        {remove.isError ? <ErrorNotice error={remove.error} /> : null}
+      </ConfirmDialog>
+    </>
+  );
+}

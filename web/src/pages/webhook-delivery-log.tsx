@@ -1,0 +1,122 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { api } from '../api/http.ts';
+import type { DeliveryPage, DeliverySummary } from '../api/types.ts';
+import { SelectField, TextField } from '../components/field.tsx';
+import { Section } from '../components/page.tsx';
+import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
+import { StatusBadge } from '../components/status-badge.tsx';
+import { Time } from '../components/time.tsx';
+import { isoFromLocalInput } from '../lib/format.ts';
+
+const STATUSES = ['pending', 'succeeded', 'failed'] as const;
+/** Retrying "every failed since" walks the failed log a page at a time; this bounds one click. */
+const MAX_BULK_RETRY = 500;
+
+export function DeliveryLog(props: { canWrite: boolean; hasUrl: boolean }) {
+  const client = useQueryClient();
+  const [status, setStatus] = useState('');
+  const [trail, setTrail] = useState<string[]>([]);
+  const [cursor, setCursor] = useState<string | undefined>();
+  const log = useQuery({
+    queryKey: ['webhook-deliveries', status, cursor],
+    queryFn: () => api<DeliveryPage>('/v1/webhooks/deliveries', { query: { status, cursor, limit: 25 } }),
+    placeholderData: (previous) => previous,
+  });
+  const refresh = (): Promise<void> => client.invalidateQueries({ queryKey: ['webhook-deliveries'] });
+  const test = useMutation({ mutationFn: () => api<DeliverySummary>('/v1/webhooks/test', { method: 'POST' }), onSuccess: () => void refresh() });
+  const retry = useMutation({
+    mutationFn: (id: string) => api<DeliverySummary>(`/v1/webhooks/deliveries/${encodeURIComponent(id)}/retry`, { method: 'POST' }),
+    onSuccess: () => void refresh(),
+  });
+
+  return (
+    <Section title="Delivery log" actions={(
+      <div className="row">
+        <button type="button" className="button secondary small" onClick={() => void refresh()}>Refresh</button>
+        {props.canWrite ? <button type="button" className="button small" disabled={test.isPending || !props.hasUrl} onClick={() => test.mutate()}>Send test event</button> : null}
+      </div>
+    )}>
+      {!props.hasUrl ? <p className="hint">Set a URL above to receive events and test events.</p> : null}
+      {test.isError ? <ErrorNotice error={test.error} /> : null}
+      {test.isSuccess ? <p className="notice" role="status">Test event queued: {test.data.id}</p> : null}
+      <div className="inline-form">
+        <SelectField label="Status" value={status} onChange={(e) => { setStatus(e.target.value); setCursor(undefined); setTrail([]); }}>
+          <option value="">any</option>
+          {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+        </SelectField>
+      </div>
+      {retry.isError ? <ErrorNotice error={retry.error} /> : null}
+      <QueryState query={log} isEmpty={(d) => d.data.length === 0 && cursor === undefined} empty={<Empty title="No deliveries yet">Events appear here as herald posts them.</Empty>}>
+        {(data) => (
+          <>
+            <div className="table-wrap" tabIndex={0}>
+              <table>
+                <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th>{props.canWrite ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr></thead>
+                <tbody>
+                  {data.data.map((d) => (
+                    <tr key={d.id}>
+                      <th scope="row"><Link to={`/webhooks/deliveries/${d.id}`}>{d.type}</Link>{d.msgid === null ? null : <div className="muted mono small">{d.msgid}</div>}</th>
+                      <td><StatusBadge status={d.status} />{d.next_attempt_at === null ? null : <div className="small muted">next <Time iso={d.next_attempt_at} /></div>}</td>
+                      <td className="num">{d.attempt_count}</td>
+                      <td>{d.last_status_code ?? ''} {d.last_error === null ? null : <span className="muted">{d.last_error}</span>}</td>
+                      <td><Time iso={d.created_at} /></td>
+                      {props.canWrite ? <td><button type="button" className="button small secondary" disabled={retry.isPending} onClick={() => retry.mutate(d.id)} aria-label={`Retry ${d.type} ${d.id}`}>Retry</button></td> : null}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <nav className="pager" aria-label="Delivery log pages">
+              <button type="button" className="button secondary" disabled={cursor === undefined} onClick={() => { setCursor(trail.at(-1)); setTrail(trail.slice(0, -1)); }}>← Newer</button>
+              <button type="button" className="button secondary" disabled={data.next_cursor === null}
+                onClick={() => { if (data.next_cursor !== null) { setTrail(cursor === undefined ? [] : [...trail, cursor]); setCursor(data.next_cursor); } }}>Older →</button>
+            </nav>
+          </>
+        )}
+      </QueryState>
+      {props.canWrite && props.hasUrl ? <RetryFailedSince onDone={() => void refresh()} /> : null}
+    </Section>
+  );
+}
+
+/** Retries every failed delivery created at or after a time: the failed log, newest first, until older than that. */
+function RetryFailedSince(props: { onDone: () => void }) {
+  const [since, setSince] = useState('');
+  const [progress, setProgress] = useState<{ done: number; total: number } | undefined>();
+  const run = useMutation({
+    mutationFn: async (sinceIso: string) => {
+      const ids: string[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const page = await api<DeliveryPage>('/v1/webhooks/deliveries', { query: { status: 'failed', cursor, limit: 100 } });
+        const fresh = page.data.filter((d) => d.created_at >= sinceIso);
+        ids.push(...fresh.map((d) => d.id));
+        if (fresh.length < page.data.length || page.next_cursor === null || ids.length >= MAX_BULK_RETRY) break;
+        cursor = page.next_cursor;
+      }
+      const chosen = ids.slice(0, MAX_BULK_RETRY);
+      setProgress({ done: 0, total: chosen.length });
+      for (const [index, id] of chosen.entries()) {
+        await api<DeliverySummary>(`/v1/webhooks/deliveries/${encodeURIComponent(id)}/retry`, { method: 'POST' });
+        setProgress({ done: index + 1, total: chosen.length });
+      }
+      return chosen.length;
+    },
+    onSettled: props.onDone,
+  });
+  const sinceIso = isoFromLocalInput(since);
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    if (sinceIso !== undefined) run.mutate(sinceIso);
+  };
+  return (
+    <form onSubmit={submit} className="inline-form bulk-retry" noValidate>
+      <TextField label="Retry every failed delivery since" type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} hint={`Your local time; up to ${MAX_BULK_RETRY} at a time.`} />
+      <button type="submit" className="button secondary" disabled={run.isPending || sinceIso === undefined}>Retry failed</button>
+      {progress === undefined ? null : <p role="status" className="notice">{run.isSuccess ? `Retried ${run.data} failed deliver${run.data === 1 ? 'y' : 'ies'}.` : `Retrying ${progress.done} of ${progress.total}…`}</p>}
+      {run.isError ? <ErrorNotice error={run.error} /> : null}
+    </form>
+  );
+}

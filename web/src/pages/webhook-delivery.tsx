@@ -1,0 +1,66 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { api } from '../api/http.ts';
+import { allows, useSession } from '../api/session.ts';
+import type { DeliveryDetails, DeliverySummary } from '../api/types.ts';
+import { Page, Section } from '../components/page.tsx';
+import { ErrorNotice, QueryState } from '../components/query-state.tsx';
+import { StatusBadge } from '../components/status-badge.tsx';
+import { Time } from '../components/time.tsx';
+
+/** One delivery: the body posted and every attempt with the receiver's answer. */
+export default function WebhookDeliveryPage() {
+  const id = useParams().id ?? '';
+  const client = useQueryClient();
+  const session = useSession();
+  const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
+  const delivery = useQuery({ queryKey: ['webhook-delivery', id], queryFn: () => api<DeliveryDetails>(`/v1/webhooks/deliveries/${encodeURIComponent(id)}`) });
+  const retry = useMutation({
+    mutationFn: () => api<DeliverySummary>(`/v1/webhooks/deliveries/${encodeURIComponent(id)}/retry`, { method: 'POST' }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['webhook-delivery', id] }),
+  });
+  return (
+    <Page title="Webhook delivery" description={<Link to="/webhooks">← Webhooks</Link>}
+      actions={canWrite ? <button type="button" className="button" disabled={retry.isPending} onClick={() => retry.mutate()}>Retry now</button> : undefined}>
+      {retry.isError ? <ErrorNotice error={retry.error} /> : null}
+      {retry.isSuccess ? <p className="notice" role="status">Queued again; the attempt appears below when it is made.</p> : null}
+      <QueryState query={delivery}>
+        {(d) => (
+          <>
+            <Section title="Summary">
+              <dl className="facts">
+                <div><dt>Event</dt><dd>{d.type}</dd></div>
+                <div><dt>webhook-id</dt><dd><code>{d.id}</code></dd></div>
+                <div><dt>Status</dt><dd><StatusBadge status={d.status} /></dd></div>
+                <div><dt>Message</dt><dd>{d.msgid === null ? <span className="muted">none (test event)</span> : <Link to={`/messages/${d.msgid}`}>{d.msgid}</Link>}</dd></div>
+                <div><dt>Created</dt><dd><Time iso={d.created_at} /></dd></div>
+                <div><dt>Next attempt</dt><dd><Time iso={d.next_attempt_at} fallback="none scheduled" /></dd></div>
+              </dl>
+            </Section>
+            <Section title="Attempts">
+              {d.attempts.length === 0 ? <p className="muted">No attempt yet.</p> : (
+                <div className="table-wrap" tabIndex={0}>
+                  <table>
+                    <thead><tr><th scope="col">When</th><th scope="col">URL</th><th scope="col">Answer</th><th scope="col">Error</th><th scope="col" className="num">Took</th></tr></thead>
+                    <tbody>
+                      {d.attempts.map((a, i) => (
+                        <tr key={i}>
+                          <th scope="row"><Time iso={a.at} /></th>
+                          <td className="break">{a.url}</td>
+                          <td>{a.status_code === null ? <span className="muted">no answer</span> : <StatusBadge status={a.status_code >= 200 && a.status_code < 300 ? 'succeeded' : 'failed'} />} {a.status_code}</td>
+                          <td>{a.error ?? ''}</td>
+                          <td className="num">{a.duration_ms} ms</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </Section>
+            <Section title="Body posted"><pre className="text-preview" tabIndex={0}>{JSON.stringify(d.payload, null, 2)}</pre></Section>
+          </>
+        )}
+      </QueryState>
+    </Page>
+  );
+}

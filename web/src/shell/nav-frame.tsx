@@ -1,0 +1,34 @@
+import { useEffect, useState, type ReactNode } from 'react';
+import { NavLink, useLocation } from 'react-router';
+
+export interface NavItem { readonly to: string; readonly label: string; readonly end?: boolean }
+
+/**
+ * The frame every signed-in page shares: skip link, top bar, navigation (a disclosure
+ * under 48rem wide), and the main landmark that receives focus on navigation.
+ */
+export function NavFrame(props: { brand: string; subtitle: ReactNode; nav: readonly NavItem[]; user: ReactNode; children: ReactNode }) {
+  const [open, setOpen] = useState(false);
+  const location = useLocation();
+  useEffect(() => setOpen(false), [location.pathname]);
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">Skip to content</a>
+      <header className="topbar">
+        <button type="button" className="menu-toggle" aria-expanded={open} aria-controls="main-nav" onClick={() => setOpen(!open)}>
+          <span aria-hidden="true">☰</span> Menu
+        </button>
+        <div className="brand"><span className="logo" aria-hidden="true">✉</span>{props.brand}<span className="subtitle">{props.subtitle}</span></div>
+        <div className="topbar-user">{props.user}</div>
+      </header>
+      <nav id="main-nav" aria-label="Main" className={open ? 'sidebar open' : 'sidebar'}>
+        <ul>
+          {props.nav.map((item) => (
+            <li key={item.to}><NavLink to={item.to} end={item.end ?? false}>{item.label}</NavLink></li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>{props.children}</main>
+    </div>
+  );
+}

@@ -1,6 +1,6 @@
 import type { Attributes } from '../campaigns/contact-fields.ts';
 import type { ContactsTable, Executor } from './database.ts';
-import { execute, inLists, insertAll, insertRows, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
+import { execute, insertAll, insertRows, MAX_IN_LIST, queryRows, statement } from './prepared-statement.ts';
 import type { Selectable } from 'kysely';
 
 // An account's contacts: one per (lower-cased) address. Imports write them a batch at
@@ -34,14 +34,14 @@ const FIND_CONTACT = statement('select * from contacts where id = $1 and account
 /** The account's contacts with these (lower-cased) addresses. */
 export async function findContactsByEmail(db: Executor, accountId: string, emails: readonly string[]): Promise<Contact[]> {
   const found: Contact[] = [];
-  for (const part of inLists(emails)) {
-    const rows = await queryRows<ContactRow>(db, byEmail(part.size), [accountId, ...part.values]);
+  // Built (and so planned) each time, not prepared: an import's tables grow from empty, and a
+  // plan PostgreSQL made when they were small would scan them whole by the end.
+  for (let i = 0; i < emails.length; i += MAX_IN_LIST) {
+    const rows = await db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('email', 'in', emails.slice(i, i + MAX_IN_LIST)).execute();
     for (const row of rows) found.push(toContact(row));
   }
   return found;
 }
-
-const byEmail = statementPerCount((n) => `select * from contacts where account_id = $1 and email in (${placeholders(2, n)})`);
 
 const CONTACT_COLUMNS = ['id', 'account_id', 'email', 'name', 'attributes', 'created_at', 'updated_at'] as const;
 // A concurrent request may have created the same address meanwhile: the caller reads back.

@@ -135,22 +135,5 @@ export async function execute(db: Executor, declared: Statement, parameters: rea
   return Number(result.numAffectedRows ?? 0n);
 }
 
-/** Longest `IN (…)` list of inList: longer lists are asked in parts. */
-export const MAX_IN_LIST = 1024;
-
-/**
- * `values` split into IN lists padded with NULL (which matches nothing) to a power of
- * two from 8 to MAX_IN_LIST, so a statement whose IN list varies in length is prepared
- * in eight sizes rather than one per length.
- */
-export function inLists<T>(values: readonly T[]): { readonly size: number; readonly values: readonly (T | null)[] }[] {
-  const parts: { size: number; values: (T | null)[] }[] = [];
-  for (let i = 0; i < values.length; i += MAX_IN_LIST) {
-    const part: (T | null)[] = values.slice(i, i + MAX_IN_LIST);
-    let size = 8;
-    while (size < part.length) size *= 2;
-    while (part.length < size) part.push(null);
-    parts.push({ size, values: part });
-  }
-  return parts;
-}
+/** Longest `IN (…)` list a store function sends in one statement; longer lists go in parts. */
+export const MAX_IN_LIST = 1000;

@@ -206,6 +206,12 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   const stops: (() => Promise<void>)[] = [];
   const runningWorker = worker;
   const runningWebhooks = webhooks;
+  // Listened to first, so a worker's listening connection still shows the outbox's and webhooks' LISTEN last (pg_stat_activity).
+  const runningImports = imports;
+  if (runningImports !== undefined) {
+    runningImports.start();
+    stops.push(store.notifier.listen(IMPORTS_WAKE, () => runningImports.wake()));
+  }
   if (running && runningWorker !== undefined) {
     runningWorker.start();
     stops.push(store.notifier.listen(OUTBOX_WAKE, (payload) => runningWorker.wake(CHANNELS.find((channel) => channel === payload))));
@@ -213,11 +219,6 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   if (running && runningWebhooks !== undefined) {
     runningWebhooks.start();
     stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
-  }
-  const runningImports = imports;
-  if (runningImports !== undefined) {
-    runningImports.start();
-    stops.push(store.notifier.listen(IMPORTS_WAKE, () => runningImports.wake()));
   }
   return {
     role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, store, deps, adminToken, inboundSmtpPort: inbound?.port,

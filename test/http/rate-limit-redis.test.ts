@@ -86,6 +86,27 @@ async function twoApiProcesses(t: TestContext, rateLimitPerSecond: number): Prom
   return { a, b, account };
 }
 
+/**
+ * A window opens at an account's first request and lasts one second, so a burst says
+ * something only when all of it arrived within that second. On a loaded machine a burst
+ * can take longer: it is then tried again on a fresh account of the same rate.
+ */
+async function burstInOneWindow(
+  t: TestContext,
+  rateLimitPerSecond: number,
+  burst: (services: { a: Service; b: Service }, account: TestAccount) => Promise<Response[]>,
+): Promise<{ a: Service; b: Service; account: TestAccount; responses: Response[] }> {
+  const { a, b, account: first } = await twoApiProcesses(t, rateLimitPerSecond);
+  let account = first;
+  for (let attempt = 1; ; attempt++) {
+    const started = performance.now();
+    const responses = await burst({ a, b }, account);
+    if (performance.now() - started < 800 || attempt === 5) return { a, b, account, responses };
+    account = await openAccount(a, { rateLimitPerSecond });
+  }
+}
+type Response = Awaited<ReturnType<typeof send>>;
+
 /** A relay in front of the test Redis, to freeze or cut. */
 async function proxiedRedis(t: TestContext): Promise<{ proxy: TcpProxy; url: string }> {
   const target = new URL(REDIS_URL!);
@@ -98,9 +119,8 @@ async function proxiedRedis(t: TestContext): Promise<{ proxy: TcpProxy; url: str
 }
 
 test('at 2 per second, 10 simultaneous requests spread over two API processes let 2 through', { skip }, async (t) => {
-  const { a, b, account } = await twoApiProcesses(t, 2);
-
-  const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => send(i % 2 === 0 ? a : b, account)));
+  const { responses } = await burstInOneWindow(t, 2, ({ a, b }, account) =>
+    Promise.all(Array.from({ length: 10 }, (_, i) => send(i % 2 === 0 ? a : b, account))));
 
   assert.equal(responses.filter((r) => r.statusCode === 200).length, 2);
   const refused = responses.filter((r) => r.statusCode === 429);
@@ -119,8 +139,8 @@ test('the RateLimit headers of one process count the requests served by the othe
 });
 
 test('the shared window reopens after the second has passed', { skip }, async (t) => {
-  const { a, b, account } = await twoApiProcesses(t, 2);
-  const burst = await Promise.all([send(a, account), send(a, account), send(b, account), send(b, account)]);
+  const { b, account, responses: burst } = await burstInOneWindow(t, 2, ({ a, b }, account) =>
+    Promise.all([send(a, account), send(a, account), send(b, account), send(b, account)]));
   const refused = burst.filter((r) => r.statusCode === 429);
   assert.ok(refused.length >= 1);
   for (const r of refused) assert.equal(r.headers['retry-after'], '1');

@@ -10,8 +10,8 @@ import { uuidv7Source } from './app/uuidv7-source.ts';
 import { checkPostTarget } from './channels/guarded-fetch.ts';
 import type { Config } from './config.ts';
 import { CHANNELS } from './domain/account.ts';
-import type { InboundListener } from './events/inbound-listener.ts';
-import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './events/dispatcher.ts';
+import type { InboundListener } from './inbound/listener.ts';
+import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 import { buildApp } from './http/app.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
@@ -132,7 +132,7 @@ export async function createService(config: Config, options: Omit<ServiceOptions
 async function startInboundSmtp(config: Config, deps: KeyDeps, logger: Logger): Promise<InboundListener | undefined> {
   if (config.inboundSmtpPort === undefined) return undefined;
   // Loaded lazily: smtp-server and mailparser add ~40 MB resident to a process that takes no mail.
-  const { startConfiguredInboundListener } = await import('./events/inbound-listener.ts');
+  const { startConfiguredInboundListener } = await import('./inbound/listener.ts');
   return startConfiguredInboundListener(config, deps, logger);
 }
 

@@ -26,6 +26,9 @@ export interface AccountsTable {
   webhook_secret: string | null; // whsec_<base64>, Standard Webhooks
   webhook_secret_previous: string | null;
   webhook_secret_previous_until: number | null;
+  /** Set when the endpoint answered 410 Gone (migration 0005); cleared when the settings are saved again. */
+  webhook_disabled_at: number | null;
+  webhook_disabled_reason: string | null;
   track_opens: number;
   track_clicks: number;
 }

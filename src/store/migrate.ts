@@ -4,6 +4,7 @@ import * as initial from './migrations/0001-initial.ts';
 import * as realDelivery from './migrations/0002-real-delivery.ts';
 import * as events from './migrations/0003-events.ts';
 import * as routeScopes from './migrations/0004-route-scopes.ts';
+import * as webhookDisabled from './migrations/0005-webhook-disabled.ts';
 import * as audience from './migrations/0009-audience.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-real-delivery': realDelivery,
   '0003-events': events,
   '0004-route-scopes': routeScopes,
+  '0005-webhook-disabled': webhookDisabled,
   '0009-audience': audience,
 };
 

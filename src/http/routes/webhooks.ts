@@ -18,11 +18,16 @@ import * as schemas from '../schemas.ts';
 const eventType = { type: 'string', enum: EVENT_TYPES } as const;
 
 const settings = {
-  type: 'object', required: ['url', 'secret', 'events'],
+  type: 'object', required: ['url', 'secret', 'events', 'disabled_at', 'disabled_reason'],
   properties: {
     url: { type: ['string', 'null'], format: 'uri', description: 'Where events are posted; null: nowhere' },
     secret: { type: ['string', 'null'], description: '`whsec_` + base64 of 32 bytes, for Standard Webhooks verification; made when a URL is first set' },
     events: { type: 'array', items: eventType, description: 'The types posted (every public type unless a filter was set)' },
+    disabled_at: {
+      type: ['string', 'null'], format: 'date-time',
+      description: 'When herald stopped posting because the endpoint answered 410 Gone; null while enabled. PUT the settings again (the same URL will do) to enable it',
+    },
+    disabled_reason: { type: ['string', 'null'], description: 'Why it was disabled (`the endpoint answered 410 Gone`); null while enabled' },
   },
 } as const;
 

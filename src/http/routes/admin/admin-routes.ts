@@ -7,7 +7,6 @@ import { createWhatsappTemplate } from '../../../app/create-whatsapp-template.ts
 import { getSenderDomain } from '../../../app/sender-domains.ts';
 import { updateAccount } from '../../../app/update-account.ts';
 import { verifySenderDomain } from '../../../app/verify-sender-domain.ts';
-import { applyAccountWebhookFields } from '../../../app/webhook-settings.ts';
 import { SCOPES } from '../../../domain/access.ts';
 import { EVENT_TYPES } from '../../../domain/event-catalogue.ts';
 import { ACCOUNT_NAME_MAX, parseNewAccount, parseNewApiKey, RATE_LIMIT_MAX } from '../../../domain/admin-input.ts';
@@ -116,7 +115,6 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
     const input = parseNewAccount(request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
     const created = await createAccount(deps.app, input.value);
-    await applyAccountWebhookFields(deps.app.db, created.account.id, input.value, deps.app.clock());
     const { id, apiKey, scopes: keyScopes } = created.apiKey;
     return reply.code(201).send({ account: await accountBodyOf(deps.app, created.account), apiKey: { id, apiKey, scopes: keyScopes } });
   });

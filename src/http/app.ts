@@ -26,6 +26,8 @@ import { segmentRoutes } from './routes/segments.ts';
 import { contactImportRoutes } from './routes/contact-imports.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
+import { InputRejection, inputValidator } from './input-validation.ts';
+import { ACCOUNT_API_STYLE, OPERATOR_API_STYLE } from '../domain/schema-check.ts';
 import { eventWebhooks } from './schemas.ts';
 
 export interface HttpDeps {
@@ -68,7 +70,9 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   // string to the use cases, and a 415 says more than "missing parameters".
   app.removeContentTypeParser('text/plain');
 
-  // Schemas are documentation for the wire routes: never reject, never reshape.
+  // Schemas are documentation for the wire routes: never reject, never reshape. The
+  // account and operator APIs check the inputs herald owns (TypeBox schemas) with
+  // input-validation.ts, each in its own style.
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
@@ -97,6 +101,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return sendRejection(reply, { code: 'invalidRequest1' });
     }
+    if (error instanceof InputRejection) return sendRejection(reply, error.rejection);
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return sendRejection(reply, { code: 'invalidField', detail: error.message });
     }
@@ -121,6 +126,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   if (deps.healthOnly === true) return app;
 
   await app.register(async (v1) => {
+    v1.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE, ['querystring']));
     v1.addHook('onRoute', declareRouteAccess);
     v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter }));
     v1.addHook('onRequest', routeAccessHook);
@@ -139,7 +145,10 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));
   await app.register(async (recipient) => trackingRoutes(recipient, deps));
   await app.register(async (subscriber) => consentRoutes(subscriber, deps));
-  await app.register(async (admin) => adminRoutes(admin, deps));
+  await app.register(async (admin) => {
+    admin.setValidatorCompiler(inputValidator(OPERATOR_API_STYLE, ['body', 'querystring']));
+    adminRoutes(admin, deps);
+  });
   await app.register(async (open) => jwksRoutes(open, deps.app));
 
   return app;

@@ -13,6 +13,7 @@ import { CHANNELS } from './domain/account.ts';
 import type { InboundListener } from './events/inbound-listener.ts';
 import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './events/dispatcher.ts';
 import { buildApp } from './http/app.ts';
+import { unexpectedErrorTally } from './http/failed-request.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
@@ -56,6 +57,8 @@ export interface RoleService {
   readonly adminToken: AdminTokenCheck;
   /** The bound port of the inbound SMTP listener (bounces, complaints); undefined when it is off. */
   readonly inboundSmtpPort: number | undefined;
+  /** Exceptions that reached an HTTP route so far (each logged at error with its request id). */
+  readonly unexpectedErrors: { readonly total: number };
   close(): Promise<void>;
 }
 
@@ -186,6 +189,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   }
 
   const rateLimit = await configuredRateLimiter(config, workerLogger, options.rateLimiter);
+  const unexpectedErrors = unexpectedErrorTally();
   const http = await buildApp({
     app: deps,
     adminToken,
@@ -197,6 +201,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     whatsappWebhook: { appSecret: config.whatsappAppSecret, verifyToken: config.whatsappVerifyToken },
     checkWebhookUrl: (url) => checkPostTarget(url, { allowPrivate: config.fetchAllowPrivate, timeoutMs: WEBHOOK_URL_CHECK_MS }),
     healthOnly: !parts.api,
+    unexpectedErrors,
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set.
   const inbound = parts.inboundSmtp ? await startInboundSmtp(config, deps, workerLogger) : undefined;
@@ -221,7 +226,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
   }
   return {
-    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, store, deps, adminToken, inboundSmtpPort: inbound?.port,
+    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, store, deps, adminToken, inboundSmtpPort: inbound?.port, unexpectedErrors,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();

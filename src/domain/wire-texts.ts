@@ -68,6 +68,10 @@ export const WIRE_TEXTS = {
   conflict: 'Already exists',
   storeUnavailable: 'Service temporarily unavailable, please try again',
   invalidSignature: 'Invalid signature',
+  // Requests Node's HTTP parser refuses before any route sees them (http/failed-request.ts)
+  malformedHttp: 'Malformed HTTP request',
+  requestTimeout: 'Request timed out',
+  headersTooLarge: 'Request headers are too large',
   // /v1/webhooks: a test event or a retry while the account has nowhere to post, 409
   webhookUrlMissing: 'No webhook URL is set',
 

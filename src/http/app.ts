@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { sql } from 'kysely';
@@ -24,8 +24,8 @@ import { contactRoutes } from './routes/contacts.ts';
 import { consentRoutes } from './routes/consent.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { contactImportRoutes } from './routes/contact-imports.ts';
-import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
+import { addRequestIdHeader, answerClientError, failedRequestHandler, requestIdOf, type UnexpectedErrorCounter } from './failed-request.ts';
 import { eventWebhooks } from './schemas.ts';
 
 export interface HttpDeps {
@@ -43,9 +43,9 @@ export interface HttpDeps {
   readonly checkWebhookUrl: WebhookUrlCheck;
   /** A worker process: only /healthz and /readyz, for orchestrators' health checks. */
   readonly healthOnly?: boolean;
+  /** Counts exceptions that reached a route (each a bug, logged with its request id). */
+  readonly unexpectedErrors: UnexpectedErrorCounter;
 }
-
-const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage', '/v1/whatsapp/sendMessage']);
 
 const trustHops = (hops: number) => (_address: string, hop: number): boolean => hop < hops;
 
@@ -62,7 +62,11 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     onConstructorPoisoning: 'remove',
     // Tracking and unsubscribe tokens travel in the path; a click token carries its URL.
     routerOptions: { maxParamLength: 4096 },
+    // Every answer carries x-request-id (http/failed-request.ts), also those Node's parser gives.
+    genReqId: requestIdOf,
+    clientErrorHandler: answerClientError,
   }) as unknown as FastifyInstance;
+  addRequestIdHeader(app);
 
   // The interface is JSON only; Fastify's default text/plain parser would hand a
   // string to the use cases, and a 415 says more than "missing parameters".
@@ -85,26 +89,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const routeUrl = request.routeOptions.url ?? '';
-    switch (error.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendRejection(reply, { code: 'bodyTooLarge' });
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendRejection(reply, { code: 'unsupportedMediaType' });
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return sendRejection(reply, { code: 'invalidRequest1' });
-    }
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendRejection(reply, { code: 'invalidField', detail: error.message });
-    }
-    request.log.error({ err: error }, 'request failed');
-    // The spec's text for a send that failed inside the service.
-    if (SEND_ROUTES.has(routeUrl)) return sendRejection(reply, { code: 'sendFailed' });
-    return reply.code(500).send({ message: WIRE_TEXTS.authInternal });
-  });
+  app.setErrorHandler(failedRequestHandler(deps.unexpectedErrors));
   app.setNotFoundHandler((_request, reply) => sendRejection(reply, { code: 'notFound' }));
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -122,7 +107,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   await app.register(async (v1) => {
     v1.addHook('onRoute', declareRouteAccess);
-    v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter }));
+    v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter, unexpectedErrors: deps.unexpectedErrors }));
     v1.addHook('onRequest', routeAccessHook);
     sendRoutes(v1, deps.app);
     messageRoutes(v1, deps.app);

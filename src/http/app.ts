@@ -25,6 +25,7 @@ import { consentRoutes } from './routes/consent.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { contactImportRoutes } from './routes/contact-imports.ts';
 import { sendRejection } from './wire-errors.ts';
+import { useBoundedJsonParser } from './json-body.ts';
 import { addRequestIdHeader, answerClientError, failedRequestHandler, requestIdOf, type UnexpectedErrorCounter } from './failed-request.ts';
 import { eventWebhooks } from './schemas.ts';
 
@@ -71,6 +72,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   // The interface is JSON only; Fastify's default text/plain parser would hand a
   // string to the use cases, and a 415 says more than "missing parameters".
   app.removeContentTypeParser('text/plain');
+  // UTF-8 only, bounded in depth and element count before JSON.parse (prototype keys removed as above).
+  useBoundedJsonParser(app);
 
   // Schemas are documentation for the wire routes: never reject, never reshape.
   app.setValidatorCompiler(() => () => true);

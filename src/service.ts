@@ -16,7 +16,9 @@ import { buildApp } from './http/app.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
+import { createMetrics, type Metrics } from './metrics/registry.ts';
 import { openStore, type OpenedStore } from './store/dialect.ts';
+import { readQueueDepths } from './store/queue-depth.ts';
 import { groupCommitter, transactionPerWork } from './store/group-commit.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
@@ -56,6 +58,8 @@ export interface RoleService {
   readonly adminToken: AdminTokenCheck;
   /** The bound port of the inbound SMTP listener (bounces, complaints); undefined when it is off. */
   readonly inboundSmtpPort: number | undefined;
+  /** The process's metrics; main.ts serves them on HERALD_METRICS_PORT (src/metrics/server.ts). */
+  readonly metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -76,14 +80,18 @@ export async function openAppDeps(
   options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void } = {},
 ): Promise<{ store: OpenedStore; deps: KeyDeps }> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const metrics = createMetrics();
+  const clock = options.clock ?? Date.now;
+  metrics.readQueuesWith(() => readQueueDepths(store.db, clock()));
   try {
     await migrateToLatest(store.db);
     const signingSecret = await loadSigningSecret(store.db);
     const deps: KeyDeps = {
       db: store.db,
       // One writer (embedded SQLite): concurrent sends share one durable commit.
-      commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256, ...(store.direct ? { direct: store.direct } : {}) }) : transactionPerWork(store.db),
-      clock: options.clock ?? Date.now,
+      commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256, onBatch: metrics.commitBatchObserved, ...(store.direct ? { direct: store.direct } : {}) }) : transactionPerWork(store.db),
+      clock,
+      metrics,
       // One source per process: its ids increase strictly, whoever asks.
       newId: uuidv7Source(),
       signingSecret,
@@ -163,7 +171,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     closeTransports = built.close;
     worker = new OutboxWorker(
       {
-        db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, logger: workerLogger,
+        db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, logger: workerLogger, metrics: deps.metrics,
         // Claims and outcomes share the accepts' committer: on SQLite one fsync per batch, not per message.
         commit: deps.commit,
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
@@ -176,7 +184,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   }
   if (parts.webhooks) {
     webhooks = new WebhookDispatcher(
-      { db: store.db, commit: deps.commit, clock, newId: deps.newId, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate },
+      { db: store.db, commit: deps.commit, clock, newId: deps.newId, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate, metrics: deps.metrics },
       { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: `webhooks-${randomUUID()}`, ...options.webhookOptions },
     );
   }
@@ -221,7 +229,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
   }
   return {
-    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, store, deps, adminToken, inboundSmtpPort: inbound?.port,
+    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, store, deps, adminToken, inboundSmtpPort: inbound?.port, metrics: deps.metrics,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();

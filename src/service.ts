@@ -40,6 +40,8 @@ export interface ServiceOptions {
   /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
   readonly imports?: boolean;
   readonly importOptions?: Partial<ImportRunnerOptions>;
+  /** The built web application served at /app (default web/dist of this tree). */
+  readonly webRoot?: string;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */
@@ -205,6 +207,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     whatsappWebhook: { appSecret: config.whatsappAppSecret, verifyToken: config.whatsappVerifyToken },
     checkWebhookUrl: (url) => checkPostTarget(url, { allowPrivate: config.fetchAllowPrivate, timeoutMs: WEBHOOK_URL_CHECK_MS }),
     healthOnly: !parts.api,
+    ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set.
   const inbound = parts.inboundSmtp ? await startInboundSmtp(config, deps, workerLogger) : undefined;

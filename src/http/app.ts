@@ -27,6 +27,7 @@ import { contactImportRoutes } from './routes/contact-imports.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
 import { eventWebhooks } from './schemas.ts';
+import { webAppRoutes } from './web-app.ts';
 
 export interface HttpDeps {
   readonly app: KeyDeps;
@@ -43,6 +44,8 @@ export interface HttpDeps {
   readonly checkWebhookUrl: WebhookUrlCheck;
   /** A worker process: only /healthz and /readyz, for orchestrators' health checks. */
   readonly healthOnly?: boolean;
+  /** The built web application served at /app; absent: web/dist of this tree. */
+  readonly webRoot?: string;
 }
 
 const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage', '/v1/whatsapp/sendMessage']);
@@ -141,6 +144,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(async (subscriber) => consentRoutes(subscriber, deps));
   await app.register(async (admin) => adminRoutes(admin, deps));
   await app.register(async (open) => jwksRoutes(open, deps.app));
+  await app.register(async (web) => webAppRoutes(web, deps.webRoot));
 
   return app;
 }

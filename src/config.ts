@@ -36,6 +36,8 @@ export interface Config {
   readonly logLevel: string;
   readonly role: Role;
   readonly outboxLeaseSeconds: number;
+  readonly metricsPort: number | undefined;
+  readonly metricsHost: string;
 }
 
 interface Setting<K extends keyof Config> {
@@ -238,6 +240,17 @@ export const SETTINGS = [
   {
     key: 'logLevel', env: 'HERALD_LOG_LEVEL', default: 'info', description: `pino log level: ${LOG_LEVELS.join(', ')}.`,
     parse: (raw: string) => (LOG_LEVELS.includes(raw) ? raw : fail('HERALD_LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`)),
+  },
+  // Operations: metrics, logs, HTTP time-outs (docs/operations.md).
+  {
+    key: 'metricsPort', env: 'HERALD_METRICS_PORT', default: undefined,
+    description: 'TCP port of the Prometheus metrics (`GET /metrics`), a listener of its own so the API never shows them; `0` picks a free port. Unset or `off`: no metrics listener. Let only your scraper reach it (docs/operations.md).',
+    parse: (raw: string) => (raw === 'off' ? undefined : integer('HERALD_METRICS_PORT', 0, 65535)(raw)),
+  },
+  {
+    key: 'metricsHost', env: 'HERALD_METRICS_HOST', default: '127.0.0.1',
+    description: 'Address the metrics listener binds: loopback by default; `0.0.0.0` (or a private interface) when the scraper runs on another machine or container.',
+    parse: (raw: string) => raw,
   },
 ] as const satisfies readonly Setting<keyof Config>[];
 

@@ -13,11 +13,12 @@ import { CHANNELS } from './domain/account.ts';
 import type { InboundListener } from './events/inbound-listener.ts';
 import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './events/dispatcher.ts';
 import { buildApp } from './http/app.ts';
-import { unexpectedErrorTally } from './http/failed-request.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
+import { createMetrics, type Metrics } from './metrics/registry.ts';
 import { openStore, type OpenedStore } from './store/dialect.ts';
+import { readQueueDepths } from './store/queue-depth.ts';
 import { groupCommitter, transactionPerWork } from './store/group-commit.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
@@ -39,6 +40,8 @@ export interface ServiceOptions {
   /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
   readonly imports?: boolean;
   readonly importOptions?: Partial<ImportRunnerOptions>;
+  /** The built web application served at /app (default web/dist of this tree). */
+  readonly webRoot?: string;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */
@@ -57,8 +60,8 @@ export interface RoleService {
   readonly adminToken: AdminTokenCheck;
   /** The bound port of the inbound SMTP listener (bounces, complaints); undefined when it is off. */
   readonly inboundSmtpPort: number | undefined;
-  /** Exceptions that reached an HTTP route so far (each logged at error with its request id). */
-  readonly unexpectedErrors: { readonly total: number };
+  /** The process's metrics; main.ts serves them on HERALD_METRICS_PORT (src/metrics/server.ts). */
+  readonly metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -79,14 +82,18 @@ export async function openAppDeps(
   options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void } = {},
 ): Promise<{ store: OpenedStore; deps: KeyDeps }> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const metrics = createMetrics();
+  const clock = options.clock ?? Date.now;
+  metrics.readQueuesWith(() => readQueueDepths(store.db, clock()));
   try {
     await migrateToLatest(store.db);
     const signingSecret = await loadSigningSecret(store.db);
     const deps: KeyDeps = {
       db: store.db,
       // One writer (embedded SQLite): concurrent sends share one durable commit.
-      commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256, ...(store.direct ? { direct: store.direct } : {}) }) : transactionPerWork(store.db),
-      clock: options.clock ?? Date.now,
+      commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256, onBatch: metrics.commitBatchObserved, ...(store.direct ? { direct: store.direct } : {}) }) : transactionPerWork(store.db),
+      clock,
+      metrics,
       // One source per process: its ids increase strictly, whoever asks.
       newId: uuidv7Source(),
       signingSecret,
@@ -166,7 +173,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     closeTransports = built.close;
     worker = new OutboxWorker(
       {
-        db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, logger: workerLogger,
+        db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, logger: workerLogger, metrics: deps.metrics,
         // Claims and outcomes share the accepts' committer: on SQLite one fsync per batch, not per message.
         commit: deps.commit,
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
@@ -179,7 +186,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   }
   if (parts.webhooks) {
     webhooks = new WebhookDispatcher(
-      { db: store.db, commit: deps.commit, clock, newId: deps.newId, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate },
+      { db: store.db, commit: deps.commit, clock, newId: deps.newId, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate, metrics: deps.metrics },
       { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: `webhooks-${randomUUID()}`, ...options.webhookOptions },
     );
   }
@@ -189,7 +196,6 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   }
 
   const rateLimit = await configuredRateLimiter(config, workerLogger, options.rateLimiter);
-  const unexpectedErrors = unexpectedErrorTally();
   const http = await buildApp({
     app: deps,
     adminToken,
@@ -201,7 +207,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     whatsappWebhook: { appSecret: config.whatsappAppSecret, verifyToken: config.whatsappVerifyToken },
     checkWebhookUrl: (url) => checkPostTarget(url, { allowPrivate: config.fetchAllowPrivate, timeoutMs: WEBHOOK_URL_CHECK_MS }),
     healthOnly: !parts.api,
-    unexpectedErrors,
+    ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set.
   const inbound = parts.inboundSmtp ? await startInboundSmtp(config, deps, workerLogger) : undefined;
@@ -226,7 +232,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
   }
   return {
-    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, store, deps, adminToken, inboundSmtpPort: inbound?.port, unexpectedErrors,
+    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, store, deps, adminToken, inboundSmtpPort: inbound?.port, metrics: deps.metrics,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();

@@ -35,6 +35,8 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     role: 'all',
     outboxLeaseSeconds: 300,
     logLevel: 'info',
+    metricsPort: undefined,
+    metricsHost: '127.0.0.1',
   });
 });
 

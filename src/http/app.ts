@@ -26,8 +26,9 @@ import { segmentRoutes } from './routes/segments.ts';
 import { contactImportRoutes } from './routes/contact-imports.ts';
 import { sendRejection } from './wire-errors.ts';
 import { useBoundedJsonParser } from './json-body.ts';
-import { addRequestIdHeader, answerClientError, failedRequestHandler, requestIdOf, type UnexpectedErrorCounter } from './failed-request.ts';
+import { addRequestIdHeader, answerClientError, failedRequestHandler, requestIdOf } from './failed-request.ts';
 import { eventWebhooks } from './schemas.ts';
+import { webAppRoutes } from './web-app.ts';
 
 export interface HttpDeps {
   readonly app: KeyDeps;
@@ -44,8 +45,8 @@ export interface HttpDeps {
   readonly checkWebhookUrl: WebhookUrlCheck;
   /** A worker process: only /healthz and /readyz, for orchestrators' health checks. */
   readonly healthOnly?: boolean;
-  /** Counts exceptions that reached a route (each a bug, logged with its request id). */
-  readonly unexpectedErrors: UnexpectedErrorCounter;
+  /** The built web application served at /app; absent: web/dist of this tree. */
+  readonly webRoot?: string;
 }
 
 const trustHops = (hops: number) => (_address: string, hop: number): boolean => hop < hops;
@@ -92,7 +93,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }
 
-  app.setErrorHandler(failedRequestHandler(deps.unexpectedErrors));
+  app.setErrorHandler(failedRequestHandler(deps.app.metrics));
   app.setNotFoundHandler((_request, reply) => sendRejection(reply, { code: 'notFound' }));
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -110,7 +111,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   await app.register(async (v1) => {
     v1.addHook('onRoute', declareRouteAccess);
-    v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter, unexpectedErrors: deps.unexpectedErrors }));
+    v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter }));
     v1.addHook('onRequest', routeAccessHook);
     sendRoutes(v1, deps.app);
     messageRoutes(v1, deps.app);
@@ -129,6 +130,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(async (subscriber) => consentRoutes(subscriber, deps));
   await app.register(async (admin) => adminRoutes(admin, deps));
   await app.register(async (open) => jwksRoutes(open, deps.app));
+  await app.register(async (web) => webAppRoutes(web, deps.webRoot));
 
   return app;
 }

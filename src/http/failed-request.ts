@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RejectionError } from '../domain/result.ts';
+import type { Metrics } from '../metrics/registry.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
 
@@ -13,19 +14,8 @@ import { sendRejection } from './wire-errors.ts';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
-/** Counts exceptions that reached a route; the metrics registry exposes the count. */
-export interface UnexpectedErrorCounter {
-  unexpectedError(): void;
-}
-
-/** A counter of its own, for a process whose metrics registry does not read one in. */
-export function unexpectedErrorTally(): UnexpectedErrorCounter & { readonly total: number } {
-  let total = 0;
-  return {
-    unexpectedError: () => void total++,
-    get total() { return total; },
-  };
-}
+/** Where an exception that reached a route is counted (herald_unexpected_errors_total{source="request"}). */
+export type UnexpectedErrorCounter = Pick<Metrics, 'unexpectedError'>;
 
 // A caller's own id (a proxy's or a client's) is kept when it is short and plain, so
 // both sides can quote the same one; anything else could forge or flood log lines.
@@ -42,7 +32,7 @@ const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemp
 
 /** Logs and counts an exception that reached a route (a bug), with the request's id. */
 export function reportUnexpected(request: FastifyRequest, counter: UnexpectedErrorCounter, error: unknown, what: string): void {
-  counter.unexpectedError();
+  counter.unexpectedError('request');
   request.log.error({ err: error, requestId: request.id, method: request.method, route: request.routeOptions.url }, what);
 }
 

@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import assert, { AssertionError } from 'node:assert/strict';
 import { sql } from 'kysely';
 import type { Service } from '../../src/service.ts';
-import { captureLog, type CapturedLog } from '../support/captured-log.ts';
+import { captureLog, unexpectedRequestErrors, type CapturedLog } from '../support/captured-log.ts';
 import { fuzzRequests, pick, prng, randomBodies, randomQuery, STRINGS, type FuzzRequest } from '../support/fuzz.ts';
 import { ADMIN_TOKEN, emailBody, openAccount, startService, type TestAccount } from '../support/service.ts';
 
@@ -125,5 +125,5 @@ test('the fuzz check fails when the store throws, though every answer is a 400',
       return true;
     },
   );
-  assert.equal(service.unexpectedErrors.total, 1);
+  assert.equal(await unexpectedRequestErrors(service), 1);
 });

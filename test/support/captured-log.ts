@@ -2,6 +2,7 @@
 // not only on what it answered: an exception a route swallowed into a 4xx is still a bug.
 import assert from 'node:assert/strict';
 import pino, { type Logger } from 'pino';
+import type { Service } from '../../src/service.ts';
 
 export interface LogLine {
   readonly level: number;
@@ -37,4 +38,10 @@ export function describeErrors(errors: readonly LogLine[]): string {
 export function assertNoErrorLogged(log: CapturedLog, context: string, from = 0): void {
   const errors = log.lines.slice(from).filter((line) => line.level >= ERROR_LEVEL);
   assert.equal(errors.length, 0, `${context}: the service logged ${errors.length} error(s):\n${describeErrors(errors)}`);
+}
+
+/** herald_unexpected_errors_total{source="request"} as the service's metrics show it now (0 before the first). */
+export async function unexpectedRequestErrors(service: Pick<Service, 'metrics'>): Promise<number> {
+  const line = (await service.metrics.scrape()).split('\n').find((l) => l.startsWith('herald_unexpected_errors_total{source="request"} '));
+  return line === undefined ? 0 : Number(line.split(' ')[1]);
 }

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateApiKey, type KeyDeps } from '../../app/api-keys.ts';
 import type { Account } from '../../domain/account.ts';
 import { isIpAllowed, parseAllowList, type AllowList } from '../../domain/ip-allow-list.ts';
-import { reportUnexpected, type UnexpectedErrorCounter } from '../failed-request.ts';
+import { reportUnexpected } from '../failed-request.ts';
 import { refuseBeforeBody } from '../wire-errors.ts';
 import { rateLimitHeaders, type AccountRateLimiter } from './rate-limit.ts';
 
@@ -31,7 +31,7 @@ function allowListOf(account: Account): AllowList {
  * `request.caller`; routeAccessHook, next, checks the route's scope. Every refusal
  * closes the connection (refuseBeforeBody).
  */
-export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimiter; unexpectedErrors: UnexpectedErrorCounter }) {
+export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimiter }) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '' || /^Bearer\s*$/i.test(header.trim())) {
@@ -44,7 +44,7 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
     try {
       authentication = await authenticateApiKey(deps.keys, token);
     } catch (error) {
-      reportUnexpected(request, deps.unexpectedErrors, error, 'key store failed during authentication');
+      reportUnexpected(request, deps.keys.metrics, error, 'key store failed during authentication');
       return void refuseBeforeBody(reply, { code: 'authInternal' });
     }
     if (authentication.kind === 'invalid') return void refuseBeforeBody(reply, { code: 'invalidApiKey' });
@@ -54,7 +54,7 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
     try {
       allowed = isIpAllowed(allowListOf(account), request.ip);
     } catch (error) {
-      reportUnexpected(request, deps.unexpectedErrors, error, 'allow-list check failed');
+      reportUnexpected(request, deps.keys.metrics, error, 'allow-list check failed');
       return void refuseBeforeBody(reply, { code: 'authInternal' });
     }
     if (!allowed) return void refuseBeforeBody(reply, { code: 'ipNotAllowed' });

@@ -93,7 +93,7 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
       if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return sendRejection(reply, { code: 'notFound' });
     } catch (error) {
       // The image is served all the same: the reader's client must not show a broken image.
-      reportUnexpected(request, deps.unexpectedErrors, error, 'open not recorded');
+      reportUnexpected(request, deps.app.metrics, error, 'open not recorded');
     }
     return reply.code(200).header('content-type', 'image/gif').send(PIXEL);
   });
@@ -110,7 +110,7 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
       if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return invalidLinkPage(reply);
     } catch (error) {
       // The person's link works all the same; only the event is missing.
-      reportUnexpected(request, deps.unexpectedErrors, error, 'click not recorded');
+      reportUnexpected(request, deps.app.metrics, error, 'click not recorded');
     }
     // The URL parser's form is plain ASCII (punycode, percent-encoding): a valid Location.
     return reply.code(302).header('location', new URL(claims.url).href).send();

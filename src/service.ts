@@ -41,6 +41,8 @@ export interface ServiceOptions {
   /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
   readonly imports?: boolean;
   readonly importOptions?: Partial<ImportRunnerOptions>;
+  /** The built web application served at /app (default web/dist of this tree). */
+  readonly webRoot?: string;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */
@@ -222,6 +224,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     // A process that delivers is not ready while its delivery loop stands still.
     readiness: () => (options.worker === false || worker === undefined ? undefined : deliveryLoopStalled(worker, clock(), workerOptions.pollMs)),
     timeouts: { headersMs: config.httpHeadersTimeoutMs, requestMs: config.httpRequestTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
+    ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set.
   const inbound = parts.inboundSmtp ? await startInboundSmtp(config, deps, workerLogger) : undefined;

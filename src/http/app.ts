@@ -29,6 +29,7 @@ import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
 import { eventWebhooks } from './schemas.ts';
 import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
+import { webAppRoutes } from './web-app.ts';
 
 export interface HttpDeps {
   readonly app: KeyDeps;
@@ -49,6 +50,8 @@ export interface HttpDeps {
   readonly readiness?: ReadinessCheck;
   /** Headers, whole-request and keep-alive time-outs (HERALD_HTTP_*). */
   readonly timeouts: HttpTimeouts;
+  /** The built web application served at /app; absent: web/dist of this tree. */
+  readonly webRoot?: string;
 }
 
 const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage', '/v1/whatsapp/sendMessage']);
@@ -143,6 +146,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(async (subscriber) => consentRoutes(subscriber, deps));
   await app.register(async (admin) => adminRoutes(admin, deps));
   await app.register(async (open) => jwksRoutes(open, deps.app));
+  await app.register(async (web) => webAppRoutes(web, deps.webRoot));
 
   return app;
 }

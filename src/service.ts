@@ -16,6 +16,7 @@ import { buildApp } from './http/app.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
+import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
 import { openStore, type OpenedStore } from './store/dialect.ts';
 import { readQueueDepths } from './store/queue-depth.ts';
@@ -146,12 +147,24 @@ async function startInboundSmtp(config: Config, deps: KeyDeps, logger: Logger): 
   return startConfiguredInboundListener(config, deps, logger);
 }
 
+// The loop turns at least once per poll; this many polls without a turn is a stuck or stopped loop.
+const STALLED_AFTER_POLLS = 10;
+
+/** Why /readyz should fail for this worker, or undefined while its loop turns. */
+export function deliveryLoopStalled(worker: OutboxWorker, now: number, pollMs: number): string | undefined {
+  const last = worker.lastTurnAt();
+  const limitMs = STALLED_AFTER_POLLS * pollMs;
+  if (last === undefined) return 'the outbox delivery loop has not started';
+  if (now - last > limitMs) return `the outbox delivery loop has not run for ${Math.round((now - last) / 1000)} s (limit ${limitMs / 1000} s)`;
+  return undefined;
+}
+
 /**
  * Wires config → store → use cases → what the role runs (src/roles.ts): HTTP, the
  * outbox worker, the webhook dispatcher, the inbound SMTP listener. main.ts calls this.
  */
 export async function createRoleService(config: Config, options: ServiceOptions = {}): Promise<RoleService> {
-  const logger = options.logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
+  const logger = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
   const clock = options.clock ?? Date.now;
   let worker: OutboxWorker | undefined;
   let webhooks: WebhookDispatcher | undefined;
@@ -168,6 +181,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   // Delivery belongs to `all` and `worker`: an API process opens no SMTP pool, SMPP
   // session or Cloud API client, and posts no webhooks.
   let closeTransports = async (): Promise<void> => {};
+  const workerOptions: WorkerOptions = { ...DEFAULT_WORKER_OPTIONS, leaseMs: config.outboxLeaseSeconds * 1000, owner: `worker-${randomUUID()}`, ...options.workerOptions };
   if (parts.delivery) {
     const built = await buildTransports(config, deps, workerLogger);
     closeTransports = built.close;
@@ -181,7 +195,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
         // Only outcomes whose events queued a webhook delivery wake the dispatcher.
         onWebhookQueued: () => webhooks?.wake(),
       },
-      { ...DEFAULT_WORKER_OPTIONS, leaseMs: config.outboxLeaseSeconds * 1000, owner: `worker-${randomUUID()}`, ...options.workerOptions },
+      workerOptions,
     );
   }
   if (parts.webhooks) {
@@ -207,6 +221,9 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     whatsappWebhook: { appSecret: config.whatsappAppSecret, verifyToken: config.whatsappVerifyToken },
     checkWebhookUrl: (url) => checkPostTarget(url, { allowPrivate: config.fetchAllowPrivate, timeoutMs: WEBHOOK_URL_CHECK_MS }),
     healthOnly: !parts.api,
+    // A process that delivers is not ready while its delivery loop stands still.
+    readiness: () => (options.worker === false || worker === undefined ? undefined : deliveryLoopStalled(worker, clock(), workerOptions.pollMs)),
+    timeouts: { headersMs: config.httpHeadersTimeoutMs, requestMs: config.httpRequestTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set.

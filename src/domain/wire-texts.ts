@@ -73,10 +73,6 @@ export const WIRE_TEXTS = {
   invalidUtf8: 'Invalid request, the body is not valid UTF-8',
   jsonTooDeep: 'Invalid request, the JSON body is nested more than 64 levels deep',
   jsonTooManyElements: 'Invalid request, the JSON body has more than 100000 values',
-  // Requests Node's HTTP parser refuses before any route sees them (http/failed-request.ts)
-  malformedHttp: 'Malformed HTTP request',
-  requestTimeout: 'Request timed out',
-  headersTooLarge: 'Request headers are too large',
   // /v1/webhooks: a test event or a retry while the account has nowhere to post, 409
   webhookUrlMissing: 'No webhook URL is set',
 
@@ -89,6 +85,11 @@ export const WIRE_TEXTS = {
   importNoEmailColumn: 'The CSV header has no email column',
   importNotArray: 'A JSON import must be an array of contacts',
   importMediaType: 'Unsupported Media Type, send text/csv or application/json',
+
+  // Answered on the connection before any route sees the request (http/client-connections.ts)
+  requestTimedOut: 'Request timed out',
+  headersTooLarge: 'Request header fields too large',
+  malformedRequest: 'Invalid request, malformed HTTP',
 } as const;
 
 export type WireCode = keyof typeof WIRE_TEXTS;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RejectionError } from '../domain/result.ts';
 import type { Metrics } from '../metrics/registry.ts';
@@ -66,28 +65,4 @@ export function addRequestIdHeader(app: FastifyInstance): void {
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
-}
-
-const CLIENT_ERRORS: Readonly<Record<string, { status: string; message: string }>> = {
-  ERR_HTTP_REQUEST_TIMEOUT: { status: '408 Request Timeout', message: WIRE_TEXTS.requestTimeout },
-  HPE_HEADER_OVERFLOW: { status: '431 Request Header Fields Too Large', message: WIRE_TEXTS.headersTooLarge },
-};
-
-/**
- * Fastify's clientErrorHandler: a request Node could not parse or that timed out never
- * reaches a route, yet its answer is JSON in the interface's style with an id too.
- */
-export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const { status, message } = CLIENT_ERRORS[error.code ?? ''] ?? { status: '400 Bad Request', message: WIRE_TEXTS.malformedHttp };
-  const requestId = randomUUID();
-  this.log.debug({ err: error, requestId }, 'client error');
-  if (socket.writable) {
-    const body = JSON.stringify({ message });
-    socket.write(
-      `HTTP/1.1 ${status}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `${REQUEST_ID_HEADER}: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(error);
 }

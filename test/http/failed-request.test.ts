@@ -109,6 +109,6 @@ test('a request Node cannot parse gets a JSON 400 with x-request-id and the conn
   const lines = head.split('\r\n');
   assert.equal(lines[0], 'HTTP/1.1 400 Bad Request');
   assert.match(lines.find((line) => line.startsWith('x-request-id: ')) ?? '', /^x-request-id: [0-9a-f-]{36}$/);
-  assert.ok(lines.includes('Connection: close'));
-  assert.deepStrictEqual(JSON.parse(body ?? ''), { message: 'Malformed HTTP request' });
+  assert.ok(lines.includes('connection: close'));
+  assert.deepStrictEqual(JSON.parse(body ?? ''), { message: 'Invalid request, malformed HTTP' });
 });

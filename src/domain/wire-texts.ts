@@ -80,6 +80,11 @@ export const WIRE_TEXTS = {
   importNoEmailColumn: 'The CSV header has no email column',
   importNotArray: 'A JSON import must be an array of contacts',
   importMediaType: 'Unsupported Media Type, send text/csv or application/json',
+
+  // /v1/campaigns: an action the campaign's status does not allow (409, with `status`),
+  // and a send whose audience holds nobody (400)
+  campaignState: 'The campaign cannot do this in its current status',
+  campaignEmpty: 'The campaign has no recipients',
 } as const;
 
 export type WireCode = keyof typeof WIRE_TEXTS;

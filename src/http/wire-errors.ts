@@ -28,6 +28,7 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   storeUnavailable: { status: 503, shape: 'application' },
   invalidSignature: { status: 401, shape: 'application' },
   webhookUrlMissing: { status: 409, shape: 'application' },
+  campaignState: { status: 409, shape: 'application' },
 };
 
 export interface WireError {
@@ -47,6 +48,7 @@ export function wireError(rejection: Rejection): WireError {
       const body: Record<string, unknown> = { message: text };
       if (rejection.offending) body.error = rejection.offending;
       if (rejection.detail !== undefined) body.detail = rejection.detail;
+      if (rejection.status !== undefined) body.status = rejection.status;
       return { status, body };
     }
   }

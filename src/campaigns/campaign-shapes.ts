@@ -115,3 +115,44 @@ export const ResendSchema = Type.Object({
   send_at: Type.Optional(SendAt),
 }, { additionalProperties: false });
 export type ResendRequest = Static<typeof ResendSchema>;
+
+export const StatsSchema = Type.Object({
+  recipients: Type.Integer({ description: 'Messages made (one per contact, dropped ones included)' }),
+  sent: Type.Integer({ description: 'email.sent events' }),
+  delivered: Type.Integer({ description: 'email.delivered events' }),
+  bounced: Type.Object({ hard: Type.Integer(), soft: Type.Integer() }, { description: 'email.bounced events by bounce_type (soft: any other)' }),
+  failed: Type.Integer({ description: 'email.failed events' }),
+  dropped: Type.Integer({ description: 'email.dropped events (suppressed addresses)' }),
+  opened: Type.Object({
+    unique: Type.Integer({ description: 'Messages with a human open' }),
+    human: Type.Integer({ description: 'email.opened events with machine: false' }),
+    machine: Type.Integer({ description: 'email.opened events with machine: true' }),
+  }),
+  clicked: Type.Object({
+    unique: Type.Integer({ description: 'Messages with a human click' }),
+    human: Type.Integer({ description: 'email.clicked events with machine: false' }),
+    by_url: Type.Array(Type.Object({ url: Type.String(), clicks: Type.Integer() }), { description: 'Every email.clicked event (human and machine) by link, most clicked first, at most 100 links' }),
+  }),
+  unsubscribed: Type.Integer({ description: 'email.unsubscribed events' }),
+  complained: Type.Integer({ description: 'email.complained events' }),
+});
+export type Stats = Static<typeof StatsSchema>;
+
+export const TIMELINE_INTERVALS = ['hour', 'day'] as const;
+export const TimelineQuerySchema = Type.Object({ interval: Type.Optional(literals(TIMELINE_INTERVALS, 'Bucket size; default hour')) }, { additionalProperties: false });
+export const TimelineSchema = Type.Object({
+  interval: literals(TIMELINE_INTERVALS),
+  points: Type.Array(Type.Object({ at: Timestamp, opened: Type.Integer(), clicked: Type.Integer() }), { description: 'Human opens and clicks per bucket, oldest first; buckets without any are left out' }),
+});
+
+export const DEFAULT_RECIPIENT_PAGE = 100;
+export const MAX_RECIPIENT_PAGE = 1000;
+export const RecipientQuerySchema = Type.Object({
+  status: Type.Optional(Type.String({ description: 'Only messages in this status (queued, sending, deferred, sent, delivered, failed, bounced, dropped)' })),
+  cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `1 to ${MAX_RECIPIENT_PAGE}, default ${DEFAULT_RECIPIENT_PAGE}` })),
+}, { additionalProperties: false });
+export const RecipientPageSchema = Type.Object({
+  recipients: Type.Array(Type.Object({ contact_id: Type.String(), email: Type.String(), msgid: Type.String(), status: Type.String(), updated_at: Timestamp })),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});

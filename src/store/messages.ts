@@ -41,6 +41,9 @@ export interface StoredMessage {
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly providerRef: string | null;
+  /** A campaign message's campaign and contact (null on every other message; the contact also once erased). */
+  readonly campaignId: string | null;
+  readonly contactId: string | null;
 }
 
 export interface MessageEvent {
@@ -102,7 +105,7 @@ function toStoredMessage(row: MessageRow): StoredMessage {
   return {
     id: row.id, accountId: row.account_id, sendId: row.send_id, channel: row.channel as Channel, recipient: row.recipient,
     role: row.recipient_role, status: row.status as MessageStatus, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
-    providerRef: row.provider_ref,
+    providerRef: row.provider_ref, campaignId: row.campaign_id, contactId: row.contact_id,
   };
 }
 

@@ -65,6 +65,10 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'POST /v1/campaigns/{campaign_id}/cancel': 'email write',
   'POST /v1/campaigns/{campaign_id}/test': 'email write',
   'POST /v1/campaigns/{campaign_id}/resend': 'email write',
+  'GET /v1/campaigns/{campaign_id}/stats': 'email read',
+  'GET /v1/campaigns/{campaign_id}/stats/timeline': 'email read',
+  'GET /v1/campaigns/{campaign_id}/recipients': 'email read',
+  'GET /v1/campaigns/tags/{name}/stats': 'email read',
 };
 
 const NOT_AUTHORIZED = { message: 'API key not authorized.' };

@@ -14,9 +14,10 @@ export interface CampaignWorld {
   readonly clock: { now: number };
 }
 
-export async function campaignWorld(t: TestContext, options: ServiceOptions & { messagesLeft?: number; env?: Record<string, string> } = {}): Promise<CampaignWorld> {
-  const clock = { now: T0 };
-  const { messagesLeft, env, ...rest } = options;
+/** `start`: the clock's first time (default T0; a webhook receiver checks signatures against the real time). */
+export async function campaignWorld(t: TestContext, options: ServiceOptions & { messagesLeft?: number; env?: Record<string, string>; start?: number } = {}): Promise<CampaignWorld> {
+  const { messagesLeft, env, start, ...rest } = options;
+  const clock = { now: start ?? T0 };
   const service = await startService(t, { clock: () => clock.now, env: { HERALD_PUBLIC_URL: PUBLIC_URL, ...env }, ...rest });
   const account = await openAccount(service, messagesLeft === undefined ? {} : { messagesLeft });
   return { service, account, clock };

@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { KeyDeps } from '../../app/api-keys.ts';
 import { createCampaign, getCampaign, listAccountCampaigns, patchCampaign, quoteCampaign, removeCampaign } from '../../app/campaigns.ts';
 import { moveCampaignTo, resendCampaign, sendCampaign, sendCampaignTest } from '../../app/send-campaign.ts';
+import { campaignStats, campaignTimeline, listCampaignRecipients, tagStats } from '../../app/campaign-stats.ts';
 import {
   CAMPAIGN_STATUSES, CampaignCollectionSchema, CampaignCreateSchema, CampaignPatchSchema, CampaignViewSchema, QuoteSchema, ResendSchema,
-  TestSendSchema, type CampaignStatus,
+  TestSendSchema, type CampaignStatus, StatsSchema, TimelineQuerySchema, TimelineSchema, RecipientQuerySchema, RecipientPageSchema,
 } from '../../campaigns/campaign-shapes.ts';
 import type { Result } from '../../domain/result.ts';
 import { callerOf } from '../route-access.ts';
@@ -109,4 +110,33 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
     },
     config: write,
   }, async (request, reply) => answer(reply, await resendCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body), 201));
+
+  app.get<CampaignParams>('/v1/campaigns/:campaign_id/stats', {
+    schema: { summary: 'The campaign\'s counts, equal to the webhook events of its messages', tags, params, response: { 200: StatsSchema, ...noSuchCampaign, ...audienceErrors } },
+    config: read,
+  }, async (request, reply) => answer(reply, await campaignStats(deps, callerOf(request).account.id, request.params.campaign_id)));
+
+  app.get<CampaignParams & { Querystring: unknown }>('/v1/campaigns/:campaign_id/stats/timeline', {
+    schema: {
+      summary: 'Human opens and clicks over time', tags, params, querystring: TimelineQuerySchema,
+      response: { 200: TimelineSchema, ...invalid, ...noSuchCampaign, ...audienceErrors },
+    },
+    config: read,
+  }, async (request, reply) => answer(reply, await campaignTimeline(deps, callerOf(request).account.id, request.params.campaign_id, request.query)));
+
+  app.get<CampaignParams & { Querystring: unknown }>('/v1/campaigns/:campaign_id/recipients', {
+    schema: {
+      summary: 'Who got what: the campaign\'s messages in contact order, with their msgids', tags, params, querystring: RecipientQuerySchema,
+      response: { 200: RecipientPageSchema, ...invalid, ...noSuchCampaign, ...audienceErrors },
+    },
+    config: read,
+  }, async (request, reply) => answer(reply, await listCampaignRecipients(deps, callerOf(request).account.id, request.params.campaign_id, request.query)));
+
+  app.get<{ Params: { name: string } }>('/v1/campaigns/tags/:name/stats', {
+    schema: {
+      summary: 'The same counts for the POST /v1/email sends that carried `campaign: name`', tags,
+      params: idParams('name', 'The `campaign` field the sends carried'), response: { 200: StatsSchema, ...audienceErrors },
+    },
+    config: read,
+  }, async (request) => tagStats(deps, callerOf(request).account.id, request.params.name));
 }

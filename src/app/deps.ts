@@ -1,5 +1,6 @@
 import type { Db } from '../store/database.ts';
 import type { Committer } from '../store/group-commit.ts';
+import type { Metrics } from '../metrics/registry.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -27,4 +28,6 @@ export interface AppDeps {
   readonly bounceDomain: string;
   /** DNS servers for domain verification (HERALD_DNS_SERVERS); empty: the system resolver. */
   readonly dnsServers: readonly string[];
+  /** The process's Prometheus counters (src/metrics/registry.ts): accepts, outcomes, unexpected errors. */
+  readonly metrics: Metrics;
 }

@@ -77,6 +77,7 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
     }
   });
   if (!committed.ok) return committed;
+  deps.metrics.messagesAccepted('email', billed);
   deps.wakeOutbox();
   // Dropped (suppressed) recipients have their email.dropped event already.
   if (recipients.some((r) => r.dropped === true)) deps.wakeWebhooks?.();

@@ -85,6 +85,11 @@ export const WIRE_TEXTS = {
   // and a send whose audience holds nobody (400)
   campaignState: 'The campaign cannot do this in its current status',
   campaignEmpty: 'The campaign has no recipients',
+
+  // Answered on the connection before any route sees the request (http/client-connections.ts)
+  requestTimedOut: 'Request timed out',
+  headersTooLarge: 'Request header fields too large',
+  malformedRequest: 'Invalid request, malformed HTTP',
 } as const;
 
 export type WireCode = keyof typeof WIRE_TEXTS;

@@ -1,12 +1,13 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { AdminTokenCheck } from '../app/admin-token.ts';
 import type { KeyDeps } from '../app/api-keys.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
 import { apiKeyHook } from './plugins/api-key-auth.ts';
+import { requestLog } from './plugins/request-log.ts';
+import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { declareRouteAccess, routeAccessHook } from './route-access.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
@@ -28,6 +29,8 @@ import { campaignRoutes } from './routes/campaigns.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
 import { eventWebhooks } from './schemas.ts';
+import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
+import { webAppRoutes } from './web-app.ts';
 
 export interface HttpDeps {
   readonly app: KeyDeps;
@@ -44,6 +47,12 @@ export interface HttpDeps {
   readonly checkWebhookUrl: WebhookUrlCheck;
   /** A worker process: only /healthz and /readyz, for orchestrators' health checks. */
   readonly healthOnly?: boolean;
+  /** What /readyz checks beyond the database (a worker's delivery loop). */
+  readonly readiness?: ReadinessCheck;
+  /** Headers, whole-request and keep-alive time-outs (HERALD_HTTP_*). */
+  readonly timeouts: HttpTimeouts;
+  /** The built web application served at /app; absent: web/dist of this tree. */
+  readonly webRoot?: string;
 }
 
 const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage', '/v1/whatsapp/sendMessage']);
@@ -63,7 +72,12 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     onConstructorPoisoning: 'remove',
     // Tracking and unsubscribe tokens travel in the path; a click token carries its URL.
     routerOptions: { maxParamLength: 4096 },
+    ...timeoutOptions(deps.timeouts),
+    clientErrorHandler: clientErrorHandler(deps.app.metrics),
+    // One line per request, with the account, from plugins/request-log.ts instead.
+    logController: new LogController({ disableRequestLogging: true }),
   }) as unknown as FastifyInstance;
+  requestLog(app);
 
   // The interface is JSON only; Fastify's default text/plain parser would hand a
   // string to the use cases, and a 415 says more than "missing parameters".
@@ -108,16 +122,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
   app.setNotFoundHandler((_request, reply) => sendRejection(reply, { code: 'notFound' }));
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
-    try {
-      await sql`select 1`.execute(deps.app.db);
-      return { status: 'ready' };
-    } catch (error) {
-      request.log.warn({ err: error }, 'database not reachable');
-      return sendRejection(reply, { code: 'storeUnavailable' });
-    }
-  });
+  healthRoutes(app, { db: deps.app.db, ...(deps.readiness === undefined ? {} : { readiness: deps.readiness }) });
 
   if (deps.healthOnly === true) return app;
 
@@ -143,6 +148,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(async (subscriber) => consentRoutes(subscriber, deps));
   await app.register(async (admin) => adminRoutes(admin, deps));
   await app.register(async (open) => jwksRoutes(open, deps.app));
+  await app.register(async (web) => webAppRoutes(web, deps.webRoot));
 
   return app;
 }

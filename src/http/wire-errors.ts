@@ -29,6 +29,9 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   invalidSignature: { status: 401, shape: 'application' },
   webhookUrlMissing: { status: 409, shape: 'application' },
   campaignState: { status: 409, shape: 'application' },
+  requestTimedOut: { status: 408, shape: 'application' },
+  headersTooLarge: { status: 431, shape: 'application' },
+  malformedRequest: { status: 400, shape: 'application' },
 };
 
 export interface WireError {

@@ -178,15 +178,27 @@ export interface CertificatesTable {
   message_id: string;
   account_id: string;
   receipt: string; // compact JWS (EdDSA)
-  eml: string; // the exact MIME delivered
+  eml: string; // the exact MIME delivered; '' when layout is set
+  /** JSON layout over the send's mime_pieces (store/mime-layout.ts); null: eml is the whole text. */
+  layout: string | null;
   created_at: number;
 }
 
 export interface CapturesTable {
   message_id: string;
   content_type: string;
+  /** The whole capture; '' when layout is set. */
   body: string;
+  /** JSON layout over the send's mime_pieces (store/mime-layout.ts); null: body is the whole text. */
+  layout: string | null;
   created_at: number;
+}
+
+/** A piece of MIME text that the stored copies of one send share, kept once (store/mime-pieces.ts). */
+export interface MimePiecesTable {
+  send_id: string;
+  sha256: string;
+  body: string;
 }
 
 export interface LedgerTable {
@@ -334,6 +346,7 @@ export interface Database {
   outbox: OutboxTable;
   message_events: MessageEventsTable;
   captures: CapturesTable;
+  mime_pieces: MimePiecesTable;
   ledger: LedgerTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -2,6 +2,7 @@ import { CHANNELS, type Channel } from '../domain/account.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor, MessageRow } from './database.ts';
 import { execute, insertAll, insertRows, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
+import { loadText, storeText } from './mime-pieces.ts';
 import { enqueueWebhookDelivery } from './webhook-deliveries.ts';
 
 export interface NewMessage {
@@ -214,15 +215,22 @@ const markSendingStatement = statementPerCount((messages) => `
   where status in (${placeholders(2, SENDING_PREDECESSORS.length)})
     and id in (${placeholders(2 + SENDING_PREDECESSORS.length, messages)})`);
 
+/**
+ * Stores (or replaces, on a retried delivery) what the capture transport captured. An
+ * email is kept as a layout over pieces its send keeps once (store/mime-pieces.ts), so
+ * copies to many recipients do not each repeat the To header and the bodies.
+ */
 export async function putCapture(db: Executor, capture: { messageId: string; contentType: string; body: string; at: number }): Promise<void> {
+  const stored = await storeText(db, capture.messageId, capture.body);
   await db
     .insertInto('captures')
-    .values({ message_id: capture.messageId, content_type: capture.contentType, body: capture.body, created_at: capture.at })
-    .onConflict((oc) => oc.column('message_id').doUpdateSet({ content_type: capture.contentType, body: capture.body, created_at: capture.at }))
+    .values({ message_id: capture.messageId, content_type: capture.contentType, body: stored.body, layout: stored.layout, created_at: capture.at })
+    .onConflict((oc) => oc.column('message_id').doUpdateSet({ content_type: capture.contentType, body: stored.body, layout: stored.layout, created_at: capture.at }))
     .execute();
 }
 
+/** What was captured, exactly as the capture transport handed it over. */
 export async function findCapture(db: Executor, messageId: string): Promise<{ contentType: string; body: string } | undefined> {
-  const row = await db.selectFrom('captures').select(['content_type', 'body']).where('message_id', '=', messageId).executeTakeFirst();
-  return row && { contentType: row.content_type, body: row.body };
+  const row = await db.selectFrom('captures').select(['content_type', 'body', 'layout']).where('message_id', '=', messageId).executeTakeFirst();
+  return row && { contentType: row.content_type, body: await loadText(db, messageId, row) };
 }

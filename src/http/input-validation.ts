@@ -1,23 +1,14 @@
 import { Kind, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { Rejection } from '../domain/result.ts';
+import { RejectionError } from '../domain/result.ts';
 import { checkBody, checkValue, type DetailStyle } from '../domain/schema-check.ts';
 
 // Fastify's validator compiler for the inputs herald owns: a route whose body or query
 // string schema is a TypeBox schema is checked by domain/schema-check.ts before its
-// handler runs, and its handler receives the value typed as Static<schema>. Plain JSON
-// schemas (the interface's own routes, path parameters) stay documentation: those
+// handler runs (a refusal is a RejectionError, answered by failed-request.ts), and its
+// handler receives the value typed as Static<schema>. Plain JSON schemas (the interface's own routes, path parameters) stay documentation: those
 // routes parse by hand, since the wire texts and their order are the contract.
-
-/** A refused input, carried to the error handler (app.ts), which answers its rejection. */
-export class InputRejection extends Error {
-  readonly rejection: Rejection;
-  constructor(rejection: Rejection) {
-    super(rejection.detail ?? rejection.code);
-    this.rejection = rejection;
-  }
-}
 
 const acceptAsIs = (): boolean => true;
 
@@ -38,14 +29,14 @@ export function inputValidator(style: DetailStyle, parts: readonly ('body' | 'qu
     if (httpPart === 'body') {
       return (data: unknown) => {
         const checked = checkBody(schema, data, style);
-        return checked.ok ? { value: checked.value } : { error: new InputRejection(checked.rejection) };
+        return checked.ok ? { value: checked.value } : { error: new RejectionError(checked.rejection) };
       };
     }
     return (data: unknown) => {
       // Query strings are text: numbers and booleans are read as the schema says, defaults filled in.
       const query = Value.Default(schema, Value.Convert(schema, { ...(data as object) }));
       const checked = checkValue(schema, query, '', style);
-      return checked.ok ? { value: checked.value } : { error: new InputRejection(checked.rejection) };
+      return checked.ok ? { value: checked.value } : { error: new RejectionError(checked.rejection) };
     };
   };
 }

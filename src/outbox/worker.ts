@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Outcome, Transport } from '../channels/channel.ts';
 import { CHANNELS, type Channel } from '../domain/account.ts';
 import type { EmailPayload, Outbound, SmsPayload, WhatsappPayload } from '../domain/outbound.ts';
+import type { Metrics } from '../metrics/registry.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { LeaseLoop } from '../queue/lease-loop.ts';
@@ -27,7 +28,11 @@ export interface WorkerOptions {
 
 export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'owner'> = { batchSize: 64, concurrency: 128, leaseMs: 5 * 60_000, pollMs: 1000 };
 
-type WorkerDeps = CompletionDeps & { capabilities: DialectCapabilities; transports: Transports; logger: Logger };
+type WorkerDeps = CompletionDeps & {
+  capabilities: DialectCapabilities; transports: Transports; logger: Logger;
+  /** Counts outcomes and transports that throw; absent in tests that build a bare worker. */
+  metrics?: Metrics;
+};
 
 /**
  * The outbox's queue on the lease loop (queue/lease-loop.ts, where the modes are
@@ -54,7 +59,7 @@ export class OutboxWorker {
       claim: (channel, limit) => this.#claim(channel, limit),
       deliver: (message) => this.#deliver(message),
       unwritten: () => 0,
-    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, deps.logger);
+    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock });
   }
 
   start(): void {
@@ -64,6 +69,15 @@ export class OutboxWorker {
   /** Rows may be due in `channel` (every channel when none is named). */
   wake(channel?: Channel): void {
     this.#loop.wake(channel);
+  }
+
+  /**
+   * When the loop last began a turn (deps.clock): at least once per poll interval while
+   * it runs, so a value much older than that means it is stuck (a claim that never
+   * returns) or stopped. Undefined before its first turn. /readyz reads it.
+   */
+  lastTurnAt(): number | undefined {
+    return this.#loop.lastTurnAt();
   }
 
   /** Claims nothing more and waits for the deliveries in flight. */
@@ -86,7 +100,12 @@ export class OutboxWorker {
     try {
       const outcome = await this.#send(message);
       const resolution = await recordOutcome(this.#deps, this.#options.owner, message, outcome);
-      this.#deps.logger.debug({ msgid: message.msgid, channel: message.channel, resolution, attempt: message.attempt }, 'delivery attempt');
+      this.#deps.metrics?.deliveryObserved(message.channel, resolution);
+      // One line per attempt at info: what an operator reads when a peer misbehaves.
+      this.#deps.logger.info(
+        { msgid: message.msgid, account: message.accountId, channel: message.channel, status: resolution, attempt: message.attempt, peer: outcome.peer, response: outcome.response },
+        'delivery outcome',
+      );
     } catch (error) {
       // Recording failed (the store is down): the lease expires and the message is retried.
       this.#deps.logger.error({ err: error, msgid: message.msgid }, 'could not record a delivery outcome');
@@ -104,6 +123,7 @@ export class OutboxWorker {
       // A transport that throws has a bug or met something unforeseen; treat it as
       // transient so the message is retried rather than lost, and say why.
       this.#deps.logger.error({ err: error, msgid: message.msgid }, 'transport threw');
+      this.#deps.metrics?.unexpectedError('outbox');
       return { kind: 'deferred', peer: transport.name, response: `internal error: ${error instanceof Error ? error.message : String(error)}` };
     }
   }

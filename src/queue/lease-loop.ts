@@ -64,6 +64,8 @@ export class LeaseLoop<Lane extends string, Job> {
   readonly #queue: LeaseQueue<Lane, Job>;
   readonly #options: LeaseLoopOptions;
   readonly #logger: Logger;
+  readonly #clock: () => number;
+  #lastTurnAt: number | undefined;
   readonly #inFlight: Map<Lane, Set<Promise<void>>>;
   /** Lanes that may have due jobs or unwritten outcomes. */
   readonly #pending = new Set<Lane>();
@@ -73,10 +75,11 @@ export class LeaseLoop<Lane extends string, Job> {
   /** Steps run one at a time (the loop's, drain()'s and stop()'s). */
   #steps: Promise<unknown> = Promise.resolve();
 
-  constructor(queue: LeaseQueue<Lane, Job>, options: LeaseLoopOptions, logger: Logger) {
+  constructor(queue: LeaseQueue<Lane, Job>, options: LeaseLoopOptions, deps: { readonly logger: Logger; readonly clock: () => number }) {
     this.#queue = queue;
     this.#options = options;
-    this.#logger = logger;
+    this.#logger = deps.logger;
+    this.#clock = deps.clock;
     this.#inFlight = new Map(queue.lanes.map((lane) => [lane, new Set()]));
   }
 
@@ -84,6 +87,15 @@ export class LeaseLoop<Lane extends string, Job> {
     if (this.#running) return;
     this.#running = true;
     this.#loop = this.#recoverLeases().then(() => this.#run());
+  }
+
+  /**
+   * When the loop last began a turn (the clock given): at least once per poll interval
+   * while it runs, so a value much older than that means it is stuck (a claim that never
+   * returns) or stopped. Undefined before its first turn.
+   */
+  lastTurnAt(): number | undefined {
+    return this.#lastTurnAt;
   }
 
   /** Something may be due or finished in `lane` (every lane when none is named). */
@@ -125,6 +137,7 @@ export class LeaseLoop<Lane extends string, Job> {
   async #run(): Promise<void> {
     this.wake(); // jobs may be due from before this start
     while (this.#running) {
+      this.#lastTurnAt = this.#clock();
       if (this.#pending.size === 0) await this.#idle();
       if (!this.#running) break;
       await new Promise((resolve) => setImmediate(resolve));

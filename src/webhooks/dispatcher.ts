@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { guardedPost, keepAliveAgents, type GuardedFetchOptions, type KeepAliveAgents, type PostOutcome } from '../channels/guarded-fetch.ts';
 import type { Db } from '../store/database.ts';
+import type { Metrics } from '../metrics/registry.ts';
 import { LeaseLoop } from '../queue/lease-loop.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
@@ -45,6 +46,8 @@ export interface DispatcherDeps {
   readonly allowPrivate: boolean;
   /** Host name resolver of the private-address guard; default: the system's. */
   readonly lookup?: GuardedFetchOptions['lookup'];
+  /** Counts attempts by outcome (herald_webhook_attempts_total); absent in tests that build a bare dispatcher. */
+  readonly metrics?: Metrics;
 }
 
 /** Where and how one account's deliveries are posted, read once per claimed batch. */
@@ -112,7 +115,7 @@ export class WebhookDispatcher {
       claim: (_lane, limit) => this.#step(limit),
       deliver: (job) => this.#deliver(job),
       unwritten: () => this.#unrecorded.length,
-    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, deps.logger);
+    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock });
   }
 
   start(): void {
@@ -162,7 +165,11 @@ export class WebhookDispatcher {
     }
     const lost = records.length - recorded.size;
     if (lost > 0) this.#deps.logger.warn({ lost }, 'webhook leases expired before their outcome was recorded; those deliveries are posted again');
-    for (const record of records) if (recorded.has(record.deliveryId)) this.#logOutcome(record);
+    for (const record of records) {
+      const held = recorded.has(record.deliveryId);
+      this.#deps.metrics?.webhookObserved(!held ? 'lease-lost' : record.next.status === 'pending' ? 'retry' : record.next.status);
+      if (held) this.#logOutcome(record);
+    }
     if (claimed.length === 0) return [];
     const targets = await this.#targets(claimed, now);
     return claimed.map((delivery) => ({ delivery, target: targets.get(delivery.accountId) ?? { url: null, secrets: [], disabledReason: null } }));
@@ -202,6 +209,7 @@ export class WebhookDispatcher {
     } catch (error) {
       // A bug or an unreadable stored secret: an attempt that failed, retried on the schedule, and said why.
       this.#deps.logger.error({ err: error, delivery: delivery.id }, 'webhook post threw');
+      this.#deps.metrics?.unexpectedError('webhooks');
       outcome = { answered: false, reason: `internal error: ${error instanceof Error ? error.message : String(error)}`, permanent: false };
     }
     const durationMs = Math.round(performance.now() - started);

@@ -33,8 +33,10 @@ export function inputValidator(style: DetailStyle, parts: readonly ('body' | 'qu
       };
     }
     return (data: unknown) => {
-      // Query strings are text: numbers and booleans are read as the schema says, defaults filled in.
-      const query = Value.Default(schema, Value.Convert(schema, { ...(data as object) }));
+      // Query strings are text: an empty parameter (`status=`) is absent, numbers and booleans are read
+      // as the schema says, defaults filled in.
+      const given = Object.entries(data ?? {}).filter(([, value]) => value !== '');
+      const query = Value.Default(schema, Value.Convert(schema, Object.fromEntries(given)));
       const checked = checkValue(schema, query, '', style);
       return checked.ok ? { value: checked.value } : { error: new RejectionError(checked.rejection) };
     };

@@ -4,7 +4,7 @@ import {
 } from '../../app/webhook-deliveries.ts';
 import { getWebhookSettings, putWebhookSettings, rotateWebhookSecretOf } from '../../app/webhook-settings.ts';
 import { EVENT_TYPES } from '../../domain/event-catalogue.ts';
-import { DELIVERY_STATUSES, MAX_DELIVERY_PAGE, DEFAULT_DELIVERY_PAGE } from '../../domain/webhook-delivery-query.ts';
+import { DELIVERY_STATUSES, DeliveryListQuery } from '../../domain/webhook-delivery-query.ts';
 import type { HttpDeps } from '../app.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
@@ -126,18 +126,10 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
     config: { access: { scope: 'webhooks', access: 'write' } },
   }, async (request) => rotateWebhookSecretOf(appDeps, callerOf(request).account.id));
 
-  app.get('/v1/webhooks/deliveries', {
+  app.get<{ Querystring: DeliveryListQuery }>('/v1/webhooks/deliveries', {
     schema: {
       summary: 'The delivery log, newest first, with a cursor', tags,
-      querystring: {
-        type: 'object',
-        properties: {
-          status: { type: 'string', enum: DELIVERY_STATUSES },
-          msgid: { type: 'string', description: 'The deliveries of one message' },
-          cursor: { type: 'string', description: 'next_cursor of the previous page' },
-          limit: { type: 'integer', minimum: 1, maximum: MAX_DELIVERY_PAGE, default: DEFAULT_DELIVERY_PAGE },
-        },
-      },
+      querystring: DeliveryListQuery,
       response: {
         200: { type: 'object', required: ['data', 'next_cursor'], properties: { data: { type: 'array', items: deliverySummary }, next_cursor: { type: ['string', 'null'] } } },
         ...badField, ...errors,

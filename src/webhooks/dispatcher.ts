@@ -230,7 +230,7 @@ export class WebhookDispatcher {
     let host: string | null = null;
     if (record.url !== null && URL.canParse(record.url)) host = new URL(record.url).host;
     this.#deps.logger.info({
-      delivery: record.deliveryId, host, event: record.event, status: record.next.status, statusCode: record.statusCode, attempt: record.attempts,
+      delivery: record.deliveryId, account: record.accountId, host, event: record.event, status: record.next.status, statusCode: record.statusCode, attempt: record.attempts,
       ...(record.next.status === 'pending' ? { nextAttemptAt: new Date(record.next.nextAttemptAt).toISOString() } : {}),
       ...(record.error === null ? {} : { error: record.error }),
     }, 'webhook delivery outcome');

@@ -59,6 +59,37 @@ export function parseEmailRequest(body: unknown): Result<EmailRequest> {
   if (!recipients.ok) return recipients;
   const [to = [], cc = [], bcc = []] = recipients.value;
 
+  const fields = parseEmailContentFields(body);
+  if (!fields.ok) return fields;
+  const { from, replyTo, subject, content } = fields.value;
+  const attachments = parseAttachments(ownField(body, 'attachments'));
+  if (!attachments.ok) return attachments;
+  const sendOptions = parseSendOptions(body, 'email');
+  if (!sendOptions.ok) return sendOptions;
+
+  return ok({
+    to,
+    cc,
+    bcc,
+    from,
+    replyTo,
+    subject,
+    content,
+    attachments: attachments.value,
+    options: sendOptions.value,
+  });
+}
+
+/** The sender, reply address, subject and content of an email, as POST /v1/email checks them (rules 7 on). */
+export interface EmailContentFields {
+  readonly from: NamedAddress;
+  readonly replyTo: NamedAddress;
+  readonly subject: string;
+  readonly content: EmailContent;
+}
+
+/** from, replyTo, subject and body | template_id + variables, in POST /v1/email's order and texts (campaigns share them). */
+export function parseEmailContentFields(body: JsonObject): Result<EmailContentFields> {
   const from = parseFrom(ownField(body, 'from'));
   if (!from.ok) return from;
   const replyTo = parseReplyTo(ownField(body, 'replyTo'));
@@ -70,22 +101,7 @@ export function parseEmailRequest(body: unknown): Result<EmailRequest> {
 
   const content = parseContent(body);
   if (!content.ok) return content;
-  const attachments = parseAttachments(ownField(body, 'attachments'));
-  if (!attachments.ok) return attachments;
-  const sendOptions = parseSendOptions(body, 'email');
-  if (!sendOptions.ok) return sendOptions;
-
-  return ok({
-    to,
-    cc,
-    bcc,
-    from: from.value,
-    replyTo: replyTo.value,
-    subject,
-    content: content.value,
-    attachments: attachments.value,
-    options: sendOptions.value,
-  });
+  return ok({ from: from.value, replyTo: replyTo.value, subject, content: content.value });
 }
 
 const WRONG_STRUCTURE: readonly WireCode[] = ['recipientWrongStructure', 'ccWrongStructure', 'bccWrongStructure'];

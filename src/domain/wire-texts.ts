@@ -86,6 +86,11 @@ export const WIRE_TEXTS = {
   importNotArray: 'A JSON import must be an array of contacts',
   importMediaType: 'Unsupported Media Type, send text/csv or application/json',
 
+  // /v1/campaigns: an action the campaign's status does not allow (409, with `status`),
+  // and a send whose audience holds nobody (400)
+  campaignState: 'The campaign cannot do this in its current status',
+  campaignEmpty: 'The campaign has no recipients',
+
   // Answered on the connection before any route sees the request (http/client-connections.ts)
   requestTimedOut: 'Request timed out',
   headersTooLarge: 'Request header fields too large',

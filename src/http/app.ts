@@ -25,6 +25,7 @@ import { contactRoutes } from './routes/contacts.ts';
 import { consentRoutes } from './routes/consent.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { contactImportRoutes } from './routes/contact-imports.ts';
+import { campaignRoutes } from './routes/campaigns.ts';
 import { sendRejection } from './wire-errors.ts';
 import { useBoundedJsonParser } from './json-body.ts';
 import { addRequestIdHeader, failedRequestHandler, requestIdOf } from './failed-request.ts';
@@ -124,6 +125,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     listRoutes(v1, deps.app);
     contactRoutes(v1, deps.app);
     segmentRoutes(v1, deps.app);
+    campaignRoutes(v1, deps.app);
     await v1.register(async (imports) => contactImportRoutes(imports, deps.app, deps.importBodyLimitBytes));
   });
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));

@@ -6,6 +6,7 @@ import * as events from './migrations/0003-events.ts';
 import * as routeScopes from './migrations/0004-route-scopes.ts';
 import * as mimePieces from './migrations/0006-mime-pieces.ts';
 import * as audience from './migrations/0009-audience.ts';
+import * as campaigns from './migrations/0010-campaigns.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-route-scopes': routeScopes,
   '0006-mime-pieces': mimePieces,
   '0009-audience': audience,
+  '0010-campaigns': campaigns,
 };
 
 /** Every migration's name, in the order they apply. */

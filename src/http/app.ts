@@ -1,12 +1,18 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { AdminTokenCheck } from '../app/admin-token.ts';
-import type { KeyDeps } from '../app/api-keys.ts';
+import type { AuthDeps } from '../app/sessions.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
-import { apiKeyHook } from './plugins/api-key-auth.ts';
+import { v1AuthenticationHook } from './plugins/session-auth.ts';
+import type { SignInThrottle } from './plugins/sign-in-throttle.ts';
+import { meRoutes } from './routes/me.ts';
+import { operatorSessionRoutes } from './routes/admin/operator-session.ts';
+import { signInRoutes } from './routes/sign-in.ts';
+import { userRoutes } from './routes/users.ts';
 import { declareRouteAccess, routeAccessHook } from './route-access.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
@@ -27,10 +33,13 @@ import { contactImportRoutes } from './routes/contact-imports.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
 import { eventWebhooks } from './schemas.ts';
+import { SESSION_COOKIE } from './account-api-schemas.ts';
 
 export interface HttpDeps {
-  readonly app: KeyDeps;
+  readonly app: AuthDeps;
   readonly adminToken: AdminTokenCheck;
+  /** Sign-in attempts slowed per address and per IP. */
+  readonly signInThrottle: SignInThrottle;
   readonly rateLimiter: AccountRateLimiter;
   readonly logger: Logger | false;
   readonly trustProxy: boolean | number | string;
@@ -67,6 +76,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   // The interface is JSON only; Fastify's default text/plain parser would hand a
   // string to the use cases, and a 415 says more than "missing parameters".
   app.removeContentTypeParser('text/plain');
+  // Session cookies (the web application and the operator console): parsed on every request, set by sign-in.
+  await app.register(cookie);
 
   // Schemas are documentation for the wire routes: never reject, never reshape.
   app.setValidatorCompiler(() => () => true);
@@ -77,7 +88,13 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
       openapi: {
         openapi: '3.1.0',
         info: { title: 'herald', version: '1.0.0', description: 'Email, SMS and WhatsApp template messages for prepaid accounts.' },
-        components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, adminToken: { type: 'http', scheme: 'bearer' } } },
+        components: {
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            adminToken: { type: 'http', scheme: 'bearer' },
+            sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The web application\'s session (POST /v1/auth/sign-in); changes also need `X-CSRF-Token`' },
+          },
+        },
         webhooks: eventWebhooks(),
       },
     });
@@ -122,8 +139,10 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   await app.register(async (v1) => {
     v1.addHook('onRoute', declareRouteAccess);
-    v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter }));
+    v1.addHook('onRequest', v1AuthenticationHook({ app: deps.app, rateLimiter: deps.rateLimiter }));
     v1.addHook('onRequest', routeAccessHook);
+    meRoutes(v1, deps.app);
+    userRoutes(v1, deps.app);
     sendRoutes(v1, deps.app);
     messageRoutes(v1, deps.app);
     templateRoutes(v1, deps.app);
@@ -136,6 +155,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     segmentRoutes(v1, deps.app);
     await v1.register(async (imports) => contactImportRoutes(imports, deps.app, deps.importBodyLimitBytes));
   });
+  await app.register(async (signIn) => signInRoutes(signIn, deps));
+  await app.register(async (operatorConsole) => operatorSessionRoutes(operatorConsole, deps));
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));
   await app.register(async (recipient) => trackingRoutes(recipient, deps));
   await app.register(async (subscriber) => consentRoutes(subscriber, deps));

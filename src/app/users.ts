@@ -2,7 +2,7 @@ import type { Role } from '../domain/access.ts';
 import type { Account } from '../domain/account.ts';
 import { parseAddress } from '../domain/email-address.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
-import type { User } from '../domain/user.ts';
+import { INVITATION_PAGE, type User } from '../domain/user.ts';
 import { findAccount } from '../store/accounts.ts';
 import type { Executor } from '../store/database.ts';
 import { endOtherUserSessions, endUserSessions } from '../store/sessions.ts';
@@ -11,6 +11,7 @@ import {
   countActiveOwners, deleteUser, findAccountUser, findUser, findUserByEmail, insertUser, listUsers, setPasswordHash, setUserRole,
 } from '../store/users.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
+import { queueServiceEmail } from './service-email.ts';
 import { hashToken, newToken, type AuthDeps } from './sessions.ts';
 
 // The users of an account (docs/users-and-sessions.md): an operator or an owner
@@ -25,10 +26,20 @@ export interface UserWithSessions {
 
 export interface Invitation {
   readonly user: User;
-  /** The link's token: in the answer to the inviter (and the invitation email) only. */
-  readonly token: string;
+  /** The one-time link (its token after the `#`): in the answer to the inviter and the invitation email only. */
+  readonly url: string;
   readonly expiresAt: number;
 }
+
+const invitationText = (accountName: string, role: string, url: string, expiresAt: number): string => `Hello,
+
+You are invited to the account “${accountName}” on herald, as ${role}.
+Follow this link to choose your password and sign in:
+
+${url}
+
+The link works once, until ${new Date(expiresAt).toISOString()}. If you did not expect this, ignore this email.
+`;
 
 /** The address as stored (lower-cased), or the field's rejection. */
 function userEmail(raw: string): Result<string> {
@@ -64,7 +75,14 @@ export async function inviteUser(deps: AuthDeps, accountId: string, input: { ema
       await insertUserLink(tx, { tokenHash: hashToken(token), userId: user.id, purpose: 'invitation', createdAt: now, expiresAt });
       return user;
     });
-    return ok({ user, token, expiresAt });
+    const url = `${deps.publicUrl}${INVITATION_PAGE}#${token}`;
+    const account = await findAccount(deps.db, accountId);
+    await queueServiceEmail(deps, {
+      to: user.email, kind: 'invitation',
+      subject: `You are invited to ${account?.name ?? 'an account'} on herald`,
+      text: invitationText(account?.name ?? 'an account', user.role, url, expiresAt),
+    });
+    return ok({ user, url, expiresAt });
   } catch (error) {
     if (error instanceof RejectionError) return { ok: false, rejection: error.rejection };
     throw error;

@@ -20,6 +20,13 @@ export interface User {
   readonly lastSignInAt: number | null;
 }
 
+/**
+ * Where the web application's pages for the emailed links live; the one-time token
+ * follows the `#`, which browsers never send to a server.
+ */
+export const INVITATION_PAGE = '/app/invitation';
+export const PASSWORD_RESET_PAGE = '/app/password-reset';
+
 export const isRole = (value: unknown): value is Role => (ROLES as readonly unknown[]).includes(value);
 
 /** The session a browser holds, as the store keeps it (the id the cookie carries is only hashed there). */

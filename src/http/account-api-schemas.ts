@@ -1,8 +1,8 @@
 // The JSON shapes of the account web application's API (issue 12), declared once as
 // TypeBox schemas: the server documents (OpenAPI) and validates request bodies with
 // them, and web/ imports the derived types (`import type { Session } from
-// '../../src/http/account-api-schemas.ts'`). This file imports nothing but TypeBox, so
-// the front end's type check needs nothing else of the server.
+// '../../src/http/account-api-schemas.ts'`). This file imports nothing but TypeBox and
+// the pure domain/user.ts, so the front end's type check needs little else of the server.
 //
 // Wire conventions, as on the rest of /v1: snake_case fields, UTC ISO-8601 times,
 // money as JSON numbers (4 decimals at most), errors `{"message": …}` with `detail`
@@ -14,10 +14,10 @@
 //   invitation:      <HERALD_PUBLIC_URL>/app/invitation#<token>     → POST /v1/auth/invitation {token}, then …/invitation/accept
 //   password reset:  <HERALD_PUBLIC_URL>/app/password-reset#<token> → POST /v1/auth/password-reset/complete {token, password}
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { INVITATION_PAGE, PASSWORD_RESET_PAGE } from '../domain/user.ts';
 
-/** Where the front end's pages for the emailed links live; the token follows the `#`. */
-export const INVITATION_PAGE = '/app/invitation';
-export const PASSWORD_RESET_PAGE = '/app/password-reset';
+/** Where the front end's pages for the emailed links live (declared with the users, in domain/). */
+export { INVITATION_PAGE, PASSWORD_RESET_PAGE };
 
 /** The session cookie of account users, and the operator console's. */
 export const SESSION_COOKIE = 'herald_session';
@@ -311,3 +311,4 @@ export type MessageLogQuery = Static<typeof MessageLogQuery>;
 
 /** Content-Security-Policy of GET /v1/messages/:msgid/preview (the sandboxed iframe's document). */
 export const PREVIEW_CSP = 'default-src \'none\'; img-src data:; style-src \'unsafe-inline\'; frame-ancestors \'self\'; sandbox';
+

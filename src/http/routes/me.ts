@@ -8,7 +8,7 @@ import { ChangePasswordRequest, ErrorBody, Session, TotpCodeRequest, TotpSetup }
 import { clearSessionCookie } from '../plugins/session-cookie.ts';
 import { signedInOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import { sessionBody } from './session-body.ts';
+import { sessionBody } from '../../app/user-view.ts';
 import { passwordRule } from './sign-in.ts';
 
 // The signed-in user's own session and settings (sessionOnly: an API key has no "me").

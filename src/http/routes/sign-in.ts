@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { requestPasswordReset } from '../../app/password-reset.ts';
 import { checkSignIn, signInKeyOf } from '../../app/sign-in.ts';
 import { startUserSession, type AuthDeps } from '../../app/sessions.ts';
 import { findInvitation, setPasswordByLink } from '../../app/users.ts';
@@ -7,12 +8,13 @@ import { reject, type Result } from '../../domain/result.ts';
 import type { User } from '../../domain/user.ts';
 import { WIRE_TEXTS } from '../../domain/wire-texts.ts';
 import {
-  ErrorBody, InvitationRequest, InvitationView, NewPasswordRequest, PASSWORD_MAX, PASSWORD_MIN, Session, SignInRequest, TotpRequiredError,
+  ErrorBody, InvitationRequest, InvitationView, MessageBody, NewPasswordRequest, PASSWORD_MAX, PASSWORD_MIN, PasswordResetRequest, Session,
+  SignInRequest, TotpRequiredError,
 } from '../account-api-schemas.ts';
 import type { SignInThrottle } from '../plugins/sign-in-throttle.ts';
 import { setSessionCookie } from '../plugins/session-cookie.ts';
 import { sendRejection } from '../wire-errors.ts';
-import { sessionBody } from './session-body.ts';
+import { sessionBody } from '../../app/user-view.ts';
 
 // The ways into a session, open to anyone (outside the /v1 authentication hook):
 // sign-in, and the two emailed links (invitation, password reset). Each answers the
@@ -87,6 +89,24 @@ export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; signIn
       response: { 200: Session, 400: ErrorBody, 404: { description: '`This link is invalid, used or expired`', ...ErrorBody } },
     },
   }, async (request, reply) => setPasswordAnswer(request.body, 'invitation', reply));
+
+  app.post('/v1/auth/password-reset', {
+    schema: {
+      summary: 'Ask for a password-reset link by email; the answer is the same whether or not the address has a user', tags,
+      body: PasswordResetRequest,
+      response: { 202: MessageBody, 400: ErrorBody, 429: { description: '`Too many sign-in attempts, try again later`', ...ErrorBody } },
+    },
+  }, async (request, reply) => {
+    const input = checkBody(PasswordResetRequest, request.body);
+    if (!input.ok) return sendRejection(reply, input.rejection);
+    // Counted like failed sign-ins: a flood of reset emails to one address, or from one IP, is slowed the same way.
+    const address = `reset:${signInKeyOf(input.value.email)}`;
+    const wait = await deps.signInThrottle.wait(request.ip, address);
+    if (wait > 0) return sendRejection(reply.header('retry-after', String(Math.ceil(wait / 1000))), { code: 'signInThrottled' });
+    await deps.signInThrottle.failed(request.ip, address);
+    await requestPasswordReset(auth, input.value.email);
+    return reply.code(202).send({ message: WIRE_TEXTS.passwordResetSent });
+  });
 
   app.post('/v1/auth/password-reset/complete', {
     schema: {

@@ -3,14 +3,19 @@ import type { AuthDeps } from '../../app/sessions.ts';
 import { changeUserRole, inviteUser, listAccountUsers, removeUser } from '../../app/users.ts';
 import type { RouteAccess } from '../../domain/access.ts';
 import { checkBody } from '../../domain/schema-check.ts';
-import { ErrorBody, InvitedUser, NewUserRequest, RoleChangeRequest, UserList, UserView } from '../account-api-schemas.ts';
+import { ErrorBody, InvitedUser, NewUserRequest, RoleChangeRequest, Session, UserList, UserView } from '../account-api-schemas.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import { invitedBody, userBody } from './session-body.ts';
+import { invitedBody, userBody, type InvitedUserBody, type SessionBody, type UserBody } from '../../app/user-view.ts';
 
 // The account's users (owners, and keys with the `account` scope): list with who is
 // signed in, invite (the link is in the answer, and emailed when herald has a sender),
 // change a role, remove. Another account's user ids answer 404.
+
+// The use cases' wire bodies are the contract's shapes, both ways (a compile-time check).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameShapes: [Same<SessionBody, Session>, Same<UserBody, UserView>, Same<InvitedUserBody, InvitedUser>] = [true, true, true];
+void sameShapes;
 
 const tags = ['users'];
 const config = { access: { scope: 'account', access: 'owner' } satisfies RouteAccess };
@@ -37,7 +42,7 @@ export function userRoutes(app: FastifyInstance, deps: AuthDeps): void {
     const input = checkBody(NewUserRequest, request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
     const invited = await inviteUser(deps, callerOf(request).account.id, input.value);
-    return invited.ok ? reply.code(201).send(invitedBody(deps.publicUrl, invited.value)) : sendRejection(reply, invited.rejection);
+    return invited.ok ? reply.code(201).send(invitedBody(invited.value)) : sendRejection(reply, invited.rejection);
   });
 
   app.patch<UserParams>('/v1/users/:userId', {

@@ -6,7 +6,7 @@ import { checkBody } from '../../../domain/schema-check.ts';
 import { ErrorBody } from '../../account-api-schemas.ts';
 import { AdminInvitedUser, AdminNewUserRequest, AdminUserList } from '../../operator-api-schemas.ts';
 import { sendRejection } from '../../wire-errors.ts';
-import { invitedBody, userBody } from '../session-body.ts';
+import { invitedBody, userBody } from '../../../app/user-view.ts';
 
 // The users of an account, for the operator: list them, and invite one (how an
 // account gets its first owner; `herald users invite` does the same).
@@ -37,6 +37,6 @@ export function accountUserRoutes(app: FastifyInstance, deps: AuthDeps): void {
     if (!input.ok) return sendRejection(reply, input.rejection);
     if (!(await accountExists(deps, request.params.id))) return sendRejection(reply, { code: 'notFound' });
     const invited = await inviteUser(deps, request.params.id, input.value);
-    return invited.ok ? reply.code(201).send(invitedBody(deps.publicUrl, invited.value)) : sendRejection(reply, invited.rejection);
+    return invited.ok ? reply.code(201).send(invitedBody(invited.value)) : sendRejection(reply, invited.rejection);
   });
 }

@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<(args: readonly string[]) => Promise
   webhooks: async () => (await import('./webhooks.ts')).webhooks,
   audience: async () => (await import('./audience.ts')).audience,
   campaign: async () => (await import('./campaign.ts')).campaign,
+  storage: async () => (await import('./storage.ts')).storage,
 };
 
 const USAGE = `usage: npm run bench [-- <name> [flags]]

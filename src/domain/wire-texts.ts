@@ -68,6 +68,11 @@ export const WIRE_TEXTS = {
   conflict: 'Already exists',
   storeUnavailable: 'Service temporarily unavailable, please try again',
   invalidSignature: 'Invalid signature',
+  // JSON bodies refused by the parser (http/json-body.ts): 415, then 400
+  unsupportedCharset: 'Unsupported charset, send application/json in UTF-8',
+  invalidUtf8: 'Invalid request, the body is not valid UTF-8',
+  jsonTooDeep: 'Invalid request, the JSON body is nested more than 64 levels deep',
+  jsonTooManyElements: 'Invalid request, the JSON body has more than 100000 values',
   // /v1/webhooks: a test event or a retry while the account has nowhere to post, 409
   webhookUrlMissing: 'No webhook URL is set',
 

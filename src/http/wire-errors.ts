@@ -24,6 +24,7 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   conflict: { status: 409, shape: 'application' },
   bodyTooLarge: { status: 413, shape: 'application' },
   unsupportedMediaType: { status: 415, shape: 'application' },
+  unsupportedCharset: { status: 415, shape: 'application' },
   importMediaType: { status: 415, shape: 'application' },
   storeUnavailable: { status: 503, shape: 'application' },
   invalidSignature: { status: 401, shape: 'application' },

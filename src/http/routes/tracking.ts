@@ -4,6 +4,7 @@ import {
 } from '../../app/record-engagement.ts';
 import type { HttpDeps } from '../app.ts';
 import { escapeHtml, invalidLinkPage, recipientPage } from '../recipient-page.ts';
+import { reportUnexpected } from '../failed-request.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 
@@ -100,7 +101,7 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
       if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return sendRejection(reply, { code: 'notFound' });
     } catch (error) {
       // The image is served all the same: the reader's client must not show a broken image.
-      request.log.error({ err: error }, 'open not recorded');
+      reportUnexpected(request, deps.app.metrics, error, 'open not recorded');
     }
     return reply.code(200).header('content-type', 'image/gif').send(PIXEL);
   });
@@ -117,7 +118,7 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
       if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return invalidLinkPage(reply);
     } catch (error) {
       // The person's link works all the same; only the event is missing.
-      request.log.error({ err: error }, 'click not recorded');
+      reportUnexpected(request, deps.app.metrics, error, 'click not recorded');
     }
     // The URL parser's form is plain ASCII (punycode, percent-encoding): a valid Location.
     return reply.code(302).header('location', new URL(claims.url).href).send();

@@ -86,7 +86,9 @@ export async function campaign(args: readonly string[]): Promise<number> {
       defer(() => herald.close());
       const base = `http://127.0.0.1:${herald.ready.port}`;
       const call = async (method: string, path: string, body?: string, type = 'application/json'): Promise<Record<string, unknown>> => {
-        const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${herald.ready.apiKey}`, ...(body === undefined ? {} : { 'content-type': type }) }, ...(body === undefined ? {} : { body }) });
+        const request = () => fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${herald.ready.apiKey}`, ...(body === undefined ? {} : { 'content-type': type }) }, ...(body === undefined ? {} : { body }) });
+        // A read on a pooled connection the server just closed (keep-alive) is asked again once.
+        const res = method === 'GET' ? await request().catch(request) : await request();
         const json = (await res.json()) as Record<string, unknown>;
         if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
         return json;

@@ -72,3 +72,21 @@ test('pausing a paced campaign stops it within the look-ahead; resuming goes on 
   const resumed = all.slice(paused.length);
   for (let i = 1; i < resumed.length; i += 1) assert.ok((resumed[i] ?? 0) - (resumed[i - 1] ?? 0) >= 10, JSON.stringify(all));
 });
+
+test('an unpaced campaign keeps at most its backlog of messages in the outbox, so other sends are not queued behind its whole audience', async (t) => {
+  const w = await campaignWorld(t, { campaignOptions: { batchSize: 5, backlog: 12 } });
+  const list = await makeList(w, 'News');
+  for (let i = 0; i < 30; i += 1) await makeContact(w, `c${i}@example.org`, { lists: [list] });
+  const id = await createCampaign(w, campaignBody([list]));
+  await action(w, id, 'send');
+  await w.service.campaigns?.drain();
+  const made = async () => (await get(w.service, `/v1/campaigns/${id}/recipients?limit=1000`, w.account.apiKey)).json().recipients.length as number;
+  // Batches of 5 while the outbox holds at most 12 - 5 of them: 0, 5, 10, then it waits.
+  assert.equal(await made(), 10);
+  await w.service.worker.drain();
+  w.clock.now += 1000;
+  await w.service.campaigns?.drain();
+  assert.equal(await made(), 20);
+  await runFor(w, 6);
+  assert.deepStrictEqual([await made(), (await get(w.service, `/v1/campaigns/${id}`, w.account.apiKey)).json().status], [30, 'finished']);
+});

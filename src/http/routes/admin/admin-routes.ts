@@ -15,6 +15,7 @@ import type { Result } from '../../../domain/result.ts';
 import type { HttpDeps } from '../../app.ts';
 import { adminAuthHook } from '../../plugins/admin-auth.ts';
 import { domainVerification, senderDomain } from '../domains.ts';
+import { accountUserRoutes } from './account-users.ts';
 import { inboundReportRoutes } from './inbound-reports.ts';
 import { sendRejection } from '../../wire-errors.ts';
 
@@ -100,8 +101,9 @@ function send<T>(reply: FastifyReply, status: number, result: Result<T>): Fastif
 }
 
 export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
-  app.addHook('onRequest', adminAuthHook(deps.adminToken));
+  app.addHook('onRequest', adminAuthHook(deps.adminToken, deps.app));
   inboundReportRoutes(app, deps);
+  accountUserRoutes(app, deps.app);
 
   app.post('/admin/v1/accounts', {
     schema: {

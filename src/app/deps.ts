@@ -1,5 +1,6 @@
 import type { Db } from '../store/database.ts';
 import type { Committer } from '../store/group-commit.ts';
+import type { Metrics } from '../metrics/registry.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -19,10 +20,14 @@ export interface AppDeps {
   readonly wakeWebhooks?: () => void;
   /** Tells the contact import runners that an upload is ready (call after the commit); absent: they find it on their next poll. */
   readonly wakeImports?: () => void;
+  /** Tells the campaign runners that a campaign is due (sent, resumed; call after the commit); absent: their next poll. */
+  readonly wakeCampaigns?: () => void;
   /** Host part of Message-IDs and links (from HERALD_PUBLIC_URL). */
   readonly publicUrl: string;
   /** Domain of VERP envelope senders; its MX receives bounces (HERALD_BOUNCE_DOMAIN, default the public host). */
   readonly bounceDomain: string;
   /** DNS servers for domain verification (HERALD_DNS_SERVERS); empty: the system resolver. */
   readonly dnsServers: readonly string[];
+  /** The process's Prometheus counters (src/metrics/registry.ts): accepts, outcomes, unexpected errors. */
+  readonly metrics: Metrics;
 }

@@ -105,6 +105,7 @@ export function declareRouteAccess(route: RouteOptions): void {
     security: sessionOnly ? [{ sessionCookie: [] }] : securityOf(need),
     'x-herald-scope': need.scope,
     'x-herald-access': need.access,
+    ...(sessionOnly ? { 'x-herald-session-only': true } : {}),
     response: { 401: { description: 'The caller lacks the scope or role (`API key not authorized.`)', ...applicationError }, ...response },
   } as RouteOptions['schema'];
 }

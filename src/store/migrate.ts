@@ -4,8 +4,10 @@ import * as initial from './migrations/0001-initial.ts';
 import * as realDelivery from './migrations/0002-real-delivery.ts';
 import * as events from './migrations/0003-events.ts';
 import * as routeScopes from './migrations/0004-route-scopes.ts';
+import * as mimePieces from './migrations/0006-mime-pieces.ts';
 import * as users from './migrations/0008-users.ts';
 import * as audience from './migrations/0009-audience.ts';
+import * as campaigns from './migrations/0010-campaigns.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -14,8 +16,10 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-real-delivery': realDelivery,
   '0003-events': events,
   '0004-route-scopes': routeScopes,
+  '0006-mime-pieces': mimePieces,
   '0008-users': users,
   '0009-audience': audience,
+  '0010-campaigns': campaigns,
 };
 
 /** Every migration's name, in the order they apply. */
@@ -25,8 +29,8 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** Brings the schema up to date; safe to run from several processes at once (Kysely takes a lock). */
 export async function migrateToLatest(db: Db): Promise<void> {
-  // Numbers are handed out per piece of work and land in any order: a store that has
-  // 0009 already must still take a 0008 that lands later.
+  // Numbers were handed out ahead of time (0009 landed before 0005–0008): a store that
+  // already ran a later one must still take an earlier one that arrives after it.
   const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

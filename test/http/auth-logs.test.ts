@@ -40,7 +40,8 @@ test('the sign-in story writes no secret into any log line', async (t) => {
   secrets.push('the second long password');
   await asUser(world.service, second, 'GET', '/v1/session');
 
-  assert.ok(lines.length > 20, `only ${lines.length} log lines`);
+  // One line per answered request at least (11 requests above).
+  assert.ok(lines.length >= 11, `only ${lines.length} log lines`);
   assert.ok(lines.some((line) => line.includes('/v1/auth/sign-in')), 'requests are logged');
   for (const secret of secrets) {
     const leaking = lines.filter((line) => line.includes(secret));

@@ -53,6 +53,40 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'POST /v1/contacts/imports': 'email write',
   'GET /v1/contacts/imports/{import_id}': 'email read',
   'POST /v1/segments/count': 'email read',
+  'POST /v1/campaigns': 'email write',
+  'GET /v1/campaigns': 'email read',
+  'GET /v1/campaigns/{campaign_id}': 'email read',
+  'PATCH /v1/campaigns/{campaign_id}': 'email write',
+  'DELETE /v1/campaigns/{campaign_id}': 'email write',
+  'GET /v1/campaigns/{campaign_id}/quote': 'email read',
+  'POST /v1/campaigns/{campaign_id}/send': 'email write',
+  'POST /v1/campaigns/{campaign_id}/pause': 'email write',
+  'POST /v1/campaigns/{campaign_id}/resume': 'email write',
+  'POST /v1/campaigns/{campaign_id}/cancel': 'email write',
+  'POST /v1/campaigns/{campaign_id}/test': 'email write',
+  'POST /v1/campaigns/{campaign_id}/resend': 'email write',
+  'GET /v1/campaigns/{campaign_id}/stats': 'email read',
+  'GET /v1/campaigns/{campaign_id}/stats/timeline': 'email read',
+  'GET /v1/campaigns/{campaign_id}/recipients': 'email read',
+  'GET /v1/campaigns/tags/{name}/stats': 'email read',
+  // Users of the account (owners; keys with `account`), and the signed-in user's own session.
+  'GET /v1/users': 'account owner',
+  'POST /v1/users': 'account owner',
+  'PATCH /v1/users/{userId}': 'account owner',
+  'DELETE /v1/users/{userId}': 'account owner',
+  'GET /v1/session': 'account read session-only',
+  'POST /v1/auth/sign-out': 'account read session-only',
+  'POST /v1/me/sign-out-everywhere': 'account read session-only',
+  'POST /v1/me/password': 'account read session-only',
+  'POST /v1/me/totp': 'account read session-only',
+  'POST /v1/me/totp/confirm': 'account read session-only',
+  'DELETE /v1/me/totp': 'account read session-only',
+  // The ways into a session: open to anyone.
+  'POST /v1/auth/sign-in': 'none public',
+  'POST /v1/auth/invitation': 'none public',
+  'POST /v1/auth/invitation/accept': 'none public',
+  'POST /v1/auth/password-reset': 'none public',
+  'POST /v1/auth/password-reset/complete': 'none public',
 };
 
 const NOT_AUTHORIZED = { message: 'API key not authorized.' };
@@ -62,6 +96,8 @@ interface Operation {
   readonly path: string;
   readonly scope: string | undefined;
   readonly access: string | undefined;
+  /** For signed-in users only: every key is refused. */
+  readonly sessionOnly: boolean;
 }
 
 async function operationsOf(service: Service): Promise<Operation[]> {
@@ -69,7 +105,10 @@ async function operationsOf(service: Service): Promise<Operation[]> {
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Record<string, unknown>>>)) {
     for (const [method, operation] of Object.entries(item)) {
-      operations.push({ method: method.toUpperCase(), path, scope: operation['x-herald-scope'] as string | undefined, access: operation['x-herald-access'] as string | undefined });
+      operations.push({
+        method: method.toUpperCase(), path, scope: operation['x-herald-scope'] as string | undefined, access: operation['x-herald-access'] as string | undefined,
+        sessionOnly: operation['x-herald-session-only'] === true,
+      });
     }
   }
   return operations;
@@ -109,23 +148,24 @@ const refused = (res: LightMyRequestResponse): boolean => res.statusCode === 401
 test('every /v1 operation of the OpenAPI document declares the scope and access of the table, and no other operation declares one', async (t) => {
   const service = await startService(t);
   const declared = Object.fromEntries(
-    (await operationsOf(service)).filter((o) => o.scope !== undefined || o.path.startsWith('/v1/')).map((o) => [`${o.method} ${o.path}`, `${o.scope} ${o.access}`]),
+    (await operationsOf(service)).filter((o) => o.scope !== undefined || o.path.startsWith('/v1/'))
+      .map((o) => [`${o.method} ${o.path}`, `${o.scope} ${o.access}${o.sessionOnly ? ' session-only' : ''}`]),
   );
   assert.deepStrictEqual(declared, EXPECTED);
 });
 
 test('every /v1 operation of the OpenAPI document lets a single-scope key through exactly when it holds the declared scope', async (t) => {
   const { service, messages, keys } = await fixture(t);
-  const operations = (await operationsOf(service)).filter((o) => o.scope !== undefined);
+  const operations = (await operationsOf(service)).filter((o) => o.scope !== undefined && o.access !== 'public');
   for (const [channel, msgid] of Object.entries(messages)) {
     const expected: Record<string, Scope[]> = {};
     const actual: Record<string, Scope[]> = {};
     for (const operation of operations) {
       const name = `${operation.method} ${operation.path}`;
       // `channel`: a message route needs the message's own channel; the list, any channel.
-      const pass = (scope: Scope): boolean => operation.scope === 'channel'
+      const pass = (scope: Scope): boolean => !operation.sessionOnly && (operation.scope === 'channel'
         ? (operation.path.includes('{msgid}') ? scope === channel : ['email', 'sms', 'whatsapp'].includes(scope))
-        : scope === operation.scope && (operation.access !== 'owner' || scope === 'account');
+        : scope === operation.scope && (operation.access !== 'owner' || scope === 'account'));
       expected[name] = SCOPES.filter(pass);
       actual[name] = [];
       for (const scope of SCOPES) {

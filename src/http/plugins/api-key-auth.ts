@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateApiKey, type KeyDeps } from '../../app/api-keys.ts';
+import { reportUnexpected } from '../failed-request.ts';
 import { refuseBeforeBody } from '../wire-errors.ts';
 import { admitAccount } from './account-admission.ts';
 import type { AccountRateLimiter } from './rate-limit.ts';
@@ -25,12 +26,12 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
     try {
       authentication = await authenticateApiKey(deps.keys, token);
     } catch (error) {
-      request.log.error({ err: error }, 'key store failed during authentication');
+      reportUnexpected(request, deps.keys.metrics, error, 'key store failed during authentication');
       return void refuseBeforeBody(reply, { code: 'authInternal' });
     }
     if (authentication.kind === 'invalid') return void refuseBeforeBody(reply, { code: 'invalidApiKey' });
     const { account, key } = authentication;
-    if (!(await admitAccount(request, reply, account, deps.rateLimiter))) return;
+    if (!(await admitAccount(request, reply, account, { rateLimiter: deps.rateLimiter, metrics: deps.keys.metrics }))) return;
     request.caller = { account, principal: { kind: 'key', key } };
   };
 }

@@ -235,12 +235,17 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, ...options.campaignOptions });
   }
 
+  // Failed sign-ins are counted in Redis when there is one, so every API process slows the same guesser.
+  // Loaded lazily, as for the rate limiter: ioredis weighs ~20 MB in a process without Redis.
+  const signInRedis = parts.api && config.redisUrl !== undefined
+    ? (await import('./redis-client.ts')).openRedis(config.redisUrl, { logger: workerLogger, name: 'herald-sign-in' })
+    : undefined;
   const rateLimit = await configuredRateLimiter(config, workerLogger, options.rateLimiter);
   const http = await buildApp({
     app: deps,
     adminToken,
     rateLimiter: rateLimit.limiter,
-    signInThrottle: signInThrottle(options.signInLimits ?? DEFAULT_SIGN_IN_LIMITS),
+    signInThrottle: signInThrottle(options.signInLimits ?? DEFAULT_SIGN_IN_LIMITS, signInRedis && { client: signInRedis.client, keyPrefix: config.redisPrefix }),
     logger,
     trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -288,6 +293,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await http.close();
       await inbound?.close();
       await rateLimit.close();
+      await signInRedis?.close();
       for (const stop of stops) await stop();
       await runningImports?.stop();
       await runningCampaigns?.stop();

@@ -44,12 +44,12 @@ export interface ServiceOptions {
   /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
   readonly imports?: boolean;
   readonly importOptions?: Partial<ImportRunnerOptions>;
+  /** Failed sign-ins allowed per address and per IP (tests lower them). */
+  readonly signInLimits?: SignInLimits;
   /** Overrides the campaign runner's defaults; it runs where the import runner does, started when the worker is. */
   readonly campaignOptions?: Partial<CampaignRunnerOptions>;
   /** The built web application served at /app (default web/dist of this tree). */
   readonly webRoot?: string;
-  /** Failed sign-ins allowed per address and per IP (tests lower them). */
-  readonly signInLimits?: SignInLimits;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */
@@ -235,12 +235,17 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, ...options.campaignOptions });
   }
 
+  // Failed sign-ins are counted in Redis when there is one, so every API process slows the same guesser.
+  // Loaded lazily, as for the rate limiter: ioredis weighs ~20 MB in a process without Redis.
+  const signInRedis = parts.api && config.redisUrl !== undefined
+    ? (await import('./redis-client.ts')).openRedis(config.redisUrl, { logger: workerLogger, name: 'herald-sign-in' })
+    : undefined;
   const rateLimit = await configuredRateLimiter(config, workerLogger, options.rateLimiter);
   const http = await buildApp({
     app: deps,
     adminToken,
     rateLimiter: rateLimit.limiter,
-    signInThrottle: signInThrottle(options.signInLimits ?? DEFAULT_SIGN_IN_LIMITS),
+    signInThrottle: signInThrottle(options.signInLimits ?? DEFAULT_SIGN_IN_LIMITS, signInRedis && { client: signInRedis.client, keyPrefix: config.redisPrefix }),
     logger,
     trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -288,6 +293,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await http.close();
       await inbound?.close();
       await rateLimit.close();
+      await signInRedis?.close();
       for (const stop of stops) await stop();
       await runningImports?.stop();
       await runningCampaigns?.stop();

@@ -25,6 +25,7 @@ import { groupCommitter, transactionPerWork } from './store/group-commit.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
 import { DEFAULT_IMPORT_RUNNER_OPTIONS, IMPORTS_WAKE, ImportRunner, type ImportRunnerOptions } from './campaigns/import-runner.ts';
+import { CAMPAIGNS_WAKE, CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS, type CampaignRunnerOptions } from './campaigns/campaign-runner.ts';
 import { partsOf, type Role } from './roles.ts';
 import { buildTransports } from './transports.ts';
 
@@ -42,6 +43,8 @@ export interface ServiceOptions {
   /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
   readonly imports?: boolean;
   readonly importOptions?: Partial<ImportRunnerOptions>;
+  /** Overrides the campaign runner's defaults; it runs where the import runner does, started when the worker is. */
+  readonly campaignOptions?: Partial<CampaignRunnerOptions>;
   /** The built web application served at /app (default web/dist of this tree). */
   readonly webRoot?: string;
 }
@@ -57,6 +60,8 @@ export interface RoleService {
   readonly webhooks: WebhookDispatcher | undefined;
   /** Reads uploaded contact imports (drain() in tests); absent in an `api` process. */
   readonly imports: ImportRunner | undefined;
+  /** Makes campaign messages (drain() in tests); absent in an `api` process. */
+  readonly campaigns: CampaignRunner | undefined;
   readonly store: OpenedStore;
   readonly deps: KeyDeps;
   readonly adminToken: AdminTokenCheck;
@@ -81,7 +86,7 @@ export interface Service extends RoleService {
  */
 export async function openAppDeps(
   config: Config,
-  options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void } = {},
+  options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void; wakeCampaigns?: () => void } = {},
 ): Promise<{ store: OpenedStore; deps: KeyDeps }> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   const metrics = createMetrics();
@@ -118,6 +123,10 @@ export async function openAppDeps(
       wakeImports: () => {
         options.wakeImports?.();
         store.notifier.notify(IMPORTS_WAKE);
+      },
+      wakeCampaigns: () => {
+        options.wakeCampaigns?.();
+        store.notifier.notify(CAMPAIGNS_WAKE);
       },
     };
     return { store, deps };
@@ -173,7 +182,10 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   let worker: OutboxWorker | undefined;
   let webhooks: WebhookDispatcher | undefined;
   let imports: ImportRunner | undefined;
-  const { store, deps } = await openAppDeps(config, { clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake() });
+  let campaigns: CampaignRunner | undefined;
+  const { store, deps } = await openAppDeps(config, {
+    clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake(), wakeCampaigns: () => campaigns?.wake(),
+  });
   const adminToken = await prepareAdminToken(store.db, config.adminToken);
   // Loaded (or created) now, so signing a receipt after a delivery never waits on the store.
   await certificateSigningKey(store.db);
@@ -212,6 +224,9 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   if (parts.imports && options.imports !== false) {
     imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, ...options.importOptions });
   }
+  if (parts.imports) {
+    campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, ...options.campaignOptions });
+  }
 
   const rateLimit = await configuredRateLimiter(config, workerLogger, options.rateLimiter);
   const http = await buildApp({
@@ -244,6 +259,11 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     runningImports.start();
     stops.push(store.notifier.listen(IMPORTS_WAKE, () => runningImports.wake()));
   }
+  const runningCampaigns = campaigns;
+  if (running && runningCampaigns !== undefined) {
+    runningCampaigns.start();
+    stops.push(store.notifier.listen(CAMPAIGNS_WAKE, () => runningCampaigns.wake()));
+  }
   if (running && runningWorker !== undefined) {
     runningWorker.start();
     stops.push(store.notifier.listen(OUTBOX_WAKE, (payload) => runningWorker.wake(CHANNELS.find((channel) => channel === payload))));
@@ -253,7 +273,8 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
   }
   return {
-    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, store, deps, adminToken, inboundSmtpPort: inbound?.port, metrics: deps.metrics,
+    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, store, deps, adminToken,
+    inboundSmtpPort: inbound?.port, metrics: deps.metrics,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();
@@ -261,6 +282,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await rateLimit.close();
       for (const stop of stops) await stop();
       await runningImports?.stop();
+      await runningCampaigns?.stop();
       await runningWorker?.stop();
       await runningWebhooks?.close();
       await closeTransports();

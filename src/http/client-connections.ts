@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
 import type { ClientErrorKind, Metrics } from '../metrics/registry.ts';
+import { REQUEST_ID_HEADER } from './failed-request.ts';
 import { wireError } from './wire-errors.ts';
 
 // What the HTTP server does with a client's connection before any route sees a
@@ -57,7 +59,8 @@ export function clientErrorHandler(metrics: Metrics) {
       const { status, body } = wireError({ code: kind === 'timeout' ? 'requestTimedOut' : kind === 'header-overflow' ? 'headersTooLarge' : 'malformedRequest' });
       const text = JSON.stringify(body);
       socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
+          `${REQUEST_ID_HEADER}: ${randomUUID()}\r\nconnection: close\r\n\r\n${text}`,
       );
     }
     socket.destroy();

@@ -18,6 +18,7 @@ import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/r
 import { DEFAULT_SIGN_IN_LIMITS, signInThrottle, type SignInLimits } from './http/plugins/sign-in-throttle.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
+import { listenOrExplain, openOrExplain } from './startup-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
 import { openStore, type OpenedStore } from './store/dialect.ts';
@@ -96,6 +97,7 @@ export async function openAppDeps(
   const clock = options.clock ?? Date.now;
   metrics.readQueuesWith(() => readQueueDepths(store.db, clock()));
   try {
+    await openOrExplain(store.db, config.databaseUrl);
     await migrateToLatest(store.db);
     const signingSecret = await loadSigningSecret(store.db);
     const deps: AuthDeps = {
@@ -164,7 +166,9 @@ async function startInboundSmtp(config: Config, deps: AuthDeps, logger: Logger):
   if (config.inboundSmtpPort === undefined) return undefined;
   // Loaded lazily: smtp-server and mailparser add ~40 MB resident to a process that takes no mail.
   const { startConfiguredInboundListener } = await import('./inbound/listener.ts');
-  return startConfiguredInboundListener(config, deps, logger);
+  const port = config.inboundSmtpPort;
+  return listenOrExplain({ portVariable: 'HERALD_INBOUND_SMTP_PORT', hostVariable: 'HERALD_INBOUND_SMTP_HOST', port, host: config.inboundSmtpHost }, () =>
+    startConfiguredInboundListener(config, deps, logger));
 }
 
 // The loop turns at least once per poll; this many polls without a turn is a stuck or stopped loop.

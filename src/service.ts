@@ -11,8 +11,8 @@ import { uuidv7Source } from './app/uuidv7-source.ts';
 import { checkPostTarget } from './channels/guarded-fetch.ts';
 import type { Config } from './config.ts';
 import { CHANNELS } from './domain/account.ts';
-import type { InboundListener } from './events/inbound-listener.ts';
-import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './events/dispatcher.ts';
+import type { InboundListener } from './inbound/listener.ts';
+import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 import { buildApp } from './http/app.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
 import { DEFAULT_SIGN_IN_LIMITS, signInThrottle, type SignInLimits } from './http/plugins/sign-in-throttle.ts';
@@ -44,12 +44,12 @@ export interface ServiceOptions {
   /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
   readonly imports?: boolean;
   readonly importOptions?: Partial<ImportRunnerOptions>;
-  /** Failed sign-ins allowed per address and per IP (tests lower them). */
-  readonly signInLimits?: SignInLimits;
   /** Overrides the campaign runner's defaults; it runs where the import runner does, started when the worker is. */
   readonly campaignOptions?: Partial<CampaignRunnerOptions>;
   /** The built web application served at /app (default web/dist of this tree). */
   readonly webRoot?: string;
+  /** Failed sign-ins allowed per address and per IP (tests lower them). */
+  readonly signInLimits?: SignInLimits;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */
@@ -163,7 +163,7 @@ export async function createService(config: Config, options: Omit<ServiceOptions
 async function startInboundSmtp(config: Config, deps: AuthDeps, logger: Logger): Promise<InboundListener | undefined> {
   if (config.inboundSmtpPort === undefined) return undefined;
   // Loaded lazily: smtp-server and mailparser add ~40 MB resident to a process that takes no mail.
-  const { startConfiguredInboundListener } = await import('./events/inbound-listener.ts');
+  const { startConfiguredInboundListener } = await import('./inbound/listener.ts');
   return startConfiguredInboundListener(config, deps, logger);
 }
 

@@ -176,35 +176,49 @@ const CASES: readonly HostileCase[] = [
   hostile('a template of 100,000 placeholders under 1 MB', () => post('/v1/email/templates', JSON.stringify({ name: 'many', html: '{{a}}'.repeat(100_000) })), undefined, LIMITS),
 ];
 
-for (const hostileCase of CASES) {
-  if (hostileCase.owner !== undefined) {
-    test(hostileCase.name, { todo: `its limit comes with ${hostileCase.owner}, not on main yet` });
-    continue;
-  }
-  test(`${hostileCase.name}: its 4xx within 1 s, nothing logged at error, /healthz within 100 ms`, async () => {
-    const tries: string[] = [];
-    for (let attempt = 1; attempt <= TIME_TRIES; attempt++) {
-      const request = hostileCase.request();
-      const errorsBefore = herald.errorLines().length;
-      const from = Date.now();
-      const answer = await call(request.method, request.path, request.body, request.headers);
-      const elapsed = Date.now() - from;
-      // What is answered and logged must hold on every try; only the clock gets another chance.
-      await (hostileCase.expect ?? expectClientError)(answer);
-      const health = await probe.worstSince(from);
-      assert.ok(health.probes > 0, 'no health probe ran');
-      assert.equal(health.failed, 0);
-      // A log line reaches the pipe after the answer has gone out; give it a moment.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.deepStrictEqual(herald.errorLines().slice(errorsBefore), []);
-      tries.push(`answered in ${elapsed} ms, /healthz within ${health.maxMs} ms (${health.probes} probes)`);
-      if (elapsed < ANSWER_MS && health.maxMs < HEALTH_MS) return;
-    }
-    assert.fail(`never within ${ANSWER_MS} ms and /healthz ${HEALTH_MS} ms in ${TIME_TRIES} tries: ${tries.join('; ')}`);
-  });
+/** Registers a test, or a todo without a body while `owner`'s fix is not on main. */
+function hostileTest(name: string, owner: string | undefined, body: () => Promise<void>): void {
+  if (owner === undefined) test(name, body);
+  else test(name, { todo: `its limit comes with ${owner}, not on main yet` });
 }
 
-test('40 template sends with distinct 5 MB subjects', { todo: `its limit comes with ${LIMITS}, not on main yet` });
+/**
+ * Sends the request, checks its answer and the log on every try, and returns once one
+ * try was answered within 1 s while /healthz answered within 100 ms.
+ */
+async function checkCase(hostileCase: Omit<HostileCase, 'name' | 'owner'>): Promise<void> {
+  const tries: string[] = [];
+  for (let attempt = 1; attempt <= TIME_TRIES; attempt++) {
+    const request = hostileCase.request();
+    const errorsBefore = herald.errorLines().length;
+    const from = Date.now();
+    const answer = await call(request.method, request.path, request.body, request.headers);
+    const elapsed = Date.now() - from;
+    // What is answered and logged must hold on every try; only the clock gets another chance.
+    await (hostileCase.expect ?? expectClientError)(answer);
+    const health = await probe.worstSince(from);
+    assert.ok(health.probes > 0, 'no health probe ran');
+    assert.equal(health.failed, 0);
+    // A log line reaches the pipe after the answer has gone out; give it a moment.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepStrictEqual(herald.errorLines().slice(errorsBefore), []);
+    tries.push(`answered in ${elapsed} ms, /healthz within ${health.maxMs} ms (${health.probes} probes)`);
+    if (elapsed < ANSWER_MS && health.maxMs < HEALTH_MS) return;
+  }
+  assert.fail(`never within ${ANSWER_MS} ms and /healthz ${HEALTH_MS} ms in ${TIME_TRIES} tries: ${tries.join('; ')}`);
+}
+
+for (const hostileCase of CASES) {
+  hostileTest(`${hostileCase.name}: its 4xx within 1 s, nothing logged at error, /healthz within 100 ms`, hostileCase.owner, () => checkCase(hostileCase));
+}
+
+hostileTest('40 template sends with distinct 5 MB subjects: each its 4xx within 1 s, /healthz within 100 ms', LIMITS, async () => {
+  for (let i = 0; i < 40; i++) {
+    // Distinct from the first bytes, so no cache could answer one from another.
+    await checkCase({ request: () => post('/v1/email', templateEmail(`${i} {{a}} ${'y'.repeat(5_000_000)}`)) });
+  }
+});
+
 
 test('a bare CR in a body is sent as CRLF: 200 within 1 s, and the captured MIME has no bare CR', async () => {
   const errorsBefore = herald.errorLines().length;

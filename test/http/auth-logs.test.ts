@@ -40,9 +40,10 @@ test('the sign-in story writes no secret into any log line', async (t) => {
   secrets.push('the second long password');
   await asUser(world.service, second, 'GET', '/v1/session');
 
-  // One line per answered request at least (11 requests above).
-  assert.ok(lines.length >= 11, `only ${lines.length} log lines`);
-  assert.ok(lines.some((line) => line.includes('/v1/auth/sign-in')), 'requests are logged');
+  // The search means something only if the requests were logged at all.
+  for (const path of ['/admin/v1/session', '/v1/auth/invitation/accept', '/v1/me/totp', '/v1/users', '/v1/auth/sign-in', '/v1/auth/password-reset/complete', '/v1/session']) {
+    assert.ok(lines.some((line) => line.includes(`"${path}"`)), `no log line for ${path}`);
+  }
   for (const secret of secrets) {
     const leaking = lines.filter((line) => line.includes(secret));
     assert.deepStrictEqual(leaking, [], `a log line holds ${secret.slice(0, 4)}…`);

@@ -176,10 +176,10 @@ const BYTES_PER_TAG = 160;
 const BYTES_PER_ENTRY = 256;
 
 export function createTemplateEngine(options: TemplateEngineOptions): TemplateEngine {
-  const cache = new LRUCache<string, { readonly compiled: CompiledTemplate; readonly bytes: number }>({
-    maxSize: options.cacheBytes,
-    sizeCalculation: (entry) => entry.bytes,
-  });
+  // 0 bytes: no cache (lru-cache needs a positive size).
+  const cache = options.cacheBytes > 0
+    ? new LRUCache<string, { readonly compiled: CompiledTemplate; readonly bytes: number }>({ maxSize: options.cacheBytes, sizeCalculation: (entry) => entry.bytes })
+    : undefined;
   const subjectLimits: TemplateLimits = { ...options.template, maxLength: options.maxSubjectLength };
 
   const refusal = (code: 'variableSyntax' | 'templateTooLarge' | 'templateTooManyPlaceholders' | 'templateTooDeep', limits: TemplateLimits, subject: boolean) => {
@@ -201,12 +201,12 @@ export function createTemplateEngine(options: TemplateEngineOptions): TemplateEn
     // The length first: nothing else is done with a source that is too long, not even hashing it.
     if (source.length > limits.maxLength) return refusal('templateTooLarge', limits, subject);
     const key = `${mode}:${createHash('sha256').update(source).digest('base64')}`;
-    const hit = cache.get(key);
+    const hit = cache?.get(key);
     if (hit !== undefined) return ok(hit.compiled);
     const parsed = parseTemplate(source, limits);
     if (!parsed.ok) return refusal(parsed.refusal, limits, subject);
     const compiled = new Compiled(controlWhitespace(parsed.value.root), mode);
-    cache.set(key, { compiled, bytes: BYTES_PER_ENTRY + source.length * BYTES_PER_CHARACTER + parsed.value.tags * BYTES_PER_TAG });
+    cache?.set(key, { compiled, bytes: BYTES_PER_ENTRY + source.length * BYTES_PER_CHARACTER + parsed.value.tags * BYTES_PER_TAG });
     return ok(compiled);
   }
 
@@ -229,7 +229,7 @@ export function createTemplateEngine(options: TemplateEngineOptions): TemplateEn
       }
       return ok(compiled.value.render(variables).replace(/\r\n|\r|\n/g, ' '));
     },
-    cacheUsage: () => ({ entries: cache.size, bytes: cache.calculatedSize }),
+    cacheUsage: () => ({ entries: cache?.size ?? 0, bytes: cache?.calculatedSize ?? 0 }),
   };
 }
 

@@ -27,6 +27,7 @@ import { contactImportRoutes } from './routes/contact-imports.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { sendRejection } from './wire-errors.ts';
 import { eventWebhooks } from './schemas.ts';
+import { limitDocs } from './limits-table.ts';
 
 export interface HttpDeps {
   readonly app: KeyDeps;
@@ -79,6 +80,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
         info: { title: 'herald', version: '1.0.0', description: 'Email, SMS and WhatsApp template messages for prepaid accounts.' },
         components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, adminToken: { type: 'http', scheme: 'bearer' } } },
         webhooks: eventWebhooks(),
+        // The request limits in effect on this server (README "Limits"); an extension, which the types do not list.
+        ...{ 'x-herald-limits': limitDocs(deps.app.limits) },
       },
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { isRole, ROLES, type Role } from './roles.ts';
+import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 import { createRoleService } from './service.ts';
 
 // The composition root of a running server: config → service → listen; signals.
@@ -10,11 +11,13 @@ async function serve(config: Config): Promise<void> {
   if (service.adminToken.createdToken !== undefined) printFirstStart(config, service.adminToken.createdToken);
   log.info({ role: config.role }, `herald ${config.role === 'all' ? 'serving the API and delivering' : config.role === 'api' ? 'serving the API' : 'delivering (health checks only on HTTP)'}`);
 
+  let metricsServer: MetricsServer | undefined;
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping: no new requests, finishing in-flight work');
+    await metricsServer?.close();
     await service.close();
     process.exit(0);
   };
@@ -22,6 +25,10 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 
   await service.http.listen({ port: config.port, host: config.host });
+  if (config.metricsPort !== undefined) {
+    metricsServer = await startMetricsServer(service.metrics, { port: config.metricsPort, host: config.metricsHost });
+    log.info({ port: metricsServer.port, host: config.metricsHost }, 'metrics listening at /metrics');
+  }
 }
 
 function printFirstStart(config: Config, token: string): void {

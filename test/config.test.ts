@@ -48,6 +48,12 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     maxMetadataDepth: 16,
     templateCacheBytes: 33554432,
     logLevel: 'info',
+    logFormat: 'json',
+    metricsPort: undefined,
+    metricsHost: '127.0.0.1',
+    httpHeadersTimeoutMs: 10000,
+    httpRequestTimeoutMs: 120000,
+    httpKeepAliveTimeoutMs: 5000,
   });
 });
 

@@ -2,6 +2,7 @@ import type { TemplateEngine } from '../domain/email-template.ts';
 import type { RequestLimits } from '../domain/request-limits.ts';
 import type { Db } from '../store/database.ts';
 import type { Committer } from '../store/group-commit.ts';
+import type { Metrics } from '../metrics/registry.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -21,6 +22,8 @@ export interface AppDeps {
   readonly wakeWebhooks?: () => void;
   /** Tells the contact import runners that an upload is ready (call after the commit); absent: they find it on their next poll. */
   readonly wakeImports?: () => void;
+  /** Tells the campaign runners that a campaign is due (sent, resumed; call after the commit); absent: their next poll. */
+  readonly wakeCampaigns?: () => void;
   /** Host part of Message-IDs and links (from HERALD_PUBLIC_URL). */
   readonly publicUrl: string;
   /** Domain of VERP envelope senders; its MX receives bounces (HERALD_BOUNCE_DOMAIN, default the public host). */
@@ -31,4 +34,6 @@ export interface AppDeps {
   readonly limits: RequestLimits;
   /** Compiles and renders email templates and subjects within those limits, with a byte-bounded cache. */
   readonly templates: TemplateEngine;
+  /** The process's Prometheus counters (src/metrics/registry.ts): accepts, outcomes, unexpected errors. */
+  readonly metrics: Metrics;
 }

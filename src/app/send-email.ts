@@ -21,7 +21,7 @@ export interface EmailAccepted {
 export const EMAIL_ACCEPTED_TEXT = 'Email queued for delivery';
 
 // A body is sent as HTML when it contains markup; otherwise as plain text.
-const looksLikeHtml = (body: string): boolean => /<\/?[a-z][a-z0-9-]*(\s[^>]*)?\/?>/i.test(body);
+export const looksLikeHtml = (body: string): boolean => /<\/?[a-z][a-z0-9-]*(\s[^>]*)?\/?>/i.test(body);
 
 /**
  * POST /v1/email. Checks, in order: the account may send email; the request is
@@ -61,7 +61,7 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
   };
   const options: SendOptions = {
     family: request.options.campaign === null ? 'transactional' : 'campaign',
-    metadata: request.options.metadata, certified: request.options.certified, tracking,
+    metadata: request.options.metadata, certified: request.options.certified, tracking, campaignName: request.options.campaign,
   };
 
   const sendId = deps.newId();
@@ -76,6 +76,7 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
     }
   });
   if (!committed.ok) return committed;
+  deps.metrics.messagesAccepted('email', billed);
   deps.wakeOutbox();
   // Dropped (suppressed) recipients have their email.dropped event already.
   if (recipients.some((r) => r.dropped === true)) deps.wakeWebhooks?.();

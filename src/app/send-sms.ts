@@ -42,6 +42,7 @@ export async function sendSms(deps: AppDeps, account: Account, body: unknown): P
     return debited.messagesLeft;
   });
   if (!committed.ok) return committed;
+  deps.metrics.messagesAccepted('sms', messages.length);
   deps.wakeOutbox();
   return ok({
     result: SMS_ACCEPTED_TEXT,

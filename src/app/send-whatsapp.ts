@@ -65,6 +65,7 @@ export async function commitWhatsappSend(
     return debited.balance;
   });
   if (!committed.ok) return committed;
+  deps.metrics.messagesAccepted('whatsapp', 1);
   deps.wakeOutbox();
   return ok({ result: WHATSAPP_ACCEPTED_TEXT, current_balance: formatMoney(committed.value), msgid });
 }

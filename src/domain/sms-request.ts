@@ -6,7 +6,7 @@ import { toGsm7, toGsm7Within } from './gsm7.ts';
 import { DEFAULT_LIMITS, type RequestLimits } from './request-limits.ts';
 import { ok, reject } from './result.ts';
 import type { Offending, Result } from './result.ts';
-import { isJsonObject, ownField } from './json-object.ts';
+import { echoText, isJsonObject, ownField } from './json-object.ts';
 
 /**
  * The spec's "1 message = 160 characters". Deliberately not the 153 of real
@@ -42,15 +42,6 @@ export function splitSegments(text: string): string[] {
   return splitGsmText(toGsm7(text));
 }
 
-// String() throws on objects without a prototype or with a `toString` that is not a function.
-const asText = (v: unknown): string => {
-  try {
-    return String(v);
-  } catch {
-    return Object.prototype.toString.call(v);
-  }
-};
-
 export function parseSmsRequest(body: unknown, limits: RequestLimits = DEFAULT_LIMITS): Result<SmsRequest> {
   if (!isJsonObject(body)) return reject('invalidRequest1');
 
@@ -68,7 +59,7 @@ export function parseSmsRequest(body: unknown, limits: RequestLimits = DEFAULT_L
   for (let i = 0; i < numbers.length; i++) {
     const entry: unknown = numbers[i];
     if (typeof entry === 'string' && MOBILE_NUMBER.test(entry)) valid.push(entry);
-    else offending.push({ mobile_number: asText(entry) });
+    else offending.push({ mobile_number: echoText(entry) });
   }
   if (offending.length > 0) return reject('mobileWrongStructure', { offending });
 

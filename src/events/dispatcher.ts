@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { guardedPost, keepAliveAgents, type GuardedFetchOptions, type KeepAliveAgents, type PostOutcome } from '../channels/guarded-fetch.ts';
+import type { Metrics } from '../metrics/registry.ts';
 import type { Db } from '../store/database.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
@@ -43,6 +44,8 @@ export interface DispatcherDeps {
   readonly allowPrivate: boolean;
   /** Host name resolver of the private-address guard; default: the system's. */
   readonly lookup?: GuardedFetchOptions['lookup'];
+  /** Counts attempts by outcome (herald_webhook_attempts_total); absent in tests that build a bare dispatcher. */
+  readonly metrics?: Metrics;
 }
 
 /** Where and how one account's deliveries are posted, read once per claimed batch. */
@@ -206,6 +209,7 @@ export class WebhookDispatcher {
     }
     const lost = records.length - recorded.size;
     if (lost > 0) this.#deps.logger.warn({ lost }, 'webhook leases expired before their outcome was recorded; those deliveries are posted again');
+    for (const record of records) this.#deps.metrics?.webhookObserved(!recorded.has(record.deliveryId) ? 'lease-lost' : record.next.status === 'pending' ? 'retry' : record.next.status);
     if (claimed.length === 0) return 0;
 
     const targets = await this.#targets(claimed, now);
@@ -263,6 +267,7 @@ export class WebhookDispatcher {
       } catch (error) {
         // A bug or an unreadable stored secret: an attempt that failed, retried on the schedule, and said why.
         this.#deps.logger.error({ err: error, delivery: delivery.id }, 'webhook post threw');
+        this.#deps.metrics?.unexpectedError('webhooks');
         outcome = { answered: false, reason: `internal error: ${error instanceof Error ? error.message : String(error)}`, permanent: false };
       }
       const durationMs = Math.round(performance.now() - started);

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Outcome, Transport } from '../channels/channel.ts';
 import { CHANNELS, type Channel } from '../domain/account.ts';
 import type { EmailPayload, Outbound, SmsPayload, WhatsappPayload } from '../domain/outbound.ts';
+import type { Metrics } from '../metrics/registry.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { claimDue, releaseAllLeases, type ClaimedMessage } from './claim.ts';
@@ -26,7 +27,11 @@ export interface WorkerOptions {
 
 export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'owner'> = { batchSize: 64, concurrency: 128, leaseMs: 5 * 60_000, pollMs: 1000 };
 
-type WorkerDeps = CompletionDeps & { capabilities: DialectCapabilities; transports: Transports; logger: Logger };
+type WorkerDeps = CompletionDeps & {
+  capabilities: DialectCapabilities; transports: Transports; logger: Logger;
+  /** Counts outcomes and transports that throw; absent in tests that build a bare worker. */
+  metrics?: Metrics;
+};
 
 /**
  * The delivery loop. Each channel has `concurrency` slots; the loop claims due rows
@@ -50,6 +55,7 @@ export class OutboxWorker {
   #running = false;
   #loop: Promise<void> | undefined;
   #wakeUp: (() => void) | undefined;
+  #lastTurnAt: number | undefined;
   /** Channels that may have due rows: a commit or the poll names them all, a finished delivery its own. */
   readonly #pending = new Set<Channel>();
 
@@ -69,6 +75,15 @@ export class OutboxWorker {
     if (channel === undefined) for (const c of CHANNELS) this.#pending.add(c);
     else this.#pending.add(channel);
     this.#wakeUp?.();
+  }
+
+  /**
+   * When the loop last began a turn (deps.clock): at least once per poll interval while
+   * it runs, so a value much older than that means it is stuck (a claim that never
+   * returns) or stopped. Undefined before its first turn. /readyz reads it.
+   */
+  lastTurnAt(): number | undefined {
+    return this.#lastTurnAt;
   }
 
   async stop(): Promise<void> {
@@ -102,6 +117,7 @@ export class OutboxWorker {
   async #run(): Promise<void> {
     this.wake(); // rows may be due from before this start
     while (this.#running) {
+      this.#lastTurnAt = this.#deps.clock();
       if (this.#pending.size === 0) await this.#idle();
       if (!this.#running) break;
       const channels = [...this.#pending];
@@ -172,7 +188,12 @@ export class OutboxWorker {
     try {
       const outcome = await this.#send(message);
       const resolution = await recordOutcome(this.#deps, this.#options.owner, message, outcome);
-      this.#deps.logger.debug({ msgid: message.msgid, channel: message.channel, resolution, attempt: message.attempt }, 'delivery attempt');
+      this.#deps.metrics?.deliveryObserved(message.channel, resolution);
+      // One line per attempt at info: what an operator reads when a peer misbehaves.
+      this.#deps.logger.info(
+        { msgid: message.msgid, account: message.accountId, channel: message.channel, status: resolution, attempt: message.attempt, peer: outcome.peer, response: outcome.response },
+        'delivery outcome',
+      );
     } catch (error) {
       // Recording failed (the store is down): the lease expires and the message is retried.
       this.#deps.logger.error({ err: error, msgid: message.msgid }, 'could not record a delivery outcome');
@@ -190,6 +211,7 @@ export class OutboxWorker {
       // A transport that throws has a bug or met something unforeseen; treat it as
       // transient so the message is retried rather than lost, and say why.
       this.#deps.logger.error({ err: error, msgid: message.msgid }, 'transport threw');
+      this.#deps.metrics?.unexpectedError('outbox');
       return { kind: 'deferred', peer: transport.name, response: `internal error: ${error instanceof Error ? error.message : String(error)}` };
     }
   }

@@ -31,6 +31,8 @@ export interface GroupCommitOptions {
    * the event loop (see groupCommitter). Without it, every commit syncs in place.
    */
   readonly direct?: DirectSqlite;
+  /** Told the number of units of each committed transaction (the batch-size metric). */
+  readonly onBatch?: (units: number) => void;
 }
 
 /**
@@ -96,6 +98,7 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
           run = await commit(batch, { savepoints: true });
           expectFailures = run.kind === 'done' && run.outcomes.some((outcome) => !outcome.ok);
         }
+        if (run.kind === 'done') options.onBatch?.(batch.length);
         settle(batch, run, direct);
       }
     } finally {

@@ -53,6 +53,22 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'POST /v1/contacts/imports': 'email write',
   'GET /v1/contacts/imports/{import_id}': 'email read',
   'POST /v1/segments/count': 'email read',
+  'POST /v1/campaigns': 'email write',
+  'GET /v1/campaigns': 'email read',
+  'GET /v1/campaigns/{campaign_id}': 'email read',
+  'PATCH /v1/campaigns/{campaign_id}': 'email write',
+  'DELETE /v1/campaigns/{campaign_id}': 'email write',
+  'GET /v1/campaigns/{campaign_id}/quote': 'email read',
+  'POST /v1/campaigns/{campaign_id}/send': 'email write',
+  'POST /v1/campaigns/{campaign_id}/pause': 'email write',
+  'POST /v1/campaigns/{campaign_id}/resume': 'email write',
+  'POST /v1/campaigns/{campaign_id}/cancel': 'email write',
+  'POST /v1/campaigns/{campaign_id}/test': 'email write',
+  'POST /v1/campaigns/{campaign_id}/resend': 'email write',
+  'GET /v1/campaigns/{campaign_id}/stats': 'email read',
+  'GET /v1/campaigns/{campaign_id}/stats/timeline': 'email read',
+  'GET /v1/campaigns/{campaign_id}/recipients': 'email read',
+  'GET /v1/campaigns/tags/{name}/stats': 'email read',
 };
 
 const NOT_AUTHORIZED = { message: 'API key not authorized.' };

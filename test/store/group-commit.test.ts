@@ -62,6 +62,17 @@ test('a unit that breaks a constraint fails alone and the batch goes on', async 
   assert.deepStrictEqual([await setting(db, 'dup'), await setting(db, 'other')], ['first', 'x']);
 });
 
+test('each committed batch reports how many units it carried', async (t) => {
+  const db = await openDb(t);
+  const sizes: number[] = [];
+  const committer = groupCommitter(db, { maxBatch: 16, onBatch: (units) => sizes.push(units) });
+  const unit = (i: number) => committer.run(async (tx) => { await tx.insertInto('settings').values({ key: `b${i}`, value: '1' }).execute(); });
+  // 20 units queued in one turn: a full batch of 16, then the 4 left.
+  await Promise.all(Array.from({ length: 20 }, (_, i) => unit(i)));
+  await unit(20);
+  assert.deepStrictEqual(sizes, [16, 4, 1]);
+});
+
 test('work arriving while a batch commits is committed in the next batch', async (t) => {
   const db = await openDb(t);
   const committer = groupCommitter(db, { maxBatch: 2 });

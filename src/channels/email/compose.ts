@@ -4,6 +4,7 @@ import type { EmailPayload, Outbound } from '../../domain/outbound.ts';
 import type { TrackingTokens } from '../../domain/tracking-token.ts';
 import type { Outcome } from '../channel.ts';
 import { dkimSigningOptions, type DkimKeyLookup } from './dkim.ts';
+import { bytesWithCrlfBreaks, isSentUnencoded, withCrlfBreaks, withoutLineBreaks } from './line-breaks.ts';
 import type { ResolvedAttachment } from './mime.ts';
 import { addTracking } from './tracking.ts';
 
@@ -57,6 +58,10 @@ export async function unsubscribeUrl(settings: Pick<ComposeSettings, 'publicUrl'
  * - Signed with the sender domain's DKIM key when it has one (see DkimKeyLookup).
  * - Tracked as the payload says (never certified mail): the HTML gets the open pixel
  *   and rewritten links (tracking.ts); the text alternative keeps the original URLs.
+ * - Line breaks are CRLF in the bodies and in message/* attachments, and spaces in the
+ *   subject, before nodemailer renders anything (line-breaks.ts): the bytes it renders
+ *   (capture, certified .eml) are then the bytes its SMTP stream sends, and the DKIM
+ *   body hash verifies at the receiver.
  * Names and subjects are encoded by nodemailer (RFC 2047) after validation replaced
  * CR/LF, so no value can start a header line of its own.
  */
@@ -71,20 +76,23 @@ export async function composeEmail(
   const tracking = payload.certified === true || payload.tracking === undefined ? { opens: false, clicks: false } : payload.tracking;
   const html = payload.html === null
     ? undefined
-    : await addTracking(payload.html, tracking, { publicUrl: settings.publicUrl, tokens: settings.tokens, accountId: message.accountId, msgid: message.msgid, now });
+    : withCrlfBreaks(await addTracking(payload.html, tracking, { publicUrl: settings.publicUrl, tokens: settings.tokens, accountId: message.accountId, msgid: message.msgid, now }));
+  // A text alternative for every HTML message: spam filters and text-only clients expect one.
+  const text = payload.text ?? (payload.html !== null ? htmlToText(payload.html) : undefined);
   return {
     from: { name: payload.from.name, address: payload.from.email },
     replyTo: { name: payload.replyTo.name, address: payload.replyTo.email },
     to: [...payload.to],
     cc: payload.cc.length > 0 ? [...payload.cc] : undefined,
-    subject: payload.subject,
+    subject: withoutLineBreaks(payload.subject),
     messageId: `<${message.msgid}@${settings.messageIdHost}>`,
     date: new Date(now),
     baseBoundary: message.msgid.replaceAll('-', ''),
     html,
-    // A text alternative for every HTML message: spam filters and text-only clients expect one.
-    text: payload.text ?? (payload.html !== null ? htmlToText(payload.html) : undefined),
-    attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+    text: text === undefined ? undefined : withCrlfBreaks(text),
+    attachments: attachments.map((a) => ({
+      filename: a.filename, contentType: a.contentType, content: isSentUnencoded(a.contentType) ? bytesWithCrlfBreaks(a.content) : a.content,
+    })),
     headers: {
       'List-Unsubscribe': `<${await unsubscribeUrl(settings, message, now)}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',

@@ -44,6 +44,8 @@ export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
       config: { access: { scope: operation.scope, access: 'write' } },
     }, async (request, reply) => {
       const result = await (operation.useCase as SendUseCase)(deps, callerOf(request).account, request.body);
+      // From the request's arrival (authentication, rate limit and body included) to its answer.
+      deps.metrics.acceptObserved(operation.scope, result.ok ? 'accepted' : 'refused', reply.elapsedTime / 1000);
       if (!result.ok) return sendRejection(reply, result.rejection);
       return reply.code(200).send(result.value);
     });

@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<(args: readonly string[]) => Promise
   webhooks: async () => (await import('./webhooks.ts')).webhooks,
   audience: async () => (await import('./audience.ts')).audience,
   storage: async () => (await import('./storage.ts')).storage,
+  templates: async () => (await import('./templates.ts')).templates,
 };
 
 const USAGE = `usage: npm run bench [-- <name> [flags]]

@@ -75,7 +75,8 @@ interface Measured {
 async function measure(kind: DatabaseKind, recipients: number, dkim: boolean, logLevel: string, defer: (f: () => Promise<void>) => void): Promise<Measured> {
   const database = await freshDatabase(kind);
   defer(() => database.drop());
-  const config = loadConfig({ HERALD_DATABASE_URL: database.url, HERALD_LOG_LEVEL: logLevel });
+  // The recipient limit (default 2,000) raised to the send measured.
+  const config = loadConfig({ HERALD_DATABASE_URL: database.url, HERALD_LOG_LEVEL: logLevel, HERALD_MAX_EMAIL_RECIPIENTS: String(recipients) });
   const service = await createService(config, { logger: false, worker: false, workerOptions: { batchSize: 25, concurrency: 25 } });
   try {
     return await measureOn(kind, service, recipients, dkim);

@@ -31,10 +31,8 @@ export function jsonComplexity(body: Buffer): 'tooDeep' | 'tooManyElements' | un
   for (let i = 0; i < body.length; i++) {
     const byte = body[i];
     if (byte === QUOTE) {
-      // Skip to the closing quote; an escape takes the next byte with it. A byte loop
-      // (about 5 ns a byte, a third of what JSON.parse then spends on the same body) is
-      // linear whatever the string holds; indexOf per quote was 4× slower on `\"\"…`.
-      for (i++; i < body.length && body[i] !== QUOTE; i++) if (body[i] === BACKSLASH) i++;
+      i = closingQuote(body, i + 1);
+      if (i === -1) return undefined;
     } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
       if (++depth > MAX_JSON_DEPTH) return 'tooDeep';
       if (++elements > MAX_JSON_ELEMENTS) return 'tooManyElements';
@@ -45,6 +43,32 @@ export function jsonComplexity(body: Buffer): 'tooDeep' | 'tooManyElements' | un
     }
   }
   return undefined;
+}
+
+// Bytes read one by one at the start of a string and after an escaped quote, before
+// jumping to the next quote with indexOf (memchr): a 10 MB string is skipped in about a
+// millisecond instead of a byte loop's 50, and `\"\"…` still costs one call per 64 bytes.
+const BYTE_LOOP = 64;
+
+/** The index of the quote that closes a string whose first byte is at `from`, or -1. */
+function closingQuote(body: Buffer, from: number): number {
+  let i = from;
+  for (;;) {
+    const stop = Math.min(body.length, i + BYTE_LOOP);
+    for (; i < stop; i++) {
+      const byte = body[i];
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) return i;
+    }
+    if (i >= body.length) return -1;
+    const quote = body.indexOf(QUOTE, i);
+    if (quote === -1) return -1;
+    // Escaped when an odd run of backslashes precedes it (the run stops at the opening quote).
+    let backslashes = 0;
+    while (body[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    i = quote + 1;
+  }
 }
 
 /** The declared charset, lower-cased and unquoted; undefined when none is declared. */

@@ -5,7 +5,9 @@ import { querySql } from './dialect.ts';
 // The counts of a campaign's messages, read from their events (message_events, the
 // rows whose webhook deliveries were posted), so that the statistics equal the events
 // a receiver was sent. One set of queries serves a campaign (messages.campaign_id) and
-// an API tag (sends.campaign_name: the `campaign` field of POST /v1/email).
+// an API tag (sends.campaign_name: the `campaign` field of POST /v1/email). Groups are
+// named by position: PostgreSQL does not see two parameters of the same value as one
+// expression, so an expression repeated in GROUP BY would not match its SELECT twin.
 
 /** Which messages are counted. */
 export type MessageSet = { readonly campaignId: string } | { readonly accountId: string; readonly tag: string };
@@ -35,7 +37,7 @@ export async function tallyEvents(db: Db, set: MessageSet): Promise<EventTally[]
            ${q.textAt(data, ['bounce_type'])} as bounce_type, count(*) as events, count(distinct e.message_id) as messages
     from messages m join message_events e on e.message_id = m.id
     where ${inSet(set)} and e.type in (${sql.join(COUNTED)})
-    group by e.type, (case when ${q.isFalse(data, 'machine')} then 0 else 1 end), ${q.textAt(data, ['bounce_type'])}`.execute(db);
+    group by 1, 2, 3`.execute(db);
   return rows.map((r) => ({ type: r.type, machine: Number(r.machine) === 1, bounceType: r.bounce_type, events: Number(r.events), messages: Number(r.messages) }));
 }
 
@@ -54,7 +56,7 @@ export async function clicksByUrl(db: Db, set: MessageSet, limit: number): Promi
   const url = q.textAt(sql.ref<string>('e.data'), ['url']);
   const { rows } = await sql<{ url: string; clicks: number }>`
     select ${url} as url, count(*) as clicks from messages m join message_events e on e.message_id = m.id
-    where ${inSet(set)} and e.type = 'clicked' group by ${url} order by count(*) desc, ${url} limit ${limit}`.execute(db);
+    where ${inSet(set)} and e.type = 'clicked' group by 1 order by 2 desc, 1 limit ${limit}`.execute(db);
   return rows.map((r) => ({ url: r.url, clicks: Number(r.clicks) }));
 }
 
@@ -72,7 +74,7 @@ export async function engagementTimeline(db: Db, set: MessageSet, bucketMs: numb
            sum(case when e.type = 'opened' then 1 else 0 end) as opened, sum(case when e.type = 'clicked' then 1 else 0 end) as clicked
     from messages m join message_events e on e.message_id = m.id
     where ${inSet(set)} and e.type in ('opened', 'clicked') and ${q.isFalse(sql.ref<string>('e.data'), 'machine')}
-    group by e.at - (e.at % ${bucketMs}) order by bucket`.execute(db);
+    group by 1 order by 1`.execute(db);
   return rows.map((r) => ({ at: Number(r.bucket), opened: Number(r.opened), clicked: Number(r.clicked) }));
 }
 

@@ -20,8 +20,9 @@ export async function storeText(db: Executor, messageId: string, text: string): 
   const laidOut = layOut(text);
   if (laidOut === undefined) return { body: text, layout: null };
   const kept = new Set((await piecesOfSend(db, messageId, [...laidOut.pieces.keys()])).map((row) => row.sha256));
-  for (const [hash, piece] of laidOut.pieces) {
-    if (!kept.has(hash)) await execute(db, INSERT_PIECE, [messageId, hash, piece]);
+  // In hash order: transactions storing copies of one send at once take the pieces' row locks in one order, never crosswise.
+  for (const hash of [...laidOut.pieces.keys()].sort()) {
+    if (!kept.has(hash)) await execute(db, INSERT_PIECE, [messageId, hash, laidOut.pieces.get(hash)]);
   }
   return { body: '', layout: JSON.stringify(laidOut.layout) };
 }

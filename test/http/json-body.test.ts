@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Service } from '../../src/service.ts';
+import { jsonComplexity } from '../../src/http/json-body.ts';
 import { captureLog } from '../support/captured-log.ts';
 import { ADMIN_TOKEN, emailBody, openAccount, post, postFrom, startService } from '../support/service.ts';
 
@@ -95,4 +96,17 @@ test('an operator body nested too deep is refused with 400, not 500', async (t) 
   });
   assert.equal(res.statusCode, 400);
   assert.deepStrictEqual(res.json(), { message: 'Invalid request, the JSON body is nested more than 64 levels deep' });
+});
+
+test('the scan finds the structure after strings longer than its byte loop, with escaped quotes and backslash runs', () => {
+  const deep = `${'['.repeat(64)}${']'.repeat(64)}`;
+  for (const text of [`"${'a'.repeat(100)}\\\\"`, `"${'a'.repeat(70)}\\"[[[["`, `"${'\\\\'.repeat(50)}"`, `"${'b'.repeat(63)}\\"x"`, JSON.stringify('"'.repeat(1000))]) {
+    JSON.parse(text);
+    assert.equal(jsonComplexity(Buffer.from(`[${text}]`)), undefined, text);
+    assert.equal(jsonComplexity(Buffer.from(`[${text},${deep}]`)), 'tooDeep', text);
+  }
+});
+
+test('an unterminated string leaves the body to JSON.parse', () => {
+  assert.equal(jsonComplexity(Buffer.from(`["${'a'.repeat(100)}\\"]`)), undefined);
 });

@@ -39,10 +39,23 @@ function metadataExcess(value: unknown, maxDepth: number, maxBytes: number): 'de
     else if (typeof current !== 'object' || current === null) bytes += 1;
     else {
       if (item.depth > maxDepth) return 'depth';
-      const children = Array.isArray(current) ? (current as readonly unknown[]) : Object.values(current);
-      if (!Array.isArray(current)) for (const key of Object.keys(current)) bytes += key.length + 3;
-      bytes += 2 + Math.max(0, children.length - 1); // brackets and commas
-      for (const child of children) stack.push({ value: child, depth: item.depth + 1 });
+      bytes += 1; // the opening bracket; each member adds at least its comma or the closing one
+      if (Array.isArray(current)) {
+        const children = current as readonly unknown[];
+        bytes += Math.max(1, children.length);
+        if (bytes > maxBytes) return 'size';
+        for (const child of children) stack.push({ value: child, depth: item.depth + 1 });
+      } else {
+        // Member by member, so a huge object stops at the limit (Object.values of 100,000 members took 0.5 s).
+        let members = 0;
+        for (const key in current) {
+          if (!Object.hasOwn(current, key)) continue;
+          bytes += key.length + 3 + (members++ === 0 ? 0 : 1);
+          if (bytes > maxBytes) return 'size';
+          stack.push({ value: (current as Record<string, unknown>)[key], depth: item.depth + 1 });
+        }
+        bytes += 1;
+      }
     }
     if (bytes > maxBytes) return 'size';
   }

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { parseAddress } from './domain/email-address.ts';
 import { isRole, ROLES, type Role } from './roles.ts';
 import { LIMITS, type RequestLimits } from './domain/request-limits.ts';
 
@@ -45,6 +46,11 @@ export interface Config extends RequestLimits {
   readonly httpHeadersTimeoutMs: number;
   readonly httpRequestTimeoutMs: number;
   readonly httpKeepAliveTimeoutMs: number;
+  readonly sessionIdleMinutes: number;
+  readonly sessionMaxHours: number;
+  readonly invitationHours: number;
+  readonly passwordResetMinutes: number;
+  readonly authEmailFrom: { readonly email: string; readonly name: string } | undefined;
 }
 
 interface Setting<K extends keyof Config> {
@@ -253,6 +259,36 @@ export const SETTINGS = [
     key: 'templateCacheBytes', env: 'HERALD_TEMPLATE_CACHE_BYTES', default: String(32 * 1024 * 1024),
     description: 'Memory the compiled email templates may keep, in bytes (an estimate per template: its length and tags); the least recently used go first, and a template that is refused is never kept.',
     parse: integer('HERALD_TEMPLATE_CACHE_BYTES', 0, 4 * 1024 * 1024 * 1024),
+  },
+  {
+    key: 'sessionIdleMinutes', env: 'HERALD_SESSION_IDLE_MINUTES', default: '60',
+    description: 'A web application (or operator console) session ends after this many minutes without a request.',
+    parse: integer('HERALD_SESSION_IDLE_MINUTES', 1, 7 * 24 * 60),
+  },
+  {
+    key: 'sessionMaxHours', env: 'HERALD_SESSION_MAX_HOURS', default: '12',
+    description: 'A session ends this many hours after sign-in, however active; then the user signs in again.',
+    parse: integer('HERALD_SESSION_MAX_HOURS', 1, 30 * 24),
+  },
+  {
+    key: 'invitationHours', env: 'HERALD_INVITATION_HOURS', default: '72',
+    description: 'How long an invitation link works (it works once).',
+    parse: integer('HERALD_INVITATION_HOURS', 1, 30 * 24),
+  },
+  {
+    key: 'passwordResetMinutes', env: 'HERALD_PASSWORD_RESET_MINUTES', default: '60',
+    description: 'How long a password-reset link works (it works once).',
+    parse: integer('HERALD_PASSWORD_RESET_MINUTES', 5, 24 * 60),
+  },
+  {
+    key: 'authEmailFrom', env: 'HERALD_AUTH_EMAIL_FROM', default: undefined,
+    description: 'Sender of the invitation and password-reset emails, `Name <address>` or `address`; they go out through herald\'s own email transport. Unset: herald sends none (invitation links are still shown to the inviter; password reset by email is off).',
+    parse: (raw: string) => {
+      const match = /^\s*(.*?)\s*<([^<>]+)>\s*$/.exec(raw);
+      const email = parseAddress(match?.[2] ?? raw.trim());
+      if (email === null) return fail('HERALD_AUTH_EMAIL_FROM', `expected "Name <address>" or an address, got "${raw}"`);
+      return { email, name: (match?.[1] ?? '').replace(/^"(.*)"$/, '$1') || 'herald' };
+    },
   },
   {
     key: 'role', env: 'HERALD_ROLE', default: 'all',

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
-import { newVerifiedKeyCache, type KeyDeps } from './app/api-keys.ts';
+import { newVerifiedKeyCache } from './app/api-keys.ts';
+import type { AuthDeps } from './app/sessions.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
@@ -12,10 +13,11 @@ import type { Config } from './config.ts';
 import { CHANNELS } from './domain/account.ts';
 import { templateEngineFor } from './domain/email-template.ts';
 import { requestLimitsOf } from './domain/request-limits.ts';
-import type { InboundListener } from './events/inbound-listener.ts';
-import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './events/dispatcher.ts';
+import type { InboundListener } from './inbound/listener.ts';
+import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 import { buildApp } from './http/app.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
+import { DEFAULT_SIGN_IN_LIMITS, signInThrottle, type SignInLimits } from './http/plugins/sign-in-throttle.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
 import { createLogger } from './logger.ts';
@@ -48,6 +50,8 @@ export interface ServiceOptions {
   readonly campaignOptions?: Partial<CampaignRunnerOptions>;
   /** The built web application served at /app (default web/dist of this tree). */
   readonly webRoot?: string;
+  /** Failed sign-ins allowed per address and per IP (tests lower them). */
+  readonly signInLimits?: SignInLimits;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */
@@ -64,7 +68,7 @@ export interface RoleService {
   /** Makes campaign messages (drain() in tests); absent in an `api` process. */
   readonly campaigns: CampaignRunner | undefined;
   readonly store: OpenedStore;
-  readonly deps: KeyDeps;
+  readonly deps: AuthDeps;
   readonly adminToken: AdminTokenCheck;
   /** The bound port of the inbound SMTP listener (bounces, complaints); undefined when it is off. */
   readonly inboundSmtpPort: number | undefined;
@@ -88,7 +92,7 @@ export interface Service extends RoleService {
 export async function openAppDeps(
   config: Config,
   options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void; wakeCampaigns?: () => void } = {},
-): Promise<{ store: OpenedStore; deps: KeyDeps }> {
+): Promise<{ store: OpenedStore; deps: AuthDeps }> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   const metrics = createMetrics();
   const clock = options.clock ?? Date.now;
@@ -97,7 +101,7 @@ export async function openAppDeps(
     await migrateToLatest(store.db);
     const signingSecret = await loadSigningSecret(store.db);
     const limits = requestLimitsOf(config);
-    const deps: KeyDeps = {
+    const deps: AuthDeps = {
       db: store.db,
       // One writer (embedded SQLite): concurrent sends share one durable commit.
       commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256, onBatch: metrics.commitBatchObserved, ...(store.direct ? { direct: store.direct } : {}) }) : transactionPerWork(store.db),
@@ -110,6 +114,13 @@ export async function openAppDeps(
       verifiedKeys: newVerifiedKeyCache(),
       publicUrl: config.publicUrl,
       dnsServers: config.dnsServers,
+      auth: {
+        sessionIdleMs: config.sessionIdleMinutes * 60_000,
+        sessionMaxMs: config.sessionMaxHours * 3_600_000,
+        invitationMs: config.invitationHours * 3_600_000,
+        passwordResetMs: config.passwordResetMinutes * 60_000,
+        emailFrom: config.authEmailFrom,
+      },
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,
       limits,
       templates: templateEngineFor(limits, config.templateCacheBytes),
@@ -154,10 +165,10 @@ export async function createService(config: Config, options: Omit<ServiceOptions
 }
 
 /** The inbound SMTP listener as configured, or none when HERALD_INBOUND_SMTP_PORT is unset. */
-async function startInboundSmtp(config: Config, deps: KeyDeps, logger: Logger): Promise<InboundListener | undefined> {
+async function startInboundSmtp(config: Config, deps: AuthDeps, logger: Logger): Promise<InboundListener | undefined> {
   if (config.inboundSmtpPort === undefined) return undefined;
   // Loaded lazily: smtp-server and mailparser add ~40 MB resident to a process that takes no mail.
-  const { startConfiguredInboundListener } = await import('./events/inbound-listener.ts');
+  const { startConfiguredInboundListener } = await import('./inbound/listener.ts');
   return startConfiguredInboundListener(config, deps, logger);
 }
 
@@ -234,6 +245,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     app: deps,
     adminToken,
     rateLimiter: rateLimit.limiter,
+    signInThrottle: signInThrottle(options.signInLimits ?? DEFAULT_SIGN_IN_LIMITS),
     logger,
     trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,

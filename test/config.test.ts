@@ -47,6 +47,11 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     maxMetadataBytes: 4096,
     maxMetadataDepth: 16,
     templateCacheBytes: 33554432,
+    sessionIdleMinutes: 60,
+    sessionMaxHours: 12,
+    invitationHours: 72,
+    passwordResetMinutes: 60,
+    authEmailFrom: undefined,
     logLevel: 'info',
     logFormat: 'json',
     metricsPort: undefined,
@@ -60,6 +65,14 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
 test('a request limit is set by its HERALD_MAX_ variable within its range', () => {
   assert.equal(loadConfig({ HERALD_MAX_SMS_SEGMENTS: '15' }).maxSmsSegments, 15);
   assert.throws(() => loadConfig({ HERALD_MAX_SMS_SEGMENTS: '256' }), { name: 'ConfigError', message: 'HERALD_MAX_SMS_SEGMENTS: expected a number from 1 to 255, got 256' });
+});
+
+test('HERALD_AUTH_EMAIL_FROM takes "Name <address>" or an address, and refuses anything else', () => {
+  assert.deepStrictEqual(loadConfig({ HERALD_AUTH_EMAIL_FROM: 'Acme Mail <no-reply@acme.example>' }).authEmailFrom, { email: 'no-reply@acme.example', name: 'Acme Mail' });
+  assert.deepStrictEqual(loadConfig({ HERALD_AUTH_EMAIL_FROM: 'no-reply@acme.example' }).authEmailFrom, { email: 'no-reply@acme.example', name: 'herald' });
+  assert.throws(() => loadConfig({ HERALD_AUTH_EMAIL_FROM: 'Acme <not an address>' }), {
+    name: 'ConfigError', message: 'HERALD_AUTH_EMAIL_FROM: expected "Name <address>" or an address, got "Acme <not an address>"',
+  });
 });
 
 test('HERALD_ROLE names what the process runs, and nothing else is accepted', () => {

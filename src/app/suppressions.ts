@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
+import { Type, type Static } from '@sinclair/typebox';
 import { parseAddress } from '../domain/email-address.ts';
-import { isJsonObject, ownField, type JsonObject } from '../domain/json-object.ts';
+import { isJsonObject, ownField } from '../domain/json-object.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { addSuppression, listSuppressions, removeSuppression, type Suppression, type SuppressionReason } from '../store/suppressions.ts';
 import type { AppDeps } from './deps.ts';
@@ -39,28 +40,31 @@ const decodeCursor = (cursor: string): string | undefined => {
   return encodeCursor(address) === cursor ? address : undefined;
 };
 
-function parsePageQuery(raw: unknown): Result<{ after?: string; limit: number }> {
-  // Fastify's query parser gives an object of its own class, not a plain one.
-  const query: JsonObject = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as JsonObject) : {};
-  const page: { after?: string; limit: number } = { limit: DEFAULT_SUPPRESSION_PAGE };
-  const cursor = ownField(query, 'cursor');
-  if (cursor !== undefined && cursor !== '') {
-    const after = typeof cursor === 'string' ? decodeCursor(cursor) : undefined;
-    if (after === undefined) return invalid('cursor must be the next_cursor of a previous page');
+const CURSOR_PROBLEM = 'must be the next_cursor of a previous page';
+
+/** GET /v1/suppressions's query, declared once (checked by the route: http/input-validation.ts). */
+export const SuppressionListQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,400}$', errorMessage: CURSOR_PROBLEM, description: 'next_cursor of the previous page' })),
+  limit: Type.Optional(Type.Integer({
+    minimum: 1, maximum: MAX_SUPPRESSION_PAGE, default: DEFAULT_SUPPRESSION_PAGE, errorMessage: `must be a whole number from 1 to ${MAX_SUPPRESSION_PAGE}`,
+  })),
+});
+export type SuppressionListQuery = Static<typeof SuppressionListQuery>;
+
+/** The checked query in the store's terms: the cursor decoded (one that was not made here is refused). */
+function refinePageQuery(query: SuppressionListQuery): Result<{ after?: string; limit: number }> {
+  const page: { after?: string; limit: number } = { limit: query.limit ?? DEFAULT_SUPPRESSION_PAGE };
+  if (query.cursor !== undefined) {
+    const after = decodeCursor(query.cursor);
+    if (after === undefined) return invalid(`cursor ${CURSOR_PROBLEM}`);
     page.after = after;
-  }
-  const limit = ownField(query, 'limit');
-  if (limit !== undefined && limit !== '') {
-    const n = typeof limit === 'string' && /^[0-9]{1,4}$/.test(limit) ? Number(limit) : Number.NaN;
-    if (!(n >= 1 && n <= MAX_SUPPRESSION_PAGE)) return invalid(`limit must be a whole number from 1 to ${MAX_SUPPRESSION_PAGE}`);
-    page.limit = n;
   }
   return ok(page);
 }
 
 /** GET /v1/suppressions?cursor=&limit= — the account's list in address order. */
-export async function listAccountSuppressions(deps: AppDeps, accountId: string, rawQuery: unknown): Promise<Result<SuppressionPage>> {
-  const page = parsePageQuery(rawQuery);
+export async function listAccountSuppressions(deps: AppDeps, accountId: string, query: SuppressionListQuery): Promise<Result<SuppressionPage>> {
+  const page = refinePageQuery(query);
   if (!page.ok) return page;
   // One row more than asked tells whether another page exists.
   const rows = await listSuppressions(deps.db, accountId, { ...page.value, limit: page.value.limit + 1 });

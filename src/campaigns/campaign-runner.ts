@@ -24,7 +24,7 @@ export interface CampaignRunnerOptions extends CampaignWorkOptions {
 }
 
 export const DEFAULT_CAMPAIGN_RUNNER_OPTIONS: CampaignRunnerOptions = {
-  leaseMs: 60_000, pollMs: 1_000, batchSize: 500, lookaheadMs: 5_000, finishPollMs: 1_000, batchesPerTurn: 20,
+  leaseMs: 60_000, pollMs: 1_000, batchSize: 500, lookaheadMs: 5_000, finishPollMs: 1_000, batchesPerTurn: 20, backlog: 4_000,
 };
 
 export class CampaignRunner {

@@ -1,11 +1,15 @@
 import type { ParseArgsOptionsConfig } from 'node:util';
 import { accountBody, accountExists, issuedKeyBody, viewAccount, viewLedger } from '../app/account-view.ts';
 import { addSenderDomain, type SenderDomainView } from '../app/add-sender-domain.ts';
-import { issueApiKey, revokeKey, type KeyDeps } from '../app/api-keys.ts';
+import { issueApiKey, revokeKey } from '../app/api-keys.ts';
+import type { AuthDeps } from '../app/sessions.ts';
+import { invitedBody } from '../app/user-view.ts';
+import { inviteUser } from '../app/users.ts';
+import { isRole } from '../domain/user.ts';
 import { createAccount } from '../app/create-account.ts';
-import { createWhatsappTemplate } from '../app/create-whatsapp-template.ts';
+import { createWhatsappTemplate, NewWhatsappTemplateBody } from '../app/create-whatsapp-template.ts';
 import { updateAccount } from '../app/update-account.ts';
-import { parseNewAccount, parseNewApiKey, parseNewSenderDomain } from '../domain/admin-input.ts';
+import { checkOperatorInput, parseAccountUpdate, parseNewAccount, parseNewApiKey, parseNewSenderDomain } from '../domain/admin-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { certificatesVerify } from './certificate-commands.ts';
 import { configTable, settingDocs } from './config-table.ts';
@@ -32,7 +36,7 @@ interface CommandShape {
 /** A command over the database: main.ts opens the store for it and closes it after. */
 export interface StoreCommand extends CommandShape {
   readonly needsStore: true;
-  readonly run: (deps: KeyDeps, args: readonly string[], values: Values) => Promise<Result<Printed>>;
+  readonly run: (deps: AuthDeps, args: readonly string[], values: Values) => Promise<Result<Printed>>;
 }
 
 /** A command that never touches the database (config), so it works without one. */
@@ -44,7 +48,7 @@ interface PlainCommand extends CommandShape {
 /** A command that opens the database only if it calls `openDeps` (main.ts closes it after). */
 export interface OnDemandStoreCommand extends CommandShape {
   readonly needsStore: 'on-demand';
-  readonly run: (openDeps: () => Promise<KeyDeps>, args: readonly string[], values: Values) => Promise<Result<Printed>>;
+  readonly run: (openDeps: () => Promise<AuthDeps>, args: readonly string[], values: Values) => Promise<Result<Printed>>;
 }
 
 export type Command = StoreCommand | PlainCommand | OnDemandStoreCommand;
@@ -127,11 +131,13 @@ const accountUpdate: StoreCommand = {
   },
   needsStore: true,
   async run(deps, [id = ''], values) {
-    const updated = await updateAccount(deps, id, compact({
+    const input = parseAccountUpdate(compact({
       name: values.name, messagesLeft: integerFlag(values.messages), addMessages: integerFlag(values['add-messages']),
       balance: values.balance, addBalance: values['add-balance'], whatsappPrice: values['whatsapp-price'],
       active: booleanFlag(values.active), rateLimitPerSecond: integerFlag(values['rate-limit']),
     }));
+    if (!input.ok) return input;
+    const updated = await updateAccount(deps, id, input.value);
     if (!updated.ok) return updated;
     const body = accountBody(updated.value);
     return printed(body, human.accountText(body));
@@ -192,10 +198,34 @@ const templateAdd: StoreCommand = {
   options: { name: { type: 'string' }, body: { type: 'string' }, language: { type: 'string' }, status: { type: 'string' } },
   needsStore: true,
   async run(deps, [accountId = ''], values) {
-    const created = await createWhatsappTemplate(deps, accountId, compact({
+    const input = checkOperatorInput(NewWhatsappTemplateBody, compact({
       name: values.name, body: values.body, language: values.language, status: values.status,
     }));
+    if (!input.ok) return input;
+    const created = await createWhatsappTemplate(deps, accountId, input.value);
     return created.ok ? printed(created.value, human.templateText(created.value)) : created;
+  },
+};
+
+const userInvite: StoreCommand = {
+  usage: 'users invite --account ACCOUNT_ID --email EMAIL --role owner|developer|viewer [--json]',
+  positionals: [],
+  options: { account: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
+  needsStore: true,
+  async run(deps, _args, values) {
+    const accountId = str(values.account) ?? '';
+    const role = str(values.role);
+    if (!isRole(role)) return reject('invalidField', { detail: 'role must be one of: owner, developer, viewer' });
+    if (!(await accountExists(deps, accountId))) return reject('notFound');
+    const invited = await inviteUser(deps, accountId, { email: str(values.email) ?? '', role });
+    if (!invited.ok) return invited;
+    const body = invitedBody(invited.value);
+    // The link is the whole point of the command: printed once, never logged or stored.
+    return printed(body, [
+      `Invited ${body.email} as ${body.role} (user ${body.user_id}).`,
+      `Send them this link; it works once, until ${body.invitation_expires_at}:`,
+      body.invitation_url,
+    ]);
   },
 };
 
@@ -219,6 +249,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['keys revoke', keyRevoke],
   ['domains add', domainAdd],
   ['whatsapp-templates add', templateAdd],
+  ['users invite', userInvite],
   ['config', config],
   ['certificates verify', certificatesVerify],
 ]);

@@ -1,13 +1,19 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import type { AdminTokenCheck } from '../app/admin-token.ts';
-import type { KeyDeps } from '../app/api-keys.ts';
+import type { AuthDeps } from '../app/sessions.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
-import { apiKeyHook } from './plugins/api-key-auth.ts';
 import { requestLog } from './plugins/request-log.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { v1AuthenticationHook } from './plugins/session-auth.ts';
+import type { SignInThrottle } from './plugins/sign-in-throttle.ts';
+import { meRoutes } from './routes/me.ts';
+import { operatorSessionRoutes } from './routes/admin/operator-session.ts';
+import { signInRoutes } from './routes/sign-in.ts';
+import { userRoutes } from './routes/users.ts';
 import { declareRouteAccess, routeAccessHook } from './route-access.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
@@ -29,14 +35,19 @@ import { campaignRoutes } from './routes/campaigns.ts';
 import { sendRejection } from './wire-errors.ts';
 import { useBoundedJsonParser } from './json-body.ts';
 import { addRequestIdHeader, failedRequestHandler, requestIdOf } from './failed-request.ts';
+import { inputValidator } from './input-validation.ts';
+import { ACCOUNT_API_STYLE, OPERATOR_API_STYLE } from '../domain/schema-check.ts';
 import { eventWebhooks } from './schemas.ts';
 import { limitDocs } from './limits-table.ts';
 import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
 import { webAppRoutes } from './web-app.ts';
+import { SESSION_COOKIE } from './account-api-schemas.ts';
 
 export interface HttpDeps {
-  readonly app: KeyDeps;
+  readonly app: AuthDeps;
   readonly adminToken: AdminTokenCheck;
+  /** Sign-in attempts slowed per address and per IP. */
+  readonly signInThrottle: SignInThrottle;
   readonly rateLimiter: AccountRateLimiter;
   readonly logger: Logger | false;
   readonly trustProxy: boolean | number | string;
@@ -87,8 +98,12 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   // UTF-8 only, bounded in depth and element count before JSON.parse (prototype keys removed as above).
   useBoundedJsonParser(app);
+  // Session cookies (the web application and the operator console): parsed on every request, set by sign-in.
+  await app.register(cookie);
 
-  // Schemas are documentation for the wire routes: never reject, never reshape.
+  // Schemas are documentation for the wire routes: never reject, never reshape. The
+  // account and operator APIs check the inputs herald owns (TypeBox schemas) with
+  // input-validation.ts, each in its own style.
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
@@ -97,7 +112,13 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
       openapi: {
         openapi: '3.1.0',
         info: { title: 'herald', version: '1.0.0', description: 'Email, SMS and WhatsApp template messages for prepaid accounts.' },
-        components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, adminToken: { type: 'http', scheme: 'bearer' } } },
+        components: {
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            adminToken: { type: 'http', scheme: 'bearer' },
+            sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The web application\'s session (POST /v1/auth/sign-in); changes also need `X-CSRF-Token`' },
+          },
+        },
         webhooks: eventWebhooks(),
         // The request limits in effect on this server (README "Limits"); an extension, which the types do not list.
         ...{ 'x-herald-limits': limitDocs(deps.app.limits) },
@@ -115,9 +136,12 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   if (deps.healthOnly === true) return app;
 
   await app.register(async (v1) => {
+    v1.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE, ['querystring']));
     v1.addHook('onRoute', declareRouteAccess);
-    v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter }));
+    v1.addHook('onRequest', v1AuthenticationHook({ app: deps.app, rateLimiter: deps.rateLimiter }));
     v1.addHook('onRequest', routeAccessHook);
+    meRoutes(v1, deps.app);
+    userRoutes(v1, deps.app);
     sendRoutes(v1, deps.app);
     messageRoutes(v1, deps.app);
     templateRoutes(v1, deps.app);
@@ -131,10 +155,15 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     campaignRoutes(v1, deps.app);
     await v1.register(async (imports) => contactImportRoutes(imports, deps.app, deps.importBodyLimitBytes));
   });
+  await app.register(async (signIn) => signInRoutes(signIn, deps));
+  await app.register(async (operatorConsole) => operatorSessionRoutes(operatorConsole, deps));
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));
   await app.register(async (recipient) => trackingRoutes(recipient, deps));
   await app.register(async (subscriber) => consentRoutes(subscriber, deps));
-  await app.register(async (admin) => adminRoutes(admin, deps));
+  await app.register(async (admin) => {
+    admin.setValidatorCompiler(inputValidator(OPERATOR_API_STYLE, ['body', 'querystring']));
+    adminRoutes(admin, deps);
+  });
   await app.register(async (open) => jwksRoutes(open, deps.app));
   await app.register(async (web) => webAppRoutes(web, deps.webRoot));
 

@@ -236,6 +236,15 @@ export async function hasPendingMessages(db: Executor, campaignId: string): Prom
   return rows.length > 0;
 }
 
+/** How many of the campaign's messages wait in the outbox, counted up to `cap` (the runner's backlog check). */
+export async function countPendingMessages(db: Executor, campaignId: string, cap: number): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(db, PENDING_UP_TO, [campaignId, cap]);
+  return Number(row?.n ?? 0);
+}
+
+const PENDING_UP_TO = statement(`
+  select count(*) as n from (select 1 from outbox o join messages m on m.id = o.message_id where m.campaign_id = $1 limit $2) pending`);
+
 // From the outbox side: near the end of a campaign the outbox holds few rows.
 const PENDING = statement('select 1 from outbox o join messages m on m.id = o.message_id where m.campaign_id = $1 limit 1');
 

@@ -185,53 +185,52 @@ const CASES: readonly HostileCase[] = [
   hostile('a template of 100,000 placeholders under 1 MB', () => post('/v1/email/templates', JSON.stringify({ name: 'many', html: '{{a}}'.repeat(100_000) })), exactly(400, { message: 'Template has too many placeholders', detail: 'at most 5000 {{…}} tags' })),
 ];
 
-for (const hostileCase of CASES) {
-  if (hostileCase.owner !== undefined) {
-    test(hostileCase.name, { todo: `its limit comes with ${hostileCase.owner}, not on main yet` });
-    continue;
-  }
-  test(`${hostileCase.name}: its 4xx within 1 s, nothing logged at error, /healthz within 100 ms`, { ...(hostileCase.todo === undefined ? {} : { todo: hostileCase.todo }) }, async () => {
-    const tries: string[] = [];
-    for (let attempt = 1; attempt <= TIME_TRIES; attempt++) {
-      const request = hostileCase.request();
-      const errorsBefore = herald.errorLines().length;
-      const from = Date.now();
-      const answer = await call(request.method, request.path, request.body, request.headers);
-      const elapsed = Date.now() - from;
-      // What is answered and logged must hold on every try; only the clock gets another chance.
-      await (hostileCase.expect ?? expectClientError)(answer);
-      const health = await probe.worstSince(from);
-      assert.ok(health.probes > 0, 'no health probe ran');
-      assert.equal(health.failed, 0);
-      // A log line reaches the pipe after the answer has gone out; give it a moment.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.deepStrictEqual(herald.errorLines().slice(errorsBefore), []);
-      tries.push(`answered in ${elapsed} ms, /healthz within ${health.maxMs} ms (${health.probes} probes)`);
-      if (elapsed < ANSWER_MS && health.maxMs < HEALTH_MS) return;
-    }
-    assert.fail(`never within ${ANSWER_MS} ms and /healthz ${HEALTH_MS} ms in ${TIME_TRIES} tries: ${tries.join('; ')}`);
-  });
+/**
+ * Registers a test, or a todo without a body while `owner`'s fix is not on main; a `todo`
+ * reason runs it and reports its failures as todo (time limits a busy machine may miss).
+ */
+function hostileTest(name: string, owner: string | undefined, body: () => Promise<void>, todo?: string): void {
+  if (owner !== undefined) test(name, { todo: `its limit comes with ${owner}, not on main yet` });
+  else test(name, { ...(todo === undefined ? {} : { todo }) }, body);
 }
 
-test('40 template sends with distinct 5 MB subjects: each 400 within 1 s (the median), nothing logged at error, /healthz within 100 ms', { todo: BIG_BODY }, async () => {
-  const errorsBefore = herald.errorLines().length;
-  const times: number[] = [];
-  const health: number[] = [];
-  for (let i = 0; i < 40; i++) {
-    const body = templateEmail(`${i} {{a}}`.padEnd(5 * 1024 * 1024, ' {{a}}'));
+/**
+ * Sends the request, checks its answer and the log on every try, and returns once one
+ * try was answered within 1 s while /healthz answered within 100 ms.
+ */
+async function checkCase(hostileCase: Omit<HostileCase, 'name' | 'owner'>): Promise<void> {
+  const tries: string[] = [];
+  for (let attempt = 1; attempt <= TIME_TRIES; attempt++) {
+    const request = hostileCase.request();
+    const errorsBefore = herald.errorLines().length;
     const from = Date.now();
-    const answer = await send('/v1/email', body);
-    times.push(Date.now() - from);
-    exactly(400, subjectTooLong)(answer);
-    health.push((await probe.worstSince(from)).maxMs);
+    const answer = await call(request.method, request.path, request.body, request.headers);
+    const elapsed = Date.now() - from;
+    // What is answered and logged must hold on every try; only the clock gets another chance.
+    await (hostileCase.expect ?? expectClientError)(answer);
+    const health = await probe.worstSince(from);
+    assert.ok(health.probes > 0, 'no health probe ran');
+    assert.equal(health.failed, 0);
+    // A log line reaches the pipe after the answer has gone out; give it a moment.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepStrictEqual(herald.errorLines().slice(errorsBefore), []);
+    tries.push(`answered in ${elapsed} ms, /healthz within ${health.maxMs} ms (${health.probes} probes)`);
+    if (elapsed < ANSWER_MS && health.maxMs < HEALTH_MS) return;
   }
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.deepStrictEqual(herald.errorLines().slice(errorsBefore), []);
-  // Medians: a machine shared with other work may stall any one request (the other cases' tries).
-  const median = (values: number[]): number => values.sort((a, b) => a - b)[20] ?? 0;
-  assert.ok(median(times) < ANSWER_MS, `median ${median(times)} ms`);
-  assert.ok(median(health) < HEALTH_MS, `/healthz median of the worst per send ${median(health)} ms`);
-});
+  assert.fail(`never within ${ANSWER_MS} ms and /healthz ${HEALTH_MS} ms in ${TIME_TRIES} tries: ${tries.join('; ')}`);
+}
+
+for (const hostileCase of CASES) {
+  hostileTest(`${hostileCase.name}: its 4xx within 1 s, nothing logged at error, /healthz within 100 ms`, hostileCase.owner, () => checkCase(hostileCase), hostileCase.todo);
+}
+
+hostileTest('40 template sends with distinct 5 MB subjects: each its 4xx within 1 s, /healthz within 100 ms', undefined, async () => {
+  for (let i = 0; i < 40; i++) {
+    // Distinct from the first bytes, so no cache could answer one from another.
+    await checkCase({ request: () => post('/v1/email', templateEmail(`${i} {{a}} ${'y'.repeat(5_000_000)}`)), expect: exactly(400, subjectTooLong) });
+  }
+}, BIG_BODY);
+
 
 test('a bare CR in a body is sent as CRLF: 200 within 1 s, and the captured MIME has no bare CR', async () => {
   const errorsBefore = herald.errorLines().length;

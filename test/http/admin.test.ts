@@ -573,3 +573,17 @@ test('the operator routes are in the OpenAPI document under the admin tag, with 
     assert.deepStrictEqual([operation.tags, operation.security], [['admin'], [{ adminToken: [] }]]);
   }
 });
+
+test('an allow-list entry that is an object, even one with a toString, answers 400 naming the field', async (t) => {
+  const { service } = await serviceAt(t);
+  const account = await createAccount(service);
+  const res = await admin(service, 'PATCH', `/admin/v1/accounts/${account.id}`, { ipAllowList: [{ toString: 1 }] });
+  assert.deepStrictEqual([res.statusCode, res.json()], [400, { message: INVALID, detail: 'ipAllowList: must be an array of strings' }]);
+});
+
+test('an operator POST without a body takes every default', async (t) => {
+  const { service } = await serviceAt(t);
+  const account = await createAccount(service);
+  const res = await service.http.inject({ method: 'POST', url: `/admin/v1/accounts/${account.id}/api-keys`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  assert.deepStrictEqual([res.statusCode, res.json().scopes], [201, ['email', 'sms', 'whatsapp', 'webhooks', 'account']]);
+});

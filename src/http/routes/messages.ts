@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
 import { getCapturedMessage, getMessage, listAccountMessages } from '../../app/get-message.ts';
+import { MessageListQuery } from '../../domain/message-query.ts';
 import { callerOf, visibleChannels } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
@@ -12,10 +13,10 @@ const access = { scope: 'channel', access: 'read' } as const;
 
 /** A message's status and events, and for captured email the MIME as it would have gone out. */
 export function messageRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.get('/v1/messages', {
+  app.get<{ Querystring: MessageListQuery }>('/v1/messages', {
     schema: {
       summary: 'The account\'s messages of the channels the key may read, newest first, with filters and a cursor', tags: ['messages'],
-      querystring: schemas.messageQuery, response: { 200: schemas.messagePage, 400: schemas.applicationError },
+      querystring: MessageListQuery, response: { 200: schemas.messagePage, 400: schemas.applicationError },
     },
     config: { access },
   }, async (request, reply) => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
 import {
-  addAccountSuppressions, listAccountSuppressions, removeAccountSuppression, MAX_SUPPRESSION_PAGE, MAX_SUPPRESSIONS_PER_REQUEST, DEFAULT_SUPPRESSION_PAGE,
+  addAccountSuppressions, listAccountSuppressions, removeAccountSuppression, MAX_SUPPRESSIONS_PER_REQUEST, SuppressionListQuery,
 } from '../../app/suppressions.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
@@ -33,16 +33,10 @@ const tags = ['suppressions'];
 
 export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
 
-  app.get('/v1/suppressions', {
+  app.get<{ Querystring: SuppressionListQuery }>('/v1/suppressions', {
     schema: {
       summary: 'The account\'s suppressed addresses, in address order, a page at a time', tags,
-      querystring: {
-        type: 'object',
-        properties: {
-          cursor: { type: 'string', description: 'next_cursor of the previous page' },
-          limit: { type: 'integer', minimum: 1, maximum: MAX_SUPPRESSION_PAGE, default: DEFAULT_SUPPRESSION_PAGE },
-        },
-      },
+      querystring: SuppressionListQuery,
       response: {
         200: { type: 'object', required: ['data', 'next_cursor'], properties: { data: { type: 'array', items: suppression }, next_cursor: { type: ['string', 'null'] } } },
         400: { description: 'A bad cursor or limit', ...schemas.applicationError },

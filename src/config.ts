@@ -4,12 +4,14 @@ import ipaddr from 'ipaddr.js';
 import leven from 'leven';
 import { parseAddress } from './domain/email-address.ts';
 import { isRole, ROLES, type Role } from './roles.ts';
+import { LIMITS, type RequestLimits } from './domain/request-limits.ts';
 
 // Configuration comes from environment variables only. Each key is declared once
 // here with its default and description; the README table is generated from the
 // same list (`npm run herald -- config`), so documentation cannot drift.
 
-export interface Config {
+/** The request limits (HERALD_MAX_*) are fields of their own, one per row of domain/request-limits.ts. */
+export interface Config extends RequestLimits {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
@@ -45,6 +47,7 @@ export interface Config {
   readonly invitationHours: number;
   readonly passwordResetMinutes: number;
   readonly authEmailFrom: { readonly email: string; readonly name: string } | undefined;
+  readonly templateCacheBytes: number;
   readonly logFormat: LogFormat;
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
@@ -286,6 +289,17 @@ export const SETTINGS = [
     key: 'outboxLeaseSeconds', env: 'HERALD_OUTBOX_LEASE_SECONDS', default: '300',
     description: 'How long a worker holds the messages it claimed; a worker that dies holding them has them taken over by another after this. Keep it above the slowest delivery attempt (the SMTP time-outs: 30 s to connect, 30 s for the greeting, 120 s of socket silence).',
     parse: integer('HERALD_OUTBOX_LEASE_SECONDS', 5, 86_400),
+  },
+  // Request limits: one setting per row of domain/request-limits.ts (README "Limits"), and the template cache.
+  ...LIMITS.map((row) => ({
+    key: row.key, env: row.env, default: String(row.default),
+    description: `${row.limit}, in ${row.unit}; past it a request is refused with 400 (README "Limits").`,
+    parse: integer(row.env, row.min, row.max),
+  })),
+  {
+    key: 'templateCacheBytes', env: 'HERALD_TEMPLATE_CACHE_BYTES', default: String(32 * 1024 * 1024),
+    description: 'Memory the compiled email templates may keep, in bytes (an estimate per template: its length and tags); the least recently used go first, and a template that is refused is never kept.',
+    parse: integer('HERALD_TEMPLATE_CACHE_BYTES', 0, 4 * 1024 * 1024 * 1024),
   },
   {
     key: 'sessionIdleMinutes', env: 'HERALD_SESSION_IDLE_MINUTES', default: '60',

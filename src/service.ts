@@ -11,6 +11,8 @@ import { uuidv7Source } from './app/uuidv7-source.ts';
 import { checkPostTarget } from './channels/guarded-fetch.ts';
 import type { Config } from './config.ts';
 import { CHANNELS } from './domain/account.ts';
+import { templateEngineFor } from './domain/email-template.ts';
+import { requestLimitsOf } from './domain/request-limits.ts';
 import type { InboundListener } from './inbound/listener.ts';
 import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 import { buildApp } from './http/app.ts';
@@ -100,6 +102,7 @@ export async function openAppDeps(
     await openOrExplain(store.db, config.databaseUrl);
     await migrateToLatest(store.db);
     const signingSecret = await loadSigningSecret(store.db);
+    const limits = requestLimitsOf(config);
     const deps: AuthDeps = {
       db: store.db,
       // One writer (embedded SQLite): concurrent sends share one durable commit.
@@ -121,6 +124,8 @@ export async function openAppDeps(
         emailFrom: config.authEmailFrom,
       },
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,
+      limits,
+      templates: templateEngineFor(limits, config.templateCacheBytes),
       // The in-process worker is woken directly; workers of other processes (the server's,
       // when this is the CLI) through the store: PostgreSQL NOTIFY, or their next poll.
       wakeOutbox: () => {

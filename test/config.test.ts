@@ -35,6 +35,19 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     redisPrefix: 'herald:',
     role: 'all',
     outboxLeaseSeconds: 300,
+    maxEmailRecipients: 2000,
+    maxAttachments: 20,
+    maxAttachmentBytes: 10485760,
+    maxSubjectLength: 2000,
+    maxTemplateLength: 1048576,
+    maxTemplatePlaceholders: 5000,
+    maxTemplateDepth: 50,
+    maxRenderedLength: 10485760,
+    maxSmsSegments: 10,
+    maxSmsNumbers: 1000,
+    maxMetadataBytes: 4096,
+    maxMetadataDepth: 16,
+    templateCacheBytes: 33554432,
     sessionIdleMinutes: 60,
     sessionMaxHours: 12,
     invitationHours: 72,
@@ -48,6 +61,11 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     httpRequestTimeoutMs: 120000,
     httpKeepAliveTimeoutMs: 5000,
   });
+});
+
+test('a request limit is set by its HERALD_MAX_ variable within its range', () => {
+  assert.equal(loadConfig({ HERALD_MAX_SMS_SEGMENTS: '15' }).maxSmsSegments, 15);
+  assert.throws(() => loadConfig({ HERALD_MAX_SMS_SEGMENTS: '256' }), { name: 'ConfigError', message: 'HERALD_MAX_SMS_SEGMENTS: expected a number from 1 to 255, got 256' });
 });
 
 test('HERALD_AUTH_EMAIL_FROM takes "Name <address>" or an address, and refuses anything else', () => {

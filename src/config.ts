@@ -37,17 +37,17 @@ export interface Config {
   readonly logLevel: string;
   readonly role: Role;
   readonly outboxLeaseSeconds: number;
+  readonly sessionIdleMinutes: number;
+  readonly sessionMaxHours: number;
+  readonly invitationHours: number;
+  readonly passwordResetMinutes: number;
+  readonly authEmailFrom: { readonly email: string; readonly name: string } | undefined;
   readonly logFormat: LogFormat;
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
   readonly httpHeadersTimeoutMs: number;
   readonly httpRequestTimeoutMs: number;
   readonly httpKeepAliveTimeoutMs: number;
-  readonly sessionIdleMinutes: number;
-  readonly sessionMaxHours: number;
-  readonly invitationHours: number;
-  readonly passwordResetMinutes: number;
-  readonly authEmailFrom: { readonly email: string; readonly name: string } | undefined;
 }
 
 interface Setting<K extends keyof Config> {

@@ -44,12 +44,12 @@ export interface ServiceOptions {
   /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
   readonly imports?: boolean;
   readonly importOptions?: Partial<ImportRunnerOptions>;
+  /** Failed sign-ins allowed per address and per IP (tests lower them). */
+  readonly signInLimits?: SignInLimits;
   /** Overrides the campaign runner's defaults; it runs where the import runner does, started when the worker is. */
   readonly campaignOptions?: Partial<CampaignRunnerOptions>;
   /** The built web application served at /app (default web/dist of this tree). */
   readonly webRoot?: string;
-  /** Failed sign-ins allowed per address and per IP (tests lower them). */
-  readonly signInLimits?: SignInLimits;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */

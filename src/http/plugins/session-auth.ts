@@ -30,7 +30,7 @@ export function v1AuthenticationHook(deps: { app: AuthDeps; rateLimiter: Account
     }
     if (signedIn === undefined) return void refuseBeforeBody(clearSessionCookie(reply, deps.app), { code: 'sessionExpired' });
     if (!csrfPasses(request, deps.app, token)) return void refuseBeforeBody(reply, { code: 'csrfRefused' });
-    if (!(await admitAccount(request, reply, signedIn.account, deps.rateLimiter, deps.app.metrics))) return;
+    if (!(await admitAccount(request, reply, signedIn.account, { rateLimiter: deps.rateLimiter, metrics: deps.app.metrics }))) return;
     request.caller = { account: signedIn.account, principal: { kind: 'user', user: signedIn.user, session: signedIn.session, token } };
   };
 }

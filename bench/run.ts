@@ -11,6 +11,8 @@ const BENCHES: Record<string, () => Promise<(args: readonly string[]) => Promise
   audience: async () => (await import('./audience.ts')).audience,
   campaign: async () => (await import('./campaign.ts')).campaign,
   storage: async () => (await import('./storage.ts')).storage,
+  'metrics-scrape': async () => (await import('./metrics-scrape.ts')).metricsScrape,
+  templates: async () => (await import('./templates.ts')).templates,
 };
 
 const USAGE = `usage: npm run bench [-- <name> [flags]]

@@ -11,6 +11,8 @@ import { uuidv7Source } from './app/uuidv7-source.ts';
 import { checkPostTarget } from './channels/guarded-fetch.ts';
 import type { Config } from './config.ts';
 import { CHANNELS } from './domain/account.ts';
+import { templateEngineFor } from './domain/email-template.ts';
+import { requestLimitsOf } from './domain/request-limits.ts';
 import type { InboundListener } from './inbound/listener.ts';
 import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 import { buildApp } from './http/app.ts';
@@ -18,6 +20,7 @@ import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/r
 import { DEFAULT_SIGN_IN_LIMITS, signInThrottle, type SignInLimits } from './http/plugins/sign-in-throttle.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
+import { listenOrExplain, openOrExplain } from './startup-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
 import { openStore, type OpenedStore } from './store/dialect.ts';
@@ -96,8 +99,10 @@ export async function openAppDeps(
   const clock = options.clock ?? Date.now;
   metrics.readQueuesWith(() => readQueueDepths(store.db, clock()));
   try {
+    await openOrExplain(store.db, config.databaseUrl);
     await migrateToLatest(store.db);
     const signingSecret = await loadSigningSecret(store.db);
+    const limits = requestLimitsOf(config);
     const deps: AuthDeps = {
       db: store.db,
       // One writer (embedded SQLite): concurrent sends share one durable commit.
@@ -119,6 +124,8 @@ export async function openAppDeps(
         emailFrom: config.authEmailFrom,
       },
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,
+      limits,
+      templates: templateEngineFor(limits, config.templateCacheBytes),
       // The in-process worker is woken directly; workers of other processes (the server's,
       // when this is the CLI) through the store: PostgreSQL NOTIFY, or their next poll.
       wakeOutbox: () => {
@@ -164,7 +171,9 @@ async function startInboundSmtp(config: Config, deps: AuthDeps, logger: Logger):
   if (config.inboundSmtpPort === undefined) return undefined;
   // Loaded lazily: smtp-server and mailparser add ~40 MB resident to a process that takes no mail.
   const { startConfiguredInboundListener } = await import('./inbound/listener.ts');
-  return startConfiguredInboundListener(config, deps, logger);
+  const port = config.inboundSmtpPort;
+  return listenOrExplain({ portVariable: 'HERALD_INBOUND_SMTP_PORT', hostVariable: 'HERALD_INBOUND_SMTP_HOST', port, host: config.inboundSmtpHost }, () =>
+    startConfiguredInboundListener(config, deps, logger));
 }
 
 // The loop turns at least once per poll; this many polls without a turn is a stuck or stopped loop.

@@ -139,7 +139,7 @@ async function prepareBatch(deps: KeyDeps, campaign: Campaign, contacts: readonl
     if (!dropped && left <= 0) continue;
     const msgid = deps.newId();
     const variables = { ...campaign.variables, ...contactVariables(contact), unsubscribe_url: await unsubscribeLink(deps, campaign.accountId, msgid, now) };
-    const rendered = renderCampaignEmail(source, variables);
+    const rendered = renderCampaignEmail(deps.templates, source, variables);
     if (!rendered.ok) throw new Error(`campaign ${campaign.id} content no longer renders: ${rendered.rejection.code}`);
     const payload: EmailPayload = {
       from: campaign.from, replyTo: campaign.replyTo, ...rendered.value, to: [contact.email], cc: [], attachments: [], tracking: campaign.tracking, certified: false,

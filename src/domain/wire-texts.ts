@@ -76,6 +76,18 @@ export const WIRE_TEXTS = {
   // /v1/webhooks: a test event or a retry while the account has nowhere to post, 409
   webhookUrlMissing: 'No webhook URL is set',
 
+  // Request limits (domain/request-limits.ts; README "Limits"), 400 with a `detail` naming the limit
+  tooManyRecipients: 'Too many recipients',
+  tooManyAttachments: 'Too many attachments',
+  attachmentsTooLarge: 'Attachments are too large',
+  subjectTooLong: 'Subject is too long',
+  templateTooLarge: 'Template is too large',
+  templateTooManyPlaceholders: 'Template has too many placeholders',
+  templateTooDeep: 'Template blocks are nested too deeply',
+  renderedTooLarge: 'Rendered email is too large',
+  smsTooLong: 'Message is too long',
+  tooManyMobileNumbers: 'Too many mobile numbers',
+
   // /v1/suppressions and /v1/contacts (and an import's rows), 400
   suppressionEmailMissing: 'Email missing or empty!',
   suppressionEmailWrongStructure: 'The email address has the wrong structure!',

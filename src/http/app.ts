@@ -39,6 +39,7 @@ import { inputValidator } from './input-validation.ts';
 import { ACCOUNT_API_STYLE, OPERATOR_API_STYLE } from '../domain/schema-check.ts';
 import { eventWebhooks } from './schemas.ts';
 import { SESSION_COOKIE } from './account-api-schemas.ts';
+import { limitDocs } from './limits-table.ts';
 import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
 import { webAppRoutes } from './web-app.ts';
 
@@ -119,6 +120,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
           },
         },
         webhooks: eventWebhooks(),
+        // The request limits in effect on this server (README "Limits"); an extension, which the types do not list.
+        ...{ 'x-herald-limits': limitDocs(deps.app.limits) },
       },
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });

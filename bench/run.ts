@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<(args: readonly string[]) => Promise
   campaign: async () => (await import('./campaign.ts')).campaign,
   storage: async () => (await import('./storage.ts')).storage,
   templates: async () => (await import('./templates.ts')).templates,
+  'metrics-scrape': async () => (await import('./metrics-scrape.ts')).metricsScrape,
 };
 
 const USAGE = `usage: npm run bench [-- <name> [flags]]

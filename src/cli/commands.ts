@@ -12,6 +12,7 @@ import { updateAccount } from '../app/update-account.ts';
 import { checkOperatorInput, parseAccountUpdate, parseNewAccount, parseNewApiKey, parseNewSenderDomain } from '../domain/admin-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { certificatesVerify } from './certificate-commands.ts';
+import { settingsInEffect, settingsText } from './config-check.ts';
 import { configTable, settingDocs } from './config-table.ts';
 import * as human from './human-output.ts';
 
@@ -230,11 +231,16 @@ const userInvite: StoreCommand = {
 };
 
 const config: PlainCommand = {
-  usage: 'config [--json]',
+  usage: 'config [--check] [--json]',
   positionals: [],
-  options: {},
+  options: { check: { type: 'boolean' } },
   needsStore: false,
-  async run() {
+  async run(_args, values) {
+    // --check: the values this environment gives (validated; secrets masked), not the documentation.
+    if (values.check === true) {
+      const settings = settingsInEffect(process.env);
+      return ok({ json: { settings }, text: settingsText(settings) });
+    }
     return ok({ json: { settings: settingDocs() }, text: configTable() });
   },
 };

@@ -55,7 +55,8 @@ const accountFields = {
   balance: Type.Optional(Money('Money for WhatsApp sends (number or decimal string); the change is written to the ledger')),
   whatsappPrice: Type.Optional(Money('Price of one WhatsApp message')),
   rateLimitPerSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: RATE_LIMIT_MAX, errorMessage: `must be a whole number from 1 to ${RATE_LIMIT_MAX}` })),
-  ipAllowList: Type.Optional(Type.Array(Type.String(), {
+  // Each entry is read by parseAllowList, which names the one that is not an address or CIDR.
+  ipAllowList: Type.Optional(Type.Array(Type.Unknown({ description: 'An IPv4/IPv6 address or CIDR range, as a string' }), {
     errorMessage: 'must be an array of strings', description: 'IPv4/IPv6 addresses and CIDR ranges; empty: any address. Stored in canonical form: `10.0.0.1/8` as `10.0.0.0/8`',
   })),
   services: Type.Optional(Type.Object({ email: Type.Optional(Flag()), sms: Type.Optional(Flag()), whatsapp: Type.Optional(Flag()) }, {

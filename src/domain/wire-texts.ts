@@ -98,15 +98,6 @@ export const WIRE_TEXTS = {
   importNotArray: 'A JSON import must be an array of contacts',
   importMediaType: 'Unsupported Media Type, send text/csv or application/json',
 
-  // /v1/campaigns: an action the campaign's status does not allow (409, with `status`),
-  // and a send whose audience holds nobody (400)
-  campaignState: 'The campaign cannot do this in its current status',
-  campaignEmpty: 'The campaign has no recipients',
-
-  // Answered on the connection before any route sees the request (http/client-connections.ts)
-  requestTimedOut: 'Request timed out',
-  headersTooLarge: 'Request header fields too large',
-  malformedRequest: 'Invalid request, malformed HTTP',
   // Users, sign-in and sessions of the web application (issue 12; docs/users-and-sessions.md)
   signInFailed: 'Incorrect email or password',
   currentPasswordIncorrect: 'The current password is incorrect',
@@ -122,6 +113,16 @@ export const WIRE_TEXTS = {
   totpNotStarted: 'Start the two-factor set-up first',
   totpNotOn: 'Two-factor sign-in is off',
   passwordResetSent: 'If a user has this address, an email with a link to set a new password is on its way',
+
+  // /v1/campaigns: an action the campaign's status does not allow (409, with `status`),
+  // and a send whose audience holds nobody (400)
+  campaignState: 'The campaign cannot do this in its current status',
+  campaignEmpty: 'The campaign has no recipients',
+
+  // Answered on the connection before any route sees the request (http/client-connections.ts)
+  requestTimedOut: 'Request timed out',
+  headersTooLarge: 'Request header fields too large',
+  malformedRequest: 'Invalid request, malformed HTTP',
 } as const;
 
 export type WireCode = keyof typeof WIRE_TEXTS;

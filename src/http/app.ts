@@ -6,14 +6,14 @@ import type { Logger } from 'pino';
 import type { AdminTokenCheck } from '../app/admin-token.ts';
 import type { AuthDeps } from '../app/sessions.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
-import { requestLog } from './plugins/request-log.ts';
-import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { v1AuthenticationHook } from './plugins/session-auth.ts';
 import type { SignInThrottle } from './plugins/sign-in-throttle.ts';
 import { meRoutes } from './routes/me.ts';
 import { operatorSessionRoutes } from './routes/admin/operator-session.ts';
 import { signInRoutes } from './routes/sign-in.ts';
 import { userRoutes } from './routes/users.ts';
+import { requestLog } from './plugins/request-log.ts';
+import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { declareRouteAccess, routeAccessHook } from './route-access.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
@@ -39,9 +39,9 @@ import { inputValidator } from './input-validation.ts';
 import { ACCOUNT_API_STYLE, OPERATOR_API_STYLE } from '../domain/schema-check.ts';
 import { eventWebhooks } from './schemas.ts';
 import { limitDocs } from './limits-table.ts';
+import { SESSION_COOKIE } from './account-api-schemas.ts';
 import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
 import { webAppRoutes } from './web-app.ts';
-import { SESSION_COOKIE } from './account-api-schemas.ts';
 
 export interface HttpDeps {
   readonly app: AuthDeps;
@@ -96,10 +96,10 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   // The interface is JSON only; Fastify's default text/plain parser would hand a
   // string to the use cases, and a 415 says more than "missing parameters".
   app.removeContentTypeParser('text/plain');
-  // UTF-8 only, bounded in depth and element count before JSON.parse (prototype keys removed as above).
-  useBoundedJsonParser(app);
   // Session cookies (the web application and the operator console): parsed on every request, set by sign-in.
   await app.register(cookie);
+  // UTF-8 only, bounded in depth and element count before JSON.parse (prototype keys removed as above).
+  useBoundedJsonParser(app);
 
   // Schemas are documentation for the wire routes: never reject, never reshape. The
   // account and operator APIs check the inputs herald owns (TypeBox schemas) with

@@ -225,9 +225,17 @@ export async function releaseCampaign(db: Executor, id: string, owner: string, d
 
 const RELEASE = statement('update campaigns set lease_owner = null, lease_expires_at = null, due_at = $1 where id = $2 and lease_owner = $3');
 
+/** Lets go of a campaign someone paused or cancelled under the runner: its due time is the move's. */
+export async function releaseLease(db: Executor, id: string, owner: string): Promise<void> {
+  await execute(db, RELEASE_LEASE, [id, owner]);
+}
+
+const RELEASE_LEASE = statement('update campaigns set lease_owner = null, lease_expires_at = null where id = $1 and lease_owner = $2');
+
 /** Lets go of every lease (embedded SQLite at start: their holders belonged to a previous run). */
-export async function releaseAllCampaigns(db: Executor): Promise<void> {
-  await db.updateTable('campaigns').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', 'is not', null).execute();
+export async function releaseAllCampaigns(db: Executor): Promise<number> {
+  const result = await db.updateTable('campaigns').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', 'is not', null).executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** Whether any of the campaign's messages still has delivery work (queued, in flight, deferred). */

@@ -574,13 +574,6 @@ test('the operator routes are in the OpenAPI document under the admin tag, with 
   }
 });
 
-test('an allow-list entry that is an object, even one with a toString, answers 400 naming the field', async (t) => {
-  const { service } = await serviceAt(t);
-  const account = await createAccount(service);
-  const res = await admin(service, 'PATCH', `/admin/v1/accounts/${account.id}`, { ipAllowList: [{ toString: 1 }] });
-  assert.deepStrictEqual([res.statusCode, res.json()], [400, { message: INVALID, detail: 'ipAllowList: must be an array of strings' }]);
-});
-
 test('an operator POST without a body takes every default', async (t) => {
   const { service } = await serviceAt(t);
   const account = await createAccount(service);

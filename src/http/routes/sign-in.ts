@@ -22,6 +22,8 @@ import { sessionBody } from '../../app/user-view.ts';
 // in the URL, so no access log holds them.
 
 const tags = ['sign-in'];
+/** In the OpenAPI document: open to anyone, no key or session (route-access.ts writes the others'). */
+const open = { 'x-herald-scope': 'none', 'x-herald-access': 'public' } as const;
 
 /** The contract's rule, in code points: 12 to 256. */
 export function passwordRule(field: string, password: string): Result<string> {
@@ -42,7 +44,7 @@ export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; signIn
 
   app.post('/v1/auth/sign-in', {
     schema: {
-      summary: 'Sign in with email and password (and the two-factor code when the user has one); sets the session cookie', tags,
+      summary: 'Sign in with email and password (and the two-factor code when the user has one); sets the session cookie', tags, ...open,
       body: SignInRequest,
       response: {
         200: Session,
@@ -69,7 +71,7 @@ export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; signIn
 
   app.post('/v1/auth/invitation', {
     schema: {
-      summary: 'What an invitation link is for (the token after its `#`)', tags,
+      summary: 'What an invitation link is for (the token after its `#`)', tags, ...open,
       body: InvitationRequest,
       response: { 200: InvitationView, 400: ErrorBody, 404: { description: '`This link is invalid, used or expired`', ...ErrorBody } },
     },
@@ -84,7 +86,7 @@ export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; signIn
 
   app.post('/v1/auth/invitation/accept', {
     schema: {
-      summary: 'Accept an invitation: set the password and sign in (the link works once)', tags,
+      summary: 'Accept an invitation: set the password and sign in (the link works once)', tags, ...open,
       body: NewPasswordRequest,
       response: { 200: Session, 400: ErrorBody, 404: { description: '`This link is invalid, used or expired`', ...ErrorBody } },
     },
@@ -92,7 +94,7 @@ export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; signIn
 
   app.post('/v1/auth/password-reset', {
     schema: {
-      summary: 'Ask for a password-reset link by email; the answer is the same whether or not the address has a user', tags,
+      summary: 'Ask for a password-reset link by email; the answer is the same whether or not the address has a user', tags, ...open,
       body: PasswordResetRequest,
       response: { 202: MessageBody, 400: ErrorBody, 429: { description: '`Too many sign-in attempts, try again later`', ...ErrorBody } },
     },
@@ -110,7 +112,7 @@ export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; signIn
 
   app.post('/v1/auth/password-reset/complete', {
     schema: {
-      summary: 'Set a new password with a password-reset link and sign in; every other session of the user ends', tags,
+      summary: 'Set a new password with a password-reset link and sign in; every other session of the user ends', tags, ...open,
       body: NewPasswordRequest,
       response: { 200: Session, 400: ErrorBody, 404: { description: '`This link is invalid, used or expired`', ...ErrorBody } },
     },

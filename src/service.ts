@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
-import { newVerifiedKeyCache, type KeyDeps } from './app/api-keys.ts';
+import { KeyUseThrottle, newVerifiedKeyCache, type KeyDeps } from './app/api-keys.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
@@ -99,6 +99,7 @@ export async function openAppDeps(
       signingSecret,
       // Verified keys kept 5 s: a key revoked by another process stops working here within that.
       verifiedKeys: newVerifiedKeyCache(),
+      keyUses: new KeyUseThrottle(),
       publicUrl: config.publicUrl,
       dnsServers: config.dnsServers,
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,

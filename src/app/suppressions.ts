@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { csvLine } from '../domain/csv-line.ts';
 import { parseAddress } from '../domain/email-address.ts';
 import { isJsonObject, ownField, type JsonObject } from '../domain/json-object.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
@@ -39,10 +40,20 @@ const decodeCursor = (cursor: string): string | undefined => {
   return encodeCursor(address) === cursor ? address : undefined;
 };
 
-function parsePageQuery(raw: unknown): Result<{ after?: string; limit: number }> {
+/** Longest search text (`q`), an address's length. */
+export const SUPPRESSION_SEARCH_MAX = 320;
+
+interface PageQuery { after?: string; containing?: string; limit: number }
+
+function parsePageQuery(raw: unknown): Result<PageQuery> {
   // Fastify's query parser gives an object of its own class, not a plain one.
   const query: JsonObject = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as JsonObject) : {};
-  const page: { after?: string; limit: number } = { limit: DEFAULT_SUPPRESSION_PAGE };
+  const page: PageQuery = { limit: DEFAULT_SUPPRESSION_PAGE };
+  const q = ownField(query, 'q');
+  if (q !== undefined && q !== '') {
+    if (typeof q !== 'string' || q.length > SUPPRESSION_SEARCH_MAX) return invalid(`q must be text of at most ${SUPPRESSION_SEARCH_MAX} characters`);
+    if (q.trim() !== '') page.containing = q.trim();
+  }
   const cursor = ownField(query, 'cursor');
   if (cursor !== undefined && cursor !== '') {
     const after = typeof cursor === 'string' ? decodeCursor(cursor) : undefined;
@@ -58,7 +69,7 @@ function parsePageQuery(raw: unknown): Result<{ after?: string; limit: number }>
   return ok(page);
 }
 
-/** GET /v1/suppressions?cursor=&limit= — the account's list in address order. */
+/** GET /v1/suppressions?q=&cursor=&limit= — the account's list in address order, only addresses containing `q` when given. */
 export async function listAccountSuppressions(deps: AppDeps, accountId: string, rawQuery: unknown): Promise<Result<SuppressionPage>> {
   const page = parsePageQuery(rawQuery);
   if (!page.ok) return page;
@@ -119,4 +130,29 @@ export async function addAccountSuppressions(deps: AppDeps, accountId: string, b
 export async function removeAccountSuppression(deps: AppDeps, accountId: string, email: string): Promise<Result<'removed'>> {
   if (parseAddress(email) === null) return reject('suppressionEmailWrongStructure', { offending: [{ email }] });
   return (await removeSuppression(deps.db, accountId, email.trim())) ? ok('removed') : reject('notFound');
+}
+
+/** Rows read from the store at a time while exporting. */
+export const EXPORT_BATCH = 1000;
+export const EXPORT_HEADER = ['email', 'reason', 'msgid', 'created_at'] as const;
+
+/**
+ * GET /v1/suppressions/export?q= — the whole list (or the addresses containing `q`) as
+ * CSV lines, header first, read from the store a batch at a time as the answer is sent.
+ */
+export function exportAccountSuppressions(deps: AppDeps, accountId: string, rawQuery: unknown): Result<AsyncIterable<string>> {
+  const query = parsePageQuery(rawQuery);
+  if (!query.ok) return query;
+  const { containing } = query.value;
+  async function* lines(): AsyncGenerator<string> {
+    yield `${csvLine(EXPORT_HEADER)}\r\n`;
+    let after: string | undefined;
+    for (;;) {
+      const rows = await listSuppressions(deps.db, accountId, { ...(after === undefined ? {} : { after }), ...(containing === undefined ? {} : { containing }), limit: EXPORT_BATCH });
+      if (rows.length > 0) yield rows.map((r) => `${csvLine([r.address, r.reason, r.messageId, new Date(r.createdAt).toISOString()])}\r\n`).join('');
+      if (rows.length < EXPORT_BATCH) return;
+      after = rows.at(-1)?.address;
+    }
+  }
+  return ok(lines());
 }

@@ -274,7 +274,7 @@ export function parseAccountUpdate(body: unknown): Result<AccountUpdateInput> {
 }
 
 // Offset required: a time without one means different instants on different machines.
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** POST /admin/v1/accounts/:id/api-keys; `now` decides whether expiresAt is in the future. */
 export function parseNewApiKey(body: unknown, now: number): Result<NewApiKeyInput> {
@@ -292,14 +292,17 @@ export function parseNewApiKey(body: unknown, now: number): Result<NewApiKeyInpu
     parsedScopes = SCOPES.filter((c) => wanted.has(c));
   }
 
-  let expiry: number | null = null;
-  if (expiresAt !== undefined && expiresAt !== null) {
-    const at = typeof expiresAt === 'string' && ISO_TIME.test(expiresAt) ? Date.parse(expiresAt) : Number.NaN;
-    if (Number.isNaN(at)) return invalidField('expiresAt', 'must be an ISO-8601 time with an offset, e.g. 2030-01-31T00:00:00Z');
-    if (at <= now) return invalidField('expiresAt', 'must be in the future');
-    expiry = at;
-  }
-  return ok({ scopes: parsedScopes, expiresAt: expiry });
+  const expiry = parseExpiry(expiresAt, 'expiresAt', now);
+  return expiry.ok ? ok({ scopes: parsedScopes, expiresAt: expiry.value }) : expiry;
+}
+
+/** A key's expiry: absent or null (never), or an ISO-8601 time with an offset, in the future. */
+export function parseExpiry(value: unknown, field: string, now: number): Result<number | null> {
+  if (value === undefined || value === null) return ok(null);
+  const at = typeof value === 'string' && ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(at)) return invalidField(field, 'must be an ISO-8601 time with an offset, e.g. 2030-01-31T00:00:00Z');
+  if (at <= now) return invalidField(field, 'must be in the future');
+  return ok(at);
 }
 
 /**

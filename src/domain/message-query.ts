@@ -3,7 +3,7 @@ import { ownField, type JsonObject } from './json-object.ts';
 import { isMessageStatus, type MessageStatus } from './message-status.ts';
 import { ok, reject, type Result } from './result.ts';
 
-// GET /v1/messages?status=&channel=&since=&recipient=&cursor=&limit= — the query,
+// GET /v1/messages?status=&channel=&since=&until=&recipient=&cursor=&limit= — the query,
 // validated. A cursor is the last msgid of the previous page, opaque to clients.
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -13,6 +13,8 @@ export interface MessageQuery {
   readonly status?: MessageStatus;
   readonly channel?: Channel;
   readonly since?: number;
+  /** Created before (epoch ms). */
+  readonly until?: number;
   readonly recipient?: string;
   readonly cursor?: string;
   readonly limit: number;
@@ -39,12 +41,14 @@ export function parseMessageQuery(raw: unknown): Result<MessageQuery> {
   if (channel === null || (channel !== undefined && !(CHANNELS as readonly string[]).includes(channel))) return invalid('channel must be email, sms or whatsapp');
   if (channel !== undefined) result.channel = channel as Channel;
 
-  const since = text('since');
-  if (since === null) return invalid('since must be an ISO 8601 time or epoch milliseconds');
-  if (since !== undefined) {
-    const at = /^[0-9]+$/.test(since) ? Number(since) : Date.parse(since);
-    if (!Number.isSafeInteger(at)) return invalid('since must be an ISO 8601 time or epoch milliseconds');
-    result.since = at;
+  for (const bound of ['since', 'until'] as const) {
+    const value = text(bound);
+    if (value === null) return invalid(`${bound} must be an ISO 8601 time or epoch milliseconds`);
+    if (value !== undefined) {
+      const at = /^[0-9]+$/.test(value) ? Number(value) : Date.parse(value);
+      if (!Number.isSafeInteger(at)) return invalid(`${bound} must be an ISO 8601 time or epoch milliseconds`);
+      result[bound] = at;
+    }
   }
 
   const recipient = text('recipient');

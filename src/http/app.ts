@@ -9,6 +9,7 @@ import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
 import { apiKeyHook } from './plugins/api-key-auth.ts';
 import { declareRouteAccess, routeAccessHook } from './route-access.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
+import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
 import { certificateRoutes, jwksRoutes } from './routes/certificates.ts';
 import { messageRoutes } from './routes/messages.ts';
@@ -137,6 +138,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     listRoutes(v1, deps.app);
     contactRoutes(v1, deps.app);
     segmentRoutes(v1, deps.app);
+    accountRoutes(v1, deps.app);
     await v1.register(async (imports) => contactImportRoutes(imports, deps.app, deps.importBodyLimitBytes));
   });
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));

@@ -116,6 +116,7 @@ export const messageQuery = {
     status: { type: 'string', enum: MESSAGE_STATUSES },
     channel: { type: 'string', enum: ['email', 'sms', 'whatsapp'] },
     since: { type: 'string', description: 'Created at or after: ISO 8601 time or epoch milliseconds' },
+    until: { type: 'string', description: 'Created before: ISO 8601 time or epoch milliseconds' },
     recipient: { type: 'string', description: 'Exact recipient address or number' },
     cursor: { type: 'string', description: 'next_cursor of the previous page' },
     limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },

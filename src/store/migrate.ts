@@ -5,6 +5,7 @@ import * as realDelivery from './migrations/0002-real-delivery.ts';
 import * as events from './migrations/0003-events.ts';
 import * as routeScopes from './migrations/0004-route-scopes.ts';
 import * as audience from './migrations/0009-audience.ts';
+import * as accountApp from './migrations/0011-account-app.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-events': events,
   '0004-route-scopes': routeScopes,
   '0009-audience': audience,
+  '0011-account-app': accountApp,
 };
 
 /** Every migration's name, in the order they apply. */

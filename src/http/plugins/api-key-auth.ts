@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateApiKey, type KeyDeps } from '../../app/api-keys.ts';
+import { authenticateApiKey, noteKeyUse, type KeyDeps } from '../../app/api-keys.ts';
 import type { Account } from '../../domain/account.ts';
 import { isIpAllowed, parseAllowList, type AllowList } from '../../domain/ip-allow-list.ts';
 import { refuseBeforeBody } from '../wire-errors.ts';
@@ -64,6 +64,12 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
     reply.headers(rateLimitHeaders(decision));
     if (!decision.allowed) return void refuseBeforeBody(reply, { code: 'rateLimited' });
 
+    try {
+      await noteKeyUse(deps.keys, key.id, request.ip);
+    } catch (error) {
+      // The last-use column is information for people; a request is not refused over it.
+      request.log.error({ err: error }, 'recording the key\'s last use failed');
+    }
     request.caller = { account, principal: { kind: 'key', key } };
   };
 }

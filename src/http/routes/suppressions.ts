@@ -1,7 +1,8 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
 import {
-  addAccountSuppressions, listAccountSuppressions, removeAccountSuppression, MAX_SUPPRESSION_PAGE, MAX_SUPPRESSIONS_PER_REQUEST, DEFAULT_SUPPRESSION_PAGE,
+  addAccountSuppressions, exportAccountSuppressions, listAccountSuppressions, SUPPRESSION_SEARCH_MAX, removeAccountSuppression, MAX_SUPPRESSION_PAGE, MAX_SUPPRESSIONS_PER_REQUEST, DEFAULT_SUPPRESSION_PAGE,
 } from '../../app/suppressions.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
@@ -39,6 +40,7 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
       querystring: {
         type: 'object',
         properties: {
+          q: { type: 'string', maxLength: SUPPRESSION_SEARCH_MAX, description: 'Only addresses containing this text (case-insensitive)' },
           cursor: { type: 'string', description: 'next_cursor of the previous page' },
           limit: { type: 'integer', minimum: 1, maximum: MAX_SUPPRESSION_PAGE, default: DEFAULT_SUPPRESSION_PAGE },
         },
@@ -53,6 +55,26 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
   }, async (request, reply) => {
     const page = await listAccountSuppressions(deps, callerOf(request).account.id, request.query);
     return page.ok ? page.value : sendRejection(reply, page.rejection);
+  });
+
+  app.get('/v1/suppressions/export', {
+    schema: {
+      summary: 'The whole list as CSV (`email,reason,msgid,created_at`, RFC 4180, CRLF), in address order; `q` as for the list', tags,
+      querystring: { type: 'object', properties: { q: { type: 'string', maxLength: SUPPRESSION_SEARCH_MAX } } },
+      response: {
+        200: { description: 'text/csv, sent as an attachment named suppressions.csv', content: { 'text/csv': { schema: { type: 'string' } } } },
+        400: { description: 'A bad q', ...schemas.applicationError },
+        ...errors,
+      },
+    },
+    config: { access: { scope: 'email', access: 'read' } },
+  }, async (request, reply) => {
+    const lines = exportAccountSuppressions(deps, callerOf(request).account.id, request.query);
+    if (!lines.ok) return sendRejection(reply, lines.rejection);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="suppressions.csv"')
+      .send(Readable.from(lines.value));
   });
 
   app.post('/v1/suppressions', {

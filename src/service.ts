@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
 import { KeyUseThrottle, newVerifiedKeyCache, type KeyDeps } from './app/api-keys.ts';
+import { ProcessHeartbeat } from './app/process-heartbeat.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
@@ -232,6 +233,9 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     runningWebhooks.start();
     stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
   }
+  // The operator's service health lists this process while it runs.
+  const heartbeat = new ProcessHeartbeat({ db: store.db, clock, newId: deps.newId, logger: workerLogger }, role);
+  await heartbeat.start();
   return {
     role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, store, deps, adminToken, inboundSmtpPort: inbound?.port, metrics: deps.metrics,
     async close() {
@@ -244,6 +248,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await runningWorker?.stop();
       await runningWebhooks?.close();
       await closeTransports();
+      await heartbeat.stop();
       await store.db.destroy();
     },
   };

@@ -327,3 +327,25 @@ export function parseNewSenderDomain(body: unknown): Result<NewSenderDomainInput
   if (verified !== undefined && typeof verified !== 'boolean') return invalidField('verified', 'must be true or false');
   return ok({ domain: parsed, verified: verified ?? false });
 }
+
+export const TOP_UP_REASON_MAX = 500;
+
+export interface TopUpInput {
+  readonly messages: number;
+  readonly balance: Minor;
+  readonly reason: string;
+}
+
+/** POST /admin/v1/accounts/:id/top-ups: `{messages?, balance?, reason}`, at least one amount not zero. */
+export function parseTopUp(body: unknown): Result<TopUpInput> {
+  const fields = fieldsOf(body, ['messages', 'balance', 'reason']);
+  if (!fields.ok) return fields;
+  const { messages = 0, balance = 0, reason } = fields.value;
+  if (!Number.isSafeInteger(messages)) return invalidField('messages', 'must be a whole number (negative to remove messages)');
+  const amount = parseMoney(balance, { allowNegative: true });
+  if (amount === null) return invalidField('balance', 'must be an amount with at most 4 decimals (negative to remove money)');
+  const text = parseText(reason, TOP_UP_REASON_MAX);
+  if (text === null) return invalidField('reason', `must be 1 to ${TOP_UP_REASON_MAX} characters, without control characters: it goes into the ledger`);
+  if (messages === 0 && amount === 0) return invalidField('messages', 'give messages, balance or both, not zero');
+  return ok({ messages: messages as number, balance: amount, reason: text });
+}

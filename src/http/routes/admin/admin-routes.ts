@@ -16,6 +16,7 @@ import type { HttpDeps } from '../../app.ts';
 import { adminAuthHook } from '../../plugins/admin-auth.ts';
 import { domainVerification, senderDomain } from '../domains.ts';
 import { inboundReportRoutes } from './inbound-reports.ts';
+import { operatorConsoleRoutes } from './operator-console.ts';
 import { sendRejection } from '../../wire-errors.ts';
 
 // The operator API: accounts, their keys, sender domains and WhatsApp templates,
@@ -102,6 +103,7 @@ function send<T>(reply: FastifyReply, status: number, result: Result<T>): Fastif
 export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
   app.addHook('onRequest', adminAuthHook(deps.adminToken));
   inboundReportRoutes(app, deps);
+  operatorConsoleRoutes(app, deps);
 
   app.post('/admin/v1/accounts', {
     schema: {
@@ -176,11 +178,12 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
             entries: {
               type: 'array',
               items: {
-                type: 'object', required: ['id', 'at', 'messagesDelta', 'balanceDelta', 'reason', 'sendId'],
+                type: 'object', required: ['id', 'at', 'messagesDelta', 'balanceDelta', 'reason', 'sendId', 'note'],
                 properties: {
                   id: { type: 'string', format: 'uuid' }, at: timestamp, messagesDelta: { type: 'integer' }, balanceDelta: { type: 'number' },
-                  reason: { type: 'string', enum: ['email.send', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] },
+                  reason: { type: 'string', enum: ['email.send', 'email.confirmation', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] },
                   sendId: { type: ['string', 'null'], description: 'The accepted request that caused it, for sends' },
+                  note: { type: ['string', 'null'], description: 'The operator\'s reason, for a top-up made with one (POST …/top-ups)' },
                 },
               },
             },

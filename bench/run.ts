@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<(args: readonly string[]) => Promise
   'sms-e2e': async () => (await import('./sms-e2e.ts')).smsE2e,
   webhooks: async () => (await import('./webhooks.ts')).webhooks,
   audience: async () => (await import('./audience.ts')).audience,
+  storage: async () => (await import('./storage.ts')).storage,
   'messages-log': async () => (await import('./messages-log.ts')).messagesLog,
 };
 

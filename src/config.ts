@@ -36,8 +36,12 @@ export interface Config {
   readonly logLevel: string;
   readonly role: Role;
   readonly outboxLeaseSeconds: number;
+  readonly logFormat: LogFormat;
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
+  readonly httpHeadersTimeoutMs: number;
+  readonly httpRequestTimeoutMs: number;
+  readonly httpKeepAliveTimeoutMs: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -77,6 +81,10 @@ const transport = (env: string, keywords: readonly string[], schemes: readonly s
 
 const hostname = (env: string) => (raw: string): string =>
   /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i.test(raw) ? raw.toLowerCase() : fail(env, `expected a host name, got "${raw}"`);
+
+/** JSON lines, or pino-pretty's lines for a terminal (src/logger.ts). */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -241,7 +249,12 @@ export const SETTINGS = [
     key: 'logLevel', env: 'HERALD_LOG_LEVEL', default: 'info', description: `pino log level: ${LOG_LEVELS.join(', ')}.`,
     parse: (raw: string) => (LOG_LEVELS.includes(raw) ? raw : fail('HERALD_LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`)),
   },
-  // Operations: metrics, logs, HTTP time-outs (docs/operations.md).
+  // Operations: logs, metrics, HTTP time-outs (docs/operations.md).
+  {
+    key: 'logFormat', env: 'HERALD_LOG_FORMAT', default: 'json',
+    description: 'Log lines as `json` (one object a line, for log storage) or `pretty` (pino-pretty: readable lines for a terminal).',
+    parse: (raw: string) => ((LOG_FORMATS as readonly string[]).includes(raw) ? (raw as LogFormat) : fail('HERALD_LOG_FORMAT', `expected one of ${LOG_FORMATS.join(', ')}, got "${raw}"`)),
+  },
   {
     key: 'metricsPort', env: 'HERALD_METRICS_PORT', default: undefined,
     description: 'TCP port of the Prometheus metrics (`GET /metrics`), a listener of its own so the API never shows them; `0` picks a free port. Unset or `off`: no metrics listener. Let only your scraper reach it (docs/operations.md).',
@@ -251,6 +264,21 @@ export const SETTINGS = [
     key: 'metricsHost', env: 'HERALD_METRICS_HOST', default: '127.0.0.1',
     description: 'Address the metrics listener binds: loopback by default; `0.0.0.0` (or a private interface) when the scraper runs on another machine or container.',
     parse: (raw: string) => raw,
+  },
+  {
+    key: 'httpHeadersTimeoutMs', env: 'HERALD_HTTP_HEADERS_TIMEOUT_MS', default: '10000',
+    description: 'Time a client has to send a request\'s line and headers, in milliseconds; past it herald answers 408 `{"message":"Request timed out"}` and closes the connection.',
+    parse: integer('HERALD_HTTP_HEADERS_TIMEOUT_MS', 100, 600_000),
+  },
+  {
+    key: 'httpRequestTimeoutMs', env: 'HERALD_HTTP_REQUEST_TIMEOUT_MS', default: '120000',
+    description: 'Time a client has to send a whole request, headers and body, in milliseconds (at least the headers time-out); past it herald answers 408 and closes the connection. It bounds contact import uploads too: raise it for large imports over slow links.',
+    parse: integer('HERALD_HTTP_REQUEST_TIMEOUT_MS', 100, 3_600_000),
+  },
+  {
+    key: 'httpKeepAliveTimeoutMs', env: 'HERALD_HTTP_KEEP_ALIVE_TIMEOUT_MS', default: '5000',
+    description: 'How long an idle keep-alive connection stays open between requests, in milliseconds. Behind a load balancer that reuses connections, set it above the balancer\'s idle time-out (e.g. `65000` behind an AWS ALB\'s 60 s).',
+    parse: integer('HERALD_HTTP_KEEP_ALIVE_TIMEOUT_MS', 100, 600_000),
   },
 ] as const satisfies readonly Setting<keyof Config>[];
 
@@ -265,6 +293,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   values.dnsServers ??= [];
   if ((values.inboundSmtpTlsKey === undefined) !== (values.inboundSmtpTlsCert === undefined)) {
     fail('HERALD_INBOUND_SMTP_TLS_CERT', 'set it together with HERALD_INBOUND_SMTP_TLS_KEY, or neither');
+  }
+  if ((values.httpRequestTimeoutMs as number) < (values.httpHeadersTimeoutMs as number)) {
+    fail('HERALD_HTTP_REQUEST_TIMEOUT_MS', `must be at least HERALD_HTTP_HEADERS_TIMEOUT_MS (${values.httpHeadersTimeoutMs as number})`);
   }
   return Object.freeze(values) as unknown as Config;
 }

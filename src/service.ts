@@ -17,6 +17,7 @@ import { buildApp } from './http/app.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
+import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
 import { openStore, type OpenedStore } from './store/dialect.ts';
 import { readQueueDepths } from './store/queue-depth.ts';
@@ -24,6 +25,7 @@ import { groupCommitter, transactionPerWork } from './store/group-commit.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
 import { DEFAULT_IMPORT_RUNNER_OPTIONS, IMPORTS_WAKE, ImportRunner, type ImportRunnerOptions } from './campaigns/import-runner.ts';
+import { CAMPAIGNS_WAKE, CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS, type CampaignRunnerOptions } from './campaigns/campaign-runner.ts';
 import { partsOf, type Role } from './roles.ts';
 import { buildTransports } from './transports.ts';
 
@@ -41,6 +43,8 @@ export interface ServiceOptions {
   /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
   readonly imports?: boolean;
   readonly importOptions?: Partial<ImportRunnerOptions>;
+  /** Overrides the campaign runner's defaults; it runs where the import runner does, started when the worker is. */
+  readonly campaignOptions?: Partial<CampaignRunnerOptions>;
   /** The built web application served at /app (default web/dist of this tree). */
   readonly webRoot?: string;
 }
@@ -56,6 +60,8 @@ export interface RoleService {
   readonly webhooks: WebhookDispatcher | undefined;
   /** Reads uploaded contact imports (drain() in tests); absent in an `api` process. */
   readonly imports: ImportRunner | undefined;
+  /** Makes campaign messages (drain() in tests); absent in an `api` process. */
+  readonly campaigns: CampaignRunner | undefined;
   readonly store: OpenedStore;
   readonly deps: KeyDeps;
   readonly adminToken: AdminTokenCheck;
@@ -80,7 +86,7 @@ export interface Service extends RoleService {
  */
 export async function openAppDeps(
   config: Config,
-  options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void } = {},
+  options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void; wakeCampaigns?: () => void } = {},
 ): Promise<{ store: OpenedStore; deps: KeyDeps }> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   const metrics = createMetrics();
@@ -118,6 +124,10 @@ export async function openAppDeps(
         options.wakeImports?.();
         store.notifier.notify(IMPORTS_WAKE);
       },
+      wakeCampaigns: () => {
+        options.wakeCampaigns?.();
+        store.notifier.notify(CAMPAIGNS_WAKE);
+      },
     };
     return { store, deps };
   } catch (error) {
@@ -148,17 +158,32 @@ async function startInboundSmtp(config: Config, deps: KeyDeps, logger: Logger): 
   return startConfiguredInboundListener(config, deps, logger);
 }
 
+// The loop turns at least once per poll; this many polls without a turn is a stuck or stopped loop.
+const STALLED_AFTER_POLLS = 10;
+
+/** Why /readyz should fail for this worker, or undefined while its loop turns. */
+export function deliveryLoopStalled(worker: OutboxWorker, now: number, pollMs: number): string | undefined {
+  const last = worker.lastTurnAt();
+  const limitMs = STALLED_AFTER_POLLS * pollMs;
+  if (last === undefined) return 'the outbox delivery loop has not started';
+  if (now - last > limitMs) return `the outbox delivery loop has not run for ${Math.round((now - last) / 1000)} s (limit ${limitMs / 1000} s)`;
+  return undefined;
+}
+
 /**
  * Wires config → store → use cases → what the role runs (src/roles.ts): HTTP, the
  * outbox worker, the webhook dispatcher, the inbound SMTP listener. main.ts calls this.
  */
 export async function createRoleService(config: Config, options: ServiceOptions = {}): Promise<RoleService> {
-  const logger = options.logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
+  const logger = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
   const clock = options.clock ?? Date.now;
   let worker: OutboxWorker | undefined;
   let webhooks: WebhookDispatcher | undefined;
   let imports: ImportRunner | undefined;
-  const { store, deps } = await openAppDeps(config, { clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake() });
+  let campaigns: CampaignRunner | undefined;
+  const { store, deps } = await openAppDeps(config, {
+    clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake(), wakeCampaigns: () => campaigns?.wake(),
+  });
   const adminToken = await prepareAdminToken(store.db, config.adminToken);
   // Loaded (or created) now, so signing a receipt after a delivery never waits on the store.
   await certificateSigningKey(store.db);
@@ -170,6 +195,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   // Delivery belongs to `all` and `worker`: an API process opens no SMTP pool, SMPP
   // session or Cloud API client, and posts no webhooks.
   let closeTransports = async (): Promise<void> => {};
+  const workerOptions: WorkerOptions = { ...DEFAULT_WORKER_OPTIONS, leaseMs: config.outboxLeaseSeconds * 1000, owner: `worker-${randomUUID()}`, ...options.workerOptions };
   if (parts.delivery) {
     const built = await buildTransports(config, deps, workerLogger);
     closeTransports = built.close;
@@ -183,7 +209,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
         // Only outcomes whose events queued a webhook delivery wake the dispatcher.
         onWebhookQueued: () => webhooks?.wake(),
       },
-      { ...DEFAULT_WORKER_OPTIONS, leaseMs: config.outboxLeaseSeconds * 1000, owner: `worker-${randomUUID()}`, ...options.workerOptions },
+      workerOptions,
     );
   }
   if (parts.webhooks) {
@@ -195,6 +221,9 @@ export async function createRoleService(config: Config, options: ServiceOptions 
 
   if (parts.imports && options.imports !== false) {
     imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, ...options.importOptions });
+  }
+  if (parts.imports) {
+    campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, ...options.campaignOptions });
   }
 
   const rateLimit = await configuredRateLimiter(config, workerLogger, options.rateLimiter);
@@ -209,6 +238,9 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     whatsappWebhook: { appSecret: config.whatsappAppSecret, verifyToken: config.whatsappVerifyToken },
     checkWebhookUrl: (url) => checkPostTarget(url, { allowPrivate: config.fetchAllowPrivate, timeoutMs: WEBHOOK_URL_CHECK_MS }),
     healthOnly: !parts.api,
+    // A process that delivers is not ready while its delivery loop stands still.
+    readiness: () => (options.worker === false || worker === undefined ? undefined : deliveryLoopStalled(worker, clock(), workerOptions.pollMs)),
+    timeouts: { headersMs: config.httpHeadersTimeoutMs, requestMs: config.httpRequestTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set.
@@ -225,6 +257,11 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     runningImports.start();
     stops.push(store.notifier.listen(IMPORTS_WAKE, () => runningImports.wake()));
   }
+  const runningCampaigns = campaigns;
+  if (running && runningCampaigns !== undefined) {
+    runningCampaigns.start();
+    stops.push(store.notifier.listen(CAMPAIGNS_WAKE, () => runningCampaigns.wake()));
+  }
   if (running && runningWorker !== undefined) {
     runningWorker.start();
     stops.push(store.notifier.listen(OUTBOX_WAKE, (payload) => runningWorker.wake(CHANNELS.find((channel) => channel === payload))));
@@ -237,7 +274,8 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   const heartbeat = new ProcessHeartbeat({ db: store.db, clock, newId: deps.newId, logger: workerLogger }, role);
   await heartbeat.start();
   return {
-    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, store, deps, adminToken, inboundSmtpPort: inbound?.port, metrics: deps.metrics,
+    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, store, deps, adminToken,
+    inboundSmtpPort: inbound?.port, metrics: deps.metrics,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();
@@ -245,6 +283,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await rateLimit.close();
       for (const stop of stops) await stop();
       await runningImports?.stop();
+      await runningCampaigns?.stop();
       await runningWorker?.stop();
       await runningWebhooks?.close();
       await closeTransports();

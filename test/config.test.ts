@@ -35,8 +35,12 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     role: 'all',
     outboxLeaseSeconds: 300,
     logLevel: 'info',
+    logFormat: 'json',
     metricsPort: undefined,
     metricsHost: '127.0.0.1',
+    httpHeadersTimeoutMs: 10000,
+    httpRequestTimeoutMs: 120000,
+    httpKeepAliveTimeoutMs: 5000,
   });
 });
 

@@ -16,13 +16,15 @@ if (url === undefined || url === '') {
 }
 
 /**
- * A file runs on both stores when it starts services and leaves the store to startService.
+ * A file runs on both stores when it starts services and leaves the store to startService
+ * (directly, or through test/support/campaigns.ts campaignWorld).
  * Files that start herald processes on PostgreSQL themselves (startCluster: test/e2e/multi-process*)
  * already ran in the first pass of `npm test`, and are never run twice.
  */
 function runsOnEitherStore(file: string): boolean {
   const text = readFileSync(file, 'utf8');
-  return text.includes('startService(') && !text.includes('HERALD_DATABASE_URL') && !text.includes('startCluster(');
+  const startsServices = text.includes('startService(') || text.includes('campaignWorld(');
+  return startsServices && !text.includes('HERALD_DATABASE_URL') && !text.includes('startCluster(');
 }
 
 const files = process.argv.slice(2);

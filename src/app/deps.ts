@@ -20,6 +20,8 @@ export interface AppDeps {
   readonly wakeWebhooks?: () => void;
   /** Tells the contact import runners that an upload is ready (call after the commit); absent: they find it on their next poll. */
   readonly wakeImports?: () => void;
+  /** Tells the campaign runners that a campaign is due (sent, resumed; call after the commit); absent: their next poll. */
+  readonly wakeCampaigns?: () => void;
   /** Host part of Message-IDs and links (from HERALD_PUBLIC_URL). */
   readonly publicUrl: string;
   /** Domain of VERP envelope senders; its MX receives bounces (HERALD_BOUNCE_DOMAIN, default the public host). */

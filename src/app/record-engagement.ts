@@ -4,6 +4,7 @@ import { trackingTokens, type ClaimsOf, type TrackingClaims, type TrackingKind }
 import { findMessage, listMessageEvents, loadSendPayload, recordEvent, type MessageEvent, type StoredMessage } from '../store/messages.ts';
 import { addSuppression, suppressedAmong } from '../store/suppressions.ts';
 import type { KeyDeps } from './api-keys.ts';
+import { campaignSubscriptions, leaveLists } from './campaign-consent.ts';
 
 // What a recipient does with a message after it left: opens it (the pixel), follows
 // a link, unsubscribes. Each becomes an event of the message (`opened`, `clicked`,
@@ -89,6 +90,8 @@ export interface UnsubscribeSubject {
   /** The display name of the message's sender. */
   readonly senderName: string;
   readonly alreadyUnsubscribed: boolean;
+  /** A campaign message: the link leaves the campaign's lists (the page may offer every list), nothing else. */
+  readonly campaign: boolean;
 }
 
 /** GET /u/:token: whom the link unsubscribes, without doing it (link scanners GET every link). */
@@ -96,8 +99,12 @@ export async function describeUnsubscribe(deps: KeyDeps, claims: TrackingClaims)
   const message = await messageOf(deps, claims);
   if (!message) return undefined;
   const payload = (await loadSendPayload(deps.db, message.sendId)) as EmailPayload;
+  if (message.campaignId !== null) {
+    const lists = await campaignSubscriptions(deps.db, { ...message, campaignId: message.campaignId }, 'campaign');
+    return { address: message.recipient, senderName: payload.from.name, alreadyUnsubscribed: lists.every((l) => l.status === 'unsubscribed'), campaign: true };
+  }
   const suppressed = await suppressedAmong(deps.db, message.accountId, [message.recipient]);
-  return { address: message.recipient, senderName: payload.from.name, alreadyUnsubscribed: suppressed.size > 0 };
+  return { address: message.recipient, senderName: payload.from.name, alreadyUnsubscribed: suppressed.size > 0, campaign: false };
 }
 
 /**
@@ -105,15 +112,32 @@ export async function describeUnsubscribe(deps: KeyDeps, claims: TrackingClaims)
  * `unsubscribed`) and records `unsubscribed`, together. An address already on the list
  * (a second click, another message's link, a bounce before) stays as it was and no
  * second event is recorded: one suppression, one event. Undefined: no such message.
+ *
+ * A campaign message's link instead leaves the campaign's lists (`scope: 'all'`, asked
+ * on the page: every list of the account), as consent changes with source
+ * `unsubscribe`, and records `unsubscribed` with the lists left; no suppression, so
+ * the person's transactional email still arrives. Nothing left to leave: no event.
  */
 export async function unsubscribe(
   deps: KeyDeps,
   claims: TrackingClaims,
-  visit: Visit & { readonly via: 'one-click' | 'page' },
+  visit: Visit & { readonly via: 'one-click' | 'page'; readonly scope?: 'campaign' | 'all' },
 ): Promise<{ readonly address: string; readonly recorded: boolean } | undefined> {
   const message = await messageOf(deps, claims);
   if (!message) return undefined;
   const at = deps.clock();
+  const campaignId = message.campaignId;
+  if (campaignId !== null) {
+    const recorded = await deps.commit.run(async (tx) => {
+      const scope = visit.scope ?? 'campaign';
+      const left = await leaveLists(deps, tx, { ...message, campaignId }, { scope, source: 'unsubscribe', at });
+      if (left.length === 0) return false;
+      await recordEvent(tx, { messageId: message.id, type: 'unsubscribed', eventId: deps.newId(), at, data: { via: visit.via, scope, lists_left: left, ...clientFields(visit) } });
+      return true;
+    });
+    if (recorded) deps.wakeWebhooks?.();
+    return { address: message.recipient, recorded };
+  }
   const recorded = await deps.commit.run(async (tx) => {
     const added = await addSuppression(tx, { accountId: message.accountId, address: message.recipient, reason: 'unsubscribed', messageId: message.id, at });
     if (added) {

@@ -5,6 +5,7 @@ import type { Tx } from '../store/database.ts';
 import { findReportedMessage, hasMessageEvent, insertInboundReport, type InboundReportKind, type ReportedMessage } from '../store/inbound-reports.ts';
 import { recordEvent } from '../store/messages.ts';
 import { addSuppression } from '../store/suppressions.ts';
+import { leaveEveryList } from './campaign-consent.ts';
 import type { AppDeps } from './deps.ts';
 
 // One message taken by the inbound listener: kept whole in inbound_reports, and in the
@@ -132,7 +133,10 @@ async function decide(
       effect: duplicate ? 'duplicate' : 'complained', error: null,
       write: async () => {
         await suppress('complained');
-        if (!duplicate) await recordEvent(tx, { messageId, type: 'complained', eventId: deps.newId(), at, data: complaintDetails(report) });
+        if (!duplicate) {
+          await recordEvent(tx, { messageId, type: 'complained', eventId: deps.newId(), at, data: complaintDetails(report) });
+          await leaveEveryList(deps, tx, messageId, at);
+        }
       },
     };
   }

@@ -22,7 +22,7 @@ export interface EmailAccepted {
 export const EMAIL_ACCEPTED_TEXT = 'Email queued for delivery';
 
 // A body is sent as HTML when it contains markup; otherwise as plain text.
-const looksLikeHtml = (body: string): boolean => /<\/?[a-z][a-z0-9-]*(\s[^>]*)?\/?>/i.test(body);
+export const looksLikeHtml = (body: string): boolean => /<\/?[a-z][a-z0-9-]*(\s[^>]*)?\/?>/i.test(body);
 
 /**
  * POST /v1/email. Checks, in order: the account may send email; the request is
@@ -62,7 +62,7 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
   };
   const options: SendOptions = {
     family: request.options.campaign === null ? 'transactional' : 'campaign',
-    metadata: request.options.metadata, certified: request.options.certified, tracking,
+    metadata: request.options.metadata, certified: request.options.certified, tracking, campaignName: request.options.campaign,
   };
 
   const sendId = deps.newId();

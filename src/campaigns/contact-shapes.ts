@@ -1,12 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CONTACT_NAME_MAX } from './contact-fields.ts';
 import { CONSENT_SOURCES, SUBSCRIPTION_STATUSES } from './consent.ts';
-import { Id, ListIds, Timestamp } from './wire-fields.ts';
+import { Id, ListIds, literals, Timestamp } from './wire-fields.ts';
 
 // The wire shapes of /v1/contacts and its imports, declared once (see list-shapes.ts).
-
-const literals = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Union(values.map((v) => Type.Literal(v)), description === undefined ? {} : { description });
 
 const Name = Type.Union([Type.String({ maxLength: CONTACT_NAME_MAX }), Type.Null()], { description: 'An empty name is stored as null' });
 const Attributes = Type.Record(Type.String(), Type.Unknown(), {

@@ -18,3 +18,7 @@ export const Sender = Type.Object({
 export const MAX_LISTS_PER_REQUEST = 50;
 
 export const ListIds = (description: string) => Type.Array(Id('A list of the account'), { maxItems: MAX_LISTS_PER_REQUEST, description });
+
+/** One of a closed set of texts. */
+export const literals = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Union(values.map((v) => Type.Literal(v)), description === undefined ? {} : { description });

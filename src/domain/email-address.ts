@@ -2,10 +2,11 @@ import { Buffer } from 'node:buffer';
 import { domainToASCII } from 'node:url';
 import emailAddresses from 'email-addresses';
 
-// Control characters (C0, DEL, C1), Unicode line/paragraph separators and format
-// characters (bidi overrides, zero-width joiners): never legitimate in an address,
-// and the first two would allow header injection.
-const FORBIDDEN = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+// Control characters (C0, DEL, C1), Unicode line/paragraph separators, format
+// characters (bidi overrides, zero-width joiners) and lone surrogates (UTF-16 halves
+// that no UTF-8 text can carry; they would be stored as such): never legitimate in an
+// address, and the first two would allow header injection.
+const FORBIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/u;
 const LDH_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/i;
 const ALL_DIGITS = /^[0-9]+$/;
 

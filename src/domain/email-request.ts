@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { parseAddress } from './email-address.ts';
-import { isJsonObject, ownField, type JsonObject } from './json-object.ts';
+import { echoText, isJsonObject, ownField, type JsonObject } from './json-object.ts';
 import { parseSendOptions, type SendOptionsRequest } from './send-options.ts';
 import { ok, reject } from './result.ts';
 import type { Offending, Result } from './result.ts';
@@ -34,15 +34,6 @@ export interface EmailRequest {
 }
 
 const isBlank = (v: string): boolean => v.trim() === '';
-// String() throws on objects without a prototype; an echo of the value must never throw.
-const asText = (v: unknown): string => {
-  try {
-    return typeof v === 'string' ? v : String(v);
-  } catch {
-    return Object.prototype.toString.call(v);
-  }
-};
-
 const HEADER_UNSAFE = /[\p{Cc}\u2028\u2029]/gu;
 /** One space per control character (CR, LF, TAB, NUL, C1...), then trim: header-injection safe. */
 const headerText = (v: string): string => v.replace(HEADER_UNSAFE, ' ').trim();
@@ -68,6 +59,37 @@ export function parseEmailRequest(body: unknown): Result<EmailRequest> {
   if (!recipients.ok) return recipients;
   const [to = [], cc = [], bcc = []] = recipients.value;
 
+  const fields = parseEmailContentFields(body);
+  if (!fields.ok) return fields;
+  const { from, replyTo, subject, content } = fields.value;
+  const attachments = parseAttachments(ownField(body, 'attachments'));
+  if (!attachments.ok) return attachments;
+  const sendOptions = parseSendOptions(body, 'email');
+  if (!sendOptions.ok) return sendOptions;
+
+  return ok({
+    to,
+    cc,
+    bcc,
+    from,
+    replyTo,
+    subject,
+    content,
+    attachments: attachments.value,
+    options: sendOptions.value,
+  });
+}
+
+/** The sender, reply address, subject and content of an email, as POST /v1/email checks them (rules 7 on). */
+export interface EmailContentFields {
+  readonly from: NamedAddress;
+  readonly replyTo: NamedAddress;
+  readonly subject: string;
+  readonly content: EmailContent;
+}
+
+/** from, replyTo, subject and body | template_id + variables, in POST /v1/email's order and texts (campaigns share them). */
+export function parseEmailContentFields(body: JsonObject): Result<EmailContentFields> {
   const from = parseFrom(ownField(body, 'from'));
   if (!from.ok) return from;
   const replyTo = parseReplyTo(ownField(body, 'replyTo'));
@@ -79,22 +101,7 @@ export function parseEmailRequest(body: unknown): Result<EmailRequest> {
 
   const content = parseContent(body);
   if (!content.ok) return content;
-  const attachments = parseAttachments(ownField(body, 'attachments'));
-  if (!attachments.ok) return attachments;
-  const sendOptions = parseSendOptions(body, 'email');
-  if (!sendOptions.ok) return sendOptions;
-
-  return ok({
-    to,
-    cc,
-    bcc,
-    from: from.value,
-    replyTo: replyTo.value,
-    subject,
-    content: content.value,
-    attachments: attachments.value,
-    options: sendOptions.value,
-  });
+  return ok({ from: from.value, replyTo: replyTo.value, subject, content: content.value });
 }
 
 const WRONG_STRUCTURE: readonly WireCode[] = ['recipientWrongStructure', 'ccWrongStructure', 'bccWrongStructure'];
@@ -111,7 +118,7 @@ function parseRecipients(lists: readonly (readonly unknown[])[]): Result<string[
   const parsed: string[][] = [];
   for (const [i, list] of emails.entries()) {
     const addresses = list.map((email) => (typeof email === 'string' ? parseAddress(email) : null));
-    const offending: Offending[] = list.filter((_, j) => addresses[j] === null).map((email) => ({ email: asText(email) }));
+    const offending: Offending[] = list.filter((_, j) => addresses[j] === null).map((email) => ({ email: echoText(email) }));
     if (offending.length > 0) return reject(WRONG_STRUCTURE[i] ?? 'recipientWrongStructure', { offending });
     parsed.push(addresses as string[]);
   }
@@ -124,7 +131,7 @@ function parseFrom(raw: unknown): Result<NamedAddress> {
   const name = ownField(raw, 'name');
   const address = typeof email === 'string' ? parseAddress(email) : null;
   if (typeof name !== 'string' || address === null) {
-    return reject('fromWrongStructure', { offending: [{ email: asText(email) }] });
+    return reject('fromWrongStructure', { offending: [{ email: echoText(email) }] });
   }
   return ok({ email: address, name: headerText(name) });
 }

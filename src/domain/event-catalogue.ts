@@ -81,6 +81,8 @@ export interface EventSubject {
   readonly certified: boolean;
   /** For email: what the send tracked. Absent for certified email (never tracked) and other channels. */
   readonly tracking?: { readonly opens: boolean; readonly clicks: boolean };
+  /** A message of a campaign (POST /v1/campaigns): its id, name and lists, posted as campaign_id, campaign_name, list_ids. */
+  readonly campaign?: { readonly id: string; readonly name: string; readonly listIds: readonly string[] };
 }
 
 /** The JSON body of a webhook post, in the Standard Webhooks shape `{type, timestamp, data}`. */
@@ -93,7 +95,8 @@ export interface EventPayload {
 /**
  * The webhook body for one event. The event's own fields (peer, response,
  * bounce_type, url, machine, …) sit next to the message's; the message's fields win
- * a clash, so an event can never pose as another message. Certified email carries
+ * a clash, so an event can never pose as another message. A campaign's message also
+ * carries campaign_id, campaign_name and list_ids. Certified email carries
  * `certified: true` and no tracking fields.
  */
 export function eventPayload(type: EventType, at: number, subject: EventSubject, fields: Readonly<Record<string, unknown>>): EventPayload {
@@ -107,6 +110,9 @@ export function eventPayload(type: EventType, at: number, subject: EventSubject,
     family: subject.family,
   });
   if (subject.metadata !== null) data['metadata'] = subject.metadata;
+  if (subject.campaign !== undefined) {
+    Object.assign(data, { campaign_id: subject.campaign.id, campaign_name: subject.campaign.name, list_ids: subject.campaign.listIds });
+  }
   if (subject.certified) data['certified'] = true;
   else if (subject.tracking !== undefined) data['tracking'] = subject.tracking;
   return { type, timestamp: new Date(at).toISOString(), data };

@@ -16,6 +16,7 @@
 // dropped, first occurrence kept.
 
 import ipaddr from 'ipaddr.js';
+import { echoText } from './json-object.ts';
 import { ok, reject, type Result } from './result.ts';
 
 interface IpRange {
@@ -91,7 +92,7 @@ export function parseAllowList(entries: unknown): Result<AllowList> {
   for (const entry of entries as unknown[]) {
     const range = typeof entry === 'string' ? parseEntry(entry) : undefined;
     if (range === undefined) {
-      return reject('invalidField', { detail: `ipAllowList: "${String(entry)}" is not an IP address or CIDR` });
+      return reject('invalidField', { detail: `ipAllowList: "${echoText(entry)}" is not an IP address or CIDR` });
     }
     const canonical = formatRange(range);
     if (!seen.has(canonical)) {

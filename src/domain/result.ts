@@ -10,6 +10,8 @@ export interface Rejection {
   readonly offending?: readonly Offending[];
   /** For herald's own `invalidField` texts: which field, for a human reader. */
   readonly detail?: string;
+  /** For `campaignState`: the status the campaign is in. */
+  readonly status?: string;
 }
 
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly rejection: Rejection };

@@ -3,7 +3,7 @@
 import { toGsm7 } from './gsm7.ts';
 import { ok, reject } from './result.ts';
 import type { Offending, Result } from './result.ts';
-import { isJsonObject, ownField } from './json-object.ts';
+import { echoText, isJsonObject, ownField } from './json-object.ts';
 
 /**
  * The spec's "1 message = 160 characters". Deliberately not the 153 of real
@@ -52,7 +52,7 @@ export function parseSmsRequest(body: unknown): Result<SmsRequest> {
   for (let i = 0; i < numbers.length; i++) {
     const entry: unknown = numbers[i];
     if (typeof entry === 'string' && MOBILE_NUMBER.test(entry)) valid.push(entry);
-    else offending.push({ mobile_number: String(entry) });
+    else offending.push({ mobile_number: echoText(entry) });
   }
   if (offending.length > 0) return reject('mobileWrongStructure', { offending });
 

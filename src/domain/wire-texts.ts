@@ -68,6 +68,11 @@ export const WIRE_TEXTS = {
   conflict: 'Already exists',
   storeUnavailable: 'Service temporarily unavailable, please try again',
   invalidSignature: 'Invalid signature',
+  // JSON bodies refused by the parser (http/json-body.ts): 415, then 400
+  unsupportedCharset: 'Unsupported charset, send application/json in UTF-8',
+  invalidUtf8: 'Invalid request, the body is not valid UTF-8',
+  jsonTooDeep: 'Invalid request, the JSON body is nested more than 64 levels deep',
+  jsonTooManyElements: 'Invalid request, the JSON body has more than 100000 values',
   // /v1/webhooks: a test event or a retry while the account has nowhere to post, 409
   webhookUrlMissing: 'No webhook URL is set',
 
@@ -80,6 +85,16 @@ export const WIRE_TEXTS = {
   importNoEmailColumn: 'The CSV header has no email column',
   importNotArray: 'A JSON import must be an array of contacts',
   importMediaType: 'Unsupported Media Type, send text/csv or application/json',
+
+  // /v1/campaigns: an action the campaign's status does not allow (409, with `status`),
+  // and a send whose audience holds nobody (400)
+  campaignState: 'The campaign cannot do this in its current status',
+  campaignEmpty: 'The campaign has no recipients',
+
+  // Answered on the connection before any route sees the request (http/client-connections.ts)
+  requestTimedOut: 'Request timed out',
+  headersTooLarge: 'Request header fields too large',
+  malformedRequest: 'Invalid request, malformed HTTP',
 } as const;
 
 export type WireCode = keyof typeof WIRE_TEXTS;

@@ -1,12 +1,13 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { AdminTokenCheck } from '../app/admin-token.ts';
 import type { KeyDeps } from '../app/api-keys.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
 import { apiKeyHook } from './plugins/api-key-auth.ts';
+import { requestLog } from './plugins/request-log.ts';
+import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { declareRouteAccess, routeAccessHook } from './route-access.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -25,9 +26,12 @@ import { contactRoutes } from './routes/contacts.ts';
 import { consentRoutes } from './routes/consent.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { contactImportRoutes } from './routes/contact-imports.ts';
-import { WIRE_TEXTS } from '../domain/wire-texts.ts';
+import { campaignRoutes } from './routes/campaigns.ts';
 import { sendRejection } from './wire-errors.ts';
+import { useBoundedJsonParser } from './json-body.ts';
+import { addRequestIdHeader, failedRequestHandler, requestIdOf } from './failed-request.ts';
 import { eventWebhooks } from './schemas.ts';
+import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
 import { webAppRoutes } from './web-app.ts';
 
 export interface HttpDeps {
@@ -45,11 +49,13 @@ export interface HttpDeps {
   readonly checkWebhookUrl: WebhookUrlCheck;
   /** A worker process: only /healthz and /readyz, for orchestrators' health checks. */
   readonly healthOnly?: boolean;
+  /** What /readyz checks beyond the database (a worker's delivery loop). */
+  readonly readiness?: ReadinessCheck;
+  /** Headers, whole-request and keep-alive time-outs (HERALD_HTTP_*). */
+  readonly timeouts: HttpTimeouts;
   /** The built web application served at /app; absent: web/dist of this tree. */
   readonly webRoot?: string;
 }
-
-const SEND_ROUTES = new Set(['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage', '/v1/whatsapp/sendMessage']);
 
 const trustHops = (hops: number) => (_address: string, hop: number): boolean => hop < hops;
 
@@ -66,11 +72,21 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     onConstructorPoisoning: 'remove',
     // Tracking and unsubscribe tokens travel in the path; a click token carries its URL.
     routerOptions: { maxParamLength: 4096 },
+    ...timeoutOptions(deps.timeouts),
+    clientErrorHandler: clientErrorHandler(deps.app.metrics),
+    // One line per request, with the account, from plugins/request-log.ts instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Every answer carries x-request-id (http/failed-request.ts).
+    genReqId: requestIdOf,
   }) as unknown as FastifyInstance;
+  addRequestIdHeader(app);
+  requestLog(app);
 
   // The interface is JSON only; Fastify's default text/plain parser would hand a
   // string to the use cases, and a 415 says more than "missing parameters".
   app.removeContentTypeParser('text/plain');
+  // UTF-8 only, bounded in depth and element count before JSON.parse (prototype keys removed as above).
+  useBoundedJsonParser(app);
 
   // Schemas are documentation for the wire routes: never reject, never reshape.
   app.setValidatorCompiler(() => () => true);
@@ -89,38 +105,10 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const routeUrl = request.routeOptions.url ?? '';
-    switch (error.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendRejection(reply, { code: 'bodyTooLarge' });
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendRejection(reply, { code: 'unsupportedMediaType' });
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return sendRejection(reply, { code: 'invalidRequest1' });
-    }
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendRejection(reply, { code: 'invalidField', detail: error.message });
-    }
-    request.log.error({ err: error }, 'request failed');
-    // The spec's text for a send that failed inside the service.
-    if (SEND_ROUTES.has(routeUrl)) return sendRejection(reply, { code: 'sendFailed' });
-    return reply.code(500).send({ message: WIRE_TEXTS.authInternal });
-  });
+  app.setErrorHandler(failedRequestHandler(deps.app.metrics));
   app.setNotFoundHandler((_request, reply) => sendRejection(reply, { code: 'notFound' }));
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
-    try {
-      await sql`select 1`.execute(deps.app.db);
-      return { status: 'ready' };
-    } catch (error) {
-      request.log.warn({ err: error }, 'database not reachable');
-      return sendRejection(reply, { code: 'storeUnavailable' });
-    }
-  });
+  healthRoutes(app, { db: deps.app.db, ...(deps.readiness === undefined ? {} : { readiness: deps.readiness }) });
 
   if (deps.healthOnly === true) return app;
 
@@ -138,6 +126,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     listRoutes(v1, deps.app);
     contactRoutes(v1, deps.app);
     segmentRoutes(v1, deps.app);
+    campaignRoutes(v1, deps.app);
     accountRoutes(v1, deps.app);
     await v1.register(async (imports) => contactImportRoutes(imports, deps.app, deps.importBodyLimitBytes));
   });

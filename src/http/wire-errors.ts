@@ -24,10 +24,15 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   conflict: { status: 409, shape: 'application' },
   bodyTooLarge: { status: 413, shape: 'application' },
   unsupportedMediaType: { status: 415, shape: 'application' },
+  unsupportedCharset: { status: 415, shape: 'application' },
   importMediaType: { status: 415, shape: 'application' },
   storeUnavailable: { status: 503, shape: 'application' },
   invalidSignature: { status: 401, shape: 'application' },
   webhookUrlMissing: { status: 409, shape: 'application' },
+  campaignState: { status: 409, shape: 'application' },
+  requestTimedOut: { status: 408, shape: 'application' },
+  headersTooLarge: { status: 431, shape: 'application' },
+  malformedRequest: { status: 400, shape: 'application' },
 };
 
 export interface WireError {
@@ -47,6 +52,7 @@ export function wireError(rejection: Rejection): WireError {
       const body: Record<string, unknown> = { message: text };
       if (rejection.offending) body.error = rejection.offending;
       if (rejection.detail !== undefined) body.detail = rejection.detail;
+      if (rejection.status !== undefined) body.status = rejection.status;
       return { status, body };
     }
   }

@@ -14,6 +14,9 @@ export type AcceptOutcome = 'accepted' | 'refused';
 /** What the outbox did with one delivery attempt (outbox/complete.ts Resolution). */
 export type DeliveryOutcome = 'sent' | 'retry' | 'failed' | 'lease-lost';
 
+/** Why Node's HTTP server gave up on a client's request before a route saw it. */
+export type ClientErrorKind = 'timeout' | 'header-overflow' | 'malformed';
+
 /** What one webhook delivery attempt came to. */
 export type WebhookOutcome = 'succeeded' | 'retry' | 'failed' | 'lease-lost';
 
@@ -35,6 +38,8 @@ export interface Metrics {
   acceptObserved(channel: Channel, outcome: AcceptOutcome, seconds: number): void;
   deliveryObserved(channel: Channel, outcome: DeliveryOutcome): void;
   webhookObserved(outcome: WebhookOutcome): void;
+  /** A request answered on the connection (time-out, headers too large, not HTTP): http/client-connections.ts. */
+  clientErrorObserved(kind: ClientErrorKind): void;
   /** Units of work in one group-commit transaction (SQLite). */
   commitBatchObserved(size: number): void;
   /** Reads the queues at each scrape; set once by whoever owns the store. */
@@ -73,6 +78,10 @@ export function createMetrics(): Metrics {
   const webhookAttempts = new Counter({
     name: 'herald_webhook_attempts_total', help: 'Webhook delivery attempts by outcome: succeeded, retry, failed (final), lease-lost.',
     labelNames: ['outcome'] as const, registers,
+  });
+  const clientErrors = new Counter({
+    name: 'herald_http_client_errors_total', help: 'Requests the HTTP server gave up on before routing: timeout (headers or whole request too slow), header-overflow, malformed.',
+    labelNames: ['kind'] as const, registers,
   });
   const commitBatch = new Histogram({
     name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (SQLite; one fsync each).', buckets: BATCH_BUCKETS, registers,
@@ -129,6 +138,7 @@ export function createMetrics(): Metrics {
     acceptObserved: (channel, outcome, seconds) => acceptDuration.observe({ channel, outcome }, seconds),
     deliveryObserved: (channel, outcome) => deliveries.inc({ channel, outcome }),
     webhookObserved: (outcome) => webhookAttempts.inc({ outcome }),
+    clientErrorObserved: (kind) => clientErrors.inc({ kind }),
     commitBatchObserved: (size) => commitBatch.observe(size),
     readQueuesWith(read) {
       readQueues = read;

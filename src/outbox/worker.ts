@@ -55,6 +55,7 @@ export class OutboxWorker {
   #running = false;
   #loop: Promise<void> | undefined;
   #wakeUp: (() => void) | undefined;
+  #lastTurnAt: number | undefined;
   /** Channels that may have due rows: a commit or the poll names them all, a finished delivery its own. */
   readonly #pending = new Set<Channel>();
 
@@ -74,6 +75,15 @@ export class OutboxWorker {
     if (channel === undefined) for (const c of CHANNELS) this.#pending.add(c);
     else this.#pending.add(channel);
     this.#wakeUp?.();
+  }
+
+  /**
+   * When the loop last began a turn (deps.clock): at least once per poll interval while
+   * it runs, so a value much older than that means it is stuck (a claim that never
+   * returns) or stopped. Undefined before its first turn. /readyz reads it.
+   */
+  lastTurnAt(): number | undefined {
+    return this.#lastTurnAt;
   }
 
   async stop(): Promise<void> {
@@ -107,6 +117,7 @@ export class OutboxWorker {
   async #run(): Promise<void> {
     this.wake(); // rows may be due from before this start
     while (this.#running) {
+      this.#lastTurnAt = this.#deps.clock();
       if (this.#pending.size === 0) await this.#idle();
       if (!this.#running) break;
       const channels = [...this.#pending];

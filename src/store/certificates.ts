@@ -1,4 +1,5 @@
 import type { Executor } from './database.ts';
+import { loadText, storeText } from './mime-pieces.ts';
 
 export interface StoredCertificate {
   readonly messageId: string;
@@ -10,13 +11,17 @@ export interface StoredCertificate {
   readonly createdAt: number;
 }
 
-/** One certificate per message; call in the transaction that records the delivery. */
+/**
+ * One certificate per message; call in the transaction that records the delivery. The
+ * .eml is kept as a layout over pieces its send keeps once (store/mime-pieces.ts).
+ */
 export async function insertCertificate(db: Executor, certificate: StoredCertificate): Promise<void> {
+  const eml = await storeText(db, certificate.messageId, certificate.eml);
   await db
     .insertInto('certificates')
     .values({
       message_id: certificate.messageId, account_id: certificate.accountId, receipt: certificate.receipt,
-      eml: certificate.eml, created_at: certificate.createdAt,
+      eml: eml.body, layout: eml.layout, created_at: certificate.createdAt,
     })
     .execute();
 }
@@ -30,6 +35,7 @@ export async function findCertificate(db: Executor, accountId: string, messageId
     .where('account_id', '=', accountId)
     .executeTakeFirst();
   return row && {
-    messageId: row.message_id, accountId: row.account_id, receipt: row.receipt, eml: row.eml, createdAt: Number(row.created_at),
+    messageId: row.message_id, accountId: row.account_id, receipt: row.receipt,
+    eml: await loadText(db, row.message_id, { body: row.eml, layout: row.layout }), createdAt: Number(row.created_at),
   };
 }

@@ -91,6 +91,7 @@ export interface SendsTable {
   certified: number;
   track_opens: number;
   track_clicks: number;
+  campaign_name: string | null; // the `campaign` field of POST /v1/email (migration 0010)
 }
 
 export interface MessagesTable {
@@ -180,15 +181,27 @@ export interface CertificatesTable {
   message_id: string;
   account_id: string;
   receipt: string; // compact JWS (EdDSA)
-  eml: string; // the exact MIME delivered
+  eml: string; // the exact MIME delivered; '' when layout is set
+  /** JSON layout over the send's mime_pieces (store/mime-layout.ts); null: eml is the whole text. */
+  layout: string | null;
   created_at: number;
 }
 
 export interface CapturesTable {
   message_id: string;
   content_type: string;
+  /** The whole capture; '' when layout is set. */
   body: string;
+  /** JSON layout over the send's mime_pieces (store/mime-layout.ts); null: body is the whole text. */
+  layout: string | null;
   created_at: number;
+}
+
+/** A piece of MIME text that the stored copies of one send share, kept once (store/mime-pieces.ts). */
+export interface MimePiecesTable {
+  send_id: string;
+  sha256: string;
+  body: string;
 }
 
 export interface LedgerTable {
@@ -286,7 +299,49 @@ export interface ContactImportChunksTable {
   data: string;
 }
 
+/** An email campaign: content, audience, state, billing and the runner's progress (migration 0010). */
+export interface CampaignsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  status: string; // draft | scheduled | running | paused | finished | cancelled
+  subject: string;
+  from_email: string;
+  from_name: string;
+  reply_to_email: string;
+  reply_to_name: string;
+  body: string | null;
+  template_id: string | null;
+  variables: Generated<string>; // JSON object of strings
+  lists: string; // JSON array of list ids
+  exclude_lists: Generated<string>; // JSON array of list ids
+  filter: string | null; // JSON filter (campaigns/segment-filter.ts)
+  send_at: number | null;
+  messages_per_minute: number | null;
+  parent_id: string | null;
+  resend_to: string | null; // not_opened | not_clicked
+  content: string | null; // JSON {subject, html, text}, fixed at send
+  track_opens: Generated<number>;
+  track_clicks: Generated<number>;
+  cutoff: string | null;
+  cursor: string | null;
+  walked: Generated<number>;
+  billed: Generated<number>;
+  queued: Generated<number>;
+  dropped: Generated<number>;
+  refunded: Generated<number>;
+  next_at: number | null;
+  due_at: number | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
 export interface Database {
+  campaigns: CampaignsTable;
   lists: ListsTable;
   contacts: ContactsTable;
   list_members: ListMembersTable;
@@ -305,6 +360,7 @@ export interface Database {
   outbox: OutboxTable;
   message_events: MessageEventsTable;
   captures: CapturesTable;
+  mime_pieces: MimePiecesTable;
   ledger: LedgerTable;
   processes: ProcessesTable;
   webhook_deliveries: WebhookDeliveriesTable;

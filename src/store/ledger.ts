@@ -1,7 +1,7 @@
 import type { Executor, LedgerRow } from './database.ts';
 import { execute, statement } from './prepared-statement.ts';
 
-export const LEDGER_REASONS = ['email.send', 'email.confirmation', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] as const;
+export const LEDGER_REASONS = ['email.send', 'email.confirmation', 'campaign.send', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] as const;
 export type LedgerReason = (typeof LEDGER_REASONS)[number];
 
 export interface LedgerEntry {

@@ -2,6 +2,7 @@ import { CHANNELS, type Channel } from '../domain/account.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor, MessageRow } from './database.ts';
 import { execute, insertAll, insertRows, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
+import { loadText, storeText } from './mime-pieces.ts';
 import { enqueueWebhookDelivery } from './webhook-deliveries.ts';
 
 export interface NewMessage {
@@ -12,6 +13,10 @@ export interface NewMessage {
   readonly costBalance: number;
   /** A suppressed recipient: stored as `dropped` with its event, never queued, never billed (cost 0). */
   readonly dropped?: boolean;
+  /** A campaign message: its campaign and contact (unique together; null on every other message). */
+  readonly campaign?: { readonly campaignId: string; readonly contactId: string };
+  /** When the worker may first take it (a paced campaign); default the send's time. */
+  readonly availableAt?: number;
 }
 
 /** What a send asked for beyond its content, stored with it for events and delivery. */
@@ -20,6 +25,8 @@ export interface SendOptions {
   readonly metadata: Readonly<Record<string, unknown>> | null;
   readonly certified: boolean;
   readonly tracking: { readonly opens: boolean; readonly clicks: boolean };
+  /** The `campaign` field of POST /v1/email, stored for GET /v1/campaigns/tags/:name/stats. */
+  readonly campaignName?: string | null;
 }
 
 const DEFAULT_SEND_OPTIONS: SendOptions = { family: 'transactional', metadata: null, certified: false, tracking: { opens: false, clicks: false } };
@@ -35,6 +42,9 @@ export interface StoredMessage {
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly providerRef: string | null;
+  /** A campaign message's campaign and contact (null on every other message; the contact also once erased). */
+  readonly campaignId: string | null;
+  readonly contactId: string | null;
 }
 
 export interface MessageEvent {
@@ -44,10 +54,11 @@ export interface MessageEvent {
 }
 
 const INSERT_SEND = statement(`
-  insert into sends (id, account_id, channel, payload, created_at, family, metadata, certified, track_opens, track_clicks)
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`);
+  insert into sends (id, account_id, channel, payload, created_at, family, metadata, certified, track_opens, track_clicks, campaign_name)
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`);
 const MESSAGES = insertRows('messages', [
   'id', 'account_id', 'send_id', 'channel', 'recipient', 'recipient_role', 'status', 'cost_messages', 'cost_balance', 'created_at', 'updated_at',
+  'campaign_id', 'contact_id',
 ]);
 const EVENTS = insertRows('message_events', ['id', 'message_id', 'type', 'at', 'data']);
 const OUTBOX = insertRows('outbox', ['message_id', 'channel', 'available_at', 'attempts']);
@@ -68,16 +79,19 @@ export async function insertSend(
   await execute(db, INSERT_SEND, [
     sendId, accountId, channel, JSON.stringify(send.payload), now, options.family,
     options.metadata === null ? null : JSON.stringify(options.metadata),
-    options.certified ? 1 : 0, options.tracking.opens ? 1 : 0, options.tracking.clicks ? 1 : 0,
+    options.certified ? 1 : 0, options.tracking.opens ? 1 : 0, options.tracking.clicks ? 1 : 0, options.campaignName ?? null,
   ]);
   const queued = messages.filter((m) => m.dropped !== true);
   await insertAll(db, MESSAGES, queued.map((m) => [
     m.id, accountId, sendId, channel, m.recipient, m.role, 'queued', m.costMessages, m.costBalance, now, now,
+    m.campaign?.campaignId ?? null, m.campaign?.contactId ?? null,
   ]));
   await insertAll(db, EVENTS, queued.map((m) => [send.eventIds(), m.id, 'queued', now, '{}']));
-  await insertAll(db, OUTBOX, queued.map((m) => [m.id, channel, now, 0]));
+  await insertAll(db, OUTBOX, queued.map((m) => [m.id, channel, m.availableAt ?? now, 0]));
   for (const m of messages.filter((m) => m.dropped === true)) {
-    await insertAll(db, MESSAGES, [[m.id, accountId, sendId, channel, m.recipient, m.role, 'dropped', 0, 0, now, now]]);
+    await insertAll(db, MESSAGES, [[
+      m.id, accountId, sendId, channel, m.recipient, m.role, 'dropped', 0, 0, now, now, m.campaign?.campaignId ?? null, m.campaign?.contactId ?? null,
+    ]]);
     await recordEvent(db, { messageId: m.id, type: 'dropped', eventId: send.eventIds(), at: now, data: { reason: 'suppressed' } });
   }
 }
@@ -92,7 +106,7 @@ function toStoredMessage(row: MessageRow): StoredMessage {
   return {
     id: row.id, accountId: row.account_id, sendId: row.send_id, channel: row.channel as Channel, recipient: row.recipient,
     role: row.recipient_role, status: row.status as MessageStatus, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
-    providerRef: row.provider_ref,
+    providerRef: row.provider_ref, campaignId: row.campaign_id, contactId: row.contact_id,
   };
 }
 
@@ -204,15 +218,22 @@ const markSendingStatement = statementPerCount((messages) => `
   where status in (${placeholders(2, SENDING_PREDECESSORS.length)})
     and id in (${placeholders(2 + SENDING_PREDECESSORS.length, messages)})`);
 
+/**
+ * Stores (or replaces, on a retried delivery) what the capture transport captured. An
+ * email is kept as a layout over pieces its send keeps once (store/mime-pieces.ts), so
+ * copies to many recipients do not each repeat the To header and the bodies.
+ */
 export async function putCapture(db: Executor, capture: { messageId: string; contentType: string; body: string; at: number }): Promise<void> {
+  const stored = await storeText(db, capture.messageId, capture.body);
   await db
     .insertInto('captures')
-    .values({ message_id: capture.messageId, content_type: capture.contentType, body: capture.body, created_at: capture.at })
-    .onConflict((oc) => oc.column('message_id').doUpdateSet({ content_type: capture.contentType, body: capture.body, created_at: capture.at }))
+    .values({ message_id: capture.messageId, content_type: capture.contentType, body: stored.body, layout: stored.layout, created_at: capture.at })
+    .onConflict((oc) => oc.column('message_id').doUpdateSet({ content_type: capture.contentType, body: stored.body, layout: stored.layout, created_at: capture.at }))
     .execute();
 }
 
+/** What was captured, exactly as the capture transport handed it over. */
 export async function findCapture(db: Executor, messageId: string): Promise<{ contentType: string; body: string } | undefined> {
-  const row = await db.selectFrom('captures').select(['content_type', 'body']).where('message_id', '=', messageId).executeTakeFirst();
-  return row && { contentType: row.content_type, body: row.body };
+  const row = await db.selectFrom('captures').select(['content_type', 'body', 'layout']).where('message_id', '=', messageId).executeTakeFirst();
+  return row && { contentType: row.content_type, body: await loadText(db, messageId, row) };
 }

@@ -134,3 +134,26 @@ function fieldPredicate(c: Compiler, filter: FieldFilter): RawBuilder<SqlBool> {
   if (o.type === undefined && o.number !== undefined) return two(sql<SqlBool>`${o.number} ${op} ${Date.parse(bound)}`);
   return two(sql<SqlBool>`${c.q.bytewise(o.text)} ${op} ${bound}`);
 }
+
+/** How many of the segment's contacts the account suppresses (the campaign quote subtracts them). */
+export async function countSegmentSuppressed(db: Db, accountId: string, segment: SegmentRequest, now: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*) as n from contacts c where ${segmentWhere(db, accountId, segment, now)}
+    and exists (select 1 from suppressions s where s.account_id = c.account_id and s.address = c.email)`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * The contacts on any of `lists` by their best subscription there: confirmed,
+ * else unconfirmed, else unsubscribed (the quote's "unconfirmed" and "unsubscribed").
+ */
+export async function countByBestSubscription(db: Db, accountId: string, lists: readonly string[]): Promise<{ confirmed: number; unconfirmed: number; unsubscribed: number }> {
+  const { rows } = await sql<{ rank: number; n: number }>`
+    select best.rank as rank, count(*) as n from (
+      select m.contact_id, max(case m.status when 'confirmed' then 2 when 'unconfirmed' then 1 else 0 end) as rank
+      from list_members m join lists l on l.id = m.list_id
+      where l.account_id = ${accountId} and m.list_id in (${ids(lists)})
+      group by m.contact_id) best
+    group by best.rank`.execute(db);
+  const at = (rank: number) => Number(rows.find((r) => Number(r.rank) === rank)?.n ?? 0);
+  return { confirmed: at(2), unconfirmed: at(1), unsubscribed: at(0) };
+}

@@ -41,6 +41,7 @@ export async function enqueueWebhookDelivery(db: Executor, event: RecordedEvent)
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
     certified,
     ...(channel === 'email' && !certified ? { tracking: { opens: row.track_opens === 1, clicks: row.track_clicks === 1 } } : {}),
+    ...(row.campaign_id === null ? {} : { campaign: { id: row.campaign_id, name: row.campaign_name ?? '', listIds: JSON.parse(row.campaign_lists ?? '[]') as string[] } }),
   }, event.data);
   await insertDelivery(db, { id: event.id, accountId: row.account_id, messageId: event.messageId, type, payload: JSON.stringify(payload), at: event.at });
   return true;
@@ -49,14 +50,17 @@ export async function enqueueWebhookDelivery(db: Executor, event: RecordedEvent)
 interface EventSubject {
   account_id: string; channel: string; recipient: string; webhook_url: string | null; webhook_events: string | null;
   family: string; metadata: string | null; certified: number; track_opens: number; track_clicks: number;
+  campaign_id: string | null; campaign_name: string | null; campaign_lists: string | null;
 }
 
 const EVENT_SUBJECT = statement(`
   select m.account_id, m.channel, m.recipient, a.webhook_url, a.webhook_events,
-         s.family, s.metadata, s.certified, s.track_opens, s.track_clicks
+         s.family, s.metadata, s.certified, s.track_opens, s.track_clicks,
+         m.campaign_id, c.name as campaign_name, c.lists as campaign_lists
   from messages m
   join accounts a on a.id = m.account_id
   join sends s on s.id = m.send_id
+  left join campaigns c on c.id = m.campaign_id
   where m.id = $1`);
 
 /**

@@ -115,6 +115,14 @@ describe('parseAddress rejects', () => {
     assert.equal(parseAddress('a@192.0.2.1'), null);
   });
 
+  test('a lone high surrogate in the local part', () => {
+    assert.equal(parseAddress('ana\ud800@example.org'), null);
+  });
+
+  test('a lone low surrogate in the domain', () => {
+    assert.equal(parseAddress('ana@exa\udfffmple.org'), null);
+  });
+
   test('an ideographic full stop posing as a dot', () => {
     assert.equal(parseAddress('a@example\u3002com'), null);
   });

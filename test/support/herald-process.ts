@@ -19,6 +19,8 @@ export interface HeraldProcess {
   readonly exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly expected: boolean } | undefined;
   /** The end of what it wrote to stdout and stderr. */
   output(): string;
+  /** Every log line at error or fatal, and every line on stderr (the log goes to stdout), since it started. */
+  errorLines(): readonly string[];
   /** Sends a signal that does not end it (SIGSTOP, SIGCONT). */
   signal(signal: 'SIGSTOP' | 'SIGCONT'): void;
   /** Sends `signal` (SIGKILL by default) and resolves when the process is gone. */
@@ -54,20 +56,36 @@ async function ready(url: string): Promise<boolean> {
   }
 }
 
+/** How the child is started: `node src/main.ts`, or deploy/herald as `npm start` runs it (with deploy/node-flags). */
+export type Launch = 'node' | 'deploy-script';
+
+const ERROR_LEVEL = 50;
+/** A pino JSON line at error or above. */
+function isErrorLine(line: string): boolean {
+  try {
+    const level: unknown = (JSON.parse(line) as { level?: unknown }).level;
+    return typeof level === 'number' && level >= ERROR_LEVEL;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Starts `serve --role role` with `env` (plus HERALD_PORT=0, HERALD_HOST=127.0.0.1,
  * HERALD_LOG_LEVEL=info: the listening line is an info line) and resolves once its
  * /readyz answers 200. The log is read for as long as the process runs (a full pipe
  * would stall it); its end is kept for failure messages.
  */
-export async function startHerald(role: Role, env: Readonly<Record<string, string>>, timeoutMs = 60_000): Promise<HeraldProcess> {
-  const child = spawn(process.execPath, ['src/main.ts', 'serve', '--role', role], {
+export async function startHerald(role: Role, env: Readonly<Record<string, string>>, timeoutMs = 60_000, launch: Launch = 'node'): Promise<HeraldProcess> {
+  const [command, args] = launch === 'node' ? [process.execPath, ['src/main.ts']] : ['sh', ['deploy/herald']];
+  const child = spawn(command, [...args, 'serve', '--role', role], {
     cwd: root,
     env: { ...cleanEnv(), HERALD_PORT: '0', HERALD_HOST: '127.0.0.1', HERALD_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
   let tail = '';
+  const errors: string[] = [];
   let expected = false;
   let exit: HeraldProcess['exit'];
   const exited = once(child, 'exit').then(([code, signal]) => {
@@ -90,8 +108,18 @@ export async function startHerald(role: Role, env: Readonly<Record<string, strin
         if (found !== undefined) resolve((url = found));
       }
     };
-    child.stdout.setEncoding('utf8').on('data', keep);
-    child.stderr.setEncoding('utf8').on('data', keep);
+    // Whole lines, for errorLines(): a chunk may end mid-line.
+    const lines = (stream: 'stdout' | 'stderr') => {
+      let partial = '';
+      return (chunk: string): void => {
+        keep(chunk);
+        const parts = (partial + chunk).split('\n');
+        partial = parts.pop() ?? '';
+        for (const line of parts) if (line.trim() !== '' && (stream === 'stderr' || isErrorLine(line))) errors.push(line);
+      };
+    };
+    child.stdout.setEncoding('utf8').on('data', lines('stdout'));
+    child.stderr.setEncoding('utf8').on('data', lines('stderr'));
   });
 
   try {
@@ -114,6 +142,7 @@ export async function startHerald(role: Role, env: Readonly<Record<string, strin
       url: started,
       get exit() { return exit; },
       output: () => tail,
+      errorLines: () => errors,
       signal: (signal) => { child.kill(signal); },
       kill,
     };

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateApiKey, noteKeyUse, type KeyDeps } from '../../app/api-keys.ts';
 import type { Account } from '../../domain/account.ts';
 import { isIpAllowed, parseAllowList, type AllowList } from '../../domain/ip-allow-list.ts';
+import { reportUnexpected } from '../failed-request.ts';
 import { refuseBeforeBody } from '../wire-errors.ts';
 import { rateLimitHeaders, type AccountRateLimiter } from './rate-limit.ts';
 
@@ -43,7 +44,7 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
     try {
       authentication = await authenticateApiKey(deps.keys, token);
     } catch (error) {
-      request.log.error({ err: error }, 'key store failed during authentication');
+      reportUnexpected(request, deps.keys.metrics, error, 'key store failed during authentication');
       return void refuseBeforeBody(reply, { code: 'authInternal' });
     }
     if (authentication.kind === 'invalid') return void refuseBeforeBody(reply, { code: 'invalidApiKey' });
@@ -53,7 +54,7 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
     try {
       allowed = isIpAllowed(allowListOf(account), request.ip);
     } catch (error) {
-      request.log.error({ err: error }, 'allow-list check failed');
+      reportUnexpected(request, deps.keys.metrics, error, 'allow-list check failed');
       return void refuseBeforeBody(reply, { code: 'authInternal' });
     }
     if (!allowed) return void refuseBeforeBody(reply, { code: 'ipNotAllowed' });

@@ -4,6 +4,7 @@ import {
 } from '../../app/record-engagement.ts';
 import type { HttpDeps } from '../app.ts';
 import { escapeHtml, invalidLinkPage, recipientPage } from '../recipient-page.ts';
+import { reportUnexpected } from '../failed-request.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 
@@ -30,6 +31,7 @@ const oneClickForm = {
   properties: {
     'List-Unsubscribe': { type: 'string', const: 'One-Click', description: 'RFC 8058; not required: the POST itself is the request' },
     via: { type: 'string', const: 'page', description: 'Sent by the confirmation page\'s form: the answer is an HTML page' },
+    scope: { type: 'string', const: 'all', description: 'From the page of a campaign message: leave every list of the account, not only the campaign\'s' },
   },
 } as const;
 
@@ -41,11 +43,18 @@ function confirmationPage(reply: FastifyReply, subject: UnsubscribeSubject): Fas
     return recipientPage(reply, 200, 'Unsubscribed', `<h1>You are unsubscribed</h1>\n<p>${who} no longer receives email from ${escapeHtml(subject.senderName)}.</p>`);
   }
   // A GET never unsubscribes: link scanners fetch every link. The person confirms with a POST.
+  // A campaign's link leaves its lists; the person may choose every list of the sender.
+  const question = subject.campaign
+    ? `<p>Stop this newsletter from ${escapeHtml(subject.senderName)} to ${who}?</p>`
+    : `<p>Stop email from ${escapeHtml(subject.senderName)} to ${who}?</p>`;
+  const everyList = subject.campaign
+    ? `\n<p><label><input type="checkbox" name="scope" value="all"> Also leave every other list of ${escapeHtml(subject.senderName)}</label></p>`
+    : '';
   return recipientPage(reply, 200, 'Unsubscribe', `<h1>Unsubscribe</h1>
-<p>Stop email from ${escapeHtml(subject.senderName)} to ${who}?</p>
+${question}
 <form method="post" action="">
 <input type="hidden" name="List-Unsubscribe" value="One-Click">
-<input type="hidden" name="via" value="page">
+<input type="hidden" name="via" value="page">${everyList}
 <button type="submit">Unsubscribe</button>
 </form>`);
 }
@@ -92,7 +101,7 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
       if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return sendRejection(reply, { code: 'notFound' });
     } catch (error) {
       // The image is served all the same: the reader's client must not show a broken image.
-      request.log.error({ err: error }, 'open not recorded');
+      reportUnexpected(request, deps.app.metrics, error, 'open not recorded');
     }
     return reply.code(200).header('content-type', 'image/gif').send(PIXEL);
   });
@@ -109,7 +118,7 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
       if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return invalidLinkPage(reply);
     } catch (error) {
       // The person's link works all the same; only the event is missing.
-      request.log.error({ err: error }, 'click not recorded');
+      reportUnexpected(request, deps.app.metrics, error, 'click not recorded');
     }
     // The URL parser's form is plain ASCII (punycode, percent-encoding): a valid Location.
     return reply.code(302).header('location', new URL(claims.url).href).send();
@@ -142,7 +151,8 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
     const fromPage = fields.get('via') === 'page';
     // The POST itself is the request to unsubscribe (scanners do not POST); its body is
     // not required to carry List-Unsubscribe=One-Click, so no odd client fails a person.
-    const done = claims && (await unsubscribe(keys, claims, { ...visitOf(request), via: fromPage ? 'page' : 'one-click' }));
+    const scope = fromPage && fields.get('scope') === 'all' ? 'all' : 'campaign';
+    const done = claims && (await unsubscribe(keys, claims, { ...visitOf(request), via: fromPage ? 'page' : 'one-click', scope }));
     if (!done) return fromPage ? invalidLinkPage(reply) : reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('Not found\n');
     if (fromPage) {
       return recipientPage(reply, 200, 'Unsubscribed', `<h1>You are unsubscribed</h1>\n<p><strong>${escapeHtml(done.address)}</strong> will no longer receive these emails.</p>`);

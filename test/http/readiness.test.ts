@@ -1,0 +1,51 @@
+// /readyz of a process that delivers: ready while its delivery loop turns, unready
+// (503, with the reason) once the loop has not run for ten poll intervals.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig } from '../../src/config.ts';
+import { createRoleService, type RoleService } from '../../src/service.ts';
+import { ADMIN_TOKEN } from '../support/service.ts';
+
+const START = Date.UTC(2026, 0, 5, 9, 0, 0);
+
+async function workerProcess(t: TestContext, clock: () => number): Promise<RoleService> {
+  const config = loadConfig({ HERALD_DATABASE_URL: 'sqlite::memory:', HERALD_ADMIN_TOKEN: ADMIN_TOKEN });
+  const service = await createRoleService(config, { role: 'worker', logger: false, clock, workerOptions: { pollMs: 1000 } });
+  t.after(() => service.close());
+  // The loop's first turn follows the release of old leases.
+  while (service.worker?.lastTurnAt() === undefined) await sleep(5);
+  return service;
+}
+
+test('a worker whose delivery loop turns is ready', async (t) => {
+  const service = await workerProcess(t, () => START);
+  const res = await service.http.inject({ method: 'GET', url: '/readyz' });
+  assert.deepStrictEqual([res.statusCode, res.json()], [200, { status: 'ready' }]);
+});
+
+test('a worker whose delivery loop stopped is ready for ten poll intervals, then answers 503 with the reason', async (t) => {
+  let now = START;
+  const service = await workerProcess(t, () => now);
+  await service.worker?.stop();
+  now += 9_000;
+  const within = await service.http.inject({ method: 'GET', url: '/readyz' });
+  assert.deepStrictEqual([within.statusCode, within.json()], [200, { status: 'ready' }]);
+  now += 6_000;
+  const stalled = await service.http.inject({ method: 'GET', url: '/readyz' });
+  assert.deepStrictEqual([stalled.statusCode, stalled.json()], [503, {
+    message: 'Service temporarily unavailable, please try again',
+    detail: 'the outbox delivery loop has not run for 15 s (limit 10 s)',
+  }]);
+});
+
+test('a worker whose loop runs again after a stall is ready again', async (t) => {
+  let now = START;
+  const service = await workerProcess(t, () => now);
+  now += 60_000;
+  // The clock jumped past the limit; the loop's next turn (its 1 s poll at the latest) catches up.
+  const deadline = Date.now() + 5000;
+  while (service.worker?.lastTurnAt() !== now && Date.now() < deadline) await sleep(20);
+  const res = await service.http.inject({ method: 'GET', url: '/readyz' });
+  assert.deepStrictEqual([res.statusCode, res.json()], [200, { status: 'ready' }]);
+});

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { parseAddress } from './domain/email-address.ts';
 import { isRole, ROLES, type Role } from './roles.ts';
 
 // Configuration comes from environment variables only. Each key is declared once
@@ -42,6 +43,11 @@ export interface Config {
   readonly httpHeadersTimeoutMs: number;
   readonly httpRequestTimeoutMs: number;
   readonly httpKeepAliveTimeoutMs: number;
+  readonly sessionIdleMinutes: number;
+  readonly sessionMaxHours: number;
+  readonly invitationHours: number;
+  readonly passwordResetMinutes: number;
+  readonly authEmailFrom: { readonly email: string; readonly name: string } | undefined;
 }
 
 interface Setting<K extends keyof Config> {
@@ -239,6 +245,36 @@ export const SETTINGS = [
     key: 'outboxLeaseSeconds', env: 'HERALD_OUTBOX_LEASE_SECONDS', default: '300',
     description: 'How long a worker holds the messages it claimed; a worker that dies holding them has them taken over by another after this. Keep it above the slowest delivery attempt (the SMTP time-outs: 30 s to connect, 30 s for the greeting, 120 s of socket silence).',
     parse: integer('HERALD_OUTBOX_LEASE_SECONDS', 5, 86_400),
+  },
+  {
+    key: 'sessionIdleMinutes', env: 'HERALD_SESSION_IDLE_MINUTES', default: '60',
+    description: 'A web application (or operator console) session ends after this many minutes without a request.',
+    parse: integer('HERALD_SESSION_IDLE_MINUTES', 1, 7 * 24 * 60),
+  },
+  {
+    key: 'sessionMaxHours', env: 'HERALD_SESSION_MAX_HOURS', default: '12',
+    description: 'A session ends this many hours after sign-in, however active; then the user signs in again.',
+    parse: integer('HERALD_SESSION_MAX_HOURS', 1, 30 * 24),
+  },
+  {
+    key: 'invitationHours', env: 'HERALD_INVITATION_HOURS', default: '72',
+    description: 'How long an invitation link works (it works once).',
+    parse: integer('HERALD_INVITATION_HOURS', 1, 30 * 24),
+  },
+  {
+    key: 'passwordResetMinutes', env: 'HERALD_PASSWORD_RESET_MINUTES', default: '60',
+    description: 'How long a password-reset link works (it works once).',
+    parse: integer('HERALD_PASSWORD_RESET_MINUTES', 5, 24 * 60),
+  },
+  {
+    key: 'authEmailFrom', env: 'HERALD_AUTH_EMAIL_FROM', default: undefined,
+    description: 'Sender of the invitation and password-reset emails, `Name <address>` or `address`; they go out through herald\'s own email transport. Unset: herald sends none (invitation links are still shown to the inviter; password reset by email is off).',
+    parse: (raw: string) => {
+      const match = /^\s*(.*?)\s*<([^<>]+)>\s*$/.exec(raw);
+      const email = parseAddress(match?.[2] ?? raw.trim());
+      if (email === null) return fail('HERALD_AUTH_EMAIL_FROM', `expected "Name <address>" or an address, got "${raw}"`);
+      return { email, name: (match?.[1] ?? '').replace(/^"(.*)"$/, '$1') || 'herald' };
+    },
   },
   {
     key: 'role', env: 'HERALD_ROLE', default: 'all',

@@ -7,8 +7,8 @@ import type { LogFormat } from './config.ts';
 
 /** Writes to stdout unless given a destination (tests read the lines). */
 export function createLogger(options: { readonly level: string; readonly format: LogFormat }, destination?: DestinationStream): Logger {
-  // An Authorization header never reaches the log, whoever logs a request.
-  const settings = { level: options.level, redact: ['req.headers.authorization'] };
+  // Credentials never reach the log, whoever logs a request: keys, session cookies, CSRF tokens.
+  const settings = { level: options.level, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'] };
   if (options.format === 'json') return destination === undefined ? pino(settings) : pino(settings, destination);
   // In-process and synchronous: no worker thread, and nothing lost when the process exits at once.
   return pino(settings, pinoPretty({

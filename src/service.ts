@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
-import { KeyUseThrottle, newVerifiedKeyCache, type KeyDeps } from './app/api-keys.ts';
+import { KeyUseThrottle, newVerifiedKeyCache } from './app/api-keys.ts';
 import { ProcessHeartbeat } from './app/process-heartbeat.ts';
+import type { AuthDeps } from './app/sessions.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
@@ -15,6 +16,7 @@ import type { InboundListener } from './events/inbound-listener.ts';
 import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './events/dispatcher.ts';
 import { buildApp } from './http/app.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
+import { DEFAULT_SIGN_IN_LIMITS, signInThrottle, type SignInLimits } from './http/plugins/sign-in-throttle.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
 import { createLogger } from './logger.ts';
@@ -47,6 +49,8 @@ export interface ServiceOptions {
   readonly campaignOptions?: Partial<CampaignRunnerOptions>;
   /** The built web application served at /app (default web/dist of this tree). */
   readonly webRoot?: string;
+  /** Failed sign-ins allowed per address and per IP (tests lower them). */
+  readonly signInLimits?: SignInLimits;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */
@@ -63,7 +67,7 @@ export interface RoleService {
   /** Makes campaign messages (drain() in tests); absent in an `api` process. */
   readonly campaigns: CampaignRunner | undefined;
   readonly store: OpenedStore;
-  readonly deps: KeyDeps;
+  readonly deps: AuthDeps;
   readonly adminToken: AdminTokenCheck;
   /** The bound port of the inbound SMTP listener (bounces, complaints); undefined when it is off. */
   readonly inboundSmtpPort: number | undefined;
@@ -87,7 +91,7 @@ export interface Service extends RoleService {
 export async function openAppDeps(
   config: Config,
   options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void; wakeCampaigns?: () => void } = {},
-): Promise<{ store: OpenedStore; deps: KeyDeps }> {
+): Promise<{ store: OpenedStore; deps: AuthDeps }> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   const metrics = createMetrics();
   const clock = options.clock ?? Date.now;
@@ -95,7 +99,7 @@ export async function openAppDeps(
   try {
     await migrateToLatest(store.db);
     const signingSecret = await loadSigningSecret(store.db);
-    const deps: KeyDeps = {
+    const deps: AuthDeps = {
       db: store.db,
       // One writer (embedded SQLite): concurrent sends share one durable commit.
       commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256, onBatch: metrics.commitBatchObserved, ...(store.direct ? { direct: store.direct } : {}) }) : transactionPerWork(store.db),
@@ -109,6 +113,13 @@ export async function openAppDeps(
       keyUses: new KeyUseThrottle(),
       publicUrl: config.publicUrl,
       dnsServers: config.dnsServers,
+      auth: {
+        sessionIdleMs: config.sessionIdleMinutes * 60_000,
+        sessionMaxMs: config.sessionMaxHours * 3_600_000,
+        invitationMs: config.invitationHours * 3_600_000,
+        passwordResetMs: config.passwordResetMinutes * 60_000,
+        emailFrom: config.authEmailFrom,
+      },
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,
       // The in-process worker is woken directly; workers of other processes (the server's,
       // when this is the CLI) through the store: PostgreSQL NOTIFY, or their next poll.
@@ -151,7 +162,7 @@ export async function createService(config: Config, options: Omit<ServiceOptions
 }
 
 /** The inbound SMTP listener as configured, or none when HERALD_INBOUND_SMTP_PORT is unset. */
-async function startInboundSmtp(config: Config, deps: KeyDeps, logger: Logger): Promise<InboundListener | undefined> {
+async function startInboundSmtp(config: Config, deps: AuthDeps, logger: Logger): Promise<InboundListener | undefined> {
   if (config.inboundSmtpPort === undefined) return undefined;
   // Loaded lazily: smtp-server and mailparser add ~40 MB resident to a process that takes no mail.
   const { startConfiguredInboundListener } = await import('./events/inbound-listener.ts');
@@ -231,6 +242,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     app: deps,
     adminToken,
     rateLimiter: rateLimit.limiter,
+    signInThrottle: signInThrottle(options.signInLimits ?? DEFAULT_SIGN_IN_LIMITS),
     logger,
     trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,

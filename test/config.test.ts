@@ -34,6 +34,11 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     redisPrefix: 'herald:',
     role: 'all',
     outboxLeaseSeconds: 300,
+    sessionIdleMinutes: 60,
+    sessionMaxHours: 12,
+    invitationHours: 72,
+    passwordResetMinutes: 60,
+    authEmailFrom: undefined,
     logLevel: 'info',
     logFormat: 'json',
     metricsPort: undefined,
@@ -41,6 +46,14 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     httpHeadersTimeoutMs: 10000,
     httpRequestTimeoutMs: 120000,
     httpKeepAliveTimeoutMs: 5000,
+  });
+});
+
+test('HERALD_AUTH_EMAIL_FROM takes "Name <address>" or an address, and refuses anything else', () => {
+  assert.deepStrictEqual(loadConfig({ HERALD_AUTH_EMAIL_FROM: 'Acme Mail <no-reply@acme.example>' }).authEmailFrom, { email: 'no-reply@acme.example', name: 'Acme Mail' });
+  assert.deepStrictEqual(loadConfig({ HERALD_AUTH_EMAIL_FROM: 'no-reply@acme.example' }).authEmailFrom, { email: 'no-reply@acme.example', name: 'herald' });
+  assert.throws(() => loadConfig({ HERALD_AUTH_EMAIL_FROM: 'Acme <not an address>' }), {
+    name: 'ConfigError', message: 'HERALD_AUTH_EMAIL_FROM: expected "Name <address>" or an address, got "Acme <not an address>"',
   });
 });
 

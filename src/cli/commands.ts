@@ -1,7 +1,11 @@
 import type { ParseArgsOptionsConfig } from 'node:util';
 import { accountBody, accountExists, issuedKeyBody, viewAccount, viewLedger } from '../app/account-view.ts';
 import { addSenderDomain, type SenderDomainView } from '../app/add-sender-domain.ts';
-import { issueApiKey, revokeKey, type KeyDeps } from '../app/api-keys.ts';
+import { issueApiKey, revokeKey } from '../app/api-keys.ts';
+import type { AuthDeps } from '../app/sessions.ts';
+import { invitedBody } from '../app/user-view.ts';
+import { inviteUser } from '../app/users.ts';
+import { isRole } from '../domain/user.ts';
 import { createAccount } from '../app/create-account.ts';
 import { createWhatsappTemplate } from '../app/create-whatsapp-template.ts';
 import { updateAccount } from '../app/update-account.ts';
@@ -32,7 +36,7 @@ interface CommandShape {
 /** A command over the database: main.ts opens the store for it and closes it after. */
 export interface StoreCommand extends CommandShape {
   readonly needsStore: true;
-  readonly run: (deps: KeyDeps, args: readonly string[], values: Values) => Promise<Result<Printed>>;
+  readonly run: (deps: AuthDeps, args: readonly string[], values: Values) => Promise<Result<Printed>>;
 }
 
 /** A command that never touches the database (config), so it works without one. */
@@ -44,7 +48,7 @@ interface PlainCommand extends CommandShape {
 /** A command that opens the database only if it calls `openDeps` (main.ts closes it after). */
 export interface OnDemandStoreCommand extends CommandShape {
   readonly needsStore: 'on-demand';
-  readonly run: (openDeps: () => Promise<KeyDeps>, args: readonly string[], values: Values) => Promise<Result<Printed>>;
+  readonly run: (openDeps: () => Promise<AuthDeps>, args: readonly string[], values: Values) => Promise<Result<Printed>>;
 }
 
 export type Command = StoreCommand | PlainCommand | OnDemandStoreCommand;
@@ -199,6 +203,28 @@ const templateAdd: StoreCommand = {
   },
 };
 
+const userInvite: StoreCommand = {
+  usage: 'users invite --account ACCOUNT_ID --email EMAIL --role owner|developer|viewer [--json]',
+  positionals: [],
+  options: { account: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
+  needsStore: true,
+  async run(deps, _args, values) {
+    const accountId = str(values.account) ?? '';
+    const role = str(values.role);
+    if (!isRole(role)) return reject('invalidField', { detail: 'role must be one of: owner, developer, viewer' });
+    if (!(await accountExists(deps, accountId))) return reject('notFound');
+    const invited = await inviteUser(deps, accountId, { email: str(values.email) ?? '', role });
+    if (!invited.ok) return invited;
+    const body = invitedBody(invited.value);
+    // The link is the whole point of the command: printed once, never logged or stored.
+    return printed(body, [
+      `Invited ${body.email} as ${body.role} (user ${body.user_id}).`,
+      `Send them this link; it works once, until ${body.invitation_expires_at}:`,
+      body.invitation_url,
+    ]);
+  },
+};
+
 const config: PlainCommand = {
   usage: 'config [--json]',
   positionals: [],
@@ -219,6 +245,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['keys revoke', keyRevoke],
   ['domains add', domainAdd],
   ['whatsapp-templates add', templateAdd],
+  ['users invite', userInvite],
   ['config', config],
   ['certificates verify', certificatesVerify],
 ]);

@@ -95,6 +95,21 @@ export const WIRE_TEXTS = {
   requestTimedOut: 'Request timed out',
   headersTooLarge: 'Request header fields too large',
   malformedRequest: 'Invalid request, malformed HTTP',
+  // Users, sign-in and sessions of the web application (issue 12; docs/users-and-sessions.md)
+  signInFailed: 'Incorrect email or password',
+  currentPasswordIncorrect: 'The current password is incorrect',
+  totpRequired: 'Two-factor code required',
+  totpIncorrect: 'Incorrect two-factor code',
+  signInThrottled: 'Too many sign-in attempts, try again later',
+  sessionExpired: 'Session expired, sign in again',
+  csrfRefused: 'CSRF token missing or invalid',
+  linkInvalid: 'This link is invalid, used or expired',
+  userExists: 'A user with this email already exists',
+  lastOwner: 'The account must keep an owner who can sign in',
+  totpAlreadyOn: 'Two-factor sign-in is already on',
+  totpNotStarted: 'Start the two-factor set-up first',
+  totpNotOn: 'Two-factor sign-in is off',
+  passwordResetSent: 'If a user has this address, an email with a link to set a new password is on its way',
 } as const;
 
 export type WireCode = keyof typeof WIRE_TEXTS;

@@ -1,22 +1,23 @@
 // The JSON shapes of the account web application's API (issue 12), declared once as
 // TypeBox schemas: the server documents (OpenAPI) and validates request bodies with
 // them, and web/ imports the derived types (`import type { Session } from
-// '../../src/http/account-api-schemas.ts'`). This file imports nothing but TypeBox, so
-// the front end's type check needs nothing else of the server.
+// '../../src/http/account-api-schemas.ts'`). This file imports nothing but TypeBox and
+// the pure domain/user.ts, so the front end's type check needs little else of the server.
 //
 // Wire conventions, as on the rest of /v1: snake_case fields, UTC ISO-8601 times,
 // money as JSON numbers (4 decimals at most), errors `{"message": …}` with `detail`
 // ("<field path>: <what is wrong>") on herald's own invalid-field errors.
 //
 // Links sent by email carry their one-time token in the URL fragment, which browsers
-// never send to a server (so no access log or Referer ever holds it):
-//   invitation:      <HERALD_PUBLIC_URL>/app/invitation#<token>     → GET /v1/auth/invitations/<token>, then …/accept
-//   password reset:  <HERALD_PUBLIC_URL>/app/password-reset#<token> → POST /v1/auth/password-reset/<token>
+// never send to a server (so no access log or Referer ever holds it); the page then
+// sends it in a JSON body, never in a URL, for the same reason:
+//   invitation:      <HERALD_PUBLIC_URL>/app/invitation#<token>     → POST /v1/auth/invitation {token}, then …/invitation/accept
+//   password reset:  <HERALD_PUBLIC_URL>/app/password-reset#<token> → POST /v1/auth/password-reset/complete {token, password}
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { INVITATION_PAGE, PASSWORD_RESET_PAGE } from '../domain/user.ts';
 
-/** Where the front end's pages for the emailed links live; the token follows the `#`. */
-export const INVITATION_PAGE = '/app/invitation';
-export const PASSWORD_RESET_PAGE = '/app/password-reset';
+/** Where the front end's pages for the emailed links live (declared with the users, in domain/). */
+export { INVITATION_PAGE, PASSWORD_RESET_PAGE };
 
 /** The session cookie of account users, and the operator console's. */
 export const SESSION_COOKIE = 'herald_session';
@@ -84,8 +85,16 @@ export const InvitationView = Type.Object({
 });
 export type InvitationView = Static<typeof InvitationView>;
 
+const LinkToken = Type.String({ maxLength: 200, description: 'The token after the `#` of the emailed link' });
+
+/** POST /v1/auth/invitation: what an invitation link is for. */
+export const InvitationRequest = Type.Object({ token: LinkToken }, { additionalProperties: false });
+export type InvitationRequest = Static<typeof InvitationRequest>;
+
+/** POST /v1/auth/invitation/accept and /v1/auth/password-reset/complete: the link's token and the password to set. */
 export const NewPasswordRequest = Type.Object({
-  password: Type.String({ description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters` }),
+  token: LinkToken,
+  password: Type.String({ maxLength: PASSWORD_MAX * 4, description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters` }),
 }, { additionalProperties: false });
 export type NewPasswordRequest = Static<typeof NewPasswordRequest>;
 
@@ -98,7 +107,7 @@ export type MessageBody = Static<typeof MessageBody>;
 
 export const ChangePasswordRequest = Type.Object({
   current_password: Type.String({ maxLength: PASSWORD_MAX * 4 }),
-  new_password: Type.String({ description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters` }),
+  new_password: Type.String({ maxLength: PASSWORD_MAX * 4, description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters` }),
 }, { additionalProperties: false });
 export type ChangePasswordRequest = Static<typeof ChangePasswordRequest>;
 
@@ -315,3 +324,4 @@ export type MessageLogQuery = Static<typeof MessageLogQuery>;
 
 /** Content-Security-Policy of GET /v1/messages/:msgid/preview (the sandboxed iframe's document). */
 export const PREVIEW_CSP = 'default-src \'none\'; img-src data:; style-src \'unsafe-inline\'; frame-ancestors \'self\'; sandbox';
+

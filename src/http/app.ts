@@ -1,13 +1,19 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import type { AdminTokenCheck } from '../app/admin-token.ts';
-import type { KeyDeps } from '../app/api-keys.ts';
+import type { AuthDeps } from '../app/sessions.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
-import { apiKeyHook } from './plugins/api-key-auth.ts';
 import { requestLog } from './plugins/request-log.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { v1AuthenticationHook } from './plugins/session-auth.ts';
+import type { SignInThrottle } from './plugins/sign-in-throttle.ts';
+import { meRoutes } from './routes/me.ts';
+import { operatorSessionRoutes } from './routes/admin/operator-session.ts';
+import { signInRoutes } from './routes/sign-in.ts';
+import { userRoutes } from './routes/users.ts';
 import { declareRouteAccess, routeAccessHook } from './route-access.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -33,10 +39,13 @@ import { addRequestIdHeader, failedRequestHandler, requestIdOf } from './failed-
 import { eventWebhooks } from './schemas.ts';
 import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
 import { webAppRoutes } from './web-app.ts';
+import { SESSION_COOKIE } from './account-api-schemas.ts';
 
 export interface HttpDeps {
-  readonly app: KeyDeps;
+  readonly app: AuthDeps;
   readonly adminToken: AdminTokenCheck;
+  /** Sign-in attempts slowed per address and per IP. */
+  readonly signInThrottle: SignInThrottle;
   readonly rateLimiter: AccountRateLimiter;
   readonly logger: Logger | false;
   readonly trustProxy: boolean | number | string;
@@ -87,6 +96,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   // UTF-8 only, bounded in depth and element count before JSON.parse (prototype keys removed as above).
   useBoundedJsonParser(app);
+  // Session cookies (the web application and the operator console): parsed on every request, set by sign-in.
+  await app.register(cookie);
 
   // Schemas are documentation for the wire routes: never reject, never reshape.
   app.setValidatorCompiler(() => () => true);
@@ -97,7 +108,13 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
       openapi: {
         openapi: '3.1.0',
         info: { title: 'herald', version: '1.0.0', description: 'Email, SMS and WhatsApp template messages for prepaid accounts.' },
-        components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, adminToken: { type: 'http', scheme: 'bearer' } } },
+        components: {
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            adminToken: { type: 'http', scheme: 'bearer' },
+            sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The web application\'s session (POST /v1/auth/sign-in); changes also need `X-CSRF-Token`' },
+          },
+        },
         webhooks: eventWebhooks(),
       },
     });
@@ -114,8 +131,10 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   await app.register(async (v1) => {
     v1.addHook('onRoute', declareRouteAccess);
-    v1.addHook('onRequest', apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter }));
+    v1.addHook('onRequest', v1AuthenticationHook({ app: deps.app, rateLimiter: deps.rateLimiter }));
     v1.addHook('onRequest', routeAccessHook);
+    meRoutes(v1, deps.app);
+    userRoutes(v1, deps.app);
     sendRoutes(v1, deps.app);
     messageRoutes(v1, deps.app);
     templateRoutes(v1, deps.app);
@@ -130,6 +149,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     accountRoutes(v1, deps.app);
     await v1.register(async (imports) => contactImportRoutes(imports, deps.app, deps.importBodyLimitBytes));
   });
+  await app.register(async (signIn) => signInRoutes(signIn, deps));
+  await app.register(async (operatorConsole) => operatorSessionRoutes(operatorConsole, deps));
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));
   await app.register(async (recipient) => trackingRoutes(recipient, deps));
   await app.register(async (subscriber) => consentRoutes(subscriber, deps));

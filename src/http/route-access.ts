@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { channelsOf, grantAllows, keyGrant, type Grant, type RouteAccess } from '../domain/access.ts';
+import { channelsOf, grantAllows, keyGrant, roleGrant, type Grant, type RouteAccess } from '../domain/access.ts';
 import type { Account, Channel } from '../domain/account.ts';
+import type { SessionRecord, User } from '../domain/user.ts';
 import type { ApiKeyRecord } from '../store/api-keys.ts';
 import { applicationError } from './schemas.ts';
 import { refuseBeforeBody } from './wire-errors.ts';
@@ -10,8 +11,13 @@ import { refuseBeforeBody } from './wire-errors.ts';
 // the OpenAPI document; routeAccessHook checks it against the caller, before the body
 // is read. The caller is whoever the authentication hook found.
 
-/** Who is calling: a key now; issue 12 adds `{ kind: 'user', user, session }` (and a branch in grantOf). */
-export type Principal = { readonly kind: 'key'; readonly key: ApiKeyRecord };
+/**
+ * Who is calling: an API key, or a user of the web application signed in with the
+ * session cookie (`token` is the cookie's value, for the CSRF check and sign-out).
+ */
+export type Principal =
+  | { readonly kind: 'key'; readonly key: ApiKeyRecord }
+  | { readonly kind: 'user'; readonly user: User; readonly session: SessionRecord; readonly token: string };
 
 export interface Caller {
   readonly account: Account;
@@ -26,6 +32,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** What a /v1 route needs; required on every route of the /v1 plugin. */
     access?: RouteAccess;
+    /** Only a signed-in user may call it (the user's own settings: /v1/session, /v1/me/…); a key gets `API key not authorized.` */
+    sessionOnly?: boolean;
   }
 }
 
@@ -34,6 +42,8 @@ export function grantOf(principal: Principal): Grant {
   switch (principal.kind) {
     case 'key':
       return keyGrant(principal.key.scopes);
+    case 'user':
+      return roleGrant(principal.user.role);
   }
 }
 
@@ -45,11 +55,19 @@ export function callerOf(request: FastifyRequest): Caller {
 
 /** onRequest, after authentication: the caller's grant against the route's declaration; the spec's 401 `API key not authorized.` */
 export async function routeAccessHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const need = request.routeOptions.config.access;
-  // declareRouteAccess makes this impossible for a registered route; fail closed anyway.
-  if (need === undefined || !grantAllows(grantOf(callerOf(request).principal), need)) {
+  const { access: need, sessionOnly } = request.routeOptions.config;
+  const { principal } = callerOf(request);
+  // declareRouteAccess makes a missing declaration impossible for a registered route; fail closed anyway.
+  if (need === undefined || (sessionOnly === true && principal.kind !== 'user') || !grantAllows(grantOf(principal), need)) {
     return void refuseBeforeBody(reply, { code: 'keyNotAuthorized' });
   }
+}
+
+/** The signed-in user of a sessionOnly route. */
+export function signedInOf(request: FastifyRequest): Caller & { readonly principal: Extract<Principal, { kind: 'user' }> } {
+  const caller = callerOf(request);
+  if (caller.principal.kind !== 'user') throw new Error('route is not sessionOnly');
+  return caller as Caller & { readonly principal: Extract<Principal, { kind: 'user' }> };
 }
 
 /** The channels whose messages the caller may see. */
@@ -66,25 +84,28 @@ function securityOf(need: RouteAccess): Record<string, string[]>[] {
   return scopes.map((scope) => ({ bearerAuth: [scope, ...owner] }));
 }
 
-function describe(need: RouteAccess): string {
+function describe(need: RouteAccess, sessionOnly: boolean): string {
+  if (sessionOnly) return 'Access: signed-in users only (the session cookie and `X-CSRF-Token`); API keys get `API key not authorized.`';
   const scope = need.scope === 'channel' ? 'the scope of the message\'s channel (`email`, `sms` or `whatsapp`)' : `scope \`${need.scope}\``;
   const owner = need.access === 'owner' && need.scope !== 'account' ? ' and `account`' : '';
   const role = { read: 'any role', write: 'developer or owner', owner: 'owner' }[need.access];
-  return `Access: ${need.access}. Keys need ${scope}${owner}; users need ${role}.`;
+  return `Access: ${need.access}. Keys need ${scope}${owner}; users (the session cookie, \`X-CSRF-Token\` on changes) need ${role}.`;
 }
 
 /** onRoute of the /v1 plugin: every route declares its access, and the document shows it. */
 export function declareRouteAccess(route: RouteOptions): void {
   const need = route.config?.access;
   if (need === undefined) throw new Error(`${String(route.method)} ${route.url} declares no access (config.access)`);
+  const sessionOnly = route.config?.sessionOnly === true;
   const schema = route.schema ?? {};
   const response = (schema.response ?? {}) as Record<string, unknown>;
   route.schema = {
     ...schema,
-    description: [schema.description, describe(need)].filter(Boolean).join('\n\n'),
-    security: securityOf(need),
+    description: [schema.description, describe(need, sessionOnly)].filter(Boolean).join('\n\n'),
+    security: sessionOnly ? [{ sessionCookie: [] }] : securityOf(need),
     'x-herald-scope': need.scope,
     'x-herald-access': need.access,
+    ...(sessionOnly ? { 'x-herald-session-only': true } : {}),
     response: { 401: { description: 'The caller lacks the scope or role (`API key not authorized.`)', ...applicationError }, ...response },
   } as RouteOptions['schema'];
 }

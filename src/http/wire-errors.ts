@@ -33,6 +33,19 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   requestTimedOut: { status: 408, shape: 'application' },
   headersTooLarge: { status: 431, shape: 'application' },
   malformedRequest: { status: 400, shape: 'application' },
+  signInFailed: { status: 401, shape: 'application' },
+  currentPasswordIncorrect: { status: 400, shape: 'application' },
+  totpRequired: { status: 401, shape: 'application' },
+  totpIncorrect: { status: 401, shape: 'application' },
+  signInThrottled: { status: 429, shape: 'application' },
+  sessionExpired: { status: 401, shape: 'application' },
+  csrfRefused: { status: 403, shape: 'application' },
+  linkInvalid: { status: 404, shape: 'application' },
+  userExists: { status: 409, shape: 'application' },
+  lastOwner: { status: 409, shape: 'application' },
+  totpAlreadyOn: { status: 409, shape: 'application' },
+  totpNotStarted: { status: 409, shape: 'application' },
+  totpNotOn: { status: 409, shape: 'application' },
 };
 
 export interface WireError {

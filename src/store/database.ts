@@ -340,8 +340,54 @@ export interface CampaignsTable {
   finished_at: number | null;
 }
 
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  email: string; // lower-cased; unique over the service
+  role: string; // owner | developer | viewer
+  password_hash: string | null; // null until the invitation is accepted
+  totp_secret: string | null; // encrypted (app/totp.ts); null: two-factor off
+  totp_pending_secret: string | null;
+  totp_last_step: number | null;
+  created_at: number;
+  updated_at: number;
+  last_sign_in_at: number | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  token_hash: string; // hex SHA-256 of the cookie's value; the value itself is never stored
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  ended_at: number | null;
+}
+
+export interface UserLinksTable {
+  token_hash: string; // hex SHA-256 of the link's token
+  user_id: string;
+  purpose: string; // invitation | password_reset
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface OperatorSessionsTable {
+  id: string;
+  token_hash: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  ended_at: number | null;
+}
+
 export interface Database {
   campaigns: CampaignsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  user_links: UserLinksTable;
+  operator_sessions: OperatorSessionsTable;
   lists: ListsTable;
   contacts: ContactsTable;
   list_members: ListMembersTable;
@@ -377,6 +423,7 @@ export type Executor = Db | Tx;
 
 export type AccountRow = Selectable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type UserRow = Selectable<UsersTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type LedgerRow = Selectable<LedgerTable>;
 export type EmailTemplateRow = Selectable<EmailTemplatesTable>;

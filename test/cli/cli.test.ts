@@ -207,3 +207,26 @@ test('a template with a broken placeholder exits 1 with Incorrect variable synta
   assert.equal(run.code, 1);
   assert.equal(run.stderr, 'herald: Incorrect variable syntax\n');
 });
+
+test('users invite prints the one-time invitation link, and the link lets the owner in', async (t) => {
+  const url = databaseUrl(t);
+  const created = await createAcme(url);
+  const run = await herald(url, 'users', 'invite', '--account', created.account.id, '--email', 'Ana@Example.org', '--role', 'owner');
+  assert.equal(run.code, 0, run.stderr);
+  const lines = run.stdout.split('\n');
+  assert.match(lines[0] ?? '', /^Invited ana@example\.org as owner \(user [0-9a-f-]{36}\)\.$/);
+  assert.match(lines[1] ?? '', /^Send them this link; it works once, until \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z:$/);
+  assert.match(lines[2] ?? '', /^http:\/\/localhost:8080\/app\/invitation#[A-Za-z0-9_-]{43}$/);
+  const service = await startService(t, { env: { HERALD_DATABASE_URL: url } });
+  const res = await post(service, '/v1/auth/invitation/accept', undefined, { token: (lines[2] ?? '').split('#')[1], password: 'correct horse battery staple' });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.json().user.role, 'owner');
+});
+
+test('users invite with an unknown role exits 1 naming the roles', async (t) => {
+  const url = databaseUrl(t);
+  const created = await createAcme(url);
+  const run = await herald(url, 'users', 'invite', '--account', created.account.id, '--email', 'ana@example.org', '--role', 'admin');
+  assert.equal(run.code, 1);
+  assert.equal(run.stderr, 'herald: role must be one of: owner, developer, viewer\n');
+});

@@ -73,6 +73,24 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'GET /v1/campaigns/{campaign_id}/stats/timeline': 'email read',
   'GET /v1/campaigns/{campaign_id}/recipients': 'email read',
   'GET /v1/campaigns/tags/{name}/stats': 'email read',
+  'GET /v1/users': 'account owner',
+  'POST /v1/users': 'account owner',
+  'PATCH /v1/users/{userId}': 'account owner',
+  'DELETE /v1/users/{userId}': 'account owner',
+  // A user's own session and settings: signed-in users only, never a key.
+  'GET /v1/session': 'account read session',
+  'POST /v1/auth/sign-out': 'account read session',
+  'POST /v1/me/password': 'account read session',
+  'POST /v1/me/sign-out-everywhere': 'account read session',
+  'POST /v1/me/totp': 'account read session',
+  'POST /v1/me/totp/confirm': 'account read session',
+  'DELETE /v1/me/totp': 'account read session',
+  // Before anyone is signed in: open to all, each bounded by its one-time token or throttle.
+  'POST /v1/auth/sign-in': 'public',
+  'POST /v1/auth/invitation': 'public',
+  'POST /v1/auth/invitation/accept': 'public',
+  'POST /v1/auth/password-reset': 'public',
+  'POST /v1/auth/password-reset/complete': 'public',
   'GET /v1/account': 'account read',
   'PATCH /v1/account': 'account owner',
   'GET /v1/api-keys': 'account read',
@@ -89,14 +107,17 @@ interface Operation {
   readonly path: string;
   readonly scope: string | undefined;
   readonly access: string | undefined;
+  readonly sessionOnly: boolean;
 }
+
+const declaration = (o: Operation): string => (o.scope === undefined ? 'public' : `${o.scope} ${o.access}${o.sessionOnly ? ' session' : ''}`);
 
 async function operationsOf(service: Service): Promise<Operation[]> {
   const doc = (await service.http.inject({ method: 'GET', url: '/openapi.json' })).json();
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Record<string, unknown>>>)) {
     for (const [method, operation] of Object.entries(item)) {
-      operations.push({ method: method.toUpperCase(), path, scope: operation['x-herald-scope'] as string | undefined, access: operation['x-herald-access'] as string | undefined });
+      operations.push({ method: method.toUpperCase(), path, scope: operation['x-herald-scope'] as string | undefined, access: operation['x-herald-access'] as string | undefined, sessionOnly: operation['x-herald-session-only'] === true });
     }
   }
   return operations;
@@ -136,7 +157,7 @@ const refused = (res: LightMyRequestResponse): boolean => res.statusCode === 401
 test('every /v1 operation of the OpenAPI document declares the scope and access of the table, and no other operation declares one', async (t) => {
   const service = await startService(t);
   const declared = Object.fromEntries(
-    (await operationsOf(service)).filter((o) => o.scope !== undefined || o.path.startsWith('/v1/')).map((o) => [`${o.method} ${o.path}`, `${o.scope} ${o.access}`]),
+    (await operationsOf(service)).filter((o) => o.scope !== undefined || o.path.startsWith('/v1/')).map((o) => [`${o.method} ${o.path}`, declaration(o)]),
   );
   assert.deepStrictEqual(declared, EXPECTED);
 });
@@ -150,7 +171,7 @@ test('every /v1 operation of the OpenAPI document lets a single-scope key throug
     for (const operation of operations) {
       const name = `${operation.method} ${operation.path}`;
       // `channel`: a message route needs the message's own channel; the list, any channel.
-      const pass = (scope: Scope): boolean => operation.scope === 'channel'
+      const pass = (scope: Scope): boolean => operation.sessionOnly ? false : operation.scope === 'channel'
         ? (operation.path.includes('{msgid}') ? scope === channel : ['email', 'sms', 'whatsapp'].includes(scope))
         : scope === operation.scope && (operation.access !== 'owner' || scope === 'account');
       expected[name] = SCOPES.filter(pass);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
+import nodemailer from 'nodemailer';
 import { generateDkimKeys } from '../../src/app/dkim-keys.ts';
 import { createAccount } from '../../src/app/create-account.ts';
 import type { Service } from '../../src/service.ts';
@@ -24,15 +25,19 @@ interface Relayed {
   readonly resolver: Resolver;
 }
 
-/** A service relaying to a loopback SMTP peer, and an account whose example.com key is published in a loopback DNS peer. */
-async function relayedService(t: TestContext): Promise<Relayed> {
+/**
+ * A service relaying to a loopback SMTP peer (or capturing, with `capture`), and an
+ * account whose example.com key is published in a loopback DNS peer.
+ */
+async function relayedService(t: TestContext, transport: 'relay' | 'capture' = 'relay'): Promise<Relayed> {
   const sink = await startSmtpSink({ starttls: false });
   t.after(() => sink.close());
   const dns = await startDnsServer();
   t.after(() => dns.close());
   const resolver = new Resolver({ timeout: 1000, tries: 1 });
   resolver.setServers([dns.server]);
-  const service = await startService(t, { clock: () => START, env: { HERALD_EMAIL_TRANSPORT: `smtp://${sink.host}:${sink.port}` } });
+  const env: Record<string, string> = transport === 'relay' ? { HERALD_EMAIL_TRANSPORT: `smtp://${sink.host}:${sink.port}` } : {};
+  const service = await startService(t, { clock: () => START, env });
   const { account, apiKey } = await createAccount(service.deps, { name: 'acme', messagesLeft: 100, rateLimitPerSecond: 100 });
   const dkim = await generateDkimKeys(START);
   await insertSenderDomain(service.deps.db, { id: service.deps.newId(), accountId: account.id, domain: 'example.com', verified: true, createdAt: START, dkim });
@@ -77,5 +82,19 @@ test('the certified .eml of a template send with bare CRs is the bytes the SMTP 
   const eml = await get(r.service, `/v1/email/${msgid}/certificate.eml`, r.account.apiKey);
   assert.equal(sha256(eml.rawPayload), sha256(r.sink.messages[0]?.raw ?? Buffer.alloc(0)));
   const result = await dkimVerify(eml.rawPayload, { resolver: (name, type) => r.resolver.resolve(name, type) as Promise<string[][]> });
+  assert.deepStrictEqual(result.results.map((x) => [x.status.result, x.signingDomain]), [['pass', 'example.com']]);
+});
+
+test('a captured template send whose variable carries bare CRs, relayed as captured to an SMTP peer, arrives unchanged and its DKIM signature verifies there', async (t) => {
+  const r = await relayedService(t, 'capture');
+  const msgid = await sendNote(r);
+  const captured = await get(r.service, `/v1/messages/${msgid}/raw`, r.account.apiKey);
+  assert.equal(captured.statusCode, 200);
+  const mailer = nodemailer.createTransport({ host: r.sink.host, port: r.sink.port, secure: false, ignoreTLS: true });
+  t.after(() => mailer.close());
+  await mailer.sendMail({ envelope: { from: `b+${msgid}@bounces.example.com`, to: ['ana@example.org'] }, raw: captured.rawPayload });
+  const received = r.sink.messages[0]?.raw ?? Buffer.alloc(0);
+  assert.equal(sha256(received), sha256(captured.rawPayload));
+  const result = await dkimVerify(received, { resolver: (name, type) => r.resolver.resolve(name, type) as Promise<string[][]> });
   assert.deepStrictEqual(result.results.map((x) => [x.status.result, x.signingDomain]), [['pass', 'example.com']]);
 });

@@ -1,29 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateApiKey, noteKeyUse, type KeyDeps } from '../../app/api-keys.ts';
-import type { Account } from '../../domain/account.ts';
-import { isIpAllowed, parseAllowList, type AllowList } from '../../domain/ip-allow-list.ts';
 import { reportUnexpected } from '../failed-request.ts';
 import { refuseBeforeBody } from '../wire-errors.ts';
-import { rateLimitHeaders, type AccountRateLimiter } from './rate-limit.ts';
+import { admitAccount } from './account-admission.ts';
+import type { AccountRateLimiter } from './rate-limit.ts';
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
-
-// Allow-lists are stored as text; parsing one is cheap but not free, and the same
-// few lists are checked on every request.
-const allowListCache = new Map<string, AllowList>();
-function allowListOf(account: Account): AllowList {
-  const key = JSON.stringify(account.ipAllowList);
-  let list = allowListCache.get(key);
-  if (!list) {
-    const parsed = parseAllowList(account.ipAllowList);
-    // Stored lists were validated on the way in; an unreadable one must not open the door.
-    if (!parsed.ok) throw new Error(`account ${account.id} has an invalid stored ipAllowList`);
-    list = parsed.value;
-    if (allowListCache.size > 1000) allowListCache.clear();
-    allowListCache.set(key, list);
-  }
-  return list;
-}
 
 /**
  * The spec's authentication layer, as an onRequest hook (before the body is read):
@@ -49,27 +31,12 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
     }
     if (authentication.kind === 'invalid') return void refuseBeforeBody(reply, { code: 'invalidApiKey' });
     const { account, key } = authentication;
-
-    let allowed: boolean;
-    try {
-      allowed = isIpAllowed(allowListOf(account), request.ip);
-    } catch (error) {
-      reportUnexpected(request, deps.keys.metrics, error, 'allow-list check failed');
-      return void refuseBeforeBody(reply, { code: 'authInternal' });
-    }
-    if (!allowed) return void refuseBeforeBody(reply, { code: 'ipNotAllowed' });
-
-    const decision = await deps.rateLimiter.consume(account.id, account.rateLimitPerSecond);
-    // Redis out and HERALD_REDIS_FAILURE=closed: no request goes uncounted.
-    if (decision === 'unavailable') return void refuseBeforeBody(reply.header('retry-after', '1'), { code: 'storeUnavailable' });
-    reply.headers(rateLimitHeaders(decision));
-    if (!decision.allowed) return void refuseBeforeBody(reply, { code: 'rateLimited' });
-
+    if (!(await admitAccount(request, reply, account, deps.rateLimiter, deps.keys.metrics))) return;
     try {
       await noteKeyUse(deps.keys, key.id, request.ip);
     } catch (error) {
       // The last-use column is information for people; a request is not refused over it.
-      request.log.error({ err: error }, 'recording the key\'s last use failed');
+      reportUnexpected(request, deps.keys.metrics, error, 'recording the key\'s last use failed');
     }
     request.caller = { account, principal: { kind: 'key', key } };
   };

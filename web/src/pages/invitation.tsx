@@ -14,7 +14,7 @@ export default function InvitationPage() {
   const token = decodeURIComponent(useLocation().hash.slice(1));
   const invitation = useQuery({
     queryKey: ['invitation', token],
-    queryFn: () => api<Invitation>(`/v1/auth/invitations/${encodeURIComponent(token)}`, { quiet401: true }),
+    queryFn: () => api<Invitation>('/v1/auth/invitation', { method: 'POST', body: { token }, quiet401: true }),
     enabled: token !== '',
   });
   const adopt = useAdoptSession();
@@ -23,7 +23,7 @@ export default function InvitationPage() {
   const [repeat, setRepeat] = useState('');
   const [touched, setTouched] = useState(false);
   const accept = useMutation({
-    mutationFn: () => api<Session>(`/v1/auth/invitations/${encodeURIComponent(token)}/accept`, { method: 'POST', body: { password }, quiet401: true }),
+    mutationFn: () => api<Session>('/v1/auth/invitation/accept', { method: 'POST', body: { token, password }, quiet401: true }),
     onSuccess: (session) => {
       adopt(session);
       navigate('/', { replace: true });

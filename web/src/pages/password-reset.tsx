@@ -45,7 +45,7 @@ function ChooseNewPassword(props: { token: string }) {
   const [repeat, setRepeat] = useState('');
   const [touched, setTouched] = useState(false);
   const reset = useMutation({
-    mutationFn: () => api<Session>(`/v1/auth/password-reset/${encodeURIComponent(props.token)}`, { method: 'POST', body: { password }, quiet401: true }),
+    mutationFn: () => api<Session>('/v1/auth/password-reset/complete', { method: 'POST', body: { token: props.token, password }, quiet401: true }),
     onSuccess: (session) => {
       adopt(session);
       navigate('/', { replace: true });

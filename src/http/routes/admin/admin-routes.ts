@@ -15,6 +15,7 @@ import type { Result } from '../../../domain/result.ts';
 import type { HttpDeps } from '../../app.ts';
 import { adminAuthHook } from '../../plugins/admin-auth.ts';
 import { domainVerification, senderDomain } from '../domains.ts';
+import { accountUserRoutes } from './account-users.ts';
 import { inboundReportRoutes } from './inbound-reports.ts';
 import { operatorConsoleRoutes } from './operator-console.ts';
 import { sendRejection } from '../../wire-errors.ts';
@@ -101,8 +102,9 @@ function send<T>(reply: FastifyReply, status: number, result: Result<T>): Fastif
 }
 
 export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
-  app.addHook('onRequest', adminAuthHook(deps.adminToken));
+  app.addHook('onRequest', adminAuthHook(deps.adminToken, deps.app));
   inboundReportRoutes(app, deps);
+  accountUserRoutes(app, deps.app);
   operatorConsoleRoutes(app, deps);
 
   app.post('/admin/v1/accounts', {

@@ -1,0 +1,35 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { resolveUserSession, type AuthDeps } from '../../app/sessions.ts';
+import { SESSION_COOKIE } from '../account-api-schemas.ts';
+import { refuseBeforeBody } from '../wire-errors.ts';
+import { admitAccount } from './account-admission.ts';
+import { apiKeyHook } from './api-key-auth.ts';
+import { csrfPasses } from './csrf.ts';
+import type { AccountRateLimiter } from './rate-limit.ts';
+import { clearSessionCookie } from './session-cookie.ts';
+
+// The /v1 authentication hook: an API key (Authorization header) or the web
+// application's session cookie. A request with an Authorization header is a key's
+// request whatever cookies it carries, so existing clients see the spec's answers
+// unchanged, and one with neither gets the spec's `No API Key sent`.
+// Changes made with the cookie need the session's CSRF token (plugins/csrf.ts).
+
+export function v1AuthenticationHook(deps: { app: AuthDeps; rateLimiter: AccountRateLimiter }) {
+  const byKey = apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter });
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const token = request.cookies[SESSION_COOKIE];
+    if (request.headers.authorization !== undefined || token === undefined || token === '') return byKey(request, reply);
+
+    let signedIn;
+    try {
+      signedIn = await resolveUserSession(deps.app, token);
+    } catch (error) {
+      request.log.error({ err: error }, 'session store failed during authentication');
+      return void refuseBeforeBody(reply, { code: 'authInternal' });
+    }
+    if (signedIn === undefined) return void refuseBeforeBody(clearSessionCookie(reply, deps.app), { code: 'sessionExpired' });
+    if (!csrfPasses(request, deps.app, token)) return void refuseBeforeBody(reply, { code: 'csrfRefused' });
+    if (!(await admitAccount(request, reply, signedIn.account, deps.rateLimiter, deps.app.metrics))) return;
+    request.caller = { account: signedIn.account, principal: { kind: 'user', user: signedIn.user, session: signedIn.session, token } };
+  };
+}

@@ -1,0 +1,128 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { requestPasswordReset } from '../../app/password-reset.ts';
+import { checkSignIn, signInKeyOf } from '../../app/sign-in.ts';
+import { startUserSession, type AuthDeps } from '../../app/sessions.ts';
+import { findInvitation, setPasswordByLink } from '../../app/users.ts';
+import { checkBody } from '../../domain/schema-check.ts';
+import { reject, type Result } from '../../domain/result.ts';
+import type { User } from '../../domain/user.ts';
+import { WIRE_TEXTS } from '../../domain/wire-texts.ts';
+import {
+  ErrorBody, InvitationRequest, InvitationView, MessageBody, NewPasswordRequest, PASSWORD_MAX, PASSWORD_MIN, PasswordResetRequest, Session,
+  SignInRequest, TotpRequiredError,
+} from '../account-api-schemas.ts';
+import type { SignInThrottle } from '../plugins/sign-in-throttle.ts';
+import { setSessionCookie } from '../plugins/session-cookie.ts';
+import { sendRejection } from '../wire-errors.ts';
+import { sessionBody } from '../../app/user-view.ts';
+
+// The ways into a session, open to anyone (outside the /v1 authentication hook):
+// sign-in, and the two emailed links (invitation, password reset). Each answers the
+// Session and sets a new session cookie. Tokens of links come in the JSON body, never
+// in the URL, so no access log holds them.
+
+const tags = ['sign-in'];
+
+/** The contract's rule, in code points: 12 to 256. */
+export function passwordRule(field: string, password: string): Result<string> {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN || length > PASSWORD_MAX) return reject('invalidField', { detail: `${field} must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` });
+  return { ok: true, value: password };
+}
+
+export async function signInAnswer(reply: FastifyReply, deps: AuthDeps, user: User): Promise<FastifyReply> {
+  const started = await startUserSession(deps, user);
+  if (started === undefined) return sendRejection(reply, { code: 'signInFailed' });
+  setSessionCookie(reply, deps, started.token);
+  return reply.code(200).send(sessionBody(user, started.account, started.csrfToken, started.session.expiresAt));
+}
+
+export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; signInThrottle: SignInThrottle }): void {
+  const auth = deps.app;
+
+  app.post('/v1/auth/sign-in', {
+    schema: {
+      summary: 'Sign in with email and password (and the two-factor code when the user has one); sets the session cookie', tags,
+      body: SignInRequest,
+      response: {
+        200: Session,
+        400: ErrorBody,
+        401: { description: '`Incorrect email or password`, `Incorrect two-factor code`, or `Two-factor code required` with `totp_required: true`', anyOf: [ErrorBody, TotpRequiredError] },
+        429: { description: '`Too many sign-in attempts, try again later`; Retry-After says when', ...ErrorBody },
+      },
+    },
+  }, async (request, reply) => {
+    const input = checkBody(SignInRequest, request.body);
+    if (!input.ok) return sendRejection(reply, input.rejection);
+    const address = signInKeyOf(input.value.email);
+    const wait = await deps.signInThrottle.wait(request.ip, address);
+    if (wait > 0) return sendRejection(reply.header('retry-after', String(Math.ceil(wait / 1000))), { code: 'signInThrottled' });
+    const checked = await checkSignIn(auth, { email: input.value.email, password: input.value.password, totpCode: input.value.totp_code });
+    if (!checked.ok) {
+      if (checked.rejection.code === 'totpRequired') return reply.code(401).send({ message: WIRE_TEXTS.totpRequired, totp_required: true });
+      await deps.signInThrottle.failed(request.ip, address);
+      return sendRejection(reply, checked.rejection);
+    }
+    await deps.signInThrottle.succeeded(address);
+    return signInAnswer(reply, auth, checked.value);
+  });
+
+  app.post('/v1/auth/invitation', {
+    schema: {
+      summary: 'What an invitation link is for (the token after its `#`)', tags,
+      body: InvitationRequest,
+      response: { 200: InvitationView, 400: ErrorBody, 404: { description: '`This link is invalid, used or expired`', ...ErrorBody } },
+    },
+  }, async (request, reply) => {
+    const input = checkBody(InvitationRequest, request.body);
+    if (!input.ok) return sendRejection(reply, input.rejection);
+    const found = await findInvitation(auth, input.value.token);
+    if (!found.ok) return sendRejection(reply, found.rejection);
+    const { user, account, expiresAt } = found.value;
+    return reply.code(200).send({ email: user.email, account_name: account.name, role: user.role, expires_at: new Date(expiresAt).toISOString() });
+  });
+
+  app.post('/v1/auth/invitation/accept', {
+    schema: {
+      summary: 'Accept an invitation: set the password and sign in (the link works once)', tags,
+      body: NewPasswordRequest,
+      response: { 200: Session, 400: ErrorBody, 404: { description: '`This link is invalid, used or expired`', ...ErrorBody } },
+    },
+  }, async (request, reply) => setPasswordAnswer(request.body, 'invitation', reply));
+
+  app.post('/v1/auth/password-reset', {
+    schema: {
+      summary: 'Ask for a password-reset link by email; the answer is the same whether or not the address has a user', tags,
+      body: PasswordResetRequest,
+      response: { 202: MessageBody, 400: ErrorBody, 429: { description: '`Too many sign-in attempts, try again later`', ...ErrorBody } },
+    },
+  }, async (request, reply) => {
+    const input = checkBody(PasswordResetRequest, request.body);
+    if (!input.ok) return sendRejection(reply, input.rejection);
+    // Counted like failed sign-ins: a flood of reset emails to one address, or from one IP, is slowed the same way.
+    const address = `reset:${signInKeyOf(input.value.email)}`;
+    const wait = await deps.signInThrottle.wait(request.ip, address);
+    if (wait > 0) return sendRejection(reply.header('retry-after', String(Math.ceil(wait / 1000))), { code: 'signInThrottled' });
+    await deps.signInThrottle.failed(request.ip, address);
+    await requestPasswordReset(auth, input.value.email);
+    return reply.code(202).send({ message: WIRE_TEXTS.passwordResetSent });
+  });
+
+  app.post('/v1/auth/password-reset/complete', {
+    schema: {
+      summary: 'Set a new password with a password-reset link and sign in; every other session of the user ends', tags,
+      body: NewPasswordRequest,
+      response: { 200: Session, 400: ErrorBody, 404: { description: '`This link is invalid, used or expired`', ...ErrorBody } },
+    },
+  }, async (request, reply) => setPasswordAnswer(request.body, 'password_reset', reply));
+
+  async function setPasswordAnswer(body: unknown, purpose: 'invitation' | 'password_reset', reply: FastifyReply): Promise<FastifyReply> {
+    const input = checkBody(NewPasswordRequest, body);
+    if (!input.ok) return sendRejection(reply, input.rejection);
+    const password = passwordRule('password', input.value.password);
+    if (!password.ok) return sendRejection(reply, password.rejection);
+    const user = await setPasswordByLink(auth, input.value.token, purpose, password.value);
+    if (!user.ok) return sendRejection(reply, user.rejection);
+    return signInAnswer(reply, auth, user.value);
+  }
+}

@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import type { AuthDeps } from '../../app/sessions.ts';
+import { changeUserRole, inviteUser, listAccountUsers, removeUser } from '../../app/users.ts';
+import type { RouteAccess } from '../../domain/access.ts';
+import { checkBody } from '../../domain/schema-check.ts';
+import { ErrorBody, InvitedUser, NewUserRequest, RoleChangeRequest, Session, UserList, UserView } from '../account-api-schemas.ts';
+import { callerOf } from '../route-access.ts';
+import { sendRejection } from '../wire-errors.ts';
+import { invitedBody, userBody, type InvitedUserBody, type SessionBody, type UserBody } from '../../app/user-view.ts';
+
+// The account's users (owners, and keys with the `account` scope): list with who is
+// signed in, invite (the link is in the answer, and emailed when herald has a sender),
+// change a role, remove. Another account's user ids answer 404.
+
+// The use cases' wire bodies are the contract's shapes, both ways (a compile-time check).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameShapes: [Same<SessionBody, Session>, Same<UserBody, UserView>, Same<InvitedUserBody, InvitedUser>] = [true, true, true];
+void sameShapes;
+
+const tags = ['users'];
+const config = { access: { scope: 'account', access: 'owner' } satisfies RouteAccess };
+type UserParams = { Params: { userId: string } };
+const params = { type: 'object', required: ['userId'], properties: { userId: { type: 'string', description: 'The user' } } } as const;
+const notFound = { 404: { description: '`Not found`: no such user in this account', ...ErrorBody } };
+const lastOwner = { 409: { description: '`The account must keep an owner who can sign in`', ...ErrorBody } };
+
+export function userRoutes(app: FastifyInstance, deps: AuthDeps): void {
+  app.get('/v1/users', {
+    config, schema: { summary: 'The account\'s users, invited ones included, with their live sessions', tags, response: { 200: UserList } },
+  }, async (request, reply) => {
+    const users = await listAccountUsers(deps, callerOf(request).account.id);
+    return reply.code(200).send({ users: users.map(userBody) });
+  });
+
+  app.post('/v1/users', {
+    config,
+    schema: {
+      summary: 'Invite a user (or invite again one who has not accepted): the one-time link is in this answer only', tags, body: NewUserRequest,
+      response: { 201: InvitedUser, 400: ErrorBody, 409: { description: '`A user with this email already exists`', ...ErrorBody } },
+    },
+  }, async (request, reply) => {
+    const input = checkBody(NewUserRequest, request.body);
+    if (!input.ok) return sendRejection(reply, input.rejection);
+    const invited = await inviteUser(deps, callerOf(request).account.id, input.value);
+    return invited.ok ? reply.code(201).send(invitedBody(invited.value)) : sendRejection(reply, invited.rejection);
+  });
+
+  app.patch<UserParams>('/v1/users/:userId', {
+    config,
+    schema: {
+      summary: 'Change a user\'s role; it applies to their next request', tags, params, body: RoleChangeRequest,
+      response: { 200: UserView, 400: ErrorBody, ...notFound, ...lastOwner },
+    },
+  }, async (request, reply) => {
+    const input = checkBody(RoleChangeRequest, request.body);
+    if (!input.ok) return sendRejection(reply, input.rejection);
+    const changed = await changeUserRole(deps, callerOf(request).account.id, request.params.userId, input.value.role);
+    return changed.ok ? reply.code(200).send(userBody(changed.value)) : sendRejection(reply, changed.rejection);
+  });
+
+  app.delete<UserParams>('/v1/users/:userId', {
+    config,
+    schema: {
+      summary: 'Remove a user: their sessions end at once', tags, params,
+      response: { 204: { type: 'null', description: 'Removed' }, ...notFound, ...lastOwner },
+    },
+  }, async (request, reply) => {
+    const removed = await removeUser(deps, callerOf(request).account.id, request.params.userId);
+    return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);
+  });
+}

@@ -4,6 +4,8 @@ import { ok, type Result } from '../domain/result.ts';
 import { listLedgerPage, type LedgerEntry } from '../store/ledger.ts';
 import type { AppDeps } from './deps.ts';
 
+export type { LedgerEntry };
+
 // GET /v1/ledger?since=&until=&cursor=&limit=: the account's movements of messages and
 // money, newest first, a keyset page at a time (the cursor is the last entry's id).
 

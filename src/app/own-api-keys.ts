@@ -3,6 +3,8 @@ import { ok, reject, type Result } from '../domain/result.ts';
 import { listApiKeys, type ApiKeyRecord } from '../store/api-keys.ts';
 import { issueApiKey, revokeKey, type IssuedKey, type KeyDeps } from './api-keys.ts';
 
+export type { ApiKeyRecord };
+
 // /v1/api-keys: the account's own keys. A key is shown once, when it is made; only its
 // SHA-256 is stored (app/api-keys.ts). Only a caller at owner level may hand out the
 // `account` scope, which is owner level itself: a developer cannot make themselves one.

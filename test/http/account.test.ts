@@ -8,6 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Service } from '../../src/service.ts';
 import { recordEvent } from '../../src/store/messages.ts';
 import { ADMIN_TOKEN, emailBody, get, issueKey, openAccount, post, smsBody, startService, UUID } from '../support/service.ts';
+import { asUser, signedInUser, usersWorld } from '../support/users.ts';
 
 const T0 = Date.parse('2030-03-10T12:00:00.000Z');
 const INVALID = 'Invalid request, a field has the wrong type or value';
@@ -313,4 +314,37 @@ test('the ledger shows only the caller\'s account', async (t) => {
   await post(service, '/v1/sms/send', other.apiKey, smsBody());
   const kinds = (await get(service, '/v1/ledger', account.apiKey)).json().entries.map((e: { kind: string }) => e.kind);
   assert.deepStrictEqual(kinds, ['account.open']);
+});
+
+// ---- the same routes for users of the web application, by role ----
+
+test('a developer makes keys of any scope but account, which only an owner may give', async (t) => {
+  const world = await usersWorld(t);
+  const developer = await signedInUser(world, 'dev@acme.test', 'developer');
+  const owner = await signedInUser(world, 'owner@acme.test', 'owner');
+  const refused = await asUser(world.service, developer, 'POST', '/v1/api-keys', { name: 'ops', scopes: ['email', 'account'] });
+  assert.deepStrictEqual(answer(refused), { status: 400, body: { message: INVALID, detail: 'scopes: only an owner may give a key the "account" scope' } });
+  assert.equal((await asUser(world.service, developer, 'POST', '/v1/api-keys', { name: 'ci', scopes: ['email', 'webhooks'] })).statusCode, 201);
+  assert.equal((await asUser(world.service, owner, 'POST', '/v1/api-keys', { name: 'ops', scopes: ['account'] })).statusCode, 201);
+});
+
+test('a viewer reads the account, keys, usage and ledger, and changes nothing', async (t) => {
+  const world = await usersWorld(t);
+  const viewer = await signedInUser(world, 'viewer@acme.test', 'viewer');
+  for (const url of ['/v1/account', '/v1/api-keys', '/v1/usage', '/v1/ledger']) {
+    assert.equal((await asUser(world.service, viewer, 'GET', url)).statusCode, 200, url);
+  }
+  const key = (await world.service.deps.db.selectFrom('api_keys').select('id').where('account_id', '=', world.account.id).executeTakeFirstOrThrow()).id;
+  for (const [method, url, body] of [['POST', '/v1/api-keys', { name: 'x', scopes: ['email'] }], ['DELETE', `/v1/api-keys/${key}`, undefined], ['PATCH', '/v1/account', { ip_allow_list: [] }]] as const) {
+    assert.deepStrictEqual(answer(await asUser(world.service, viewer, method, url, body)), { status: 401, body: NOT_AUTHORIZED }, `${method} ${url}`);
+  }
+});
+
+test('only an owner changes the IP allow-list', async (t) => {
+  const world = await usersWorld(t);
+  const developer = await signedInUser(world, 'dev@acme.test', 'developer');
+  const owner = await signedInUser(world, 'owner@acme.test', 'owner');
+  assert.deepStrictEqual(answer(await asUser(world.service, developer, 'PATCH', '/v1/account', { ip_allow_list: ['10.0.0.0/8'] })), { status: 401, body: NOT_AUTHORIZED });
+  const changed = await asUser(world.service, owner, 'PATCH', '/v1/account', { ip_allow_list: ['127.0.0.0/8'] });
+  assert.deepStrictEqual([changed.statusCode, changed.json().ip_allow_list, changed.json().caller_ip], [200, ['127.0.0.0/8'], '127.0.0.1']);
 });

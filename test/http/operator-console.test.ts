@@ -25,6 +25,55 @@ function admin(service: Service, method: 'GET' | 'POST', url: string, body?: unk
   });
 }
 
+// ---- the account list ----
+
+async function opened(service: Service, clock: { now: number }, names: readonly string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const name of names) {
+    clock.now += 1000;
+    ids.push((await openAccount(service, { name })).id);
+  }
+  return ids;
+}
+
+test('the account list shows every account newest first, with what it has left, its channels and its users', async (t) => {
+  const { service, clock } = await serviceAt(t);
+  const [acme, beta] = await opened(service, clock, ['Acme', 'Beta']) as [string, string];
+  assert.equal((await admin(service, 'POST', `/admin/v1/accounts/${acme}/users`, { email: 'owner@acme.test', role: 'owner' })).statusCode, 201);
+  const res = await admin(service, 'GET', '/admin/v1/accounts');
+  assert.deepStrictEqual([res.statusCode, res.json()], [200, {
+    accounts: [
+      { id: beta, name: 'Beta', active: true, messagesLeft: 1000, balance: 0, services: { email: true, sms: true, whatsapp: true }, users: 0, createdAt: '2030-01-01T00:00:02.000Z' },
+      { id: acme, name: 'Acme', active: true, messagesLeft: 1000, balance: 0, services: { email: true, sms: true, whatsapp: true }, users: 1, createdAt: '2030-01-01T00:00:01.000Z' },
+    ],
+    next_cursor: null,
+  }]);
+});
+
+test('the account list finds accounts by part of the name without regard to case, or by the exact id', async (t) => {
+  const { service, clock } = await serviceAt(t);
+  const [, shop, shopping] = await opened(service, clock, ['Acme', 'Shop 100%', 'Shopping']) as [string, string, string];
+  const names = async (q: string) => (await admin(service, 'GET', `/admin/v1/accounts?q=${encodeURIComponent(q)}`)).json().accounts.map((a: { name: string }) => a.name);
+  assert.deepStrictEqual(await names('SHOP'), ['Shopping', 'Shop 100%']);
+  assert.deepStrictEqual(await names('100%'), ['Shop 100%']);
+  assert.deepStrictEqual(await names('_'), []);
+  assert.deepStrictEqual(await names(shopping), ['Shopping']);
+  assert.deepStrictEqual(await names(shop.slice(0, 8)), []);
+});
+
+test('the account list pages by cursor and refuses a bad one', async (t) => {
+  const { service, clock } = await serviceAt(t);
+  const ids = await opened(service, clock, ['a', 'b', 'c']);
+  const first = (await admin(service, 'GET', '/admin/v1/accounts?limit=2')).json();
+  const second = (await admin(service, 'GET', `/admin/v1/accounts?limit=2&cursor=${first.next_cursor}`)).json();
+  assert.deepStrictEqual([...first.accounts, ...second.accounts].map((a: { id: string }) => a.id), [...ids].reverse());
+  assert.equal(second.next_cursor, null);
+  const bad = await admin(service, 'GET', '/admin/v1/accounts?cursor=nope');
+  assert.deepStrictEqual([bad.statusCode, bad.json()], [400, { message: INVALID, detail: 'cursor: must be the next_cursor of a previous page' }]);
+  const anonymous = await admin(service, 'GET', '/admin/v1/accounts', undefined, 'wrong');
+  assert.deepStrictEqual([anonymous.statusCode, anonymous.json()], [401, { message: 'Admin token missing or invalid' }]);
+});
+
 // ---- top-ups ----
 
 test('a top-up adds messages and money and answers its ledger entry with the reason', async (t) => {
@@ -104,10 +153,10 @@ test('a failure older than an hour is not counted, and a process not seen for an
   assert.deepStrictEqual([body.failures_last_hour, body.processes], [0, []]);
 });
 
-test('top-ups and health are in the OpenAPI document under the admin tag, with the admin token', async (t) => {
+test('the account list, top-ups and health are in the OpenAPI document under the admin tag, with the admin token', async (t) => {
   const { service } = await serviceAt(t);
   const doc = (await service.http.inject({ method: 'GET', url: '/openapi.json' })).json();
-  for (const [path, method] of [['/admin/v1/accounts/{id}/top-ups', 'post'], ['/admin/v1/health', 'get']] as const) {
+  for (const [path, method] of [['/admin/v1/accounts', 'get'], ['/admin/v1/accounts/{id}/top-ups', 'post'], ['/admin/v1/health', 'get']] as const) {
     const operation = doc.paths[path]?.[method];
     assert.deepStrictEqual([operation?.tags, operation?.security], [['admin'], [{ adminToken: [] }]], `${method} ${path}`);
   }

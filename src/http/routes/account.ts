@@ -1,13 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IssuedKey, KeyDeps } from '../../app/api-keys.ts';
-import { ledgerPage } from '../../app/ledger-page.ts';
+import { ledgerPage, type LedgerEntry as StoredLedgerEntry } from '../../app/ledger-page.ts';
 import { changeOwnAccount } from '../../app/own-account.ts';
-import { createOwnKey, listOwnKeys, revokeOwnKey } from '../../app/own-api-keys.ts';
+import { createOwnKey, listOwnKeys, revokeOwnKey, type ApiKeyRecord } from '../../app/own-api-keys.ts';
 import { accountUsage, type Usage } from '../../app/usage.ts';
 import type { Account } from '../../domain/account.ts';
 import { formatMoney } from '../../domain/money.ts';
-import type { ApiKeyRecord } from '../../store/api-keys.ts';
-import type { LedgerEntry as StoredLedgerEntry } from '../../store/ledger.ts';
 import {
   AccountView, ApiKeyList, ApiKeyView, ErrorBody, IpAllowListRequest, IssuedApiKey, LedgerEntry, LedgerPage, LedgerQuery,
   NewApiKeyRequest, UsageQuery, UsageView, type LedgerKind,

@@ -1,15 +1,17 @@
 import type { FastifyInstance } from 'fastify';
+import { listAccounts, type AccountSummaryRecord } from '../../../app/account-list.ts';
 import { serviceHealth } from '../../../app/service-health.ts';
 import { topUpAccount } from '../../../app/top-up-account.ts';
 import { formatMoney } from '../../../domain/money.ts';
-import type { LedgerEntry } from '../../../store/ledger.ts';
+import type { LedgerEntry } from '../../../app/ledger-page.ts';
 import type { HttpDeps } from '../../app.ts';
 import { ErrorBody } from '../../account-api-schemas.ts';
-import { AdminLedgerEntry, HealthView, TopUpRequest } from '../../operator-api-schemas.ts';
+import { AccountList, AccountListQuery, AdminLedgerEntry, HealthView, TopUpRequest, type AccountSummary } from '../../operator-api-schemas.ts';
 import { sendRejection } from '../../wire-errors.ts';
 
 // What the operator console adds to the admin API (issue 12; shapes in
-// operator-api-schemas.ts): top-ups with a reason, and the service's health. Behind the
+// operator-api-schemas.ts): the account list and search, top-ups with a reason, and the
+// service's health. Behind the
 // admin hook of admin-routes.ts.
 
 const tags = ['admin'];
@@ -21,7 +23,24 @@ export const adminLedgerEntry = (e: LedgerEntry): AdminLedgerEntry => ({
   id: e.id, at: iso(e.at), messagesDelta: e.messagesDelta, balanceDelta: formatMoney(e.balanceDelta), reason: e.reason, sendId: e.sendId, note: e.note ?? null,
 });
 
+const summaryOf = ({ account, users }: AccountSummaryRecord): AccountSummary => ({
+  id: account.id, name: account.name, active: account.active, messagesLeft: account.messagesLeft, balance: formatMoney(account.balance),
+  services: { email: account.services.email, sms: account.services.sms, whatsapp: account.services.whatsapp }, users, createdAt: iso(account.createdAt),
+});
+
 export function operatorConsoleRoutes(app: FastifyInstance, deps: HttpDeps): void {
+  app.get('/admin/v1/accounts', {
+    schema: {
+      summary: 'Every account, newest first: found by part of the name (without regard to case) or the exact id, a page at a time', tags, security,
+      querystring: AccountListQuery,
+      response: { 200: AccountList, 400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...ErrorBody }, ...unauthorized },
+    },
+  }, async (request, reply) => {
+    const page = await listAccounts(deps.app, request.query);
+    const body: AccountList | undefined = page.ok ? { accounts: page.value.accounts.map(summaryOf), next_cursor: page.value.nextCursor } : undefined;
+    return page.ok ? body : sendRejection(reply, page.rejection);
+  });
+
   app.post<{ Params: { id: string } }>('/admin/v1/accounts/:id/top-ups', {
     schema: {
       summary: 'Add (or, negative, remove) messages and money with a reason, written to the ledger the account sees', tags, security,

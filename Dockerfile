@@ -25,7 +25,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY src ./src
 COPY --from=web /build/web/dist ./web/dist
-COPY deploy/herald deploy/node-flags ./deploy/
+COPY deploy/herald deploy/node-flags deploy/require-node-24.mjs ./deploy/
 
 # The code stays root's and read-only to the service; only /var/lib/herald (the
 # embedded SQLite store, when no PostgreSQL is configured) is writable.

@@ -9,7 +9,10 @@ const BENCHES: Record<string, () => Promise<(args: readonly string[]) => Promise
   'sms-e2e': async () => (await import('./sms-e2e.ts')).smsE2e,
   webhooks: async () => (await import('./webhooks.ts')).webhooks,
   audience: async () => (await import('./audience.ts')).audience,
+  campaign: async () => (await import('./campaign.ts')).campaign,
   storage: async () => (await import('./storage.ts')).storage,
+  'metrics-scrape': async () => (await import('./metrics-scrape.ts')).metricsScrape,
+  templates: async () => (await import('./templates.ts')).templates,
   'messages-log': async () => (await import('./messages-log.ts')).messagesLog,
 };
 

@@ -1,12 +1,17 @@
+import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import leven from 'leven';
 import { parseAddress } from './domain/email-address.ts';
 import { isRole, ROLES, type Role } from './roles.ts';
+import { LIMITS, type RequestLimits } from './domain/request-limits.ts';
 
 // Configuration comes from environment variables only. Each key is declared once
 // here with its default and description; the README table is generated from the
 // same list (`npm run herald -- config`), so documentation cannot drift.
 
-export interface Config {
+/** The request limits (HERALD_MAX_*) are fields of their own, one per row of domain/request-limits.ts. */
+export interface Config extends RequestLimits {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
@@ -37,17 +42,18 @@ export interface Config {
   readonly logLevel: string;
   readonly role: Role;
   readonly outboxLeaseSeconds: number;
+  readonly sessionIdleMinutes: number;
+  readonly sessionMaxHours: number;
+  readonly invitationHours: number;
+  readonly passwordResetMinutes: number;
+  readonly authEmailFrom: { readonly email: string; readonly name: string } | undefined;
+  readonly templateCacheBytes: number;
   readonly logFormat: LogFormat;
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
   readonly httpHeadersTimeoutMs: number;
   readonly httpRequestTimeoutMs: number;
   readonly httpKeepAliveTimeoutMs: number;
-  readonly sessionIdleMinutes: number;
-  readonly sessionMaxHours: number;
-  readonly invitationHours: number;
-  readonly passwordResetMinutes: number;
-  readonly authEmailFrom: { readonly email: string; readonly name: string } | undefined;
 }
 
 interface Setting<K extends keyof Config> {
@@ -56,6 +62,8 @@ interface Setting<K extends keyof Config> {
   readonly description: string;
   readonly default: string | undefined;
   readonly parse: (raw: string, env: NodeJS.ProcessEnv) => Config[K];
+  /** Masked by `herald config --check`: the whole value, or a URL's password. */
+  readonly secret?: 'value' | 'url';
 }
 
 export class ConfigError extends Error {
@@ -92,13 +100,50 @@ const hostname = (env: string) => (raw: string): string =>
 export const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
+/** An address to listen on: an IP, or a host name such as `localhost`. */
+const listenAddress = (env: string) => (raw: string): string =>
+  isIP(raw) !== 0 || /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(raw)
+    ? raw
+    : fail(env, `expected an IP address or a host name to listen on, got "${raw}"`);
+
+/** A file the service must read at start (a TLS key, say): refused now rather than by a stack trace later. */
+const readableFile = (env: string) => (raw: string): string => {
+  try {
+    accessSync(raw, constants.R_OK);
+  } catch (error) {
+    fail(env, `cannot read ${raw} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  return raw;
+};
+
+// The example files' admin tokens (deploy/systemd/herald.env.example, docs/deployment.md,
+// compose.yaml's comment): copied as they are, they would open the operator API to anyone who read them.
+const PLACEHOLDER_TOKEN = /change-?me|<.*>|^x+$/i;
+
+// proxy-addr's names for address ranges, which Fastify's trustProxy takes beside IPs and CIDRs.
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustedProxy(raw: string): boolean | number | string {
+  if (raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^[0-9]+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (!PROXY_RANGE_NAMES.includes(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry)) {
+      fail('HERALD_TRUST_PROXY', `expected false, true, a hop count or a comma-separated list of IPs and CIDRs, got "${entry}"`);
+    }
+  }
+  if (entries.length === 0) fail('HERALD_TRUST_PROXY', 'expected false, true, a hop count or a comma-separated list of IPs and CIDRs');
+  return entries.join(',');
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export const SETTINGS = [
   { key: 'port', env: 'HERALD_PORT', default: '8080', description: 'TCP port of the HTTP API.', parse: integer('HERALD_PORT', 0, 65535) },
-  { key: 'host', env: 'HERALD_HOST', default: '0.0.0.0', description: 'Address the HTTP API listens on (`::` for all IPv6 and IPv4).', parse: (raw: string) => raw },
+  { key: 'host', env: 'HERALD_HOST', default: '0.0.0.0', description: 'Address the HTTP API listens on (`::` for all IPv6 and IPv4).', parse: listenAddress('HERALD_HOST') },
   {
-    key: 'databaseUrl', env: 'HERALD_DATABASE_URL', default: 'sqlite:./data/herald.db',
+    key: 'databaseUrl', env: 'HERALD_DATABASE_URL', default: 'sqlite:./data/herald.db', secret: 'url',
     description: '`sqlite:<path>` (embedded, the default; `sqlite::memory:` for a throw-away store) or `postgres://user:pass@host:5432/db` (`postgresql://` too; pg connection-string parameters such as `?sslmode=require` or `?options=-c%20search_path%3Dherald` apply). PostgreSQL lets several API and worker processes share one store.',
     parse: (raw: string) => {
       if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
@@ -115,9 +160,13 @@ export const SETTINGS = [
     parse: integer('HERALD_DATABASE_POOL_SIZE', 1, 1000),
   },
   {
-    key: 'adminToken', env: 'HERALD_ADMIN_TOKEN', default: undefined,
-    description: 'Bearer token of the operator API. Unset: one is generated on first start, stored hashed, and printed once.',
-    parse: (raw: string) => (raw.length >= 16 ? raw : fail('HERALD_ADMIN_TOKEN', 'must be at least 16 characters')),
+    key: 'adminToken', env: 'HERALD_ADMIN_TOKEN', default: undefined, secret: 'value',
+    description: 'Bearer token of the operator API (at least 16 characters; the example files\' placeholders are refused). Unset: one is generated on first start, stored hashed, and printed once.',
+    parse: (raw: string) => {
+      if (raw.length < 16) fail('HERALD_ADMIN_TOKEN', 'must be at least 16 characters');
+      if (PLACEHOLDER_TOKEN.test(raw)) fail('HERALD_ADMIN_TOKEN', 'is the example file\'s placeholder; set a secret of your own (e.g. `openssl rand -base64 32`), or leave it unset to have one generated');
+      return raw;
+    },
   },
   {
     key: 'publicUrl', env: 'HERALD_PUBLIC_URL', default: undefined,
@@ -132,20 +181,15 @@ export const SETTINGS = [
   {
     key: 'trustProxy', env: 'HERALD_TRUST_PROXY', default: 'false',
     description: 'Which proxies may set X-Forwarded-For: `false` (none), `true` (any: only behind a proxy you control), a hop count (`1`), or a comma-separated list of IPs/CIDRs (`10.0.0.0/8,::1`).',
-    parse: (raw: string) => {
-      if (raw === 'false') return false;
-      if (raw === 'true') return true;
-      if (/^[0-9]+$/.test(raw)) return Number(raw);
-      return raw.split(',').map((s) => s.trim()).filter(Boolean).join(',');
-    },
+    parse: trustedProxy,
   },
   {
-    key: 'emailTransport', env: 'HERALD_EMAIL_TRANSPORT', default: 'capture',
+    key: 'emailTransport', env: 'HERALD_EMAIL_TRANSPORT', default: 'capture', secret: 'url',
     description: 'Email transport: `capture` (render and store the MIME message; nothing leaves the machine), `smtp://user:pass@host:port` or `smtps://…` (relay through a smart host, pooled), or `mx` (deliver directly to each recipient domain\'s MX hosts).',
     parse: transport('HERALD_EMAIL_TRANSPORT', ['mx'], ['smtp', 'smtps']),
   },
   {
-    key: 'smsTransport', env: 'HERALD_SMS_TRANSPORT', default: 'capture',
+    key: 'smsTransport', env: 'HERALD_SMS_TRANSPORT', default: 'capture', secret: 'url',
     description: 'SMS transport: `capture` (store the text and its segments) or `smpp://system_id:password@host:2775` / `smpps://…` (SMPP v3.4 transceiver; port 2775, 3550 for smpps; `?window=10&throughput=100&from=Herald` set the outstanding-submit window, submits per second (0: no cap) and the sender).',
     parse: transport('HERALD_SMS_TRANSPORT', [], ['smpp', 'smpps']),
   },
@@ -193,16 +237,16 @@ export const SETTINGS = [
     description: 'TCP port of the inbound SMTP listener that takes bounces (DSNs) and complaints (ARF) for the bounce domain, e.g. `2525` behind a 25 → 2525 forward; `0` picks a free port. Unset or `off`: no listener (async bounces and complaints are not received). See docs/bounces.md.',
     parse: (raw: string) => (raw === 'off' ? undefined : integer('HERALD_INBOUND_SMTP_PORT', 0, 65535)(raw)),
   },
-  { key: 'inboundSmtpHost', env: 'HERALD_INBOUND_SMTP_HOST', default: '0.0.0.0', description: 'Address the inbound SMTP listener binds (`::` for all IPv6 and IPv4).', parse: (raw: string) => raw },
+  { key: 'inboundSmtpHost', env: 'HERALD_INBOUND_SMTP_HOST', default: '0.0.0.0', description: 'Address the inbound SMTP listener binds (`::` for all IPv6 and IPv4).', parse: listenAddress('HERALD_INBOUND_SMTP_HOST') },
   {
     key: 'inboundSmtpTlsKey', env: 'HERALD_INBOUND_SMTP_TLS_KEY', default: undefined,
     description: 'Path of a PEM private key: with HERALD_INBOUND_SMTP_TLS_CERT, the inbound SMTP listener offers STARTTLS. Unset: plain SMTP only.',
-    parse: (raw: string) => raw,
+    parse: readableFile('HERALD_INBOUND_SMTP_TLS_KEY'),
   },
   {
     key: 'inboundSmtpTlsCert', env: 'HERALD_INBOUND_SMTP_TLS_CERT', default: undefined,
     description: 'Path of the PEM certificate (chain) for the inbound SMTP listener\'s STARTTLS; its name should be the bounce domain\'s MX host.',
-    parse: (raw: string) => raw,
+    parse: readableFile('HERALD_INBOUND_SMTP_TLS_CERT'),
   },
   {
     key: 'webhookTimeoutMs', env: 'HERALD_WEBHOOK_TIMEOUT_MS', default: '10000',
@@ -211,17 +255,17 @@ export const SETTINGS = [
   },
   { key: 'emailRetryHours', env: 'HERALD_EMAIL_RETRY_HOURS', default: '72', description: 'How long an email is retried after transient failures before it fails.', parse: integer('HERALD_EMAIL_RETRY_HOURS', 1, 24 * 30) },
   {
-    key: 'whatsappAppSecret', env: 'HERALD_WHATSAPP_APP_SECRET', default: undefined,
+    key: 'whatsappAppSecret', env: 'HERALD_WHATSAPP_APP_SECRET', default: undefined, secret: 'value',
     description: 'Meta app secret: inbound Cloud API webhooks must carry a valid `X-Hub-Signature-256` made with it. Unset: the inbound webhook answers 503.',
     parse: (raw: string) => raw,
   },
   {
-    key: 'whatsappVerifyToken', env: 'HERALD_WHATSAPP_VERIFY_TOKEN', default: undefined,
+    key: 'whatsappVerifyToken', env: 'HERALD_WHATSAPP_VERIFY_TOKEN', default: undefined, secret: 'value',
     description: 'The `hub.verify_token` Meta sends when the inbound webhook is registered.',
     parse: (raw: string) => raw,
   },
   {
-    key: 'redisUrl', env: 'HERALD_REDIS_URL', default: undefined,
+    key: 'redisUrl', env: 'HERALD_REDIS_URL', default: undefined, secret: 'url',
     description: '`redis://[:password@]host:6379[/db]` or `rediss://…` (TLS): account rate limits and SMPP throughput caps are shared by every herald process using it. Unset: each process counts on its own.',
     parse: (raw: string) => {
       let url: URL | undefined;
@@ -245,6 +289,17 @@ export const SETTINGS = [
     key: 'outboxLeaseSeconds', env: 'HERALD_OUTBOX_LEASE_SECONDS', default: '300',
     description: 'How long a worker holds the messages it claimed; a worker that dies holding them has them taken over by another after this. Keep it above the slowest delivery attempt (the SMTP time-outs: 30 s to connect, 30 s for the greeting, 120 s of socket silence).',
     parse: integer('HERALD_OUTBOX_LEASE_SECONDS', 5, 86_400),
+  },
+  // Request limits: one setting per row of domain/request-limits.ts (README "Limits"), and the template cache.
+  ...LIMITS.map((row) => ({
+    key: row.key, env: row.env, default: String(row.default),
+    description: `${row.limit}, in ${row.unit}; past it a request is refused with 400 (README "Limits").`,
+    parse: integer(row.env, row.min, row.max),
+  })),
+  {
+    key: 'templateCacheBytes', env: 'HERALD_TEMPLATE_CACHE_BYTES', default: String(32 * 1024 * 1024),
+    description: 'Memory the compiled email templates may keep, in bytes (an estimate per template: its length and tags); the least recently used go first, and a template that is refused is never kept.',
+    parse: integer('HERALD_TEMPLATE_CACHE_BYTES', 0, 4 * 1024 * 1024 * 1024),
   },
   {
     key: 'sessionIdleMinutes', env: 'HERALD_SESSION_IDLE_MINUTES', default: '60',
@@ -299,7 +354,7 @@ export const SETTINGS = [
   {
     key: 'metricsHost', env: 'HERALD_METRICS_HOST', default: '127.0.0.1',
     description: 'Address the metrics listener binds: loopback by default; `0.0.0.0` (or a private interface) when the scraper runs on another machine or container.',
-    parse: (raw: string) => raw,
+    parse: listenAddress('HERALD_METRICS_HOST'),
   },
   {
     key: 'httpHeadersTimeoutMs', env: 'HERALD_HTTP_HEADERS_TIMEOUT_MS', default: '10000',
@@ -317,6 +372,25 @@ export const SETTINGS = [
     parse: integer('HERALD_HTTP_KEEP_ALIVE_TIMEOUT_MS', 100, 600_000),
   },
 ] as const satisfies readonly Setting<keyof Config>[];
+
+// Variables the test suite sets for itself (test/run-postgres.ts): not settings, never warned about.
+const TEST_VARIABLES = /^HERALD_TEST_/;
+
+/**
+ * One warning per HERALD_* variable that is no setting (a misspelt HERALD_PORTT would
+ * otherwise be ignored in silence), with the setting it most resembles when one is close.
+ */
+export function unknownSettingWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = SETTINGS.map((s) => s.env as string);
+  return Object.keys(env)
+    .filter((name) => name.startsWith('HERALD_') && !known.includes(name) && !TEST_VARIABLES.test(name))
+    .sort()
+    .map((name) => {
+      const [closest] = known.map((k) => ({ k, d: leven(name, k) })).sort((a, b) => a.d - b.d);
+      const near = closest !== undefined && closest.d <= Math.max(2, Math.floor(name.length / 6));
+      return `${name} is not a herald setting and is ignored${near ? `; did you mean ${closest.k}?` : ''}`;
+    });
+}
 
 /** Reads and validates the whole configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -7,7 +7,7 @@ import type { LogFormat } from './config.ts';
 
 /** Writes to stdout unless given a destination (tests read the lines). */
 export function createLogger(options: { readonly level: string; readonly format: LogFormat }, destination?: DestinationStream): Logger {
-  // Credentials never reach the log, whoever logs a request: keys, session cookies, CSRF tokens.
+  // Credentials (Authorization, session cookies, CSRF tokens) never reach the log, whoever logs a request.
   const settings = { level: options.level, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'] };
   if (options.format === 'json') return destination === undefined ? pino(settings) : pino(settings, destination);
   // In-process and synchronous: no worker thread, and nothing lost when the process exits at once.

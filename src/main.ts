@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, unknownSettingWarnings, type Config } from './config.ts';
+import { listenOrExplain } from './startup-errors.ts';
 import { isRole, ROLES, type Role } from './roles.ts';
 import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 import { createRoleService } from './service.ts';
@@ -24,9 +25,12 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
-  await service.http.listen({ port: config.port, host: config.host });
-  if (config.metricsPort !== undefined) {
-    metricsServer = await startMetricsServer(service.metrics, { port: config.metricsPort, host: config.metricsHost });
+  await listenOrExplain({ portVariable: 'HERALD_PORT', hostVariable: 'HERALD_HOST', port: config.port, host: config.host }, () =>
+    service.http.listen({ port: config.port, host: config.host }));
+  const { metricsPort } = config;
+  if (metricsPort !== undefined) {
+    metricsServer = await listenOrExplain({ portVariable: 'HERALD_METRICS_PORT', hostVariable: 'HERALD_METRICS_HOST', port: metricsPort, host: config.metricsHost }, () =>
+      startMetricsServer(service.metrics, { port: metricsPort, host: config.metricsHost }));
     log.info({ port: metricsServer.port, host: config.metricsHost }, 'metrics listening at /metrics');
   }
 }
@@ -69,6 +73,7 @@ if (args === undefined) {
   process.stderr.write(USAGE);
   process.exit(2);
 }
+for (const warning of unknownSettingWarnings()) process.stderr.write(`herald: warning: ${warning}\n`);
 try {
   const config = loadConfig();
   await serve(args.role === undefined ? config : { ...config, role: args.role });

@@ -12,13 +12,16 @@ import { uuidv7Source } from './app/uuidv7-source.ts';
 import { checkPostTarget } from './channels/guarded-fetch.ts';
 import type { Config } from './config.ts';
 import { CHANNELS } from './domain/account.ts';
-import type { InboundListener } from './events/inbound-listener.ts';
-import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './events/dispatcher.ts';
+import { templateEngineFor } from './domain/email-template.ts';
+import { requestLimitsOf } from './domain/request-limits.ts';
+import type { InboundListener } from './inbound/listener.ts';
+import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 import { buildApp } from './http/app.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
 import { DEFAULT_SIGN_IN_LIMITS, signInThrottle, type SignInLimits } from './http/plugins/sign-in-throttle.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
+import { listenOrExplain, openOrExplain } from './startup-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
 import { openStore, type OpenedStore } from './store/dialect.ts';
@@ -45,12 +48,12 @@ export interface ServiceOptions {
   /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
   readonly imports?: boolean;
   readonly importOptions?: Partial<ImportRunnerOptions>;
+  /** Failed sign-ins allowed per address and per IP (tests lower them). */
+  readonly signInLimits?: SignInLimits;
   /** Overrides the campaign runner's defaults; it runs where the import runner does, started when the worker is. */
   readonly campaignOptions?: Partial<CampaignRunnerOptions>;
   /** The built web application served at /app (default web/dist of this tree). */
   readonly webRoot?: string;
-  /** Failed sign-ins allowed per address and per IP (tests lower them). */
-  readonly signInLimits?: SignInLimits;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */
@@ -97,8 +100,10 @@ export async function openAppDeps(
   const clock = options.clock ?? Date.now;
   metrics.readQueuesWith(() => readQueueDepths(store.db, clock()));
   try {
+    await openOrExplain(store.db, config.databaseUrl);
     await migrateToLatest(store.db);
     const signingSecret = await loadSigningSecret(store.db);
+    const limits = requestLimitsOf(config);
     const deps: AuthDeps = {
       db: store.db,
       // One writer (embedded SQLite): concurrent sends share one durable commit.
@@ -121,6 +126,8 @@ export async function openAppDeps(
         emailFrom: config.authEmailFrom,
       },
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,
+      limits,
+      templates: templateEngineFor(limits, config.templateCacheBytes),
       // The in-process worker is woken directly; workers of other processes (the server's,
       // when this is the CLI) through the store: PostgreSQL NOTIFY, or their next poll.
       wakeOutbox: () => {
@@ -165,8 +172,10 @@ export async function createService(config: Config, options: Omit<ServiceOptions
 async function startInboundSmtp(config: Config, deps: AuthDeps, logger: Logger): Promise<InboundListener | undefined> {
   if (config.inboundSmtpPort === undefined) return undefined;
   // Loaded lazily: smtp-server and mailparser add ~40 MB resident to a process that takes no mail.
-  const { startConfiguredInboundListener } = await import('./events/inbound-listener.ts');
-  return startConfiguredInboundListener(config, deps, logger);
+  const { startConfiguredInboundListener } = await import('./inbound/listener.ts');
+  const port = config.inboundSmtpPort;
+  return listenOrExplain({ portVariable: 'HERALD_INBOUND_SMTP_PORT', hostVariable: 'HERALD_INBOUND_SMTP_HOST', port, host: config.inboundSmtpHost }, () =>
+    startConfiguredInboundListener(config, deps, logger));
 }
 
 // The loop turns at least once per poll; this many polls without a turn is a stuck or stopped loop.
@@ -237,12 +246,17 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, ...options.campaignOptions });
   }
 
+  // Failed sign-ins are counted in Redis when there is one, so every API process slows the same guesser.
+  // Loaded lazily, as for the rate limiter: ioredis weighs ~20 MB in a process without Redis.
+  const signInRedis = parts.api && config.redisUrl !== undefined
+    ? (await import('./redis-client.ts')).openRedis(config.redisUrl, { logger: workerLogger, name: 'herald-sign-in' })
+    : undefined;
   const rateLimit = await configuredRateLimiter(config, workerLogger, options.rateLimiter);
   const http = await buildApp({
     app: deps,
     adminToken,
     rateLimiter: rateLimit.limiter,
-    signInThrottle: signInThrottle(options.signInLimits ?? DEFAULT_SIGN_IN_LIMITS),
+    signInThrottle: signInThrottle(options.signInLimits ?? DEFAULT_SIGN_IN_LIMITS, signInRedis && { client: signInRedis.client, keyPrefix: config.redisPrefix }),
     logger,
     trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -293,6 +307,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await http.close();
       await inbound?.close();
       await rateLimit.close();
+      await signInRedis?.close();
       for (const stop of stops) await stop();
       await runningImports?.stop();
       await runningCampaigns?.stop();

@@ -19,7 +19,6 @@ import { putCapture } from './store/messages.ts';
 // transports (the default) are loaded with this module; a peer's transport is loaded
 // only when configured (the SMPP one brings the smpp library, and ioredis with Redis).
 
-const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
 const ATTACHMENT_TIMEOUT_MS = 30_000;
 
 export interface BuiltTransports {
@@ -37,7 +36,7 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
     dkim: dkimKeyLookup(deps.db),
     clock: deps.clock,
   };
-  const resolveAttachments = attachmentResolver({ allowPrivate: config.fetchAllowPrivate, maxBytes: ATTACHMENT_MAX_BYTES, timeoutMs: ATTACHMENT_TIMEOUT_MS });
+  const resolveAttachments = attachmentResolver({ allowPrivate: config.fetchAllowPrivate, maxBytes: deps.limits.maxAttachmentBytes, timeoutMs: ATTACHMENT_TIMEOUT_MS });
   const closers: (() => Promise<void>)[] = [];
 
   let email: Transports['email'];

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '../src/config.ts';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, unknownSettingWarnings } from '../src/config.ts';
 
 test('with no variables set the service runs on port 8080, SQLite under ./data and capture transports', () => {
   const config = loadConfig({});
@@ -34,6 +35,19 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     redisPrefix: 'herald:',
     role: 'all',
     outboxLeaseSeconds: 300,
+    maxEmailRecipients: 2000,
+    maxAttachments: 20,
+    maxAttachmentBytes: 10485760,
+    maxSubjectLength: 2000,
+    maxTemplateLength: 1048576,
+    maxTemplatePlaceholders: 5000,
+    maxTemplateDepth: 50,
+    maxRenderedLength: 10485760,
+    maxSmsSegments: 10,
+    maxSmsNumbers: 1000,
+    maxMetadataBytes: 4096,
+    maxMetadataDepth: 16,
+    templateCacheBytes: 33554432,
     sessionIdleMinutes: 60,
     sessionMaxHours: 12,
     invitationHours: 72,
@@ -47,6 +61,11 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     httpRequestTimeoutMs: 120000,
     httpKeepAliveTimeoutMs: 5000,
   });
+});
+
+test('a request limit is set by its HERALD_MAX_ variable within its range', () => {
+  assert.equal(loadConfig({ HERALD_MAX_SMS_SEGMENTS: '15' }).maxSmsSegments, 15);
+  assert.throws(() => loadConfig({ HERALD_MAX_SMS_SEGMENTS: '256' }), { name: 'ConfigError', message: 'HERALD_MAX_SMS_SEGMENTS: expected a number from 1 to 255, got 256' });
 });
 
 test('HERALD_AUTH_EMAIL_FROM takes "Name <address>" or an address, and refuses anything else', () => {
@@ -81,7 +100,18 @@ const BAD_VALUES: [Record<string, string>, string][] = [
   [{ HERALD_FETCH_ALLOW_PRIVATE: 'yes' }, 'HERALD_FETCH_ALLOW_PRIVATE: expected true or false, got "yes"'],
   [{ HERALD_WEBHOOK_TIMEOUT_MS: '50' }, 'HERALD_WEBHOOK_TIMEOUT_MS: expected a number from 100 to 120000, got 50'],
   [{ HERALD_INBOUND_SMTP_PORT: 'on' }, 'HERALD_INBOUND_SMTP_PORT: expected a whole number, got "on"'],
-  [{ HERALD_INBOUND_SMTP_TLS_KEY: '/etc/herald/key.pem' }, 'HERALD_INBOUND_SMTP_TLS_CERT: set it together with HERALD_INBOUND_SMTP_TLS_KEY, or neither'],
+  // A readable file (this one) for the key, and no certificate.
+  [{ HERALD_INBOUND_SMTP_TLS_KEY: fileURLToPath(import.meta.url) }, 'HERALD_INBOUND_SMTP_TLS_CERT: set it together with HERALD_INBOUND_SMTP_TLS_KEY, or neither'],
+  [{ HERALD_INBOUND_SMTP_TLS_KEY: '/nonexistent/herald/key.pem' }, 'HERALD_INBOUND_SMTP_TLS_KEY: cannot read /nonexistent/herald/key.pem (ENOENT)'],
+  [{ HERALD_TRUST_PROXY: 'maybe' }, 'HERALD_TRUST_PROXY: expected false, true, a hop count or a comma-separated list of IPs and CIDRs, got "maybe"'],
+  [{ HERALD_TRUST_PROXY: '10.0.0.0/8,proxy.internal' }, 'HERALD_TRUST_PROXY: expected false, true, a hop count or a comma-separated list of IPs and CIDRs, got "proxy.internal"'],
+  [{ HERALD_HOST: 'every interface' }, 'HERALD_HOST: expected an IP address or a host name to listen on, got "every interface"'],
+  [{ HERALD_INBOUND_SMTP_HOST: '0.0.0.0:25' }, 'HERALD_INBOUND_SMTP_HOST: expected an IP address or a host name to listen on, got "0.0.0.0:25"'],
+  [{ HERALD_METRICS_PORT: '9464x' }, 'HERALD_METRICS_PORT: expected a whole number, got "9464x"'],
+  [{ HERALD_LOG_FORMAT: 'text' }, 'HERALD_LOG_FORMAT: expected one of json, pretty, got "text"'],
+  [{ HERALD_HTTP_HEADERS_TIMEOUT_MS: '5' }, 'HERALD_HTTP_HEADERS_TIMEOUT_MS: expected a number from 100 to 600000, got 5'],
+  [{ HERALD_HTTP_REQUEST_TIMEOUT_MS: '5000' }, 'HERALD_HTTP_REQUEST_TIMEOUT_MS: must be at least HERALD_HTTP_HEADERS_TIMEOUT_MS (10000)'],
+  [{ HERALD_ADMIN_TOKEN: 'CHANGE-ME-at-least-16-characters' }, 'HERALD_ADMIN_TOKEN: is the example file\'s placeholder; set a secret of your own (e.g. `openssl rand -base64 32`), or leave it unset to have one generated'],
   [{ HERALD_LOG_LEVEL: 'loud' }, 'HERALD_LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent'],
   [{ HERALD_REDIS_URL: 'http://:secret@cache:6379' }, 'HERALD_REDIS_URL: expected a redis:// or rediss:// URL'],
   [{ HERALD_REDIS_FAILURE: 'open' }, 'HERALD_REDIS_FAILURE: expected local or closed, got "open"'],
@@ -98,6 +128,7 @@ test('HERALD_TRUST_PROXY takes false, true, a hop count or a list of addresses',
   assert.equal(loadConfig({ HERALD_TRUST_PROXY: 'true' }).trustProxy, true);
   assert.equal(loadConfig({ HERALD_TRUST_PROXY: '2' }).trustProxy, 2);
   assert.equal(loadConfig({ HERALD_TRUST_PROXY: '10.0.0.0/8, ::1' }).trustProxy, '10.0.0.0/8,::1');
+  assert.equal(loadConfig({ HERALD_TRUST_PROXY: 'loopback,192.0.2.7' }).trustProxy, 'loopback,192.0.2.7');
 });
 
 test('transport URLs with credentials are accepted as given', () => {
@@ -146,4 +177,34 @@ test('HERALD_INBOUND_SMTP_PORT takes a port, 0 for a free one, or off', () => {
   assert.equal(loadConfig({ HERALD_INBOUND_SMTP_PORT: '2525' }).inboundSmtpPort, 2525);
   assert.equal(loadConfig({ HERALD_INBOUND_SMTP_PORT: '0' }).inboundSmtpPort, 0);
   assert.equal(loadConfig({ HERALD_INBOUND_SMTP_PORT: 'off' }).inboundSmtpPort, undefined);
+});
+
+test('every placeholder admin token of the example files is refused', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const root = new URL('../', import.meta.url);
+  const examples = [
+    /^HERALD_ADMIN_TOKEN=(.+)$/m.exec(await readFile(new URL('deploy/systemd/herald.env.example', root), 'utf8'))?.[1],
+    /^HERALD_ADMIN_TOKEN=(.+)$/m.exec(await readFile(new URL('docs/deployment.md', root), 'utf8'))?.[1],
+    /^#\s+HERALD_ADMIN_TOKEN=(.+)$/m.exec(await readFile(new URL('compose.yaml', root), 'utf8'))?.[1],
+  ];
+  assert.deepStrictEqual(examples, ['CHANGE-ME-at-least-16-characters', 'change-me-at-least-16-characters', '<at least 16 characters>']);
+  for (const token of examples) {
+    assert.throws(() => loadConfig({ HERALD_ADMIN_TOKEN: token }), { name: 'ConfigError', message: /^HERALD_ADMIN_TOKEN: is the example file's placeholder/ });
+  }
+});
+
+test('a token of 16 random characters is accepted', () => {
+  assert.equal(loadConfig({ HERALD_ADMIN_TOKEN: 'q8Zr2LwT0pXe5VbN' }).adminToken, 'q8Zr2LwT0pXe5VbN');
+});
+
+test('an unknown HERALD_ variable is warned about, with the setting it most resembles', () => {
+  assert.deepStrictEqual(unknownSettingWarnings({ HERALD_PORTT: '8080', HERALD_LOG_LEVL: 'debug', HERALD_COLOUR: 'blue', HERALD_PORT: '8080', PATH: '/usr/bin' }), [
+    'HERALD_COLOUR is not a herald setting and is ignored',
+    'HERALD_LOG_LEVL is not a herald setting and is ignored; did you mean HERALD_LOG_LEVEL?',
+    'HERALD_PORTT is not a herald setting and is ignored; did you mean HERALD_PORT?',
+  ]);
+});
+
+test('the test suite\'s own HERALD_TEST_ variables are not warned about', () => {
+  assert.deepStrictEqual(unknownSettingWarnings({ HERALD_TEST_STORE: 'postgres', HERALD_TEST_RUN: '1' }), []);
 });

@@ -1,5 +1,5 @@
 import { Agent, request } from 'node:http';
-import { WebhookSigner } from '../../src/events/signature.ts';
+import { WebhookSigner } from '../../src/webhooks/signature.ts';
 import { serveParent } from './child.ts';
 
 // The webhook baseline: the same signed POSTs, straight from memory. Each post is

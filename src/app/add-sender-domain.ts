@@ -53,10 +53,8 @@ export async function addSenderDomain(deps: AppDeps, accountId: string, body: un
 }
 
 /** POST /admin/v1/accounts/:id/domains `{domain, verified?}`: the domain with the records to publish. */
-export async function addSenderDomainAsOperator(deps: AppDeps, accountId: string, body: unknown): Promise<Result<SenderDomainDetails>> {
-  const parsed = parseNewSenderDomain(body);
-  if (!parsed.ok) return parsed;
-  const added = await insertDomain(deps, accountId, parsed.value);
+export async function addSenderDomainAsOperator(deps: AppDeps, accountId: string, input: NewSenderDomainInput): Promise<Result<SenderDomainDetails>> {
+  const added = await insertDomain(deps, accountId, input);
   return added.ok ? ok(detailsOf(deps, added.value)) : added;
 }
 

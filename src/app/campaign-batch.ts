@@ -2,7 +2,7 @@ import { contactVariables, renderCampaignEmail } from '../campaigns/campaign-con
 import type { EmailPayload } from '../domain/outbound.ts';
 import { trackingTokens } from '../domain/tracking-token.ts';
 import {
-  finishCampaign, findCampaign, hasPendingMessages, markRunning, recordBatch, type Campaign,
+  countPendingMessages, finishCampaign, findCampaign, hasPendingMessages, markRunning, recordBatch, type Campaign,
 } from '../store/campaigns.ts';
 import type { Contact } from '../store/contacts.ts';
 import { insertSend, type NewMessage } from '../store/messages.ts';
@@ -26,6 +26,7 @@ import { refundUnsent } from './campaign-refund.ts';
 // worker one interval apart (outbox available_at), continuing from the campaign's
 // `next_at`; the runner makes them at most `lookaheadMs` ahead of time, so a pause
 // takes hold within that window and the outbox never holds a campaign's future.
+// Unpaced, the runner keeps at most `backlog` of the campaign's messages in the outbox.
 
 export interface CampaignWorkOptions {
   readonly leaseMs: number;
@@ -35,6 +36,12 @@ export interface CampaignWorkOptions {
   readonly lookaheadMs: number;
   /** How often a walked campaign is looked at until its last message has its outcome. */
   readonly finishPollMs: number;
+  /**
+   * Most of an unpaced campaign's messages waiting in the outbox before the runner makes
+   * more: the worker claims in time order, so a message another account sends meanwhile
+   * waits behind at most this many of the campaign's, not behind the whole audience.
+   */
+  readonly backlog: number;
 }
 
 /** What the runner does with the campaign next: look again at `dueAt` (null: when someone changes it), or nothing (ended, lost). */
@@ -72,6 +79,9 @@ export async function advanceCampaign(
     }
     const startAt = Math.max(now, campaign.nextAt ?? now);
     if (interval > 0 && startAt > now + options.lookaheadMs) return { kind: 'release', dueAt: startAt - options.lookaheadMs };
+    if (interval === 0 && (await countPendingMessages(deps.db, campaign.id, options.backlog)) + options.batchSize > options.backlog) {
+      return { kind: 'release', dueAt: now + options.finishPollMs };
+    }
     const limit = interval === 0 ? options.batchSize : Math.max(1, Math.min(options.batchSize, Math.floor((now + options.lookaheadMs - startAt) / interval) + 1));
 
     const page = await segmentPage(deps.db, campaign.accountId, segmentOf(campaign), { ...(campaign.cursor === null ? {} : { after: campaign.cursor }), limit }, now);
@@ -129,7 +139,7 @@ async function prepareBatch(deps: KeyDeps, campaign: Campaign, contacts: readonl
     if (!dropped && left <= 0) continue;
     const msgid = deps.newId();
     const variables = { ...campaign.variables, ...contactVariables(contact), unsubscribe_url: await unsubscribeLink(deps, campaign.accountId, msgid, now) };
-    const rendered = renderCampaignEmail(source, variables);
+    const rendered = renderCampaignEmail(deps.templates, source, variables);
     if (!rendered.ok) throw new Error(`campaign ${campaign.id} content no longer renders: ${rendered.rejection.code}`);
     const payload: EmailPayload = {
       from: campaign.from, replyTo: campaign.replyTo, ...rendered.value, to: [contact.email], cc: [], attachments: [], tracking: campaign.tracking, certified: false,

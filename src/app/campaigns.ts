@@ -5,6 +5,7 @@ import {
 import { parseFilter, type Filter, type SegmentRequest } from '../campaigns/segment-filter.ts';
 import { domainOf } from '../domain/email-address.ts';
 import { parseEmailContentFields, type EmailContent, type NamedAddress } from '../domain/email-request.ts';
+import type { RequestLimits } from '../domain/request-limits.ts';
 import { isJsonObject, ownField, type JsonObject } from '../domain/json-object.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { checkValue } from '../domain/schema-check.ts';
@@ -51,8 +52,8 @@ const contentOf = (c: Pick<CampaignFields, 'body' | 'templateId' | 'variables'>)
   (c.templateId !== null ? { mode: 'template', templateId: c.templateId, variables: c.variables } : { mode: 'direct', body: c.body ?? '' });
 
 /** The content fields of a body as POST /v1/email reads them. */
-function parseContentFields(body: JsonObject): Result<Pick<CampaignFields, 'subject' | 'from' | 'replyTo' | 'body' | 'templateId' | 'variables'>> {
-  const parsed = parseEmailContentFields(body);
+function parseContentFields(body: JsonObject, limits: RequestLimits): Result<Pick<CampaignFields, 'subject' | 'from' | 'replyTo' | 'body' | 'templateId' | 'variables'>> {
+  const parsed = parseEmailContentFields(body, limits);
   if (!parsed.ok) return parsed;
   const { from, replyTo, subject, content } = parsed.value;
   return ok({
@@ -103,7 +104,7 @@ export async function resolveSource(deps: AppDeps, accountId: string, fields: Pi
   const content = contentOf(fields);
   if (content.mode === 'direct') {
     const html = looksLikeHtml(content.body);
-    return campaignSource({ subject: fields.subject, html: html ? content.body : null, text: html ? null : content.body });
+    return campaignSource(deps.templates, { subject: fields.subject, html: html ? content.body : null, text: html ? null : content.body });
   }
   let template: EmailTemplate | undefined;
   try {
@@ -112,13 +113,13 @@ export async function resolveSource(deps: AppDeps, accountId: string, fields: Pi
     return reject('templateFetchFailed');
   }
   if (template === undefined) return reject('templateNotFound');
-  return campaignSource({ subject: fields.subject, html: template.html, text: template.text });
+  return campaignSource(deps.templates, { subject: fields.subject, html: template.html, text: template.text });
 }
 
 /** POST /v1/campaigns: a draft. */
 export async function createCampaign(deps: AppDeps, accountId: string, body: unknown): Promise<Result<CampaignView>> {
   if (!isJsonObject(body)) return reject('invalidRequest1');
-  const content = parseContentFields(body);
+  const content = parseContentFields(body, deps.limits);
   if (!content.ok) return content;
   const own = parseOwnFields(body, false);
   if (!own.ok) return own;
@@ -171,7 +172,7 @@ export async function patchCampaign(deps: AppDeps, accountId: string, id: string
     const stored = { subject: campaign.subject, from: campaign.from, replyTo: campaign.replyTo, ...(campaign.templateId === null ? { body: campaign.body } : { template_id: campaign.templateId, variables: campaign.variables }) };
     const givesContent = ownField(body, 'body') !== undefined || ownField(body, 'template_id') !== undefined;
     const merged: JsonObject = { ...(givesContent ? { subject: stored.subject, from: stored.from, replyTo: stored.replyTo } : stored), ...pick(body, CONTENT_FIELDS) };
-    const content = parseContentFields(merged);
+    const content = parseContentFields(merged, deps.limits);
     if (!content.ok) return content;
     fields = { ...fields, ...content.value };
   }

@@ -2,6 +2,7 @@ import type { Account, Channel } from '../domain/account.ts';
 import { insertAccount, type AccountChanges } from '../store/accounts.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { issueApiKey, type IssuedKey, type KeyDeps } from './api-keys.ts';
+import { applyAccountWebhookFields } from './webhook-settings.ts';
 
 export interface NewAccount extends AccountChanges {
   readonly name: string;
@@ -9,7 +10,8 @@ export interface NewAccount extends AccountChanges {
 }
 
 /**
- * Opens an account with a first API key of every scope. The opening balance and
+ * Opens an account with a first API key of every scope, in one transaction with its
+ * webhook fields (URL, filter, and the secret a URL needs). The opening balance and
  * message count enter the ledger like any later top-up, so the ledger always sums
  * to what the account holds.
  */
@@ -18,6 +20,7 @@ export async function createAccount(deps: KeyDeps, input: NewAccount): Promise<{
   const now = deps.clock();
   return deps.db.transaction().execute(async (tx) => {
     const account = await insertAccount(tx, id, now, input);
+    await applyAccountWebhookFields(tx, id, input, now);
     if (account.messagesLeft !== 0 || account.balance !== 0) {
       await appendLedger(tx, {
         id: deps.newId(), accountId: id, at: now, messagesDelta: account.messagesLeft, balanceDelta: account.balance, reason: 'account.open', sendId: null,

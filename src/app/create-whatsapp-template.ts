@@ -1,4 +1,5 @@
-import { fieldsOf, invalidField, parseText } from '../domain/admin-input.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { invalidField, parseText } from '../domain/admin-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { validateTemplateBody } from '../domain/whatsapp-request.ts';
 import { findAccount } from '../store/accounts.ts';
@@ -10,9 +11,22 @@ import type { WhatsappTemplateView } from './list-whatsapp-templates.ts';
 // be submitted to the Cloud API unchanged.
 const NAME_MAX = 512;
 const BODY_MAX = 1024;
-// Meta's language codes: `en`, `en_US`, `pt_BR`, `fil`.
-const LANGUAGE = /^[a-z]{2,3}(_[A-Z]{2})?$/;
 const DEFAULT_LANGUAGE = 'en_US';
+
+/** POST /admin/v1/accounts/:id/whatsapp-templates (checked by the route, or by the CLI with checkOperatorInput). */
+export const NewWhatsappTemplateBody = Type.Object({
+  name: Type.String({ maxLength: NAME_MAX, errorMessage: `must be 1 to ${NAME_MAX} characters, without control characters` }),
+  // Meta's language codes: `en`, `en_US`, `pt_BR`, `fil`.
+  language: Type.Optional(Type.String({ pattern: '^[a-z]{2,3}(_[A-Z]{2})?$', errorMessage: 'must be a language code such as en or en_US', description: `Default ${DEFAULT_LANGUAGE}` })),
+  body: Type.String({
+    minLength: 1, maxLength: BODY_MAX, pattern: '\\S', errorMessage: `must be a non-empty string of at most ${BODY_MAX} characters`,
+    description: 'Placeholders `{{1}}` … `{{n}}`, each index used; else `Incorrect variable syntax`',
+  }),
+  status: Type.Optional(Type.Union(WHATSAPP_TEMPLATE_STATUSES.map((s) => Type.Literal(s)), {
+    errorMessage: `must be one of ${WHATSAPP_TEMPLATE_STATUSES.join(', ')}`, description: 'Default APPROVED; only approved templates can be sent',
+  })),
+}, { additionalProperties: false });
+export type NewWhatsappTemplateBody = Static<typeof NewWhatsappTemplateBody>;
 
 interface TemplateInput {
   readonly name: string;
@@ -22,33 +36,21 @@ interface TemplateInput {
   readonly paramCount: number;
 }
 
-function parseTemplateInput(input: unknown): Result<TemplateInput> {
-  const fields = fieldsOf(input, ['name', 'language', 'body', 'status']);
-  if (!fields.ok) return fields;
-  const { name, language = DEFAULT_LANGUAGE, body, status = 'APPROVED' } = fields.value;
-
-  if (name === undefined) return invalidField('name', 'is required');
-  const parsedName = parseText(name, NAME_MAX);
-  if (parsedName === null) return invalidField('name', `must be 1 to ${NAME_MAX} characters, without control characters`);
-  if (typeof language !== 'string' || !LANGUAGE.test(language)) return invalidField('language', 'must be a language code such as en or en_US');
-  if (body === undefined) return invalidField('body', 'is required');
-  if (typeof body !== 'string' || body.trim() === '' || body.length > BODY_MAX) {
-    return invalidField('body', `must be a non-empty string of at most ${BODY_MAX} characters`);
-  }
-  if (!(WHATSAPP_TEMPLATE_STATUSES as readonly unknown[]).includes(status)) {
-    return invalidField('status', `must be one of ${WHATSAPP_TEMPLATE_STATUSES.join(', ')}`);
-  }
-  const checked = validateTemplateBody(body);
+/** What the schema cannot say: the name trimmed and free of control characters, the placeholders. */
+function refineTemplate(input: NewWhatsappTemplateBody): Result<TemplateInput> {
+  const name = parseText(input.name, NAME_MAX);
+  if (name === null) return invalidField('name', `must be 1 to ${NAME_MAX} characters, without control characters`);
+  const checked = validateTemplateBody(input.body);
   if (!checked.ok) return checked;
-  return ok({ name: parsedName, language, body, status: status as WhatsappTemplateStatus, paramCount: checked.value.paramCount });
+  return ok({ name, language: input.language ?? DEFAULT_LANGUAGE, body: input.body, status: input.status ?? 'APPROVED', paramCount: checked.value.paramCount });
 }
 
 /**
  * POST /admin/v1/accounts/:id/whatsapp-templates: records a template approved
  * outside herald (Meta's approval flow), or one pending or rejected there.
  */
-export async function createWhatsappTemplate(deps: AppDeps, accountId: string, body: unknown): Promise<Result<WhatsappTemplateView>> {
-  const parsed = parseTemplateInput(body);
+export async function createWhatsappTemplate(deps: AppDeps, accountId: string, body: NewWhatsappTemplateBody): Promise<Result<WhatsappTemplateView>> {
+  const parsed = refineTemplate(body);
   if (!parsed.ok) return parsed;
   if (!(await findAccount(deps.db, accountId))) return reject('notFound');
   const now = deps.clock();

@@ -1,3 +1,5 @@
+import type { TemplateEngine } from '../domain/email-template.ts';
+import type { RequestLimits } from '../domain/request-limits.ts';
 import type { Db } from '../store/database.ts';
 import type { Committer } from '../store/group-commit.ts';
 import type { Metrics } from '../metrics/registry.ts';
@@ -28,6 +30,10 @@ export interface AppDeps {
   readonly bounceDomain: string;
   /** DNS servers for domain verification (HERALD_DNS_SERVERS); empty: the system resolver. */
   readonly dnsServers: readonly string[];
+  /** The bounds on one request's work in effect (HERALD_MAX_*; domain/request-limits.ts). */
+  readonly limits: RequestLimits;
+  /** Compiles and renders email templates and subjects within those limits, with a byte-bounded cache. */
+  readonly templates: TemplateEngine;
   /** The process's Prometheus counters (src/metrics/registry.ts): accepts, outcomes, unexpected errors. */
   readonly metrics: Metrics;
 }

@@ -1,4 +1,4 @@
-import { checkTemplateSyntax, compileTemplate } from '../domain/email-template.ts';
+import type { TemplateEngine } from '../domain/email-template.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import {
   deleteEmailTemplate, findEmailTemplate, insertEmailTemplate, listEmailTemplates, updateEmailTemplate, type EmailTemplate,
@@ -57,12 +57,13 @@ function optionalText(body: JsonObject, field: string): Result<string | null> {
   return ok(value);
 }
 
-/** Fields first (herald's `invalidField` with the field named), then placeholder syntax. */
-function parseTemplateContent(body: unknown): Result<TemplateContent> {
+/** Fields first (herald's `invalidField` with the field named), then placeholder syntax and the template limits. */
+function parseTemplateContent(templates: TemplateEngine, body: unknown): Result<TemplateContent> {
   if (!isJsonObject(body)) return invalid('body: must be a JSON object');
   const name = ownField(body, 'name');
   // Control characters (NUL above all, which PostgreSQL text cannot hold) have no place in a name.
-  if (typeof name !== 'string' || name.trim() === '' || [...name].length > TEMPLATE_NAME_MAX || /\p{Cc}/u.test(name)) {
+  // The length in code units first: a code point takes at most two, and a huge name is refused unread.
+  if (typeof name !== 'string' || name.length > 2 * TEMPLATE_NAME_MAX || name.trim() === '' || [...name].length > TEMPLATE_NAME_MAX || /\p{Cc}/u.test(name)) {
     return invalid(`name: must be a non-empty string of at most ${TEMPLATE_NAME_MAX} characters, without control characters`);
   }
   const subject = optionalText(body, 'subject');
@@ -73,14 +74,14 @@ function parseTemplateContent(body: unknown): Result<TemplateContent> {
   if (!text.ok) return text;
 
   // The modes used at send time: HTML escapes values, text and subject insert them raw.
-  const htmlSyntax = checkTemplateSyntax(html);
+  const htmlSyntax = templates.compile(html, 'html');
   if (!htmlSyntax.ok) return htmlSyntax;
   if (text.value !== null) {
-    const textSyntax = compileTemplate(text.value, 'text');
+    const textSyntax = templates.compile(text.value, 'text');
     if (!textSyntax.ok) return textSyntax;
   }
   if (subject.value !== null) {
-    const subjectSyntax = compileTemplate(subject.value, 'text');
+    const subjectSyntax = templates.compileSubject(subject.value);
     if (!subjectSyntax.ok) return subjectSyntax;
   }
   return ok({ name, subject: subject.value, html, text: text.value });
@@ -97,7 +98,7 @@ export async function getEmailTemplate(deps: AppDeps, accountId: string, templat
 }
 
 export async function createEmailTemplate(deps: AppDeps, accountId: string, body: unknown): Promise<Result<EmailTemplateView>> {
-  const content = parseTemplateContent(body);
+  const content = parseTemplateContent(deps.templates, body);
   if (!content.ok) return content;
   const now = deps.clock();
   const template: EmailTemplate = { id: deps.newId(), accountId, ...content.value, createdAt: now, updatedAt: now };
@@ -109,7 +110,7 @@ export async function createEmailTemplate(deps: AppDeps, accountId: string, body
 export async function replaceEmailTemplate(
   deps: AppDeps, accountId: string, templateId: string, body: unknown,
 ): Promise<Result<EmailTemplateView>> {
-  const content = parseTemplateContent(body);
+  const content = parseTemplateContent(deps.templates, body);
   if (!content.ok) return content;
   const now = deps.clock();
   // Read and write in one transaction so the answer carries the row's own created_at.

@@ -1,5 +1,5 @@
 import type { Channel } from '../domain/account.ts';
-import { parseMessageQuery } from '../domain/message-query.ts';
+import { refineMessageQuery, type MessageListQuery } from '../domain/message-query.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { findCapture, findMessage, listMessageEvents, listMessages, loadSendPayload, type StoredMessage } from '../store/messages.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
@@ -67,8 +67,8 @@ const summary = (m: StoredMessage): MessageSummary => ({
  * (`channels`), newest first, filtered, one page at a time (keyset cursor). Asking
  * for a channel the caller lacks is keyNotAuthorized.
  */
-export async function listAccountMessages(deps: AppDeps, accountId: string, rawQuery: unknown, channels: readonly Channel[]): Promise<Result<MessagePage>> {
-  const query = parseMessageQuery(rawQuery);
+export async function listAccountMessages(deps: AppDeps, accountId: string, checked: MessageListQuery, channels: readonly Channel[]): Promise<Result<MessagePage>> {
+  const query = refineMessageQuery(checked);
   if (!query.ok) return query;
   const { cursor, limit, channel, ...filter } = query.value;
   if (channel !== undefined && !channels.includes(channel)) return reject('keyNotAuthorized');

@@ -1,4 +1,4 @@
-import { ownField, type JsonObject } from '../domain/json-object.ts';
+import { Type, type Static } from '@sinclair/typebox';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { findInboundReport, listInboundReports, type InboundReportKind, type InboundReportSummary } from '../store/inbound-reports.ts';
 import type { AppDeps } from './deps.ts';
@@ -24,7 +24,17 @@ export interface InboundReportView extends InboundReportSummaryView {
   readonly raw: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+const UUID = new RegExp(UUID_PATTERN);
+
+/** GET /admin/v1/inbound-reports's query, declared once (checked by the route: http/input-validation.ts). */
+export const InboundReportListQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ pattern: UUID_PATTERN, errorMessage: 'must be the nextCursor of a previous page', description: 'nextCursor of the previous page' })),
+  limit: Type.Optional(Type.Integer({
+    minimum: 1, maximum: INBOUND_REPORTS_PAGE_MAX, default: INBOUND_REPORTS_PAGE, errorMessage: `must be a whole number from 1 to ${INBOUND_REPORTS_PAGE_MAX}`,
+  })),
+});
+export type InboundReportListQuery = Static<typeof InboundReportListQuery>;
 
 const summaryView = (r: InboundReportSummary): InboundReportSummaryView => ({
   id: r.id, receivedAt: new Date(r.receivedAt).toISOString(), kind: r.kind, mailFrom: r.mailFrom, rcptTo: r.rcptTo,
@@ -34,21 +44,11 @@ const summaryView = (r: InboundReportSummary): InboundReportSummaryView => ({
 /** `?cursor=` is the `nextCursor` of the previous page; `?limit=` 1 to 200 (default 50). */
 export async function listInboundReportsPage(
   deps: Pick<AppDeps, 'db'>,
-  rawQuery: unknown,
+  query: InboundReportListQuery,
 ): Promise<Result<{ reports: InboundReportSummaryView[]; nextCursor: string | null }>> {
-  const query: JsonObject = typeof rawQuery === 'object' && rawQuery !== null && !Array.isArray(rawQuery) ? (rawQuery as JsonObject) : {};
-  const cursor = ownField(query, 'cursor');
-  if (cursor !== undefined && cursor !== '' && (typeof cursor !== 'string' || !UUID.test(cursor))) {
-    return reject('invalidField', { detail: 'cursor: must be the nextCursor of a previous page' });
-  }
-  const limitText = ownField(query, 'limit');
-  let limit = INBOUND_REPORTS_PAGE;
-  if (limitText !== undefined && limitText !== '') {
-    limit = typeof limitText === 'string' && /^[0-9]{1,4}$/.test(limitText) ? Number(limitText) : 0;
-    if (limit < 1 || limit > INBOUND_REPORTS_PAGE_MAX) return reject('invalidField', { detail: `limit: must be a whole number from 1 to ${INBOUND_REPORTS_PAGE_MAX}` });
-  }
+  const { cursor, limit = INBOUND_REPORTS_PAGE } = query;
   // One row more than asked tells whether another page follows.
-  const rows = await listInboundReports(deps.db, { ...(typeof cursor === 'string' && cursor !== '' ? { before: cursor } : {}), limit: limit + 1 });
+  const rows = await listInboundReports(deps.db, { ...(cursor === undefined ? {} : { before: cursor }), limit: limit + 1 });
   const page = rows.slice(0, limit);
   return ok({ reports: page.map(summaryView), nextCursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null });
 }

@@ -20,7 +20,7 @@ export interface ReturnedMessage {
   readonly returnPath: string | null;
 }
 
-/** What events/inbound-report-reader.ts understood of the MIME. */
+/** What inbound/report-reader.ts understood of the MIME. */
 export type InboundReading =
   | { readonly kind: 'dsn'; readonly report: DeliveryStatus; readonly returned: ReturnedMessage | null }
   | { readonly kind: 'arf'; readonly report: FeedbackReport; readonly returned: ReturnedMessage | null }

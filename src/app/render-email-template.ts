@@ -1,5 +1,4 @@
 import { fieldsOf, invalidField } from '../domain/admin-input.ts';
-import { compileTemplate, renderSubject } from '../domain/email-template.ts';
 import { isJsonObject } from '../domain/json-object.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { textFromHtml } from '../domain/text-from-html.ts';
@@ -53,16 +52,20 @@ export async function renderEmailTemplate(deps: AppDeps, accountId: string, body
   // An empty text part means none, as when a template is saved: the text comes from the HTML.
   const textSource = text.value !== undefined ? (text.value === '' ? null : text.value) : (stored?.text ?? null);
 
-  const renderedSubject = renderSubject(subject.value ?? stored?.subject ?? '', variables.value);
+  const { templates } = deps;
+  const renderedSubject = templates.renderSubject(subject.value ?? stored?.subject ?? '', variables.value);
   if (!renderedSubject.ok) return renderedSubject;
-  const compiledHtml = compileTemplate(htmlSource, 'html');
+  const compiledHtml = templates.compile(htmlSource, 'html');
   if (!compiledHtml.ok) return compiledHtml;
-  const renderedHtml = compiledHtml.value.render(variables.value);
-  let renderedText = textFromHtml(renderedHtml);
+  const renderedHtml = templates.render(compiledHtml.value, variables.value);
+  if (!renderedHtml.ok) return renderedHtml;
+  let renderedText = textFromHtml(renderedHtml.value);
   if (textSource !== null) {
-    const compiledText = compileTemplate(textSource, 'text');
+    const compiledText = templates.compile(textSource, 'text');
     if (!compiledText.ok) return compiledText;
-    renderedText = compiledText.value.render(variables.value);
+    const text = templates.render(compiledText.value, variables.value);
+    if (!text.ok) return text;
+    renderedText = text.value;
   }
-  return ok({ subject: renderedSubject.value, html: renderedHtml, text: renderedText });
+  return ok({ subject: renderedSubject.value, html: renderedHtml.value, text: renderedText });
 }

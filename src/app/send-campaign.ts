@@ -138,7 +138,7 @@ export async function sendCampaignTest(deps: KeyDeps, accountId: string, id: str
     const msgid = deps.newId();
     const contact = contacts.get(address.toLowerCase()) ?? { email: address, name: null, attributes: {} };
     const variables = { ...campaign.variables, ...contactVariables(contact), unsubscribe_url: await unsubscribeLink(deps, accountId, msgid, now) };
-    const rendered = renderCampaignEmail(source.value, variables);
+    const rendered = renderCampaignEmail(deps.templates, source.value, variables);
     if (!rendered.ok) return rendered;
     const dropped = suppressed.has(address.toLowerCase());
     sends.push({

@@ -1,7 +1,6 @@
 import { channelActive, type Account } from '../domain/account.ts';
 import { domainOf } from '../domain/email-address.ts';
 import { parseEmailRequest, type EmailRequest } from '../domain/email-request.ts';
-import { compileTemplate, renderSubject } from '../domain/email-template.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { commitOrReject } from './commit-or-reject.ts';
@@ -32,7 +31,7 @@ export const looksLikeHtml = (body: string): boolean => /<\/?[a-z][a-z0-9-]*(\s[
  */
 export async function sendEmail(deps: AppDeps, account: Account, body: unknown): Promise<Result<EmailAccepted>> {
   if (!channelActive(account, 'email')) return reject('serviceInactive');
-  const parsed = parseEmailRequest(body);
+  const parsed = parseEmailRequest(body, deps.limits);
   if (!parsed.ok) return parsed;
   const request = parsed.value;
 
@@ -103,15 +102,21 @@ async function renderContent(deps: AppDeps, account: Account, request: EmailRequ
     return reject('templateFetchFailed');
   }
   if (!template) return reject('templateNotFound');
-  const subject = renderSubject(request.subject, content.variables);
+  const { templates } = deps;
+  const subject = templates.renderSubject(request.subject, content.variables);
   if (!subject.ok) return subject;
-  const html = compileTemplate(template.html, 'html');
+  // Both parts compile before either renders: a template refused is answered before any rendering work.
+  const html = templates.compile(template.html, 'html');
   if (!html.ok) return html;
+  const textTemplate = template.text === null ? null : templates.compile(template.text, 'text');
+  if (textTemplate !== null && !textTemplate.ok) return textTemplate;
+  const renderedHtml = templates.render(html.value, content.variables);
+  if (!renderedHtml.ok) return renderedHtml;
   let text: string | null = null;
-  if (template.text !== null) {
-    const compiled = compileTemplate(template.text, 'text');
-    if (!compiled.ok) return compiled;
-    text = compiled.value.render(content.variables);
+  if (textTemplate !== null) {
+    const rendered = templates.render(textTemplate.value, content.variables);
+    if (!rendered.ok) return rendered;
+    text = rendered.value;
   }
-  return ok({ subject: subject.value, html: html.value.render(content.variables), text });
+  return ok({ subject: subject.value, html: renderedHtml.value, text });
 }

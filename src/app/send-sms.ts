@@ -2,7 +2,7 @@ import { channelActive, type Account } from '../domain/account.ts';
 import type { SmsPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { commitOrReject } from './commit-or-reject.ts';
-import { parseSmsRequest, splitSegments } from '../domain/sms-request.ts';
+import { parseSmsRequest, splitGsmText } from '../domain/sms-request.ts';
 import { debitMessages } from '../store/accounts.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { insertSend, type NewMessage } from '../store/messages.ts';
@@ -22,15 +22,15 @@ export const SMS_ACCEPTED_TEXT = 'SMS queued for delivery';
 /** POST /v1/sms/send: costs segments × numbers prepaid messages, all or nothing. */
 export async function sendSms(deps: AppDeps, account: Account, body: unknown): Promise<Result<SmsAccepted>> {
   if (!channelActive(account, 'sms')) return reject('serviceInactive');
-  const parsed = parseSmsRequest(body);
+  const parsed = parseSmsRequest(body, deps.limits);
   if (!parsed.ok) return parsed;
   const { text, segments, numbers } = parsed.value;
-  const options = eventOptions(body);
+  const options = eventOptions(body, deps.limits);
   if (!options.ok) return options;
 
   const cost = segments * numbers.length;
   const messages: NewMessage[] = numbers.map((number) => ({ id: deps.newId(), recipient: number, role: 'to', costMessages: segments, costBalance: 0 }));
-  const payload: SmsPayload = { text, segments: splitSegments(text) };
+  const payload: SmsPayload = { text, segments: splitGsmText(text) };
   const sendId = deps.newId();
   const now = deps.clock();
   const committed = await commitOrReject(deps.commit, async (tx) => {

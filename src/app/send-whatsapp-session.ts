@@ -16,7 +16,7 @@ export async function sendWhatsappSession(deps: AppDeps, account: Account, body:
   const parsed = parseWhatsappSessionRequest(body);
   if (!parsed.ok) return parsed;
   const { destination, message } = parsed.value;
-  const options = eventOptions(body);
+  const options = eventOptions(body, deps.limits);
   if (!options.ok) return options;
 
   if (!sessionOpen(await lastInboundAt(deps.db, account.id, destination), deps.clock())) return reject('noOpenSession');

@@ -25,7 +25,7 @@ export async function sendWhatsapp(deps: AppDeps, account: Account, body: unknow
   const parsed = parseWhatsappRequest(body);
   if (!parsed.ok) return parsed;
   const { destination, templateId, params } = parsed.value;
-  const options = eventOptions(body);
+  const options = eventOptions(body, deps.limits);
   if (!options.ok) return options;
 
   const template = await findWhatsappTemplate(deps.db, account.id, templateId);

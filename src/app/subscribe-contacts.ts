@@ -161,8 +161,8 @@ async function queueConfirmation(
     confirm_url: `${deps.publicUrl}/confirm/${token}`, list_name: list.name, sender_name: list.from.name, email: c.contact.email, name: c.contact.name ?? '',
   };
   // A template that no longer renders (edited since) falls back to herald's text: consent must not wait on it.
-  const rendered = renderConfirmation(template, variables);
-  const content = rendered.ok ? rendered : renderConfirmation(undefined, variables);
+  const rendered = renderConfirmation(deps.templates, template, variables);
+  const content = rendered.ok ? rendered : renderConfirmation(deps.templates, undefined, variables);
   if (!content.ok) throw new Error('herald\'s confirmation email does not render');
   const payload: EmailPayload = {
     from: list.from, replyTo: list.from, subject: content.value.subject, html: content.value.html, text: content.value.text,

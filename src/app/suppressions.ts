@@ -1,7 +1,8 @@
 import { Buffer } from 'node:buffer';
+import { Type, type Static } from '@sinclair/typebox';
 import { csvLine } from '../domain/csv-line.ts';
 import { parseAddress } from '../domain/email-address.ts';
-import { isJsonObject, ownField, type JsonObject } from '../domain/json-object.ts';
+import { isJsonObject, ownField } from '../domain/json-object.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { addSuppression, listSuppressions, removeSuppression, type Suppression, type SuppressionReason } from '../store/suppressions.ts';
 import type { AppDeps } from './deps.ts';
@@ -40,38 +41,39 @@ const decodeCursor = (cursor: string): string | undefined => {
   return encodeCursor(address) === cursor ? address : undefined;
 };
 
+const CURSOR_PROBLEM = 'must be the next_cursor of a previous page';
+
+/** GET /v1/suppressions's query, declared once (checked by the route: http/input-validation.ts). */
 /** Longest search text (`q`), an address's length. */
 export const SUPPRESSION_SEARCH_MAX = 320;
+const searchText = Type.Optional(Type.String({ maxLength: SUPPRESSION_SEARCH_MAX, errorMessage: `must be text of at most ${SUPPRESSION_SEARCH_MAX} characters`, description: 'Only addresses containing this text (case-insensitive)' }));
 
+export const SuppressionListQuery = Type.Object({
+  q: searchText,
+  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,400}$', errorMessage: CURSOR_PROBLEM, description: 'next_cursor of the previous page' })),
+  limit: Type.Optional(Type.Integer({
+    minimum: 1, maximum: MAX_SUPPRESSION_PAGE, default: DEFAULT_SUPPRESSION_PAGE, errorMessage: `must be a whole number from 1 to ${MAX_SUPPRESSION_PAGE}`,
+  })),
+});
+export type SuppressionListQuery = Static<typeof SuppressionListQuery>;
+
+/** The checked query in the store's terms: the cursor decoded (one that was not made here is refused). */
 interface PageQuery { after?: string; containing?: string; limit: number }
 
-function parsePageQuery(raw: unknown): Result<PageQuery> {
-  // Fastify's query parser gives an object of its own class, not a plain one.
-  const query: JsonObject = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as JsonObject) : {};
-  const page: PageQuery = { limit: DEFAULT_SUPPRESSION_PAGE };
-  const q = ownField(query, 'q');
-  if (q !== undefined && q !== '') {
-    if (typeof q !== 'string' || q.length > SUPPRESSION_SEARCH_MAX) return invalid(`q must be text of at most ${SUPPRESSION_SEARCH_MAX} characters`);
-    if (q.trim() !== '') page.containing = q.trim();
-  }
-  const cursor = ownField(query, 'cursor');
-  if (cursor !== undefined && cursor !== '') {
-    const after = typeof cursor === 'string' ? decodeCursor(cursor) : undefined;
-    if (after === undefined) return invalid('cursor must be the next_cursor of a previous page');
+function refinePageQuery(query: SuppressionListQuery): Result<PageQuery> {
+  const page: PageQuery = { limit: query.limit ?? DEFAULT_SUPPRESSION_PAGE };
+  if (query.q !== undefined && query.q.trim() !== '') page.containing = query.q.trim();
+  if (query.cursor !== undefined) {
+    const after = decodeCursor(query.cursor);
+    if (after === undefined) return invalid(`cursor ${CURSOR_PROBLEM}`);
     page.after = after;
-  }
-  const limit = ownField(query, 'limit');
-  if (limit !== undefined && limit !== '') {
-    const n = typeof limit === 'string' && /^[0-9]{1,4}$/.test(limit) ? Number(limit) : Number.NaN;
-    if (!(n >= 1 && n <= MAX_SUPPRESSION_PAGE)) return invalid(`limit must be a whole number from 1 to ${MAX_SUPPRESSION_PAGE}`);
-    page.limit = n;
   }
   return ok(page);
 }
 
 /** GET /v1/suppressions?q=&cursor=&limit= — the account's list in address order, only addresses containing `q` when given. */
-export async function listAccountSuppressions(deps: AppDeps, accountId: string, rawQuery: unknown): Promise<Result<SuppressionPage>> {
-  const page = parsePageQuery(rawQuery);
+export async function listAccountSuppressions(deps: AppDeps, accountId: string, query: SuppressionListQuery): Promise<Result<SuppressionPage>> {
+  const page = refinePageQuery(query);
   if (!page.ok) return page;
   // One row more than asked tells whether another page exists.
   const rows = await listSuppressions(deps.db, accountId, { ...page.value, limit: page.value.limit + 1 });
@@ -140,8 +142,11 @@ export const EXPORT_HEADER = ['email', 'reason', 'msgid', 'created_at'] as const
  * GET /v1/suppressions/export?q= — the whole list (or the addresses containing `q`) as
  * CSV lines, header first, read from the store a batch at a time as the answer is sent.
  */
-export function exportAccountSuppressions(deps: AppDeps, accountId: string, rawQuery: unknown): Result<AsyncIterable<string>> {
-  const query = parsePageQuery(rawQuery);
+export const SuppressionExportQuery = Type.Object({ q: searchText });
+export type SuppressionExportQuery = Static<typeof SuppressionExportQuery>;
+
+export function exportAccountSuppressions(deps: AppDeps, accountId: string, rawQuery: SuppressionExportQuery): Result<AsyncIterable<string>> {
+  const query = refinePageQuery(rawQuery);
   if (!query.ok) return query;
   const { containing } = query.value;
   async function* lines(): AsyncGenerator<string> {

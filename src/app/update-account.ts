@@ -1,5 +1,5 @@
 import type { Account } from '../domain/account.ts';
-import { invalidField, parseAccountUpdate } from '../domain/admin-input.ts';
+import { invalidField, type AccountUpdateInput } from '../domain/admin-input.ts';
 import { RejectionError, type Result } from '../domain/result.ts';
 import { adjustAccount, findAccount, setAccountAmounts, updateAccount as updateAccountRow } from '../store/accounts.ts';
 import type { Tx } from '../store/database.ts';
@@ -18,10 +18,8 @@ const SET_ATTEMPTS = 5;
  * holds: an absolute set writes its delta as `admin.set`, a top-up as `admin.top-up`.
  * All of it is one transaction.
  */
-export async function updateAccount(deps: AppDeps, accountId: string, body: unknown): Promise<Result<Account>> {
-  const parsed = parseAccountUpdate(body);
-  if (!parsed.ok) return parsed;
-  const { messagesLeft, balance, addMessages = 0, addBalance = 0, ...plain } = parsed.value;
+export async function updateAccount(deps: AppDeps, accountId: string, input: AccountUpdateInput): Promise<Result<Account>> {
+  const { messagesLeft, balance, addMessages = 0, addBalance = 0, ...plain } = input;
   const now = deps.clock();
 
   return commitOrReject(deps.db, async (tx) => {

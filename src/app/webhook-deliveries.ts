@@ -1,7 +1,7 @@
 import { parseTimeBound } from '../domain/account-input.ts';
 import { fieldsOf, invalidField } from '../domain/admin-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import { parseDeliveryQuery, type DeliveryStatus } from '../domain/webhook-delivery-query.ts';
+import { DEFAULT_DELIVERY_PAGE, type DeliveryListQuery, type DeliveryStatus } from '../domain/webhook-delivery-query.ts';
 import {
   findDelivery, insertDelivery, listAttempts, listDeliveries, retryDelivery, retryFailedDeliveries, type StoredDelivery,
 } from '../store/webhook-deliveries.ts';
@@ -66,10 +66,8 @@ function summary(d: StoredDelivery): DeliverySummary {
 }
 
 /** GET /v1/webhooks/deliveries — newest first, filtered by status or message, one page at a time. */
-export async function listWebhookDeliveries(deps: AppDeps, accountId: string, rawQuery: unknown): Promise<Result<DeliveryPage>> {
-  const query = parseDeliveryQuery(rawQuery);
-  if (!query.ok) return query;
-  const { status, msgid, cursor, limit } = query.value;
+export async function listWebhookDeliveries(deps: AppDeps, accountId: string, query: DeliveryListQuery): Promise<Result<DeliveryPage>> {
+  const { status, msgid, cursor, limit = DEFAULT_DELIVERY_PAGE } = query;
   // One row more than asked tells whether another page exists.
   const rows = await listDeliveries(deps.db, accountId, {
     ...(status === undefined ? {} : { status }), ...(msgid === undefined ? {} : { messageId: msgid }),

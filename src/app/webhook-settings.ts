@@ -5,13 +5,16 @@ import type { Executor } from '../store/database.ts';
 import {
   findWebhookSettings, rotateWebhookSecret, setWebhookSecretIfMissing, setWebhookTarget, type WebhookSettings,
 } from '../store/webhook-settings.ts';
+import { newWebhookSecret } from '../domain/webhook-secret.ts';
 import type { AppDeps } from './deps.ts';
 import { iso } from './account-view.ts';
-import { newWebhookSecret } from '../events/signature.ts';
 
 // An account's webhook settings through its API key (GET/PUT /v1/webhooks, secret
 // rotation) and the operator's view of them. The secret is made when a URL is first
-// set; after a rotation the previous secret keeps signing for ROTATION_OVERLAP_MS.
+// set, by giveWebhookSecret below and nowhere else, in the transaction that sets it
+// (migration 0005 gave one to the older rows that lacked it): reads never write. After a
+// rotation the previous secret keeps signing for ROTATION_OVERLAP_MS. An endpoint that
+// answered 410 Gone is disabled (webhooks/retry-policy.ts) until the settings are saved again.
 
 /** How long the previous secret keeps signing (a second signature) after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
@@ -28,6 +31,10 @@ export interface WebhookSettingsView {
   readonly secret: string | null;
   /** The types posted: the account's filter, or every public type. */
   readonly events: readonly EventType[];
+  /** When the endpoint was disabled (it answered 410 Gone); null while enabled. Saving the settings enables it again. */
+  readonly disabled_at: string | null;
+  /** Why it was disabled; null while enabled. */
+  readonly disabled_reason: string | null;
 }
 
 export interface RotatedSecret {
@@ -37,7 +44,10 @@ export interface RotatedSecret {
 }
 
 function view(settings: WebhookSettings): WebhookSettingsView {
-  return { url: settings.url, secret: settings.secret, events: settings.events ?? EVENT_TYPES };
+  return {
+    url: settings.url, secret: settings.secret, events: settings.events ?? EVENT_TYPES,
+    disabled_at: settings.disabled === null ? null : iso(settings.disabled.at), disabled_reason: settings.disabled?.reason ?? null,
+  };
 }
 
 async function settingsOf(db: Executor, accountId: string): Promise<WebhookSettings> {
@@ -74,7 +84,7 @@ export async function putWebhookSettings(deps: AppDeps & { checkWebhookUrl: Webh
   }
   const settings = await deps.db.transaction().execute(async (tx) => {
     await setWebhookTarget(tx, accountId, { url: url.value, events: events.value }, deps.clock());
-    if (url.value !== null) await setWebhookSecretIfMissing(tx, accountId, newWebhookSecret());
+    if (url.value !== null) await giveWebhookSecret(tx, accountId);
     return settingsOf(tx, accountId);
   });
   return ok(view(settings));
@@ -110,7 +120,8 @@ export async function accountWebhookFields(db: Executor, accountId: string): Pro
 
 /**
  * The operator's webhook fields of an account being created or changed, in the caller's
- * transaction: the filter when given, and a secret once the account has a URL.
+ * transaction: the filter when given, and a secret once the account has a URL (the
+ * URL itself is a column of the account row, written with the others).
  */
 export async function applyAccountWebhookFields(
   tx: Executor,
@@ -118,6 +129,15 @@ export async function applyAccountWebhookFields(
   input: { readonly webhookUrl?: string | null; readonly webhookEvents?: readonly EventType[] | null },
   now: number,
 ): Promise<void> {
-  if (input.webhookEvents !== undefined) await setWebhookTarget(tx, accountId, { events: input.webhookEvents }, now);
-  if (typeof input.webhookUrl === 'string') await setWebhookSecretIfMissing(tx, accountId, newWebhookSecret());
+  const { webhookUrl: url, webhookEvents: events } = input;
+  // Setting the URL, even to the one it had, is saving the settings again: it enables a disabled endpoint.
+  if (url !== undefined || events !== undefined) {
+    await setWebhookTarget(tx, accountId, { ...(url === undefined ? {} : { url }), ...(events === undefined ? {} : { events }) }, now);
+  }
+  if (typeof url === 'string') await giveWebhookSecret(tx, accountId);
+}
+
+/** An account's first signing secret, once it has a URL; a secret it already has is kept. */
+async function giveWebhookSecret(tx: Executor, accountId: string): Promise<void> {
+  await setWebhookSecretIfMissing(tx, accountId, newWebhookSecret());
 }

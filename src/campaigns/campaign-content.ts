@@ -1,4 +1,4 @@
-import { compileTemplate, renderSubject } from '../domain/email-template.ts';
+import type { TemplateEngine } from '../domain/email-template.ts';
 import { ok, type Result } from '../domain/result.ts';
 import type { Attributes } from './contact-fields.ts';
 
@@ -40,15 +40,17 @@ function withHtmlFooter(html: string): string {
 const withTextFooter = (text: string): string => (PLACES_UNSUBSCRIBE.test(text) ? text : `${text}${TEXT_FOOTER}`);
 
 /** The sources as the campaign's messages render them: contact paths bracketed, footers added; checked to compile. */
-export function campaignSource(content: RenderedEmail): Result<CampaignSource> {
+export function campaignSource(templates: TemplateEngine, content: RenderedEmail): Result<CampaignSource> {
   const source: CampaignSource = {
     subject: bracketContactPaths(content.subject),
     html: content.html === null ? null : withHtmlFooter(bracketContactPaths(content.html)),
     text: content.text === null ? null : withTextFooter(bracketContactPaths(content.text)),
   };
-  for (const [text, mode] of [[source.subject, 'text'], [source.html, 'html'], [source.text, 'text']] as const) {
+  const subject = templates.compileSubject(source.subject);
+  if (!subject.ok) return subject;
+  for (const [text, mode] of [[source.html, 'html'], [source.text, 'text']] as const) {
     if (text === null) continue;
-    const compiled = compileTemplate(text, mode);
+    const compiled = templates.compile(text, mode);
     if (!compiled.ok) return compiled;
   }
   return ok(source);
@@ -71,13 +73,13 @@ export function contactVariables(contact: { readonly email: string; readonly nam
 }
 
 /** One contact's email: the campaign's variables, then the contact's and the unsubscribe link (which win). */
-export function renderCampaignEmail(source: CampaignSource, variables: Readonly<Record<string, string>>): Result<RenderedEmail> {
-  const subject = renderSubject(source.subject, variables);
+export function renderCampaignEmail(templates: TemplateEngine, source: CampaignSource, variables: Readonly<Record<string, string>>): Result<RenderedEmail> {
+  const subject = templates.renderSubject(source.subject, variables);
   if (!subject.ok) return subject;
   const render = (text: string | null, mode: 'html' | 'text'): Result<string | null> => {
     if (text === null) return ok(null);
-    const compiled = compileTemplate(text, mode);
-    return compiled.ok ? ok(compiled.value.render(variables)) : compiled;
+    const compiled = templates.compile(text, mode);
+    return compiled.ok ? templates.render(compiled.value, variables) : compiled;
   };
   const html = render(source.html, 'html');
   if (!html.ok) return html;

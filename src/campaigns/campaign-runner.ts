@@ -2,16 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KeyDeps } from '../app/api-keys.ts';
 import { advanceCampaign, type CampaignWorkOptions } from '../app/campaign-batch.ts';
-import { claimDueCampaign, releaseAllCampaigns, releaseCampaign } from '../store/campaigns.ts';
+import { LeaseLoop } from '../queue/lease-loop.ts';
+import { claimDueCampaign, releaseAllCampaigns, releaseCampaign, releaseLease, type Campaign } from '../store/campaigns.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 
-// The background maker of campaign messages: claims one due campaign at a time with a
-// lease (store/campaigns.ts claimDueCampaign, SKIP LOCKED on PostgreSQL), runs its
-// batches (app/campaign-batch.ts advanceCampaign) and lets it go with the time it is
-// due next (paced, or waiting for its last outcomes). Several processes share the
-// campaigns; each batch commits only while its runner holds the lease, so a runner
-// that died or stalled cannot add to a campaign another has taken over. Woken by a
-// send or resume in this process, by NOTIFY from others (PostgreSQL), else its poll.
+// The background maker of campaign messages: a queue of the shared lease loop
+// (queue/lease-loop.ts) whose jobs are campaigns. A claim leases the campaign due
+// first (store/campaigns.ts claimDueCampaign, SKIP LOCKED on PostgreSQL); delivering it
+// runs its batches (app/campaign-batch.ts advanceCampaign) and lets it go with the time
+// it is due next (paced, held by its outbox backlog, or waiting for its last outcomes).
+// Several processes share the campaigns; each batch commits only while its runner
+// holds the lease, so a runner that died or stalled cannot add to a campaign another
+// has taken over. Woken by a send or resume in this process, by NOTIFY from others
+// (PostgreSQL), else the loop's poll.
 
 /** The channel API processes notify when a campaign becomes due. */
 export const CAMPAIGNS_WAKE = 'herald_campaigns';
@@ -24,92 +27,70 @@ export interface CampaignRunnerOptions extends CampaignWorkOptions {
 }
 
 export const DEFAULT_CAMPAIGN_RUNNER_OPTIONS: CampaignRunnerOptions = {
-  leaseMs: 60_000, pollMs: 1_000, batchSize: 500, lookaheadMs: 5_000, finishPollMs: 1_000, batchesPerTurn: 20,
+  leaseMs: 60_000, pollMs: 1_000, batchSize: 500, lookaheadMs: 5_000, finishPollMs: 1_000, batchesPerTurn: 20, backlog: 4_000,
 };
+
+const LANES = ['campaigns'] as const;
 
 export class CampaignRunner {
   readonly #deps: KeyDeps;
-  readonly #capabilities: DialectCapabilities;
   readonly #logger: Logger;
   readonly #options: CampaignRunnerOptions;
   readonly #owner = `campaigns-${randomUUID()}`;
-  #running: Promise<void> | undefined;
-  #again = false;
+  readonly #loop: LeaseLoop<'campaigns', Campaign>;
   #stopping = false;
-  #timer: NodeJS.Timeout | undefined;
-  #started: Promise<void> | undefined;
-  /** Woken by sends only once started: a service without its workers (tests) runs campaigns by drain(). */
-  #active = false;
 
   constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: CampaignRunnerOptions = DEFAULT_CAMPAIGN_RUNNER_OPTIONS) {
     this.#deps = deps;
-    this.#capabilities = capabilities;
     this.#logger = logger;
     this.#options = options;
+    // One campaign at a time per process: its batches are database work on one connection.
+    this.#loop = new LeaseLoop<'campaigns', Campaign>({
+      name: 'campaigns',
+      lanes: LANES,
+      releaseAllLeases: () => releaseAllCampaigns(deps.db),
+      claim: async (_lane, limit) => {
+        if (limit === 0 || this.#stopping) return [];
+        const campaign = await claimDueCampaign(deps.db, capabilities, this.#owner, deps.clock(), options.leaseMs);
+        return campaign === undefined ? [] : [campaign];
+      },
+      deliver: (campaign) => this.#advance(campaign),
+      unwritten: () => 0,
+    }, { batchSize: 1, concurrency: 1, pollMs: options.pollMs, recoverLeasesAtStart: capabilities.singleServerProcess }, { logger, clock: deps.clock });
   }
 
-  /** Starts polling; on embedded SQLite, leases found now belonged to a previous run and are let go at once. */
   start(): void {
-    this.#active = true;
-    this.#started = (this.#capabilities.singleServerProcess ? releaseAllCampaigns(this.#deps.db) : Promise.resolve()).then(() => this.wake());
-    this.#started.catch((error: unknown) => this.#logger.error({ err: error }, 'campaign leases not released'));
+    this.#loop.start();
   }
 
-  /** Looks for due campaigns now. */
+  /** A campaign may be due now (a send, a resume). */
   wake(): void {
-    if (this.#active) this.#kick();
+    this.#loop.wake();
   }
 
-  #kick(): void {
-    if (this.#stopping) return;
-    if (this.#running !== undefined) {
-      this.#again = true;
-      return;
-    }
-    clearTimeout(this.#timer);
-    this.#running = this.#work().finally(() => {
-      this.#running = undefined;
-      if (this.#stopping) return;
-      if (this.#again) {
-        this.#again = false;
-        this.#kick();
-      } else {
-        if (this.#active) this.#timer = setTimeout(() => this.#kick(), this.#options.pollMs);
-        this.#timer?.unref();
-      }
-    });
-  }
-
-  /** Resolves when nothing is due now (tests and benchmarks: after a send, with the clock moved on). */
+  /** Runs until nothing is due now (tests and benchmarks: after a send, with the clock moved on). */
   async drain(): Promise<void> {
-    await this.#started;
-    if (this.#running === undefined) this.#kick();
-    while (this.#running !== undefined) await this.#running;
+    await this.#loop.drain();
   }
 
   /** Stops after the batch in hand; the campaign is let go, for the next runner to resume. */
   async stop(): Promise<void> {
     this.#stopping = true;
-    clearTimeout(this.#timer);
-    await this.#started?.catch(() => {});
-    await this.#running;
+    await this.#loop.stop();
   }
 
-  async #work(): Promise<void> {
+  async #advance(campaign: Campaign): Promise<void> {
+    const { db } = this.#deps;
     try {
-      for (;;) {
-        if (this.#stopping) return;
-        const { db, clock } = this.#deps;
-        const campaign = await claimDueCampaign(db, this.#capabilities, this.#owner, clock(), this.#options.leaseMs);
-        if (campaign === undefined) return;
-        let batches = 0;
-        const step = await advanceCampaign(this.#deps, campaign, this.#owner, this.#options, () => !this.#stopping && batches++ < this.#options.batchesPerTurn);
-        if (step.kind === 'release') await releaseCampaign(db, campaign.id, this.#owner, step.dueAt);
-        if (step.kind === 'lost') this.#logger.warn({ campaignId: campaign.id }, 'campaign taken over by another runner');
-      }
+      let batches = 0;
+      const step = await advanceCampaign(this.#deps, campaign, this.#owner, this.#options, () => !this.#stopping && batches++ < this.#options.batchesPerTurn);
+      if (step.kind === 'release') await releaseCampaign(db, campaign.id, this.#owner, step.dueAt);
+      // Paused under the runner: let go now, so a resume is claimed at once (not after the lease runs out).
+      if (step.kind === 'stopped') await releaseLease(db, campaign.id, this.#owner);
+      if (step.kind === 'lost') this.#logger.warn({ campaignId: campaign.id }, 'campaign taken over by another runner');
     } catch (error) {
       // The lease runs out and a runner (this one, next poll) resumes after the last committed batch.
-      this.#logger.error({ err: error }, 'campaign batch failed unexpectedly');
+      this.#logger.error({ err: error, campaignId: campaign.id }, 'campaign batch failed unexpectedly');
     }
   }
 }

@@ -1,4 +1,4 @@
-import { compileTemplate, renderSubject } from '../domain/email-template.ts';
+import type { TemplateEngine } from '../domain/email-template.ts';
 import { ok, type Result } from '../domain/result.ts';
 import { CONFIRMATION_LINK_DAYS } from './consent-token.ts';
 
@@ -52,18 +52,24 @@ export function placesConfirmUrl(html: string): boolean {
 }
 
 /** The email, from the list's template or herald's text; the template's own subject wins when it has one. */
-export function renderConfirmation(template: ConfirmationTemplate | undefined, variables: ConfirmationVariables): Result<ConfirmationContent> {
+export function renderConfirmation(
+  templates: TemplateEngine, template: ConfirmationTemplate | undefined, variables: ConfirmationVariables,
+): Result<ConfirmationContent> {
   const source = template ?? HERALD_CONFIRMATION;
   const values: Record<string, string> = { ...variables };
-  const subject = renderSubject(source.subject ?? HERALD_CONFIRMATION.subject, values);
+  const subject = templates.renderSubject(source.subject ?? HERALD_CONFIRMATION.subject, values);
   if (!subject.ok) return subject;
-  const html = compileTemplate(source.html, 'html');
+  const html = templates.compile(source.html, 'html');
   if (!html.ok) return html;
+  const renderedHtml = templates.render(html.value, values);
+  if (!renderedHtml.ok) return renderedHtml;
   let text: string | null = null;
   if (source.text !== null) {
-    const compiled = compileTemplate(source.text, 'text');
+    const compiled = templates.compile(source.text, 'text');
     if (!compiled.ok) return compiled;
-    text = compiled.value.render(values);
+    const rendered = templates.render(compiled.value, values);
+    if (!rendered.ok) return rendered;
+    text = rendered.value;
   }
-  return ok({ subject: subject.value, html: html.value.render(values), text });
+  return ok({ subject: subject.value, html: renderedHtml.value, text });
 }

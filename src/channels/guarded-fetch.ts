@@ -408,7 +408,11 @@ export interface GuardedPostOptions {
 
 /** What came of a POST: the peer answered (any status), or it could not be reached in time. */
 export type PostOutcome =
-  | { readonly answered: true; readonly status: number; readonly excerpt: string }
+  | {
+    readonly answered: true; readonly status: number; readonly excerpt: string;
+    /** The answer's `Retry-After` header as sent, when it has one (webhooks/retry-policy.ts reads it). */
+    readonly retryAfter?: string;
+  }
   | { readonly answered: false; readonly reason: string; readonly permanent: boolean };
 
 const DEFAULT_EXCERPT_BYTES = 256;
@@ -520,11 +524,12 @@ function sendPost(
     request.once('response', (response) => {
       // The status is the answer; the body is read to its end so the socket can be reused.
       const status = response.statusCode ?? 0;
+      const retryAfter = response.headers['retry-after'];
       const kept: Buffer[] = [];
       let size = 0;
       answered = (): void => {
         const excerpt = Buffer.concat(kept).subarray(0, excerptBytes).toString('utf8');
-        resolve({ answered: true, status, excerpt });
+        resolve({ answered: true, status, excerpt, ...(retryAfter === undefined ? {} : { retryAfter }) });
       };
       response.on('data', (chunk: Buffer) => {
         if (size < excerptBytes) kept.push(chunk);

@@ -7,11 +7,12 @@ import { invitedBody } from '../app/user-view.ts';
 import { inviteUser } from '../app/users.ts';
 import { isRole } from '../domain/user.ts';
 import { createAccount } from '../app/create-account.ts';
-import { createWhatsappTemplate } from '../app/create-whatsapp-template.ts';
+import { createWhatsappTemplate, NewWhatsappTemplateBody } from '../app/create-whatsapp-template.ts';
 import { updateAccount } from '../app/update-account.ts';
-import { parseNewAccount, parseNewApiKey, parseNewSenderDomain } from '../domain/admin-input.ts';
+import { checkOperatorInput, parseAccountUpdate, parseNewAccount, parseNewApiKey, parseNewSenderDomain } from '../domain/admin-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { certificatesVerify } from './certificate-commands.ts';
+import { settingsInEffect, settingsText } from './config-check.ts';
 import { configTable, settingDocs } from './config-table.ts';
 import * as human from './human-output.ts';
 
@@ -131,11 +132,13 @@ const accountUpdate: StoreCommand = {
   },
   needsStore: true,
   async run(deps, [id = ''], values) {
-    const updated = await updateAccount(deps, id, compact({
+    const input = parseAccountUpdate(compact({
       name: values.name, messagesLeft: integerFlag(values.messages), addMessages: integerFlag(values['add-messages']),
       balance: values.balance, addBalance: values['add-balance'], whatsappPrice: values['whatsapp-price'],
       active: booleanFlag(values.active), rateLimitPerSecond: integerFlag(values['rate-limit']),
     }));
+    if (!input.ok) return input;
+    const updated = await updateAccount(deps, id, input.value);
     if (!updated.ok) return updated;
     const body = accountBody(updated.value);
     return printed(body, human.accountText(body));
@@ -196,9 +199,11 @@ const templateAdd: StoreCommand = {
   options: { name: { type: 'string' }, body: { type: 'string' }, language: { type: 'string' }, status: { type: 'string' } },
   needsStore: true,
   async run(deps, [accountId = ''], values) {
-    const created = await createWhatsappTemplate(deps, accountId, compact({
+    const input = checkOperatorInput(NewWhatsappTemplateBody, compact({
       name: values.name, body: values.body, language: values.language, status: values.status,
     }));
+    if (!input.ok) return input;
+    const created = await createWhatsappTemplate(deps, accountId, input.value);
     return created.ok ? printed(created.value, human.templateText(created.value)) : created;
   },
 };
@@ -226,11 +231,16 @@ const userInvite: StoreCommand = {
 };
 
 const config: PlainCommand = {
-  usage: 'config [--json]',
+  usage: 'config [--check] [--json]',
   positionals: [],
-  options: {},
+  options: { check: { type: 'boolean' } },
   needsStore: false,
-  async run() {
+  async run(_args, values) {
+    // --check: the values this environment gives (validated; secrets masked), not the documentation.
+    if (values.check === true) {
+      const settings = settingsInEffect(process.env);
+      return ok({ json: { settings }, text: settingsText(settings) });
+    }
     return ok({ json: { settings: settingDocs() }, text: configTable() });
   },
 };

@@ -3,7 +3,7 @@
 // cases run directly against the database named by HERALD_DATABASE_URL.
 // Exit codes: 0 done, 1 refused (same texts as the API), 2 usage, 78 configuration.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig, unknownSettingWarnings } from '../config.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import type { Result } from '../domain/result.ts';
 import { COMMANDS, type Command, type OnDemandStoreCommand, type Printed, type StoreCommand, type Values } from './commands.ts';
@@ -45,6 +45,7 @@ function parseCommandArgs(command: Command, rest: string[]): { positionals: stri
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  for (const warning of unknownSettingWarnings()) process.stderr.write(`herald: warning: ${warning}\n`);
   if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     process.stdout.write(usage());
     return 0;

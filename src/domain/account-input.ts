@@ -58,7 +58,8 @@ export function parseTimeBound(raw: unknown, field: string): Result<number | und
 /** A whole number query parameter (a page size, a number of days) from 1 to max, `fallback` when absent. */
 export function parseCount(raw: unknown, field: string, max: number, fallback: number): Result<number> {
   if (raw === undefined || raw === '') return ok(fallback);
-  const n = typeof raw === 'string' && /^[0-9]{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
+  // The route's schema may have coerced it to a number already (http/input-validation.ts).
+  const n = typeof raw === 'number' && Number.isInteger(raw) ? raw : typeof raw === 'string' && /^[0-9]{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
   return n >= 1 && n <= max ? ok(n) : invalidField(field, `must be a whole number from 1 to ${max}`);
 }
 

@@ -1,18 +1,117 @@
-// Bodies of the operator API (/admin/v1) and the same fields from the CLI, checked
-// here so both say the same thing. Every failure is `invalidField` with a detail
-// `<field>: <what is wrong>`; unknown fields are refused, so a typo such as
-// `messages_left` cannot be silently ignored.
-import { ALL_SCOPES, isScope, SCOPES, type Scope } from './access.ts';
-import { CHANNELS, type Channel } from './account.ts';
+// Bodies of the operator API (/admin/v1) and the same fields from the CLI, declared
+// once as TypeBox schemas: Fastify checks a route's body with them before its handler
+// runs (http/input-validation.ts, through domain/schema-check.ts), the CLI checks its
+// flags with the same schemas (checkOperatorInput), the OpenAPI document shows them, and
+// the types derive from them. What a schema cannot say (a CIDR's validity, money's 4
+// decimals, a URL's scheme, an expiry in the future, fields that exclude each other) is
+// checked after it by the refine* functions here, which also turn the fields into domain
+// terms. Every failure is `invalidField` with a detail `<field>: <what is wrong>`;
+// unknown fields are refused, so a typo such as `messages_left` cannot be silently ignored.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ALL_SCOPES, SCOPES, type Scope } from './access.ts';
+import type { Channel } from './account.ts';
 import { EVENT_TYPES, isEventType, type EventType } from './event-catalogue.ts';
 import { parseAddress } from './email-address.ts';
 import { normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
 import { isJsonObject, ownField } from './json-object.ts';
 import { parseMoney, type Minor } from './money.ts';
 import { ok, type Result } from './result.ts';
+import { checkBody, OPERATOR_API_STYLE } from './schema-check.ts';
 
 export const ACCOUNT_NAME_MAX = 200;
 export const RATE_LIMIT_MAX = 100_000;
+const WEBHOOK_URL_MAX = 2048;
+
+const NAME_PROBLEM = `must be 1 to ${ACCOUNT_NAME_MAX} characters, without control characters`;
+const MONEY_PROBLEM = 'must be an amount of at least 0 with at most 4 decimals, e.g. 10.50';
+const FLAG_PROBLEM = 'must be true or false';
+const EVENTS_PROBLEM = `must be null (every type) or a non-empty array of event types: ${EVENT_TYPES.join(', ')}`;
+const URL_PROBLEM = 'must be null or an http(s) URL';
+const SCOPES_PROBLEM = `must be a non-empty array of ${SCOPES.map((c) => `"${c}"`).join(', ')}`;
+const EXPIRY_PROBLEM = 'must be an ISO-8601 time with an offset, e.g. 2030-01-31T00:00:00Z';
+
+// Control characters (C0, DEL, C1) would garble the CLI's table and logs; a name is not only spaces.
+const CONTROL = /\p{Cc}/u;
+const NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$';
+// Meta's phone number ids are decimal digits (15–17 today); a token is printable
+// ASCII without spaces (it goes into an Authorization header as is).
+const PHONE_NUMBER_ID = '^[0-9]{1,32}$';
+const ACCESS_TOKEN = '^[\\x21-\\x7e]{1,4096}$';
+
+const Nullable = <T extends TSchema>(schema: T, options: { errorMessage: string; description?: string }) => Type.Union([schema, Type.Null()], options);
+const Flag = (description?: string) => Type.Boolean({ errorMessage: FLAG_PROBLEM, ...(description === undefined ? {} : { description }) });
+const Money = (description: string) => Type.Union([Type.Number(), Type.String()], { errorMessage: MONEY_PROBLEM, description: `${description}; 4 decimals at most` });
+
+const Name = Type.String({ minLength: 1, maxLength: ACCOUNT_NAME_MAX, pattern: NAME_PATTERN, errorMessage: NAME_PROBLEM });
+
+/** Fields shared by account creation and update, as the operator API takes them. */
+const accountFields = {
+  name: Type.Optional(Name),
+  active: Type.Optional(Flag('false: every send is refused with `current service is not active`')),
+  messagesLeft: Type.Optional(Type.Integer({
+    minimum: 0, maximum: Number.MAX_SAFE_INTEGER, errorMessage: 'must be a whole number of at least 0',
+    description: 'Prepaid messages (email and SMS); the change is written to the ledger',
+  })),
+  balance: Type.Optional(Money('Money for WhatsApp sends (number or decimal string); the change is written to the ledger')),
+  whatsappPrice: Type.Optional(Money('Price of one WhatsApp message')),
+  rateLimitPerSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: RATE_LIMIT_MAX, errorMessage: `must be a whole number from 1 to ${RATE_LIMIT_MAX}` })),
+  // Each entry is read by parseAllowList, which names the one that is not an address or CIDR.
+  ipAllowList: Type.Optional(Type.Array(Type.Unknown({ description: 'An IPv4/IPv6 address or CIDR range, as a string' }), {
+    errorMessage: 'must be an array of strings', description: 'IPv4/IPv6 addresses and CIDR ranges; empty: any address. Stored in canonical form: `10.0.0.1/8` as `10.0.0.0/8`',
+  })),
+  services: Type.Optional(Type.Object({ email: Type.Optional(Flag()), sms: Type.Optional(Flag()), whatsapp: Type.Optional(Flag()) }, {
+    additionalProperties: false, errorMessage: 'must be an object with email, sms and whatsapp set to true or false', description: 'Per-channel switch',
+  })),
+  webhookUrl: Type.Optional(Nullable(Type.String({ maxLength: WEBHOOK_URL_MAX }), {
+    errorMessage: URL_PROBLEM,
+    description: 'http(s) URL that receives events; null: none. Setting one makes the signing secret if there is none, and enables an endpoint disabled by a 410',
+  })),
+  webhookEvents: Type.Optional(Nullable(Type.Array(Type.Union(EVENT_TYPES.map((t) => Type.Literal(t))), { minItems: 1 }), {
+    errorMessage: EVENTS_PROBLEM, description: 'The event types posted to the webhook URL; null: every type (docs/webhooks.md)',
+  })),
+  whatsappPhoneNumberId: Type.Optional(Nullable(Type.String({ pattern: PHONE_NUMBER_ID }), {
+    errorMessage: 'must be null or the Cloud API phone number id, a string of digits', description: 'Cloud API phone number id; null removes it',
+  })),
+  whatsappAccessToken: Type.Optional(Nullable(Type.String({ pattern: ACCESS_TOKEN }), {
+    errorMessage: 'must be null or a Cloud API access token: 1 to 4096 printable ASCII characters without spaces',
+    description: 'Cloud API access token, write-only; null removes it',
+  })),
+  tracking: Type.Optional(Type.Object({ opens: Type.Optional(Flag()), clicks: Type.Optional(Flag()) }, {
+    additionalProperties: false, errorMessage: 'must be an object with opens and clicks set to true or false',
+    description: 'Open and click tracking of HTML email when a send does not say (default both true); either may be left out',
+  })),
+};
+
+/** POST /admin/v1/accounts. */
+export const NewAccountBody = Type.Object({ ...accountFields, name: Name }, { additionalProperties: false });
+export type NewAccountBody = Static<typeof NewAccountBody>;
+
+/** PATCH /admin/v1/accounts/:id: absolute values and top-ups, all optional. */
+export const AccountUpdateBody = Type.Object({
+  ...accountFields,
+  addMessages: Type.Optional(Type.Integer({
+    minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER,
+    errorMessage: 'must be a whole number (negative to remove messages)', description: 'Messages to add, negative to remove; not with messagesLeft',
+  })),
+  addBalance: Type.Optional(Type.Union([Type.Number(), Type.String()], {
+    errorMessage: 'must be an amount with at most 4 decimals (negative to remove money)', description: 'Money to add, negative to remove; not with balance',
+  })),
+}, { additionalProperties: false });
+export type AccountUpdateBody = Static<typeof AccountUpdateBody>;
+
+/** POST /admin/v1/accounts/:id/api-keys. */
+export const NewApiKeyBody = Type.Object({
+  scopes: Type.Optional(Type.Array(Type.Union(SCOPES.map((c) => Type.Literal(c))), { minItems: 1, errorMessage: SCOPES_PROBLEM, description: 'Default: every scope' })),
+  expiresAt: Type.Optional(Nullable(Type.String(), { errorMessage: EXPIRY_PROBLEM, description: 'UTC, ISO-8601 with an offset, in the future; default: never' })),
+}, { additionalProperties: false });
+export type NewApiKeyBody = Static<typeof NewApiKeyBody>;
+
+/** POST /admin/v1/accounts/:id/domains. */
+export const NewSenderDomainBody = Type.Object({
+  domain: Type.String({ errorMessage: 'must be a host name with a dot, e.g. example.com', description: 'Host name; stored lower-cased' }),
+  verified: Type.Optional(Flag('Mark verified by hand, without DNS (default false)')),
+}, { additionalProperties: false });
+export type NewSenderDomainBody = Static<typeof NewSenderDomainBody>;
 
 /** Fields shared by account creation and update, already in domain terms. */
 export interface AccountInput {
@@ -67,7 +166,8 @@ export function invalidField(field: string, problem: string): { ok: false; rejec
 /**
  * The body's own fields, all of them in `allowed`, copied into a prototype-less
  * object so a polluted Object.prototype can never supply one. No body at all counts
- * as `{}`, so a POST without content (only defaults wanted) is accepted.
+ * as `{}`. For the account API's own bodies that are not declared as schemas yet
+ * (PUT /v1/webhooks, a sender domain).
  */
 export function fieldsOf(body: unknown, allowed: readonly string[], prefix = ''): Result<Fields> {
   const source = body === undefined ? {} : body;
@@ -80,45 +180,11 @@ export function fieldsOf(body: unknown, allowed: readonly string[], prefix = '')
   return ok(fields);
 }
 
-// Control characters (C0, DEL, C1) would garble the CLI's table and logs.
-const CONTROL = /\p{Cc}/u;
-
 /** A trimmed, non-empty string of at most `max` characters without control characters. */
 export function parseText(value: unknown, max: number): string | null {
   if (typeof value !== 'string' || CONTROL.test(value)) return null;
   const text = value.trim();
   return text === '' || text.length > max ? null : text;
-}
-
-const ACCOUNT_FIELDS = ['name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'services', 'webhookUrl', 'webhookEvents',
-  'whatsappPhoneNumberId', 'whatsappAccessToken', 'tracking'] as const;
-const TOP_UP_FIELDS = ['addMessages', 'addBalance'] as const;
-
-const WEBHOOK_URL_MAX = 2048;
-
-// Meta's phone number ids are decimal digits (15–17 today); a token is printable
-// ASCII without spaces (it goes into an Authorization header as is).
-const PHONE_NUMBER_ID = /^[0-9]{1,32}$/;
-const ACCESS_TOKEN = /^[\x21-\x7e]{1,4096}$/;
-
-function parseWhatsappCredentialFields(fields: Fields): Result<Pick<AccountInput, 'whatsappPhoneNumberId' | 'whatsappAccessToken'>> {
-  const input: { whatsappPhoneNumberId?: string | null; whatsappAccessToken?: string | null } = {};
-  if (Object.hasOwn(fields, 'whatsappPhoneNumberId')) {
-    const id = fields.whatsappPhoneNumberId;
-    if (id !== null && (typeof id !== 'string' || !PHONE_NUMBER_ID.test(id))) {
-      return invalidField('whatsappPhoneNumberId', 'must be null or the Cloud API phone number id, a string of digits');
-    }
-    input.whatsappPhoneNumberId = id;
-  }
-  if (Object.hasOwn(fields, 'whatsappAccessToken')) {
-    const token = fields.whatsappAccessToken;
-    // The detail never repeats the value: it is a secret.
-    if (token !== null && (typeof token !== 'string' || !ACCESS_TOKEN.test(token))) {
-      return invalidField('whatsappAccessToken', 'must be null or a Cloud API access token: 1 to 4096 printable ASCII characters without spaces');
-    }
-    input.whatsappAccessToken = token;
-  }
-  return ok(input);
 }
 
 /** A webhook URL (null: none); `field` names it in the detail (`webhookUrl` here, `url` in /v1/webhooks). */
@@ -132,137 +198,79 @@ export function parseWebhookUrl(value: unknown, field = 'webhookUrl'): Result<st
       return ok(url.href);
     }
   }
-  return invalidField(field, 'must be null or an http(s) URL');
+  return invalidField(field, URL_PROBLEM);
 }
 
 /** An event filter: null (every type) or a non-empty array of public event types, kept in catalogue order without repeats. */
 export function parseWebhookEvents(value: unknown, field = 'webhookEvents'): Result<readonly EventType[] | null> {
   if (value === null) return ok(null);
-  if (!Array.isArray(value) || value.length === 0 || !value.every(isEventType)) {
-    return invalidField(field, `must be null (every type) or a non-empty array of event types: ${EVENT_TYPES.join(', ')}`);
-  }
+  if (!Array.isArray(value) || value.length === 0 || !value.every(isEventType)) return invalidField(field, EVENTS_PROBLEM);
   const wanted = new Set<unknown>(value);
   return ok(EVENT_TYPES.filter((type) => wanted.has(type)));
 }
 
-function parseServices(value: unknown): Result<Partial<Record<Channel, boolean>>> {
-  if (!isJsonObject(value)) return invalidField('services', 'must be an object with email, sms and whatsapp set to true or false');
-  const fields = fieldsOf(value, CHANNELS, 'services.');
-  if (!fields.ok) return fields;
-  const services: Partial<Record<Channel, boolean>> = {};
-  for (const channel of CHANNELS) {
-    const flag = fields.value[channel];
-    if (flag === undefined) continue;
-    if (typeof flag !== 'boolean') return invalidField(`services.${channel}`, 'must be true or false');
-    services[channel] = flag;
-  }
-  return ok(services);
+/** A body of the operator API checked against its schema, for callers that are not its route (the CLI). */
+export function checkOperatorInput<S extends TSchema>(schema: S, body: unknown): Result<Static<S>> {
+  return checkBody(schema, body, OPERATOR_API_STYLE);
 }
 
-function parseTracking(value: unknown): Result<{ opens?: boolean; clicks?: boolean }> {
-  if (!isJsonObject(value)) return invalidField('tracking', 'must be an object with opens and clicks set to true or false');
-  const fields = fieldsOf(value, ['opens', 'clicks'], 'tracking.');
-  if (!fields.ok) return fields;
-  const tracking: { opens?: boolean; clicks?: boolean } = {};
-  for (const key of ['opens', 'clicks'] as const) {
-    const flag = fields.value[key];
-    if (flag === undefined) continue;
-    if (typeof flag !== 'boolean') return invalidField(`tracking.${key}`, 'must be true or false');
-    tracking[key] = flag;
-  }
-  return ok(tracking);
-}
-
-const MONEY_PROBLEM = 'must be an amount of at least 0 with at most 4 decimals, e.g. 10.50';
-
-/** The account fields present in `fields`, checked in a fixed order so the first problem reported is stable. */
-function parseAccountFields(fields: Fields): Result<AccountInput> {
-  const input: { -readonly [K in keyof AccountInput]: AccountInput[K] } = {};
-  const has = (key: string): boolean => fields[key] !== undefined;
-
-  if (has('name')) {
-    const name = parseText(fields.name, ACCOUNT_NAME_MAX);
-    if (name === null) return invalidField('name', `must be 1 to ${ACCOUNT_NAME_MAX} characters, without control characters`);
-    input.name = name;
-  }
-  if (has('active')) {
-    if (typeof fields.active !== 'boolean') return invalidField('active', 'must be true or false');
-    input.active = fields.active;
-  }
-  if (has('messagesLeft')) {
-    const n = fields.messagesLeft;
-    if (!Number.isSafeInteger(n) || (n as number) < 0) return invalidField('messagesLeft', 'must be a whole number of at least 0');
-    input.messagesLeft = n as number;
-  }
-  for (const key of ['balance', 'whatsappPrice'] as const) {
-    if (!has(key)) continue;
-    const amount = parseMoney(fields[key]);
+/** The account fields of a checked body in domain terms; what its schema cannot say is checked here, in field order. */
+function refineAccountFields(body: Omit<AccountUpdateBody, 'addMessages' | 'addBalance'>): Result<AccountInput> {
+  const { name, balance, whatsappPrice, ipAllowList, webhookUrl, webhookEvents, ...plain } = body;
+  const input: { -readonly [K in keyof AccountInput]: AccountInput[K] } = { ...plain };
+  if (name !== undefined) input.name = name.trim();
+  for (const [key, value] of [['balance', balance], ['whatsappPrice', whatsappPrice]] as const) {
+    if (value === undefined) continue;
+    const amount = parseMoney(value);
     if (amount === null) return invalidField(key, MONEY_PROBLEM);
     input[key] = amount;
   }
-  if (has('rateLimitPerSecond')) {
-    const n = fields.rateLimitPerSecond;
-    if (!Number.isSafeInteger(n) || (n as number) < 1 || (n as number) > RATE_LIMIT_MAX) {
-      return invalidField('rateLimitPerSecond', `must be a whole number from 1 to ${RATE_LIMIT_MAX}`);
-    }
-    input.rateLimitPerSecond = n as number;
-  }
-  if (has('ipAllowList')) {
-    const list = parseAllowList(fields.ipAllowList);
+  if (ipAllowList !== undefined) {
+    const list = parseAllowList(ipAllowList);
     if (!list.ok) return list;
     input.ipAllowList = normaliseAllowList(list.value);
   }
-  if (has('services')) {
-    const services = parseServices(fields.services);
-    if (!services.ok) return services;
-    input.services = services.value;
-  }
-  // `null` is a value here (no webhooks), so test for presence rather than `has`.
-  if (Object.hasOwn(fields, 'webhookUrl')) {
-    const url = parseWebhookUrl(fields.webhookUrl);
+  if (webhookUrl !== undefined) {
+    const url = parseWebhookUrl(webhookUrl);
     if (!url.ok) return url;
     input.webhookUrl = url.value;
   }
-  if (Object.hasOwn(fields, 'webhookEvents')) {
-    const events = parseWebhookEvents(fields.webhookEvents);
+  if (webhookEvents !== undefined) {
+    const events = parseWebhookEvents(webhookEvents);
     if (!events.ok) return events;
     input.webhookEvents = events.value;
   }
-  if (has('tracking')) {
-    const tracking = parseTracking(fields.tracking);
-    if (!tracking.ok) return tracking;
-    input.tracking = tracking.value;
-  }
-  const whatsapp = parseWhatsappCredentialFields(fields);
-  if (!whatsapp.ok) return whatsapp;
-  return ok({ ...input, ...whatsapp.value });
+  return ok(input);
 }
 
-/** POST /admin/v1/accounts. */
+/** POST /admin/v1/accounts, after its schema. */
+export function refineNewAccount(body: NewAccountBody): Result<NewAccountInput> {
+  const input = refineAccountFields(body);
+  return input.ok ? ok({ ...input.value, name: body.name.trim() }) : input;
+}
+
+/** POST /admin/v1/accounts from a caller that is not its route (the CLI). */
 export function parseNewAccount(body: unknown): Result<NewAccountInput> {
-  const fields = fieldsOf(body, ACCOUNT_FIELDS);
-  if (!fields.ok) return fields;
-  if (fields.value.name === undefined) return invalidField('name', 'is required');
-  const input = parseAccountFields(fields.value);
-  if (!input.ok) return input;
-  const { name } = input.value;
-  return name === undefined ? invalidField('name', 'is required') : ok({ ...input.value, name });
+  const checked = checkOperatorInput(NewAccountBody, body);
+  return checked.ok ? refineNewAccount(checked.value) : checked;
 }
 
-/** PATCH /admin/v1/accounts/:id: absolute values and top-ups, all optional. */
+/** PATCH /admin/v1/accounts/:id from a caller that is not its route (the CLI). */
 export function parseAccountUpdate(body: unknown): Result<AccountUpdateInput> {
-  const fields = fieldsOf(body, [...ACCOUNT_FIELDS, ...TOP_UP_FIELDS]);
-  if (!fields.ok) return fields;
-  const input = parseAccountFields(fields.value);
+  const checked = checkOperatorInput(AccountUpdateBody, body);
+  return checked.ok ? refineAccountUpdate(checked.value) : checked;
+}
+
+/** PATCH /admin/v1/accounts/:id, after its schema. */
+export function refineAccountUpdate(body: AccountUpdateBody): Result<AccountUpdateInput> {
+  const { addMessages, addBalance, ...fields } = body;
+  const input = refineAccountFields(fields);
   if (!input.ok) return input;
   const update: { -readonly [K in keyof AccountUpdateInput]: AccountUpdateInput[K] } = { ...input.value };
-
-  const { addMessages, addBalance } = fields.value;
   if (addMessages !== undefined) {
-    if (!Number.isSafeInteger(addMessages)) return invalidField('addMessages', 'must be a whole number (negative to remove messages)');
     // Setting and adding at once has no single obvious order; refuse rather than guess.
     if (update.messagesLeft !== undefined) return invalidField('addMessages', 'cannot be combined with messagesLeft');
-    update.addMessages = addMessages as number;
+    update.addMessages = addMessages;
   }
   if (addBalance !== undefined) {
     const amount = parseMoney(addBalance, { allowNegative: true });
@@ -276,33 +284,25 @@ export function parseAccountUpdate(body: unknown): Result<AccountUpdateInput> {
 // Offset required: a time without one means different instants on different machines.
 export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-/** POST /admin/v1/accounts/:id/api-keys; `now` decides whether expiresAt is in the future. */
-export function parseNewApiKey(body: unknown, now: number): Result<NewApiKeyInput> {
-  const fields = fieldsOf(body, ['scopes', 'expiresAt']);
-  if (!fields.ok) return fields;
-  const { scopes, expiresAt } = fields.value;
-
-  let parsedScopes: readonly Scope[] = ALL_SCOPES;
-  if (scopes !== undefined) {
-    const problem = `must be a non-empty array of ${SCOPES.map((c) => `"${c}"`).join(', ')}`;
-    if (!Array.isArray(scopes) || scopes.length === 0) return invalidField('scopes', problem);
-    const wanted = new Set<unknown>(scopes);
-    if ([...wanted].some((s) => !isScope(s))) return invalidField('scopes', problem);
-    // Canonical order, duplicates dropped: the scopes are a set.
-    parsedScopes = SCOPES.filter((c) => wanted.has(c));
+/** POST /admin/v1/accounts/:id/api-keys, after its schema; `now` decides whether expiresAt is in the future. */
+export function refineNewApiKey(body: NewApiKeyBody, now: number): Result<NewApiKeyInput> {
+  const { scopes, expiresAt } = body;
+  // Canonical order, duplicates dropped: the scopes are a set.
+  const parsedScopes: readonly Scope[] = scopes === undefined ? ALL_SCOPES : SCOPES.filter((c) => scopes.includes(c));
+  let expiry: number | null = null;
+  if (expiresAt !== undefined && expiresAt !== null) {
+    const at = ISO_TIME.test(expiresAt) ? Date.parse(expiresAt) : Number.NaN;
+    if (Number.isNaN(at)) return invalidField('expiresAt', EXPIRY_PROBLEM);
+    if (at <= now) return invalidField('expiresAt', 'must be in the future');
+    expiry = at;
   }
-
-  const expiry = parseExpiry(expiresAt, 'expiresAt', now);
-  return expiry.ok ? ok({ scopes: parsedScopes, expiresAt: expiry.value }) : expiry;
+  return ok({ scopes: parsedScopes, expiresAt: expiry });
 }
 
-/** A key's expiry: absent or null (never), or an ISO-8601 time with an offset, in the future. */
-export function parseExpiry(value: unknown, field: string, now: number): Result<number | null> {
-  if (value === undefined || value === null) return ok(null);
-  const at = typeof value === 'string' && ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(at)) return invalidField(field, 'must be an ISO-8601 time with an offset, e.g. 2030-01-31T00:00:00Z');
-  if (at <= now) return invalidField(field, 'must be in the future');
-  return ok(at);
+/** POST /admin/v1/accounts/:id/api-keys from a caller that is not its route (the CLI). */
+export function parseNewApiKey(body: unknown, now: number): Result<NewApiKeyInput> {
+  const checked = checkOperatorInput(NewApiKeyBody, body);
+  return checked.ok ? refineNewApiKey(checked.value, now) : checked;
 }
 
 /**
@@ -316,16 +316,26 @@ export function parseSenderDomain(value: unknown): string | null {
   return address === null || address !== `postmaster@${value}` ? null : value.toLowerCase();
 }
 
-/** POST /admin/v1/accounts/:id/domains. */
+/** POST /admin/v1/accounts/:id/domains, after its schema. */
+export function refineNewSenderDomain(body: NewSenderDomainBody): Result<NewSenderDomainInput> {
+  const domain = parseSenderDomain(body.domain);
+  if (domain === null) return invalidField('domain', 'must be a host name with a dot, e.g. example.com');
+  return ok({ domain, verified: body.verified ?? false });
+}
+
+/** POST /admin/v1/accounts/:id/domains from a caller that is not its route (the CLI). */
 export function parseNewSenderDomain(body: unknown): Result<NewSenderDomainInput> {
-  const fields = fieldsOf(body, ['domain', 'verified']);
-  if (!fields.ok) return fields;
-  const { domain, verified } = fields.value;
-  if (domain === undefined) return invalidField('domain', 'is required');
-  const parsed = parseSenderDomain(domain);
-  if (parsed === null) return invalidField('domain', 'must be a host name with a dot, e.g. example.com');
-  if (verified !== undefined && typeof verified !== 'boolean') return invalidField('verified', 'must be true or false');
-  return ok({ domain: parsed, verified: verified ?? false });
+  const checked = checkOperatorInput(NewSenderDomainBody, body);
+  return checked.ok ? refineNewSenderDomain(checked.value) : checked;
+}
+
+/** A key's expiry: absent or null (never), or an ISO-8601 time with an offset, in the future. */
+export function parseExpiry(value: unknown, field: string, now: number): Result<number | null> {
+  if (value === undefined || value === null) return ok(null);
+  const at = typeof value === 'string' && ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(at)) return invalidField(field, EXPIRY_PROBLEM);
+  if (at <= now) return invalidField(field, 'must be in the future');
+  return ok(at);
 }
 
 export const TOP_UP_REASON_MAX = 500;

@@ -4,7 +4,7 @@ import { typedValue } from './dsn.ts';
 // Complaints: RFC 5965 feedback reports (ARF), the message/feedback-report part of a
 // multipart/report; report-type=feedback-report that mailbox providers' feedback
 // loops send when a user marks a message as spam. Pure: the MIME is read by
-// events/inbound-report-reader.ts.
+// inbound/report-reader.ts.
 
 export interface FeedbackReport {
   /** Lower-cased: abuse, fraud, virus, other, not-spam (RFC 6430), auth-failure (RFC 6591), … */

@@ -1,6 +1,6 @@
 // Bounces: RFC 3464 delivery status notifications, RFC 3463 enhanced status codes,
 // and the one rule that calls a bounce hard or soft, used for SMTP replies and DSNs
-// alike. Pure: the MIME is read by events/inbound-report-reader.ts (mailparser), which
+// alike. Pure: the MIME is read by inbound/report-reader.ts (mailparser), which
 // hands over the report's field groups already unfolded.
 
 export type BounceType = 'hard' | 'soft';

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { parseAddress } from './email-address.ts';
 import { echoText, isJsonObject, ownField, type JsonObject } from './json-object.ts';
+import { DEFAULT_LIMITS, type RequestLimits } from './request-limits.ts';
 import { parseSendOptions, type SendOptionsRequest } from './send-options.ts';
 import { ok, reject } from './result.ts';
 import type { Offending, Result } from './result.ts';
@@ -38,8 +39,12 @@ const HEADER_UNSAFE = /[\p{Cc}\u2028\u2029]/gu;
 /** One space per control character (CR, LF, TAB, NUL, C1...), then trim: header-injection safe. */
 const headerText = (v: string): string => v.replace(HEADER_UNSAFE, ' ').trim();
 
-/** Validates a POST /v1/email body; the first failing rule decides the rejection. */
-export function parseEmailRequest(body: unknown): Result<EmailRequest> {
+/**
+ * Validates a POST /v1/email body; the first failing rule decides the rejection. The limits
+ * (recipients, subject, attachments, metadata) are checked on counts and lengths before the
+ * values they bound are read.
+ */
+export function parseEmailRequest(body: unknown, limits: RequestLimits = DEFAULT_LIMITS): Result<EmailRequest> {
   if (!isJsonObject(body)) return reject('invalidRequest1');
 
   const options = ownField(body, 'options');
@@ -55,16 +60,19 @@ export function parseEmailRequest(body: unknown): Result<EmailRequest> {
   if (toRaw.length === 0) return reject('noRecipients');
 
   const lists: readonly (readonly unknown[])[] = [toRaw, ccRaw ?? [], bccRaw ?? []];
+  if (toRaw.length + (ccRaw?.length ?? 0) + (bccRaw?.length ?? 0) > limits.maxEmailRecipients) {
+    return reject('tooManyRecipients', { detail: `at most ${limits.maxEmailRecipients} addresses in to, cc and bcc together` });
+  }
   const recipients = parseRecipients(lists);
   if (!recipients.ok) return recipients;
   const [to = [], cc = [], bcc = []] = recipients.value;
 
-  const fields = parseEmailContentFields(body);
+  const fields = parseEmailContentFields(body, limits);
   if (!fields.ok) return fields;
   const { from, replyTo, subject, content } = fields.value;
-  const attachments = parseAttachments(ownField(body, 'attachments'));
+  const attachments = parseAttachments(ownField(body, 'attachments'), limits);
   if (!attachments.ok) return attachments;
-  const sendOptions = parseSendOptions(body, 'email');
+  const sendOptions = parseSendOptions(body, 'email', limits);
   if (!sendOptions.ok) return sendOptions;
 
   return ok({
@@ -89,13 +97,16 @@ export interface EmailContentFields {
 }
 
 /** from, replyTo, subject and body | template_id + variables, in POST /v1/email's order and texts (campaigns share them). */
-export function parseEmailContentFields(body: JsonObject): Result<EmailContentFields> {
+export function parseEmailContentFields(body: JsonObject, limits: RequestLimits = DEFAULT_LIMITS): Result<EmailContentFields> {
   const from = parseFrom(ownField(body, 'from'));
   if (!from.ok) return from;
   const replyTo = parseReplyTo(ownField(body, 'replyTo'));
   if (!replyTo.ok) return replyTo;
 
   const subjectRaw = ownField(body, 'subject');
+  if (typeof subjectRaw === 'string' && subjectRaw.length > limits.maxSubjectLength) {
+    return reject('subjectTooLong', { detail: `at most ${limits.maxSubjectLength} characters` });
+  }
   const subject = typeof subjectRaw === 'string' ? headerText(subjectRaw) : '';
   if (subject === '') return reject('subjectMissing');
 
@@ -176,10 +187,11 @@ const DATA_URI = /^data:([^,]*);base64,(.*)$/is;
 const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]+";
 const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:[ \\t]*;[ \\t]*${TOKEN}=(?:${TOKEN}|"[^"\\\\\\p{Cc}]*"))*$`, 'u');
 
-function parseAttachments(raw: unknown): Result<AttachmentSpec[]> {
+function parseAttachments(raw: unknown, limits: RequestLimits): Result<AttachmentSpec[]> {
   if (raw === undefined || raw === null) return ok([]);
   if (!Array.isArray(raw)) return reject('attachmentsNotArray');
   const items = raw as readonly unknown[];
+  if (items.length > limits.maxAttachments) return reject('tooManyAttachments', { detail: `at most ${limits.maxAttachments} attachments` });
   // All filenames are checked before any path, so the filename text wins on a mixed request.
   const filenames: string[] = [];
   for (const item of items) {
@@ -188,9 +200,16 @@ function parseAttachments(raw: unknown): Result<AttachmentSpec[]> {
     filenames.push(filename);
   }
   const specs: AttachmentSpec[] = [];
+  const tooLarge = reject('attachmentsTooLarge', { detail: `at most ${limits.maxAttachmentBytes} bytes decoded, all attachments together` });
+  let decodedBytes = 0;
   for (const [i, item] of items.entries()) {
     const source = parseSource(ownField(item as JsonObject, 'path'));
     if (source === null) return reject('attachmentPathMissing');
+    // Decoding is linear and the body limit bounds it; the total is checked as each one is decoded.
+    if (source.kind === 'data') {
+      decodedBytes += source.size;
+      if (decodedBytes > limits.maxAttachmentBytes) return tooLarge;
+    }
     specs.push({ filename: filenames[i] ?? '', source });
   }
   return ok(specs);

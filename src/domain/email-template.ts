@@ -12,171 +12,233 @@
 // `each`, `with`, sub-expressions, helpers with arguments, decorators, raw blocks, block
 // params) is rejected with `variableSyntax`. `{{{x}}}` is rejected in both modes so one
 // template source means the same thing wherever it is rendered and no HTML value escapes.
-// Variables may not be named `if` or `unless` (Handlebars would call the helper).
+// Variables may not be named `if` or `unless`. Whitespace follows Handlebars' rules (`~`,
+// standalone block lines), and `\{{` keeps braces literal.
 //
 // Rendering:
-//   - a missing variable renders as empty text (Handlebars non-strict mode);
-//   - in 'html' mode each value is escaped by Handlebars: & < > " ' ` = become
+//   - a missing variable renders as empty text;
+//   - in 'html' mode each value is escaped: & < > " ' ` = become
 //     &amp; &lt; &gt; &quot; &#x27; &#x60; &#x3D;. Newlines in values are kept as they
 //     are (no <br>); in 'text' mode values are inserted raw;
-//   - variables are copied onto a null-prototype object, so `__proto__`, `constructor`,
-//     `toString` are ordinary (data) names: present → their value, absent → ''. The
-//     prototype-access defaults are also passed explicitly so Handlebars never logs.
+//   - only own string values count, so `__proto__`, `constructor`, `toString` are
+//     ordinary (data) names: present → their value, absent → ''.
+//
+// Bounded work (README "Limits"): the source's length, its `{{…}}` tags and its block depth
+// are checked while it is scanned, before anything is built (template-parser.ts); compiling
+// and rendering are linear; a render is refused before it starts when its longest possible
+// result (the text plus every placeholder filled) is over the limit; the cache of compiled
+// templates is bounded in bytes and keeps only templates that compiled.
 
-import Handlebars from 'handlebars';
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { parseTemplate, type Program, type TemplateLimits } from './template-parser.ts';
+import { controlWhitespace } from './template-whitespace.ts';
+import type { RequestLimits } from './request-limits.ts';
 import { ok, reject, type Result } from './result.ts';
 
+export type TemplateMode = 'html' | 'text';
+export type { TemplateLimits } from './template-parser.ts';
+
+/** A template ready to render: a tree of text, variables and conditionals. */
 export interface CompiledTemplate {
+  readonly mode: TemplateMode;
+  /** The longest result these variables could give: every text and every placeholder counted. */
+  longestRendering(variables: Readonly<Record<string, string>>): number;
   render(variables: Readonly<Record<string, string>>): string;
 }
 
-export type TemplateMode = 'html' | 'text';
+export interface TemplateEngineOptions {
+  /** A stored template's html and text parts. */
+  readonly template: TemplateLimits;
+  /** Longest subject, before and after its placeholders are filled (same tag and depth limits). */
+  readonly maxSubjectLength: number;
+  /** Longest rendered html or text part. */
+  readonly maxRenderedLength: number;
+  /** Bytes the compiled-template cache may hold (an estimate of what each entry retains). */
+  readonly cacheBytes: number;
+}
 
-/** Bound of the compiled-template cache (entries, least recently used evicted first). */
-export const TEMPLATE_CACHE_SIZE = 500;
+export interface TemplateEngine {
+  /** A template part; refused for syntax or a limit. */
+  compile(source: string, mode: TemplateMode): Result<CompiledTemplate>;
+  /** A subject template (text mode, the subject's length limit). */
+  compileSubject(source: string): Result<CompiledTemplate>;
+  /** A compiled part filled in, unless its longest possible result is over the limit. */
+  render(template: CompiledTemplate, variables: Readonly<Record<string, string>>): Result<string>;
+  /**
+   * The subject with its variables filled in, as text (no HTML escaping). Line breaks
+   * (from the subject or a value) become one space: a subject is one header line.
+   */
+  renderSubject(subject: string, variables: Readonly<Record<string, string>>): Result<string>;
+  /** What the cache holds: entries and estimated bytes (tests and metrics). */
+  cacheUsage(): { readonly entries: number; readonly bytes: number };
+}
 
-// An isolated environment: helpers or partials registered elsewhere on the global
-// Handlebars instance can never leak into customer templates.
-const env = Handlebars.create();
-
-// Only `if`/`unless` are helpers; the other built-ins are switched off so that, with
-// knownHelpersOnly, a name such as `{{log}}` or `{{each}}` is a plain variable lookup.
-const KNOWN_HELPERS = {
-  if: true,
-  unless: true,
-  each: false,
-  with: false,
-  log: false,
-  lookup: false,
-  helperMissing: false,
-  blockHelperMissing: false,
-} as const;
-const HELPER_NAMES: ReadonlySet<string> = new Set(['if', 'unless']);
-
-// Explicit defaults: denied prototype access then returns undefined without the
-// one-time console warning Handlebars prints when these are left unset.
-const RUNTIME_OPTIONS: Handlebars.RuntimeOptions = {
-  allowProtoPropertiesByDefault: false,
-  allowProtoMethodsByDefault: false,
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#x27;', '`': '&#x60;', '=': '&#x3D;',
 };
+const ESCAPED = /[&<>"'`=]/g;
+const escapeHtml = (value: string): string => value.replace(ESCAPED, (ch) => ESCAPES[ch] ?? ch);
 
-type Node = hbs.AST.Node;
-type Program = hbs.AST.Program;
-
-function isSimplePath(node: Node | undefined): boolean {
-  if (node === undefined || node.type !== 'PathExpression') return false;
-  const path = node as hbs.AST.PathExpression;
-  const name = path.parts[0];
-  // `original === name` rules out `this.x`, `./x` and `this` (whose parts differ from the text).
-  return (
-    path.parts.length === 1 &&
-    name !== undefined &&
-    path.original === name &&
-    path.depth === 0 &&
-    !path.data &&
-    !HELPER_NAMES.has(name)
-  );
-}
-
-function hasNoHash(node: { hash?: hbs.AST.Hash }): boolean {
-  return node.hash === undefined || node.hash.pairs.length === 0;
-}
-
-function isAllowedProgram(program: Program | undefined): boolean {
-  if (program === undefined) return true;
-  if (program.blockParams !== undefined && program.blockParams.length > 0) return false;
-  return program.body.every(isAllowedStatement);
-}
-
-function isAllowedStatement(node: Node): boolean {
-  switch (node.type) {
-    case 'ContentStatement':
-    case 'CommentStatement':
-      return true;
-    case 'MustacheStatement': {
-      const m = node as hbs.AST.MustacheStatement;
-      return m.escaped && isSimplePath(m.path) && m.params.length === 0 && hasNoHash(m);
+/** The escaped length without building the escaped string. */
+function escapedLength(value: string): number {
+  let length = value.length;
+  for (let i = 0; i < value.length; i++) {
+    switch (value.charCodeAt(i)) {
+      case 0x26: length += 4; break; // &amp;
+      case 0x3c: case 0x3e: length += 3; break; // &lt; &gt;
+      case 0x22: case 0x27: case 0x60: case 0x3d: length += 5; break; // &quot; &#x27; &#x60; &#x3D;
     }
-    case 'BlockStatement': {
-      const b = node as hbs.AST.BlockStatement;
-      const helper = b.path.type === 'PathExpression' && b.path.parts.length === 1 ? b.path.original : '';
-      return (
-        HELPER_NAMES.has(helper) &&
-        b.params.length === 1 &&
-        isSimplePath(b.params[0]) &&
-        hasNoHash(b) &&
-        isAllowedProgram(b.program) &&
-        isAllowedProgram(b.inverse)
-      );
+  }
+  return length;
+}
+
+/** Own string values only: a non-string (a function, an object) is as good as missing. */
+function valueOf(variables: Readonly<Record<string, string>>, name: string): string | undefined {
+  if (!Object.hasOwn(variables, name)) return undefined;
+  const value: unknown = variables[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+// Handlebars' `if`: a missing variable and the empty string are false, any other string true.
+const isTrue = (value: string | undefined): boolean => value !== undefined && value !== '';
+
+class Compiled implements CompiledTemplate {
+  readonly mode: TemplateMode;
+  readonly #root: Program;
+  /** Every text's length, in all branches. */
+  readonly #textLength: number;
+  /** How often each variable is placed (conditions are not placements). */
+  readonly #placements: ReadonlyMap<string, number>;
+
+  constructor(root: Program, mode: TemplateMode) {
+    this.mode = mode;
+    this.#root = root;
+    let textLength = 0;
+    const placements = new Map<string, number>();
+    const visit = (program: Program | undefined): void => {
+      for (const node of program?.body ?? []) {
+        if (node.type === 'content') textLength += node.value.length;
+        else if (node.type === 'variable') placements.set(node.name, (placements.get(node.name) ?? 0) + 1);
+        else if (node.type === 'block') {
+          visit(node.program);
+          visit(node.inverse);
+        }
+      }
+    };
+    visit(root);
+    this.#textLength = textLength;
+    this.#placements = placements;
+  }
+
+  longestRendering(variables: Readonly<Record<string, string>>): number {
+    let length = this.#textLength;
+    for (const [name, count] of this.#placements) {
+      const value = valueOf(variables, name);
+      if (value !== undefined) length += count * (this.mode === 'html' ? escapedLength(value) : value.length);
     }
-    default:
-      // PartialStatement, PartialBlockStatement, Decorator, DecoratorBlock, …
-      return false;
+    return length;
+  }
+
+  render(variables: Readonly<Record<string, string>>): string {
+    const parts: string[] = [];
+    const html = this.mode === 'html';
+    const walk = (program: Program | undefined): void => {
+      for (const node of program?.body ?? []) {
+        switch (node.type) {
+          case 'content':
+            parts.push(node.value);
+            break;
+          case 'variable': {
+            const value = valueOf(variables, node.name);
+            if (value !== undefined) parts.push(html ? escapeHtml(value) : value);
+            break;
+          }
+          case 'block': {
+            const taken = isTrue(valueOf(variables, node.name)) === (node.helper === 'if');
+            walk(taken ? node.program : node.inverse);
+            break;
+          }
+          case 'comment':
+            break;
+        }
+      }
+    };
+    walk(this.#root);
+    return parts.join('');
   }
 }
 
-// Only own string values are copied: a non-string (e.g. a function, which Handlebars
-// would call) can never reach the template even if a caller bypasses the types.
-function toContext(variables: Readonly<Record<string, string>>): Record<string, string> {
-  const context: Record<string, string> = Object.create(null);
-  for (const [key, value] of Object.entries(variables)) {
-    if (typeof value === 'string') context[key] = value;
+// A cached template keeps its source's text (content nodes are slices of it) and a few
+// small objects per tag; this estimate is deliberately generous.
+const BYTES_PER_CHARACTER = 2;
+const BYTES_PER_TAG = 160;
+const BYTES_PER_ENTRY = 256;
+
+export function createTemplateEngine(options: TemplateEngineOptions): TemplateEngine {
+  // 0 bytes: no cache (lru-cache needs a positive size).
+  const cache = options.cacheBytes > 0
+    ? new LRUCache<string, { readonly compiled: CompiledTemplate; readonly bytes: number }>({ maxSize: options.cacheBytes, sizeCalculation: (entry) => entry.bytes })
+    : undefined;
+  const subjectLimits: TemplateLimits = { ...options.template, maxLength: options.maxSubjectLength };
+
+  const refusal = (code: 'variableSyntax' | 'templateTooLarge' | 'templateTooManyPlaceholders' | 'templateTooDeep', limits: TemplateLimits, subject: boolean) => {
+    switch (code) {
+      case 'variableSyntax':
+        return reject('variableSyntax');
+      case 'templateTooLarge':
+        return subject
+          ? reject('subjectTooLong', { detail: `at most ${limits.maxLength} characters` })
+          : reject('templateTooLarge', { detail: `at most ${limits.maxLength} characters` });
+      case 'templateTooManyPlaceholders':
+        return reject(code, { detail: `at most ${limits.maxPlaceholders} {{…}} tags` });
+      case 'templateTooDeep':
+        return reject(code, { detail: `at most ${limits.maxDepth} levels of blocks` });
+    }
+  };
+
+  function compileWithin(source: string, mode: TemplateMode, limits: TemplateLimits, subject: boolean): Result<CompiledTemplate> {
+    // The length first: nothing else is done with a source that is too long, not even hashing it.
+    if (source.length > limits.maxLength) return refusal('templateTooLarge', limits, subject);
+    const key = `${mode}:${createHash('sha256').update(source).digest('base64')}`;
+    const hit = cache?.get(key);
+    if (hit !== undefined) return ok(hit.compiled);
+    const parsed = parseTemplate(source, limits);
+    if (!parsed.ok) return refusal(parsed.refusal, limits, subject);
+    const compiled = new Compiled(controlWhitespace(parsed.value.root), mode);
+    cache?.set(key, { compiled, bytes: BYTES_PER_ENTRY + source.length * BYTES_PER_CHARACTER + parsed.value.tags * BYTES_PER_TAG });
+    return ok(compiled);
   }
-  return context;
+
+  const compileSubject = (source: string): Result<CompiledTemplate> => compileWithin(source, 'text', subjectLimits, true);
+
+  return {
+    compile: (source, mode) => compileWithin(source, mode, options.template, false),
+    compileSubject,
+    render(template, variables) {
+      if (template.longestRendering(variables) > options.maxRenderedLength) {
+        return reject('renderedTooLarge', { detail: `at most ${options.maxRenderedLength} characters, counting every placeholder filled` });
+      }
+      return ok(template.render(variables));
+    },
+    renderSubject(subject, variables) {
+      const compiled = compileSubject(subject);
+      if (!compiled.ok) return compiled;
+      if (compiled.value.longestRendering(variables) > options.maxSubjectLength) {
+        return reject('subjectTooLong', { detail: `at most ${options.maxSubjectLength} characters, counting every placeholder filled` });
+      }
+      return ok(compiled.value.render(variables).replace(/\r\n|\r|\n/g, ' '));
+    },
+    cacheUsage: () => ({ entries: cache?.size ?? 0, bytes: cache?.calculatedSize ?? 0 }),
+  };
 }
 
-function compileUncached(source: string, mode: TemplateMode): Result<CompiledTemplate> {
-  try {
-    if (!isAllowedProgram(env.parse(source))) return reject('variableSyntax');
-    const template = env.compile<Record<string, string>>(source, {
-      noEscape: mode === 'text',
-      strict: false,
-      knownHelpersOnly: true,
-      knownHelpers: KNOWN_HELPERS,
-    });
-    // Handlebars compiles lazily on first call; render once now so any compiler error
-    // surfaces here as variableSyntax instead of at send time.
-    template(Object.create(null), RUNTIME_OPTIONS);
-    return ok({ render: (variables) => template(toContext(variables), RUNTIME_OPTIONS) });
-  } catch {
-    // Parse errors (unclosed `{{name`, mismatched blocks) and anything the compiler refuses.
-    return reject('variableSyntax');
-  }
-}
-
-// Map iteration order is insertion order: re-inserting on a hit makes the first key the
-// least recently used one. Rejections are cached too, as a bad template is resent as often.
-const cache = new Map<string, Result<CompiledTemplate>>();
-
-export function compileTemplate(source: string, mode: TemplateMode): Result<CompiledTemplate> {
-  const key = `${mode}\u0000${source}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) {
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
-  }
-  const result = compileUncached(source, mode);
-  cache.set(key, result);
-  if (cache.size > TEMPLATE_CACHE_SIZE) {
-    const oldest = cache.keys().next();
-    if (oldest.done !== true) cache.delete(oldest.value);
-  }
-  return result;
-}
-
-/** Save-time validation of a template source (same rules as rendering, 'html' mode). */
-export function checkTemplateSyntax(source: string): Result<null> {
-  const compiled = compileTemplate(source, 'html');
-  return compiled.ok ? ok(null) : compiled;
-}
-
-/**
- * The request's subject with its variables filled in, as text (no HTML escaping).
- * Line breaks (from the subject or a value) become one space: a subject is one header line.
- */
-export function renderSubject(subject: string, variables: Readonly<Record<string, string>>): Result<string> {
-  const compiled = compileTemplate(subject, 'text');
-  if (!compiled.ok) return compiled;
-  return ok(compiled.value.render(variables).replace(/\r\n|\r|\n/g, ' '));
+/** The engine for the request limits in effect. */
+export function templateEngineFor(limits: RequestLimits, cacheBytes: number): TemplateEngine {
+  return createTemplateEngine({
+    template: { maxLength: limits.maxTemplateLength, maxPlaceholders: limits.maxTemplatePlaceholders, maxDepth: limits.maxTemplateDepth },
+    maxSubjectLength: limits.maxSubjectLength,
+    maxRenderedLength: limits.maxRenderedLength,
+    cacheBytes,
+  });
 }

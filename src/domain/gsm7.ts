@@ -93,9 +93,21 @@ function transliterate(ch: string): string {
  * than \n, \r and form feed) removed. Idempotent.
  */
 export function toGsm7(text: string): string {
+  return toGsm7Within(text, Number.POSITIVE_INFINITY) ?? '';
+}
+
+/**
+ * toGsm7 in one pass that stops as soon as the result is longer than `maxLength`
+ * characters (null then). Every GSM character is one UTF-16 code unit, so the result's
+ * length is its count of characters.
+ */
+export function toGsm7Within(text: string, maxLength: number): string | null {
   let out = '';
   // NFC first so a letter typed as base + combining mark (e + ◌́) stays é, which GSM has.
-  for (const ch of text.normalize('NFC')) out += transliterate(ch);
+  for (const ch of text.normalize('NFC')) {
+    out += BASIC_CHARS.has(ch) || EXTENSION_CHARS.has(ch) ? ch : transliterate(ch);
+    if (out.length > maxLength) return null;
+  }
   return out;
 }
 

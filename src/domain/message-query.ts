@@ -1,13 +1,28 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { CHANNELS, type Channel } from './account.ts';
-import { ownField, type JsonObject } from './json-object.ts';
-import { isMessageStatus, type MessageStatus } from './message-status.ts';
+import { MESSAGE_STATUSES, type MessageStatus } from './message-status.ts';
 import { ok, reject, type Result } from './result.ts';
 
 // GET /v1/messages?status=&channel=&since=&until=&recipient=&cursor=&limit= — the query,
-// validated. A cursor is the last msgid of the previous page, opaque to clients.
+// declared once (checked by the route before its handler: http/input-validation.ts),
+// then refined here. A cursor is the last msgid of the previous page, opaque to clients.
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
+
+const UUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+const SINCE_PROBLEM = 'must be an ISO 8601 time or epoch milliseconds';
+
+export const MessageListQuery = Type.Object({
+  status: Type.Optional(Type.Union(MESSAGE_STATUSES.map((s) => Type.Literal(s)), { errorMessage: `must be one of ${MESSAGE_STATUSES.join(', ')}` })),
+  channel: Type.Optional(Type.Union(CHANNELS.map((c) => Type.Literal(c)), { errorMessage: 'must be email, sms or whatsapp' })),
+  since: Type.Optional(Type.String({ errorMessage: SINCE_PROBLEM, description: 'Created at or after: ISO 8601 time or epoch milliseconds' })),
+  until: Type.Optional(Type.String({ errorMessage: SINCE_PROBLEM, description: 'Created before: ISO 8601 time or epoch milliseconds' })),
+  recipient: Type.Optional(Type.String({ maxLength: 320, errorMessage: 'must be one address or number', description: 'Exact recipient address or number' })),
+  cursor: Type.Optional(Type.String({ pattern: UUID, errorMessage: 'must be the next_cursor of a previous page', description: 'next_cursor of the previous page' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, errorMessage: `must be a whole number from 1 to ${MAX_PAGE_SIZE}` })),
+});
+export type MessageListQuery = Static<typeof MessageListQuery>;
 
 export interface MessageQuery {
   readonly status?: MessageStatus;
@@ -20,51 +35,16 @@ export interface MessageQuery {
   readonly limit: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const invalid = (detail: string) => reject('invalidField', { detail });
-
-export function parseMessageQuery(raw: unknown): Result<MessageQuery> {
-  // Fastify's query parser gives an object of its own class, not a plain one.
-  const query: JsonObject = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as JsonObject) : {};
-  const text = (key: string): string | undefined | null => {
-    const value = ownField(query, key);
-    if (value === undefined || value === '') return undefined;
-    return typeof value === 'string' ? value : null; // repeated parameters arrive as arrays
-  };
-  const result: { -readonly [K in keyof MessageQuery]: MessageQuery[K] } = { limit: DEFAULT_PAGE_SIZE };
-
-  const status = text('status');
-  if (status === null || (status !== undefined && !isMessageStatus(status))) return invalid('status must be one of queued, sending, deferred, sent, delivered, failed, bounced, dropped');
-  if (status !== undefined) result.status = status;
-
-  const channel = text('channel');
-  if (channel === null || (channel !== undefined && !(CHANNELS as readonly string[]).includes(channel))) return invalid('channel must be email, sms or whatsapp');
-  if (channel !== undefined) result.channel = channel as Channel;
-
-  for (const bound of ['since', 'until'] as const) {
-    const value = text(bound);
-    if (value === null) return invalid(`${bound} must be an ISO 8601 time or epoch milliseconds`);
-    if (value !== undefined) {
-      const at = /^[0-9]+$/.test(value) ? Number(value) : Date.parse(value);
-      if (!Number.isSafeInteger(at)) return invalid(`${bound} must be an ISO 8601 time or epoch milliseconds`);
-      result[bound] = at;
-    }
+/** The checked query in the store's terms: `since` as epoch milliseconds, the recipient trimmed. */
+export function refineMessageQuery(query: MessageListQuery): Result<MessageQuery> {
+  const { since, until, recipient, limit, ...rest } = query;
+  const result: { -readonly [K in keyof MessageQuery]: MessageQuery[K] } = { ...rest, limit: limit ?? DEFAULT_PAGE_SIZE };
+  for (const [bound, value] of [['since', since], ['until', until]] as const) {
+    if (value === undefined) continue;
+    const at = /^[0-9]+$/.test(value) ? Number(value) : Date.parse(value);
+    if (!Number.isSafeInteger(at)) return reject('invalidField', { detail: `${bound} ${SINCE_PROBLEM}` });
+    result[bound] = at;
   }
-
-  const recipient = text('recipient');
-  if (recipient === null || (recipient !== undefined && recipient.length > 320)) return invalid('recipient must be one address or number');
   if (recipient !== undefined) result.recipient = recipient.trim();
-
-  const cursor = text('cursor');
-  if (cursor === null || (cursor !== undefined && !UUID.test(cursor))) return invalid('cursor must be the next_cursor of a previous page');
-  if (cursor !== undefined) result.cursor = cursor;
-
-  const limit = text('limit');
-  if (limit === null || (limit !== undefined && !/^[0-9]{1,4}$/.test(limit))) return invalid(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
-  if (limit !== undefined) {
-    const n = Number(limit);
-    if (n < 1 || n > MAX_PAGE_SIZE) return invalid(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
-    result.limit = n;
-  }
   return ok(result);
 }

@@ -1,52 +1,96 @@
 import { Kind, type Static, type TSchema } from '@sinclair/typebox';
 import { Value, type ValueError } from '@sinclair/typebox/value';
 import { isJsonObject } from './json-object.ts';
-import { ok, reject, type Result } from './result.ts';
+import { ok, reject, type Rejection, type Result } from './result.ts';
 
-// herald's own request bodies are declared once as TypeBox schemas (the OpenAPI
-// document shows them, the types derive from them) and checked here. A body that is
-// not a JSON object gets the interface's `Invalid request, missing parameters. err 1`;
-// anything else the schema refuses gets `Invalid request, a field has the wrong type
-// or value` with a `detail` naming the first offending field in words:
-//   "name must be 1 to 200 characters", "optin must be one of: single, double",
-//   "lists[2] must be an id", "optIn is not a field of this request".
-// A schema may carry `errorMessage` (ajv-errors' keyword) to say what its value must be.
+// The one checker of the inputs herald owns (the interface's own routes keep their hand
+// parsers: the wire texts and their order are the contract). Each input is declared
+// once as a TypeBox schema: the OpenAPI document shows it, its type derives from it
+// (Static<>), and it is checked here — by Fastify before a route's handler runs
+// (http/input-validation.ts makes this module its validator compiler), and by the use
+// cases for what is not a route input of its own (CSV rows, filter trees, the CLI's flags).
+// A failure is `Invalid request, a field has the wrong type or value` with a `detail`
+// naming the first offending field in words, in the style of its API:
+//   account API (/v1):        "name must be 1 to 200 characters", "optIn is not a field of this request"
+//   operator API (/admin/v1): "name: must be 1 to 200 characters", "messages_left: unknown field"
+// A body that is not a JSON object gets the account API's `Invalid request, missing
+// parameters. err 1`, the operator API's "body: must be a JSON object". A schema may carry
+// `errorMessage` (ajv-errors' keyword) to say what its value must be.
 
-/** The body as the schema's type, or the rejection to answer with. */
-export function checkBody<S extends TSchema>(schema: S, body: unknown): Result<Static<S>> {
-  if (!isJsonObject(body)) return reject('invalidRequest1');
-  return checkValue(schema, body, '');
+/** How a failure is worded: the account API's style or the operator API's. */
+export interface DetailStyle {
+  /** Between the field's path and the problem. */
+  readonly separator: string;
+  /** The problem of a field the schema does not know. */
+  readonly unknownField: string;
+  /** The answer to a body that is not a JSON object. */
+  readonly notAnObject: Rejection;
+  /** No body at all is `{}` (only defaults wanted), rather than not an object. */
+  readonly noBodyIsEmpty: boolean;
+  /**
+   * A top-level field's `errorMessage` speaks for anything inside it that has none of
+   * its own (`scopes: must be a non-empty array of …` for a bad item of `scopes`).
+   */
+  readonly fieldMessages: boolean;
+}
+
+export const ACCOUNT_API_STYLE: DetailStyle = {
+  separator: ' ', unknownField: 'is not a field of this request', notAnObject: { code: 'invalidRequest1' }, noBodyIsEmpty: false, fieldMessages: false,
+};
+
+export const OPERATOR_API_STYLE: DetailStyle = {
+  separator: ': ', unknownField: 'unknown field', notAnObject: { code: 'invalidField', detail: 'body: must be a JSON object' }, noBodyIsEmpty: true,
+  fieldMessages: true,
+};
+
+/** The body (undefined or null: none was sent) as the schema's type, or the rejection to answer with. */
+export function checkBody<S extends TSchema>(schema: S, body: unknown, style: DetailStyle = ACCOUNT_API_STYLE): Result<Static<S>> {
+  if ((body === undefined || body === null) && style.noBodyIsEmpty) return checkValue(schema, {}, '', style);
+  if (!isJsonObject(body)) return { ok: false, rejection: style.notAnObject };
+  return checkValue(schema, body, '', style);
 }
 
 /** Any value against a schema; `at` names where it sits in the body (e.g. `filter.and[1]`). */
-export function checkValue<S extends TSchema>(schema: S, value: unknown, at: string): Result<Static<S>> {
+export function checkValue<S extends TSchema>(schema: S, value: unknown, at: string, style: DetailStyle = ACCOUNT_API_STYLE): Result<Static<S>> {
   if (Value.Check(schema, value)) return ok(value as Static<S>);
-  return reject('invalidField', { detail: describeFailure(schema, value, at) });
+  return reject('invalidField', { detail: describeFailure(schema, value, at, style) });
 }
 
 /** The first reason `value` does not match `schema`, in words. */
-export function describeFailure(schema: TSchema, value: unknown, at: string): string {
+export function describeFailure(schema: TSchema, value: unknown, at: string, style: DetailStyle = ACCOUNT_API_STYLE): string {
   const [first] = Value.Errors(schema, value);
-  return first === undefined ? `${at || 'the body'} is not valid` : describe(first, at);
+  if (first === undefined) return `${at || 'the body'}${style.separator}is not valid`;
+  const field = style.fieldMessages ? fieldMessage(schema, first, style) : undefined;
+  return field ?? describe(first, at, style);
+}
+
+/** `<field><separator><its errorMessage>` for an error inside a top-level field whose own schema says nothing. */
+function fieldMessage(schema: TSchema, error: ValueError, style: DetailStyle): string | undefined {
+  const [, field, ...inside] = error.path.split('/');
+  if (field === undefined || inside.length === 0 || typeof (error.schema as Loose)['errorMessage'] === 'string') return undefined;
+  const properties = (schema as Loose)['properties'] as Record<string, Loose> | undefined;
+  const message = properties?.[field]?.['errorMessage'];
+  return typeof message === 'string' ? `${field}${style.separator}${message}` : undefined;
 }
 
 const joinPath = (at: string, pointer: string): string =>
   pointer.split('/').slice(1).reduce((path, part) => (/^[0-9]+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`), at);
 
-function describe(error: ValueError, at: string): string {
+function describe(error: ValueError, at: string, style: DetailStyle): string {
   const path = joinPath(at, error.path) || 'the body';
+  const say = (problem: string): string => `${path}${style.separator}${problem}`;
   const schema = error.schema as Loose;
-  if (error.message === 'Unexpected property') return `${path} is not a field of this request`;
-  if (error.message === 'Expected required property') return `${path} is required`;
-  if (typeof schema['errorMessage'] === 'string') return `${path} ${schema['errorMessage']}`;
+  if (error.message === 'Unexpected property') return say(style.unknownField);
+  if (error.message === 'Expected required property') return say('is required');
+  if (typeof schema['errorMessage'] === 'string') return say(schema['errorMessage']);
   const nullable = nullableOf(schema);
   if (nullable !== undefined) {
     // A nullable field with a value that is not null: what is wrong with that value.
     const [inner] = Value.Errors(nullable, error.value);
-    if (inner === undefined) return `${path} has the wrong type or value`;
-    return inner.path === '' && typeof nullable['errorMessage'] !== 'string' ? `${path} ${mustBe(nullable, inner)} or null` : describe(inner, path);
+    if (inner === undefined) return say('has the wrong type or value');
+    return inner.path === '' && typeof nullable['errorMessage'] !== 'string' ? say(`${mustBe(nullable, inner)} or null`) : describe(inner, path, style);
   }
-  return `${path} ${mustBe(schema, error)}`;
+  return say(mustBe(schema, error));
 }
 
 type Loose = TSchema & Record<string, unknown>;

@@ -1,6 +1,9 @@
 // POST /v1/sms/send: the body checked in the order the wire contract implies,
 // and the spec's billing rule (one message per 160 characters of cleaned text).
-import { toGsm7 } from './gsm7.ts';
+// The text is converted to GSM once, in one pass that stops past the length limit
+// (HERALD_MAX_SMS_SEGMENTS messages); the count of numbers is checked before any is read.
+import { toGsm7, toGsm7Within } from './gsm7.ts';
+import { DEFAULT_LIMITS, type RequestLimits } from './request-limits.ts';
 import { ok, reject } from './result.ts';
 import type { Offending, Result } from './result.ts';
 import { echoText, isJsonObject, ownField } from './json-object.ts';
@@ -21,23 +24,25 @@ export interface SmsRequest {
   readonly numbers: readonly string[];
 }
 
-/** Messages billed for one recipient: ceil(code points / 160) of the GSM-cleaned text. */
+/** Messages billed for one recipient: ceil(characters / 160) of the GSM-cleaned text. */
 export function segmentCount(text: string): number {
-  // toGsm7 is idempotent, so cleaned input is counted unchanged.
-  return Math.ceil(Array.from(toGsm7(text)).length / SMS_SEGMENT_LENGTH);
+  // toGsm7 is idempotent, so cleaned input is counted unchanged; each GSM character is one code unit.
+  return Math.ceil(toGsm7(text).length / SMS_SEGMENT_LENGTH);
 }
 
-/** The GSM-cleaned text in 160-character chunks; never splits a code point. */
-export function splitSegments(text: string): string[] {
-  const chars = Array.from(toGsm7(text));
+/** Text already in GSM (toGsm7's result) in 160-character chunks: no conversion again. */
+export function splitGsmText(gsmText: string): string[] {
   const segments: string[] = [];
-  for (let start = 0; start < chars.length; start += SMS_SEGMENT_LENGTH) {
-    segments.push(chars.slice(start, start + SMS_SEGMENT_LENGTH).join(''));
-  }
+  for (let start = 0; start < gsmText.length; start += SMS_SEGMENT_LENGTH) segments.push(gsmText.slice(start, start + SMS_SEGMENT_LENGTH));
   return segments;
 }
 
-export function parseSmsRequest(body: unknown): Result<SmsRequest> {
+/** The GSM-cleaned text in 160-character chunks. */
+export function splitSegments(text: string): string[] {
+  return splitGsmText(toGsm7(text));
+}
+
+export function parseSmsRequest(body: unknown, limits: RequestLimits = DEFAULT_LIMITS): Result<SmsRequest> {
   if (!isJsonObject(body)) return reject('invalidRequest1');
 
   const numbers = ownField(body, 'mobile_numbers');
@@ -45,6 +50,8 @@ export function parseSmsRequest(body: unknown): Result<SmsRequest> {
 
   const message = ownField(body, 'message');
   if (typeof message !== 'string' || message.trim() === '') return reject('smsMessageMissing');
+
+  if (numbers.length > limits.maxSmsNumbers) return reject('tooManyMobileNumbers', { detail: `at most ${limits.maxSmsNumbers} numbers` });
 
   // Index loop, not `every`/`filter`, so holes are seen and reported too.
   const offending: Offending[] = [];
@@ -56,9 +63,16 @@ export function parseSmsRequest(body: unknown): Result<SmsRequest> {
   }
   if (offending.length > 0) return reject('mobileWrongStructure', { offending });
 
+  // Past the limit in GSM characters the message is refused. A code point takes at most two
+  // code units and conversion removes more than it adds, so a message over twice the limit
+  // in code units is refused before it is converted at all.
+  const maxLength = limits.maxSmsSegments * SMS_SEGMENT_LENGTH;
+  const tooLong = reject('smsTooLong', { detail: `at most ${limits.maxSmsSegments} messages of ${SMS_SEGMENT_LENGTH} characters (${maxLength} characters after GSM conversion)` });
+  if (message.length > 2 * maxLength) return tooLong;
+  const text = toGsm7Within(message, maxLength);
+  if (text === null) return tooLong;
   // An all-emoji message cleans to nothing: there is nothing to send or bill.
-  const text = toGsm7(message);
   if (text.trim() === '') return reject('smsMessageMissing');
 
-  return ok({ text, segments: segmentCount(text), numbers: valid });
+  return ok({ text, segments: Math.ceil(text.length / SMS_SEGMENT_LENGTH), numbers: valid });
 }

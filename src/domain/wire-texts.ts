@@ -76,6 +76,18 @@ export const WIRE_TEXTS = {
   // /v1/webhooks: a test event or a retry while the account has nowhere to post, 409
   webhookUrlMissing: 'No webhook URL is set',
 
+  // Request limits (domain/request-limits.ts; README "Limits"), 400 with a `detail` naming the limit
+  tooManyRecipients: 'Too many recipients',
+  tooManyAttachments: 'Too many attachments',
+  attachmentsTooLarge: 'Attachments are too large',
+  subjectTooLong: 'Subject is too long',
+  templateTooLarge: 'Template is too large',
+  templateTooManyPlaceholders: 'Template has too many placeholders',
+  templateTooDeep: 'Template blocks are nested too deeply',
+  renderedTooLarge: 'Rendered email is too large',
+  smsTooLong: 'Message is too long',
+  tooManyMobileNumbers: 'Too many mobile numbers',
+
   // /v1/suppressions and /v1/contacts (and an import's rows), 400
   suppressionEmailMissing: 'Email missing or empty!',
   suppressionEmailWrongStructure: 'The email address has the wrong structure!',
@@ -86,15 +98,6 @@ export const WIRE_TEXTS = {
   importNotArray: 'A JSON import must be an array of contacts',
   importMediaType: 'Unsupported Media Type, send text/csv or application/json',
 
-  // /v1/campaigns: an action the campaign's status does not allow (409, with `status`),
-  // and a send whose audience holds nobody (400)
-  campaignState: 'The campaign cannot do this in its current status',
-  campaignEmpty: 'The campaign has no recipients',
-
-  // Answered on the connection before any route sees the request (http/client-connections.ts)
-  requestTimedOut: 'Request timed out',
-  headersTooLarge: 'Request header fields too large',
-  malformedRequest: 'Invalid request, malformed HTTP',
   // Users, sign-in and sessions of the web application (issue 12; docs/users-and-sessions.md)
   signInFailed: 'Incorrect email or password',
   currentPasswordIncorrect: 'The current password is incorrect',
@@ -110,6 +113,16 @@ export const WIRE_TEXTS = {
   totpNotStarted: 'Start the two-factor set-up first',
   totpNotOn: 'Two-factor sign-in is off',
   passwordResetSent: 'If a user has this address, an email with a link to set a new password is on its way',
+
+  // /v1/campaigns: an action the campaign's status does not allow (409, with `status`),
+  // and a send whose audience holds nobody (400)
+  campaignState: 'The campaign cannot do this in its current status',
+  campaignEmpty: 'The campaign has no recipients',
+
+  // Answered on the connection before any route sees the request (http/client-connections.ts)
+  requestTimedOut: 'Request timed out',
+  headersTooLarge: 'Request header fields too large',
+  malformedRequest: 'Invalid request, malformed HTTP',
 } as const;
 
 export type WireCode = keyof typeof WIRE_TEXTS;

@@ -6,14 +6,14 @@ import type { Logger } from 'pino';
 import type { AdminTokenCheck } from '../app/admin-token.ts';
 import type { AuthDeps } from '../app/sessions.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
-import { requestLog } from './plugins/request-log.ts';
-import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { v1AuthenticationHook } from './plugins/session-auth.ts';
 import type { SignInThrottle } from './plugins/sign-in-throttle.ts';
 import { meRoutes } from './routes/me.ts';
 import { operatorSessionRoutes } from './routes/admin/operator-session.ts';
 import { signInRoutes } from './routes/sign-in.ts';
 import { userRoutes } from './routes/users.ts';
+import { requestLog } from './plugins/request-log.ts';
+import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { declareRouteAccess, routeAccessHook } from './route-access.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -36,10 +36,13 @@ import { campaignRoutes } from './routes/campaigns.ts';
 import { sendRejection } from './wire-errors.ts';
 import { useBoundedJsonParser } from './json-body.ts';
 import { addRequestIdHeader, failedRequestHandler, requestIdOf } from './failed-request.ts';
+import { inputValidator } from './input-validation.ts';
+import { ACCOUNT_API_STYLE, OPERATOR_API_STYLE } from '../domain/schema-check.ts';
 import { eventWebhooks } from './schemas.ts';
+import { SESSION_COOKIE } from './account-api-schemas.ts';
+import { limitDocs } from './limits-table.ts';
 import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
 import { webAppRoutes } from './web-app.ts';
-import { SESSION_COOKIE } from './account-api-schemas.ts';
 
 export interface HttpDeps {
   readonly app: AuthDeps;
@@ -94,12 +97,14 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   // The interface is JSON only; Fastify's default text/plain parser would hand a
   // string to the use cases, and a 415 says more than "missing parameters".
   app.removeContentTypeParser('text/plain');
-  // UTF-8 only, bounded in depth and element count before JSON.parse (prototype keys removed as above).
-  useBoundedJsonParser(app);
   // Session cookies (the web application and the operator console): parsed on every request, set by sign-in.
   await app.register(cookie);
+  // UTF-8 only, bounded in depth and element count before JSON.parse (prototype keys removed as above).
+  useBoundedJsonParser(app);
 
-  // Schemas are documentation for the wire routes: never reject, never reshape.
+  // Schemas are documentation for the wire routes: never reject, never reshape. The
+  // account and operator APIs check the inputs herald owns (TypeBox schemas) with
+  // input-validation.ts, each in its own style.
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
@@ -116,6 +121,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
           },
         },
         webhooks: eventWebhooks(),
+        // The request limits in effect on this server (README "Limits"); an extension, which the types do not list.
+        ...{ 'x-herald-limits': limitDocs(deps.app.limits) },
       },
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });
@@ -130,6 +137,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   if (deps.healthOnly === true) return app;
 
   await app.register(async (v1) => {
+    v1.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE, ['querystring']));
     v1.addHook('onRoute', declareRouteAccess);
     v1.addHook('onRequest', v1AuthenticationHook({ app: deps.app, rateLimiter: deps.rateLimiter }));
     v1.addHook('onRequest', routeAccessHook);
@@ -154,7 +162,10 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));
   await app.register(async (recipient) => trackingRoutes(recipient, deps));
   await app.register(async (subscriber) => consentRoutes(subscriber, deps));
-  await app.register(async (admin) => adminRoutes(admin, deps));
+  await app.register(async (admin) => {
+    admin.setValidatorCompiler(inputValidator(OPERATOR_API_STYLE, ['body', 'querystring']));
+    adminRoutes(admin, deps);
+  });
   await app.register(async (open) => jwksRoutes(open, deps.app));
   await app.register(async (web) => webAppRoutes(web, deps.webRoot));
 

@@ -110,19 +110,6 @@ export const messageView = {
   },
 } as const;
 
-export const messageQuery = {
-  type: 'object',
-  properties: {
-    status: { type: 'string', enum: MESSAGE_STATUSES },
-    channel: { type: 'string', enum: ['email', 'sms', 'whatsapp'] },
-    since: { type: 'string', description: 'Created at or after: ISO 8601 time or epoch milliseconds' },
-    until: { type: 'string', description: 'Created before: ISO 8601 time or epoch milliseconds' },
-    recipient: { type: 'string', description: 'Exact recipient address or number' },
-    cursor: { type: 'string', description: 'next_cursor of the previous page' },
-    limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
-  },
-} as const;
-
 export const messagePage = {
   type: 'object', required: ['data', 'next_cursor'],
   properties: {
@@ -157,6 +144,9 @@ const eventPayloadSchema = (type: EventType) => ({
         metadata: { type: 'object', description: 'The send\'s own `metadata`, when it carried one' },
         certified: { type: 'boolean', const: true, description: 'Certified email only; certified email has no tracking fields' },
         tracking: { type: 'object', properties: { opens: { type: 'boolean' }, clicks: { type: 'boolean' } }, description: 'Email that is not certified' },
+        campaign_id: { type: 'string', description: 'A message of a campaign of /v1/campaigns: the campaign (the Email Marketing family)' },
+        campaign_name: { type: 'string', description: 'With campaign_id: the campaign\'s name' },
+        list_ids: { type: 'array', items: { type: 'string' }, description: 'With campaign_id: the lists the campaign was sent to' },
       },
       additionalProperties: true,
     },

@@ -29,10 +29,6 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   storeUnavailable: { status: 503, shape: 'application' },
   invalidSignature: { status: 401, shape: 'application' },
   webhookUrlMissing: { status: 409, shape: 'application' },
-  campaignState: { status: 409, shape: 'application' },
-  requestTimedOut: { status: 408, shape: 'application' },
-  headersTooLarge: { status: 431, shape: 'application' },
-  malformedRequest: { status: 400, shape: 'application' },
   signInFailed: { status: 401, shape: 'application' },
   currentPasswordIncorrect: { status: 400, shape: 'application' },
   totpRequired: { status: 401, shape: 'application' },
@@ -46,6 +42,10 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   totpAlreadyOn: { status: 409, shape: 'application' },
   totpNotStarted: { status: 409, shape: 'application' },
   totpNotOn: { status: 409, shape: 'application' },
+  campaignState: { status: 409, shape: 'application' },
+  requestTimedOut: { status: 408, shape: 'application' },
+  headersTooLarge: { status: 431, shape: 'application' },
+  malformedRequest: { status: 400, shape: 'application' },
 };
 
 export interface WireError {

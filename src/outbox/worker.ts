@@ -5,6 +5,7 @@ import type { EmailPayload, Outbound, SmsPayload, WhatsappPayload } from '../dom
 import type { Metrics } from '../metrics/registry.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
+import { LeaseLoop } from '../queue/lease-loop.ts';
 import { claimDue, releaseAllLeases, type ClaimedMessage } from './claim.ts';
 import { recordOutcome, type CompletionDeps } from './complete.ts';
 
@@ -34,16 +35,9 @@ type WorkerDeps = CompletionDeps & {
 };
 
 /**
- * The delivery loop. Each channel has `concurrency` slots; the loop claims due rows
- * of a channel while it has free slots and starts their deliveries without waiting
- * for one another, so a slow peer holds only the slots of its own messages and never
- * the traffic of another channel. Modes:
- *  - idle: no channel named; sleeps until wake() (a commit in this process names every
- *    channel, a finished delivery its own) or the poll timer (every channel);
- *  - claiming: claims for the named channels that have free slots; a full claim names
- *    its channel again;
- *  - stopping: claims nothing more and waits for in-flight deliveries (each bounded
- *    by its transport's time-outs). A lease whose delivery never finished expires.
+ * The outbox's queue on the lease loop (queue/lease-loop.ts, where the modes are
+ * described): one lane per channel, so a slow peer holds only the slots of its own
+ * channel; each delivery records its outcome as it comes (outbox/complete.ts).
  */
 export class OutboxWorker {
   readonly #deps: WorkerDeps;
@@ -51,30 +45,30 @@ export class OutboxWorker {
   /** Claims and outcomes are units of work of this committer (grouped with the accepts on SQLite). */
   readonly #commit: Committer;
   readonly #abort = new AbortController();
-  readonly #inFlight = new Map<Channel, Set<Promise<void>>>(CHANNELS.map((c) => [c, new Set()]));
-  #running = false;
-  #loop: Promise<void> | undefined;
-  #wakeUp: (() => void) | undefined;
-  #lastTurnAt: number | undefined;
-  /** Channels that may have due rows: a commit or the poll names them all, a finished delivery its own. */
-  readonly #pending = new Set<Channel>();
+  readonly #loop: LeaseLoop<Channel, ClaimedMessage>;
 
   constructor(deps: WorkerDeps, options: WorkerOptions) {
     this.#deps = deps;
     this.#options = options;
     this.#commit = deps.commit ?? transactionPerWork(deps.db);
+    const { batchSize, concurrency, pollMs } = options;
+    this.#loop = new LeaseLoop<Channel, ClaimedMessage>({
+      name: 'outbox',
+      lanes: CHANNELS,
+      releaseAllLeases: () => releaseAllLeases(deps.db, deps.clock()),
+      claim: (channel, limit) => this.#claim(channel, limit),
+      deliver: (message) => this.#deliver(message),
+      unwritten: () => 0,
+    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock });
   }
 
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#loop = this.#recoverLeases().then(() => this.#run());
+    this.#loop.start();
   }
 
+  /** Rows may be due in `channel` (every channel when none is named). */
   wake(channel?: Channel): void {
-    if (channel === undefined) for (const c of CHANNELS) this.#pending.add(c);
-    else this.#pending.add(channel);
-    this.#wakeUp?.();
+    this.#loop.wake(channel);
   }
 
   /**
@@ -83,105 +77,23 @@ export class OutboxWorker {
    * returns) or stopped. Undefined before its first turn. /readyz reads it.
    */
   lastTurnAt(): number | undefined {
-    return this.#lastTurnAt;
+    return this.#loop.lastTurnAt();
   }
 
-  async stop(): Promise<void> {
-    this.#running = false;
-    this.#wakeUp?.();
-    await this.#loop;
-    await this.#settled();
+  /** Claims nothing more and waits for the deliveries in flight. */
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** Claims and delivers until nothing is due and nothing is in flight; for tests and benchmarks. */
-  async drain(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const started = await this.#claim(CHANNELS, true);
-      total += started;
-      await this.#settled();
-      if (started === 0) return total;
-    }
+  drain(): Promise<number> {
+    return this.#loop.drain();
   }
 
-  async #recoverLeases(): Promise<void> {
-    if (!this.#deps.capabilities.singleServerProcess) return;
-    try {
-      const released = await releaseAllLeases(this.#deps.db, this.#deps.clock());
-      if (released > 0) this.#deps.logger.warn({ released }, 'released the leases of a previous run that did not stop cleanly; those messages are retried');
-    } catch (error) {
-      this.#deps.logger.error({ err: error }, 'could not release old leases; they will expire');
-    }
-  }
-
-  async #run(): Promise<void> {
-    this.wake(); // rows may be due from before this start
-    while (this.#running) {
-      this.#lastTurnAt = this.#deps.clock();
-      if (this.#pending.size === 0) await this.#idle();
-      if (!this.#running) break;
-      const channels = [...this.#pending];
-      this.#pending.clear();
-      try {
-        await this.#claim(channels, false);
-      } catch (error) {
-        // A store hiccup must not end the loop; the next poll tries again.
-        this.#deps.logger.error({ err: error }, 'outbox claim failed');
-      }
-    }
-  }
-
-  /**
-   * One claim for each of `channels` that has enough free slots; a channel whose claim
-   * came back full may have more due and is named again. A busy channel refills in
-   * batches (a quarter of its slots) rather than one slot at a time, which keeps claims
-   * few and large. Returns how many deliveries it started.
-   */
-  async #claim(channels: readonly Channel[], anyFreeSlot: boolean): Promise<number> {
-    const { owner, leaseMs, batchSize, concurrency } = this.#options;
-    const refillAt = anyFreeSlot ? 1 : Math.max(1, Math.min(batchSize, Math.ceil(concurrency / 4)));
-    let started = 0;
-    for (const channel of channels) {
-      const inFlight = this.#inFlight.get(channel)!;
-      const free = concurrency - inFlight.size;
-      if (free <= 0 || (inFlight.size > 0 && free < refillAt)) continue;
-      const limit = Math.min(free, batchSize);
-      const claimed = await claimDue(this.#deps.db, this.#deps.capabilities, { owner, now: this.#deps.clock(), leaseMs, limit, channel }, this.#deps.newId, this.#commit);
-      for (const message of claimed) {
-        const delivery = this.#deliver(message).finally(() => {
-          inFlight.delete(delivery);
-          this.wake(channel);
-        });
-        inFlight.add(delivery);
-      }
-      if (claimed.length === limit) this.#pending.add(channel);
-      started += claimed.length;
-    }
-    return started;
-  }
-
-  async #settled(): Promise<void> {
-    for (;;) {
-      const pending = [...this.#inFlight.values()].flatMap((set) => [...set]);
-      if (pending.length === 0) return;
-      await Promise.allSettled(pending);
-    }
-  }
-
-  /** Sleeps until wake() or the poll timer; the timer names every channel (retries falling due, leases expiring). */
-  #idle(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        for (const c of CHANNELS) this.#pending.add(c);
-        done();
-      }, this.#options.pollMs);
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#wakeUp = undefined;
-        resolve();
-      };
-      this.#wakeUp = done;
-    });
+  #claim(channel: Channel, limit: number): Promise<readonly ClaimedMessage[]> {
+    if (limit === 0) return Promise.resolve([]);
+    const { owner, leaseMs } = this.#options;
+    return claimDue(this.#deps.db, this.#deps.capabilities, { owner, now: this.#deps.clock(), leaseMs, limit, channel }, this.#deps.newId, this.#commit);
   }
 
   async #deliver(message: ClaimedMessage): Promise<void> {

@@ -53,6 +53,7 @@ export async function insertAccount(db: Executor, id: string, now: number, field
     ip_allow_list: '[]', email_enabled: 1, sms_enabled: 1, whatsapp_enabled: 1, webhook_url: null,
     whatsapp_phone_number_id: null, whatsapp_access_token: null,
     webhook_events: null, webhook_secret: null, webhook_secret_previous: null, webhook_secret_previous_until: null,
+    webhook_disabled_at: null, webhook_disabled_reason: null,
     track_opens: 1, track_clicks: 1,
     created_at: now, updated_at: now, ...toColumns(fields),
   };

@@ -225,9 +225,17 @@ export async function releaseCampaign(db: Executor, id: string, owner: string, d
 
 const RELEASE = statement('update campaigns set lease_owner = null, lease_expires_at = null, due_at = $1 where id = $2 and lease_owner = $3');
 
+/** Lets go of a campaign someone paused or cancelled under the runner: its due time is the move's. */
+export async function releaseLease(db: Executor, id: string, owner: string): Promise<void> {
+  await execute(db, RELEASE_LEASE, [id, owner]);
+}
+
+const RELEASE_LEASE = statement('update campaigns set lease_owner = null, lease_expires_at = null where id = $1 and lease_owner = $2');
+
 /** Lets go of every lease (embedded SQLite at start: their holders belonged to a previous run). */
-export async function releaseAllCampaigns(db: Executor): Promise<void> {
-  await db.updateTable('campaigns').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', 'is not', null).execute();
+export async function releaseAllCampaigns(db: Executor): Promise<number> {
+  const result = await db.updateTable('campaigns').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', 'is not', null).executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** Whether any of the campaign's messages still has delivery work (queued, in flight, deferred). */
@@ -235,6 +243,15 @@ export async function hasPendingMessages(db: Executor, campaignId: string): Prom
   const rows = await queryRows(db, PENDING, [campaignId]);
   return rows.length > 0;
 }
+
+/** How many of the campaign's messages wait in the outbox, counted up to `cap` (the runner's backlog check). */
+export async function countPendingMessages(db: Executor, campaignId: string, cap: number): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(db, PENDING_UP_TO, [campaignId, cap]);
+  return Number(row?.n ?? 0);
+}
+
+const PENDING_UP_TO = statement(`
+  select count(*) as n from (select 1 from outbox o join messages m on m.id = o.message_id where m.campaign_id = $1 limit $2) pending`);
 
 // From the outbox side: near the end of a campaign the outbox holds few rows.
 const PENDING = statement('select 1 from outbox o join messages m on m.id = o.message_id where m.campaign_id = $1 limit 1');

@@ -26,6 +26,9 @@ export interface AccountsTable {
   webhook_secret: string | null; // whsec_<base64>, Standard Webhooks
   webhook_secret_previous: string | null;
   webhook_secret_previous_until: number | null;
+  /** Set when the endpoint answered 410 Gone (migration 0005); cleared when the settings are saved again. */
+  webhook_disabled_at: number | null;
+  webhook_disabled_reason: string | null;
   track_opens: number;
   track_clicks: number;
 }
@@ -299,47 +302,6 @@ export interface ContactImportChunksTable {
   data: string;
 }
 
-/** An email campaign: content, audience, state, billing and the runner's progress (migration 0010). */
-export interface CampaignsTable {
-  id: string;
-  account_id: string;
-  name: string;
-  status: string; // draft | scheduled | running | paused | finished | cancelled
-  subject: string;
-  from_email: string;
-  from_name: string;
-  reply_to_email: string;
-  reply_to_name: string;
-  body: string | null;
-  template_id: string | null;
-  variables: Generated<string>; // JSON object of strings
-  lists: string; // JSON array of list ids
-  exclude_lists: Generated<string>; // JSON array of list ids
-  filter: string | null; // JSON filter (campaigns/segment-filter.ts)
-  send_at: number | null;
-  messages_per_minute: number | null;
-  parent_id: string | null;
-  resend_to: string | null; // not_opened | not_clicked
-  content: string | null; // JSON {subject, html, text}, fixed at send
-  track_opens: Generated<number>;
-  track_clicks: Generated<number>;
-  cutoff: string | null;
-  cursor: string | null;
-  walked: Generated<number>;
-  billed: Generated<number>;
-  queued: Generated<number>;
-  dropped: Generated<number>;
-  refunded: Generated<number>;
-  next_at: number | null;
-  due_at: number | null;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  created_at: number;
-  updated_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-}
-
 export interface UsersTable {
   id: string;
   account_id: string;
@@ -380,6 +342,48 @@ export interface OperatorSessionsTable {
   last_seen_at: number;
   expires_at: number;
   ended_at: number | null;
+}
+
+
+/** An email campaign: content, audience, state, billing and the runner's progress (migration 0010). */
+export interface CampaignsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  status: string; // draft | scheduled | running | paused | finished | cancelled
+  subject: string;
+  from_email: string;
+  from_name: string;
+  reply_to_email: string;
+  reply_to_name: string;
+  body: string | null;
+  template_id: string | null;
+  variables: Generated<string>; // JSON object of strings
+  lists: string; // JSON array of list ids
+  exclude_lists: Generated<string>; // JSON array of list ids
+  filter: string | null; // JSON filter (campaigns/segment-filter.ts)
+  send_at: number | null;
+  messages_per_minute: number | null;
+  parent_id: string | null;
+  resend_to: string | null; // not_opened | not_clicked
+  content: string | null; // JSON {subject, html, text}, fixed at send
+  track_opens: Generated<number>;
+  track_clicks: Generated<number>;
+  cutoff: string | null;
+  cursor: string | null;
+  walked: Generated<number>;
+  billed: Generated<number>;
+  queued: Generated<number>;
+  dropped: Generated<number>;
+  refunded: Generated<number>;
+  next_at: number | null;
+  due_at: number | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  finished_at: number | null;
 }
 
 export interface Database {

@@ -1,7 +1,7 @@
 // The one place where the storage engines differ. Everything else in store/ and
 // outbox/ goes through Kysely (its builder, or prepared-statement.ts on the hot paths)
 // and reads the capability flags below.
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
@@ -153,10 +153,22 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * The database holds DKIM private keys, API key hashes and every message: its folder
+ * is created 0700 and the file 0600, readable by the service's user only. SQLite gives
+ * its -wal and -shm files the database file's mode, so they follow. An existing folder
+ * or file keeps the mode the operator gave it.
+ */
+function createPrivately(location: string): void {
+  mkdirSync(dirname(location), { recursive: true, mode: 0o700 });
+  // 'a' creates the file if missing and never truncates; the mode applies only on creation.
+  closeSync(openSync(location, 'a', 0o600));
+}
+
 function openSqlite(location: string): OpenedStore {
   let opened: NodeSqliteDatabase | undefined;
   const open = (): SqliteDatabase => {
-    if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
+    if (location !== ':memory:') createPrivately(location);
     const raw = new DatabaseSync(location, { timeout: 5000 });
     // WAL lets readers (the CLI, /readyz) proceed while the service writes;
     // synchronous=FULL syncs the WAL at every commit, so a 200 answer means the

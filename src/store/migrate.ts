@@ -4,6 +4,7 @@ import * as initial from './migrations/0001-initial.ts';
 import * as realDelivery from './migrations/0002-real-delivery.ts';
 import * as events from './migrations/0003-events.ts';
 import * as routeScopes from './migrations/0004-route-scopes.ts';
+import * as webhookDisabled from './migrations/0005-webhook-disabled.ts';
 import * as mimePieces from './migrations/0006-mime-pieces.ts';
 import * as users from './migrations/0008-users.ts';
 import * as audience from './migrations/0009-audience.ts';
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-real-delivery': realDelivery,
   '0003-events': events,
   '0004-route-scopes': routeScopes,
+  '0005-webhook-disabled': webhookDisabled,
   '0006-mime-pieces': mimePieces,
   '0008-users': users,
   '0009-audience': audience,

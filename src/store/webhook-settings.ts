@@ -12,14 +12,20 @@ export interface WebhookSettings {
   readonly secret: string | null;
   readonly previousSecret: string | null;
   readonly previousSecretUntil: number | null;
+  /** Set when the endpoint answered 410 Gone; nothing is posted until the settings are saved again. */
+  readonly disabled: { readonly at: number; readonly reason: string } | null;
 }
 
 type SettingsRow = {
   id: string; webhook_url: string | null; webhook_events: string | null; webhook_secret: string | null;
   webhook_secret_previous: string | null; webhook_secret_previous_until: number | null;
+  webhook_disabled_at: number | null; webhook_disabled_reason: string | null;
 };
 
-const COLUMNS = ['id', 'webhook_url', 'webhook_events', 'webhook_secret', 'webhook_secret_previous', 'webhook_secret_previous_until'] as const;
+const COLUMNS = [
+  'id', 'webhook_url', 'webhook_events', 'webhook_secret', 'webhook_secret_previous', 'webhook_secret_previous_until',
+  'webhook_disabled_at', 'webhook_disabled_reason',
+] as const;
 
 function toSettings(row: SettingsRow): WebhookSettings {
   return {
@@ -29,6 +35,7 @@ function toSettings(row: SettingsRow): WebhookSettings {
     secret: row.webhook_secret,
     previousSecret: row.webhook_secret_previous,
     previousSecretUntil: row.webhook_secret_previous_until === null ? null : Number(row.webhook_secret_previous_until),
+    disabled: row.webhook_disabled_at === null ? null : { at: Number(row.webhook_disabled_at), reason: row.webhook_disabled_reason ?? '' },
   };
 }
 
@@ -44,15 +51,20 @@ export async function findWebhookSettingsOf(db: Executor, accountIds: readonly s
   return new Map(rows.map((row) => [row.id, toSettings(row)]));
 }
 
-/** Sets the URL and the filter as given (either may be left out). */
+/**
+ * Sets the URL and the filter as given (either may be left out). Setting the URL (the
+ * same or another) is saving the settings again: it enables a disabled endpoint.
+ */
 export async function setWebhookTarget(
   db: Executor,
   accountId: string,
   target: { readonly url?: string | null; readonly events?: readonly EventType[] | null },
   now: number,
 ): Promise<void> {
-  const columns: { webhook_url?: string | null; webhook_events?: string | null; updated_at: number } = { updated_at: now };
-  if (target.url !== undefined) columns.webhook_url = target.url;
+  const columns: {
+    webhook_url?: string | null; webhook_events?: string | null; webhook_disabled_at?: null; webhook_disabled_reason?: null; updated_at: number;
+  } = { updated_at: now };
+  if (target.url !== undefined) Object.assign(columns, { webhook_url: target.url, webhook_disabled_at: null, webhook_disabled_reason: null });
   if (target.events !== undefined) columns.webhook_events = target.events === null ? null : JSON.stringify(target.events);
   await db.updateTable('accounts').set(columns).where('id', '=', accountId).execute();
 }

@@ -3,33 +3,17 @@
 // real certified delivery to the SMTP peer on loopback.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Service } from '../../src/service.ts';
 import { startSmtpSink } from '../peers/smtp-sink.ts';
 import { emailBody, get, openAccount, post, startService } from '../support/service.ts';
-
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-
-interface Run { readonly code: number | null; readonly stdout: string; readonly stderr: string }
+import { heraldCli } from '../support/child-process.ts';
 
 /** The CLI with only the given HERALD_* settings (none: no installation at all). */
-function herald(env: Record<string, string>, ...args: string[]): Promise<Run> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('HERALD_')));
-  const child = spawn(process.execPath, ['src/cli/main.ts', ...args], { cwd: REPO, env: { ...base, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const herald = heraldCli;
 
 interface Saved {
   readonly service: Service;

@@ -1,22 +1,14 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { post, startService } from '../support/service.ts';
+import { heraldCli, type Run } from '../support/child-process.ts';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 /** A fresh SQLite file for the test, removed when it ends. */
 function databaseUrl(t: TestContext): string {
@@ -25,18 +17,9 @@ function databaseUrl(t: TestContext): string {
   return `sqlite:${join(dir, 'h.db')}`;
 }
 
-/** Runs the CLI as an operator would, with only the given HERALD_* settings. */
+/** Runs the CLI as an operator would, with only HERALD_DATABASE_URL set. */
 function herald(url: string, ...args: string[]): Promise<Run> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('HERALD_')));
-  const child = spawn(process.execPath, ['src/cli/main.ts', ...args], { cwd: REPO, env: { ...env, HERALD_DATABASE_URL: url } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return heraldCli({ HERALD_DATABASE_URL: url }, ...args);
 }
 
 async function createAcme(url: string): Promise<{ account: { id: string }; apiKey: { id: string; apiKey: string } }> {

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { complaintDetails, isComplaint, parseFeedbackReport, type FeedbackReport } from '../../src/domain/arf.ts';
-import { readInboundReport } from '../../src/events/inbound-report-reader.ts';
+import { readInboundReport } from '../../src/inbound/report-reader.ts';
 
 const MSGID = '01960000-0000-7000-8000-00000000abcd';
 

@@ -7,7 +7,7 @@ import {
   bounceTypeOf, dsnBounce, msgidFromMessageId, msgidFromVerp, parseDeliveryStatus, recipientFor, replyStatusCode, statusFieldCode,
   type DeliveryStatus, type FieldGroup,
 } from '../../src/domain/dsn.ts';
-import { readInboundReport } from '../../src/events/inbound-report-reader.ts';
+import { readInboundReport } from '../../src/inbound/report-reader.ts';
 
 const MSGID = '01960000-0000-7000-8000-00000000abcd';
 

@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  checkTemplateSyntax,
-  compileTemplate,
-  renderSubject,
-  TEMPLATE_CACHE_SIZE,
-  type CompiledTemplate,
-} from '../../src/domain/email-template.ts';
+import { templateEngineFor, type CompiledTemplate, type TemplateMode } from '../../src/domain/email-template.ts';
+import { DEFAULT_LIMITS } from '../../src/domain/request-limits.ts';
+
+const engine = templateEngineFor(DEFAULT_LIMITS, 1024 * 1024);
+const compileTemplate = (source: string, mode: TemplateMode) => engine.compile(source, mode);
+const renderSubject = (subject: string, variables: Record<string, string>) => engine.renderSubject(subject, variables);
 
 function compiled(source: string, mode: 'html' | 'text'): CompiledTemplate {
   const result = compileTemplate(source, mode);
@@ -151,12 +150,12 @@ test('text mode rejects triple-stash too', () => {
   assert.deepEqual(compileTemplate('{{{name}}}', 'text'), { ok: false, rejection: { code: 'variableSyntax' } });
 });
 
-test('checkTemplateSyntax accepts a valid template', () => {
-  assert.deepEqual(checkTemplateSyntax('Hi {{name}}{{#if x}}!{{/if}}'), { ok: true, value: null });
+test('compile accepts a valid template', () => {
+  assert.equal(compileTemplate('Hi {{name}}{{#if x}}!{{/if}}', 'html').ok, true);
 });
 
-test('checkTemplateSyntax rejects an unclosed mustache', () => {
-  assert.deepEqual(checkTemplateSyntax('Hi {{name'), { ok: false, rejection: { code: 'variableSyntax' } });
+test('compile rejects an unclosed mustache', () => {
+  assert.deepEqual(compileTemplate('Hi {{name', 'html'), { ok: false, rejection: { code: 'variableSyntax' } });
 });
 
 test('renderSubject fills variables without HTML escaping', () => {
@@ -191,10 +190,13 @@ test('the cache keys on mode, so text and html of one source render differently'
   assert.equal(render('{{x}}', 'text', { x: '&' }), '&');
 });
 
-test('the cache evicts its least recently used entry beyond its bound', () => {
-  const oldest = compiled('evict-me {{x}}', 'text');
-  for (let i = 0; i < TEMPLATE_CACHE_SIZE; i++) compiled(`filler ${i} {{x}}`, 'text');
-  const again = compiled('evict-me {{x}}', 'text');
-  assert.notEqual(again, oldest);
-  assert.equal(again.render({ x: '1' }), 'evict-me 1');
+test('the cache evicts its least recently used entry once its bytes are spent', () => {
+  const small = templateEngineFor(DEFAULT_LIMITS, 4096);
+  const first = small.compile('evict-me {{x}}', 'text');
+  for (let i = 0; i < 20; i++) small.compile(`filler ${i} {{x}}`, 'text');
+  const again = small.compile('evict-me {{x}}', 'text');
+  assert.ok(first.ok && again.ok);
+  assert.notEqual(again.value, first.value);
+  assert.equal(again.value.render({ x: '1' }), 'evict-me 1');
+  assert.ok(small.cacheUsage().bytes <= 4096);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GSM7_BASIC, GSM7_EXTENSION, isGsm7, septetLength, toGsm7 } from '../../src/domain/gsm7.ts';
+import { GSM7_BASIC, GSM7_EXTENSION, isGsm7, septetLength, toGsm7, toGsm7Within } from '../../src/domain/gsm7.ts';
 
 test('the default alphabet has 128 septets with @ at 0, the escape at 0x1B and à at 0x7F', () => {
   assert.equal(GSM7_BASIC.length, 128);
@@ -95,4 +95,12 @@ test('septetLength counts each extension character as two septets', () => {
 
 test('septetLength throws on a character outside GSM', () => {
   assert.throws(() => septetLength('😀'), RangeError);
+});
+
+test('toGsm7Within converts a text of exactly its length', () => {
+  assert.equal(toGsm7Within('Canción', 7), 'Cancion');
+});
+
+test('toGsm7Within stops with null as soon as the result passes its length', () => {
+  assert.equal(toGsm7Within('ab…', 4), null);
 });

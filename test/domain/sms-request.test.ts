@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SMS_SEGMENT_LENGTH, parseSmsRequest, segmentCount, splitSegments } from '../../src/domain/sms-request.ts';
+import { SMS_SEGMENT_LENGTH, parseSmsRequest, segmentCount, splitGsmText, splitSegments } from '../../src/domain/sms-request.ts';
+import { DEFAULT_LIMITS } from '../../src/domain/request-limits.ts';
 import { WIRE_TEXTS } from '../../src/domain/wire-texts.ts';
 import type { Result } from '../../src/domain/result.ts';
 
@@ -151,4 +152,52 @@ test('a field planted on Object.prototype is not read', () => {
 test('a body with a null prototype is read like a plain object', () => {
   const body = Object.assign(Object.create(null) as object, { message: 'hi', mobile_numbers: [NUMBER] });
   assert.deepStrictEqual(parseSmsRequest(body), { ok: true, value: { text: 'hi', segments: 1, numbers: [NUMBER] } });
+});
+
+// The limits (HERALD_MAX_SMS_SEGMENTS, HERALD_MAX_SMS_NUMBERS), with the defaults: 10 and 1,000.
+
+const TOO_LONG = { ok: false, rejection: { code: 'smsTooLong', detail: 'at most 10 messages of 160 characters (1600 characters after GSM conversion)' } };
+
+test('splitGsmText cuts converted text into 160-character chunks without converting it again', () => {
+  assert.deepStrictEqual(splitGsmText('a'.repeat(161)), ['a'.repeat(160), 'a']);
+});
+
+test('1,001 numbers are refused with tooManyMobileNumbers before any is read', () => {
+  const mobile_numbers = Array.from({ length: 1001 }, () => 'not a number');
+  assert.deepStrictEqual(parseSmsRequest({ message: 'hi', mobile_numbers }, DEFAULT_LIMITS), { ok: false, rejection: { code: 'tooManyMobileNumbers', detail: 'at most 1000 numbers' } });
+});
+
+test('a message of 1,600 GSM characters is 10 messages; 1,601 is smsTooLong', () => {
+  const fits = parseSmsRequest({ message: 'a'.repeat(1600), mobile_numbers: [NUMBER] });
+  assert.equal(fits.ok && fits.value.segments, 10);
+  assert.deepStrictEqual(parseSmsRequest({ message: 'a'.repeat(1601), mobile_numbers: [NUMBER] }), TOO_LONG);
+});
+
+test('a message that conversion makes longer than the limit is smsTooLong (… becomes three dots)', () => {
+  assert.equal(parseSmsRequest({ message: '…'.repeat(533), mobile_numbers: [NUMBER] }).ok, true);
+  assert.deepStrictEqual(parseSmsRequest({ message: '…'.repeat(534), mobile_numbers: [NUMBER] }), TOO_LONG);
+});
+
+test('a message that conversion brings under the limit is sent (emoji are removed)', () => {
+  const result = parseSmsRequest({ message: `${'😀'.repeat(1500)}hi`, mobile_numbers: [NUMBER] });
+  assert.deepStrictEqual(result, { ok: true, value: { text: 'hi', segments: 1, numbers: [NUMBER] } });
+});
+
+test('a message of more than twice the limit in code units is smsTooLong before conversion', () => {
+  assert.deepStrictEqual(parseSmsRequest({ message: `hi${' '.repeat(3199)}`, mobile_numbers: [NUMBER] }), TOO_LONG);
+});
+
+test('a message of 9,000,000 characters is refused in well under a second', () => {
+  const message = 'é'.repeat(9_000_000);
+  const start = performance.now();
+  const result = parseSmsRequest({ message, mobile_numbers: [NUMBER] });
+  const ms = performance.now() - start;
+  assert.deepStrictEqual(result, TOO_LONG);
+  assert.ok(ms < 1000, `${ms} ms`);
+});
+
+test('a number entry whose toString cannot be called is echoed, not thrown on', () => {
+  assert.deepStrictEqual(parseSmsRequest({ message: 'hi', mobile_numbers: [{ toString: 1 }] }), {
+    ok: false, rejection: { code: 'mobileWrongStructure', offending: [{ mobile_number: '[object Object]' }] },
+  });
 });

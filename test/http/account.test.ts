@@ -240,7 +240,7 @@ test('GET /v1/usage?days=7 answers seven days, and a number of days out of 1 to 
   assert.deepStrictEqual(week.days.map((d: { date: string }) => d.date), ['2030-03-04', '2030-03-05', '2030-03-06', '2030-03-07', '2030-03-08', '2030-03-09', '2030-03-10']);
   assert.deepStrictEqual({ today: week.today, bounce_rate: week.bounce_rate, complaint_rate: week.complaint_rate }, { today: { email: 0, sms: 0, whatsapp: 0 }, bounce_rate: 0, complaint_rate: 0 });
   for (const days of ['0', '91', 'x']) {
-    assert.deepStrictEqual(answer(await call(service, 'GET', `/v1/usage?days=${days}`, account.apiKey)), { status: 400, body: { message: INVALID, detail: 'days: must be a whole number from 1 to 90' } });
+    assert.deepStrictEqual(answer(await call(service, 'GET', `/v1/usage?days=${days}`, account.apiKey)), { status: 400, body: { message: INVALID, detail: 'days must be a whole number from 1 to 90' } });
   }
 });
 
@@ -300,7 +300,7 @@ test('GET /v1/ledger refuses a bad time, cursor or limit by name', async (t) => 
     ['since=yesterday', 'since: must be an ISO-8601 time or epoch milliseconds'],
     ['until=2030-13-01', 'until: must be an ISO-8601 time or epoch milliseconds'],
     ['cursor=abc', 'cursor: must be the next_cursor of a previous page'],
-    ['limit=501', 'limit: must be a whole number from 1 to 500'],
+    ['limit=501', 'limit must be a whole number from 1 to 500'],
   ];
   for (const [query, detail] of cases) {
     assert.deepStrictEqual(answer(await call(service, 'GET', `/v1/ledger?${query}`, account.apiKey)), { status: 400, body: { message: INVALID, detail } }, query);

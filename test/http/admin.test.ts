@@ -573,3 +573,10 @@ test('the operator routes are in the OpenAPI document under the admin tag, with 
     assert.deepStrictEqual([operation.tags, operation.security], [['admin'], [{ adminToken: [] }]]);
   }
 });
+
+test('an operator POST without a body takes every default', async (t) => {
+  const { service } = await serviceAt(t);
+  const account = await createAccount(service);
+  const res = await service.http.inject({ method: 'POST', url: `/admin/v1/accounts/${account.id}/api-keys`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  assert.deepStrictEqual([res.statusCode, res.json().scopes], [201, ['email', 'sms', 'whatsapp', 'webhooks', 'account']]);
+});

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { recordInboundReport } from '../../src/app/record-inbound-report.ts';
-import { readInboundReport } from '../../src/events/inbound-report-reader.ts';
+import { readInboundReport } from '../../src/inbound/report-reader.ts';
 import { emailBody, get, post } from '../support/service.ts';
 import { iso, sentMail, visit, type TrackingWorld } from '../support/sent-mail.ts';
 import { startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';

@@ -269,3 +269,20 @@ test('a follow-up targets the contacts who did not open, with the same content a
   const quote = await get(w.service, `/v1/campaigns/${res.json().campaign_id}/quote`, w.account.apiKey);
   assert.equal(quote.json().recipients, 3);
 });
+
+test('another account\'s campaign has no stats, timeline, recipients or quote, and bad report queries are refused', async (t) => {
+  const w = await campaignWorld(t);
+  const { list } = await audience(w);
+  const id = await createCampaign(w, campaignBody([list]));
+  const stranger = await openAccount(w.service);
+  for (const path of ['stats', 'stats/timeline', 'recipients', 'quote']) {
+    const res = await get(w.service, `/v1/campaigns/${id}/${path}`, stranger.apiKey);
+    assert.deepStrictEqual([res.statusCode, res.json()], [404, { message: 'Not found' }], path);
+  }
+  const interval = await get(w.service, `/v1/campaigns/${id}/stats/timeline?interval=week`, w.account.apiKey);
+  assert.deepStrictEqual([interval.statusCode, interval.json()], [400, { message: INVALID, detail: 'interval must be one of: hour, day' }]);
+  const limit = await get(w.service, `/v1/campaigns/${id}/recipients?limit=0`, w.account.apiKey);
+  assert.deepStrictEqual([limit.statusCode, limit.json()], [400, { message: INVALID, detail: 'limit must be 1 to 1000' }]);
+  const status = await get(w.service, `/v1/campaigns/${id}/recipients?status=lost`, w.account.apiKey);
+  assert.deepStrictEqual([status.statusCode, status.json()], [400, { message: INVALID, detail: 'status must be a message status' }]);
+});

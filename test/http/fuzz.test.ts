@@ -67,6 +67,7 @@ const QUERIES: readonly { readonly path: string; readonly names: readonly string
   { path: '/v1/email/templates', names: ['cursor', 'limit'] },
   { path: '/v1/domains', names: ['cursor'] },
   { path: '/v1/webhooks', names: ['format'] },
+  { path: '/v1/campaigns', names: ['status', 'cursor', 'limit'] },
 ];
 /** Routes with an id in the path, and the query parameters they know. */
 const BY_ID: readonly { readonly path: (id: string) => string; readonly names: readonly string[] }[] = [
@@ -78,6 +79,12 @@ const BY_ID: readonly { readonly path: (id: string) => string; readonly names: r
   { path: (id) => `/v1/lists/${id}`, names: [] },
   { path: (id) => `/v1/webhooks/deliveries/${id}`, names: [] },
   { path: (id) => `/v1/contacts/imports/${id}`, names: [] },
+  { path: (id) => `/v1/campaigns/${id}`, names: [] },
+  { path: (id) => `/v1/campaigns/${id}/quote`, names: [] },
+  { path: (id) => `/v1/campaigns/${id}/stats`, names: [] },
+  { path: (id) => `/v1/campaigns/${id}/stats/timeline`, names: ['interval'] },
+  { path: (id) => `/v1/campaigns/${id}/recipients`, names: ['status', 'cursor', 'limit'] },
+  { path: (id) => `/v1/campaigns/tags/${id}/stats`, names: [] },
 ];
 const IDS = ['0190a0a0-0000-7000-8000-000000000000', 'x', '%00', '%ED%A0%80', '%FF', '..', '%2e%2e%2f', 'a'.repeat(2000), '💥', '-1', '__proto__', 'constructor'];
 

@@ -2,7 +2,7 @@
 // authenticated), none for health probes, one per delivery outcome.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { captureLogs } from '../support/log-capture.ts';
+import { captureLog } from '../support/captured-log.ts';
 import { emailBody, openAccount, post, smsBody, startService } from '../support/service.ts';
 
 const START = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -14,7 +14,7 @@ function stable(line: Record<string, unknown>): Record<string, unknown> {
 }
 
 test('an authenticated request is logged in one line with its account', async (t) => {
-  const { logger, lines } = captureLogs();
+  const { logger, lines } = captureLog();
   const service = await startService(t, { logger });
   const account = await openAccount(service);
   await post(service, '/v1/sms/send', account.apiKey, smsBody());
@@ -29,7 +29,7 @@ test('an authenticated request is logged in one line with its account', async (t
 });
 
 test('a request refused before authentication is logged without an account', async (t) => {
-  const { logger, lines } = captureLogs();
+  const { logger, lines } = captureLog();
   const service = await startService(t, { logger });
   await post(service, '/v1/email', 'not-a-key', emailBody());
   assert.deepStrictEqual(lines.filter((line) => line.msg === 'request completed').map(stable), [
@@ -38,7 +38,7 @@ test('a request refused before authentication is logged without an account', asy
 });
 
 test('health probes write no log line', async (t) => {
-  const { logger, lines } = captureLogs();
+  const { logger, lines } = captureLog();
   const service = await startService(t, { logger });
   const before = lines.length;
   assert.equal((await service.http.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
@@ -47,7 +47,7 @@ test('health probes write no log line', async (t) => {
 });
 
 test('each delivery outcome is one info line with the message, account, channel, status, attempt and the peer\'s words', async (t) => {
-  const { logger, lines } = captureLogs();
+  const { logger, lines } = captureLog();
   const service = await startService(t, { logger, clock: () => START });
   const account = await openAccount(service);
   const msgid = (await post(service, '/v1/sms/send', account.apiKey, smsBody())).json().messages[0].msgid as string;

@@ -1,6 +1,7 @@
 // Sign-in attempts slowed per address and per client IP (limits lowered for the test).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { publicPost, signedInUser, usersWorld, PASSWORD } from '../support/users.ts';
 
 const LIMITS = { perAddress: 3, perIp: 5, windowSeconds: 900 };
@@ -37,4 +38,16 @@ test('a successful sign-in clears the address\'s failures', async (t) => {
   assert.equal((await attempt(world, 'ana@example.org', PASSWORD, '198.51.100.1')).statusCode, 200);
   for (let i = 0; i < 2; i++) await attempt(world, 'ana@example.org', `wrong password ${i}!`, '198.51.100.2');
   assert.equal((await attempt(world, 'ana@example.org', PASSWORD, '198.51.100.3')).statusCode, 200);
+});
+
+const REDIS_URL = process.env.TEST_REDIS_URL;
+
+test('with Redis, failures counted by one API process slow the address in another', { skip: REDIS_URL === undefined || REDIS_URL === '' ? 'TEST_REDIS_URL is not set' : false }, async (t) => {
+  const env = { HERALD_REDIS_URL: REDIS_URL ?? '', HERALD_REDIS_PREFIX: `herald-test-${randomUUID()}:` };
+  const first = await usersWorld(t, { signInLimits: LIMITS, env });
+  const second = await usersWorld(t, { signInLimits: LIMITS, env });
+  for (let i = 0; i < 3; i++) assert.equal((await attempt(first, 'ana@example.org', `wrong password ${i}!`, '198.51.100.1')).statusCode, 401);
+  const res = await attempt(second, 'ana@example.org', 'any long password', '198.51.100.2');
+  assert.equal(res.statusCode, 429);
+  assert.deepStrictEqual(res.json(), THROTTLED);
 });

@@ -12,6 +12,8 @@ import { ADMIN_TOKEN, openAccount, post, smsBody, startService, type TestAccount
 
 const INVALID = 'Invalid request, a field has the wrong type or value';
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
+/** What GET /v1/webhooks says of an endpoint that was never disabled. */
+const ENABLED = { disabled_at: null, disabled_reason: null };
 const ALL_TYPES = [
   'email.sent', 'email.delivered', 'email.deferred', 'email.bounced', 'email.failed', 'email.dropped', 'email.opened', 'email.clicked',
   'email.unsubscribed', 'email.complained', 'email.certified', 'sms.sent', 'sms.delivered', 'sms.failed',
@@ -40,7 +42,7 @@ test('a new account has no webhook: no URL, no secret, every event type', async 
   const account = await openAccount(service);
   const res = await call(service, 'GET', '/v1/webhooks', account.apiKey);
   assert.equal(res.statusCode, 200);
-  assert.deepStrictEqual(res.json(), { url: null, secret: null, events: ALL_TYPES });
+  assert.deepStrictEqual(res.json(), { url: null, secret: null, events: ALL_TYPES, ...ENABLED });
 });
 
 test('setting a URL makes the signing secret, which a later change of URL keeps', async (t) => {
@@ -49,9 +51,9 @@ test('setting a URL makes the signing secret, which a later change of URL keeps'
   const first = await call(service, 'PUT', '/v1/webhooks', account.apiKey, { url: 'https://hooks.example.com/a' });
   assert.equal(first.statusCode, 200);
   assert.match(first.json().secret, SECRET);
-  assert.deepStrictEqual(first.json(), { url: 'https://hooks.example.com/a', secret: first.json().secret, events: ALL_TYPES });
+  assert.deepStrictEqual(first.json(), { url: 'https://hooks.example.com/a', secret: first.json().secret, events: ALL_TYPES, ...ENABLED });
   const second = await call(service, 'PUT', '/v1/webhooks', account.apiKey, { url: 'https://hooks.example.com/b' });
-  assert.deepStrictEqual(second.json(), { url: 'https://hooks.example.com/b', secret: first.json().secret, events: ALL_TYPES });
+  assert.deepStrictEqual(second.json(), { url: 'https://hooks.example.com/b', secret: first.json().secret, events: ALL_TYPES, ...ENABLED });
   assert.deepStrictEqual((await call(service, 'GET', '/v1/webhooks', account.apiKey)).json(), second.json());
 });
 
@@ -80,7 +82,7 @@ for (const [name, body, detail] of [
     const res = await call(service, 'PUT', '/v1/webhooks', account.apiKey, body);
     assert.equal(res.statusCode, 400);
     assert.deepStrictEqual(res.json(), { message: INVALID, detail });
-    assert.deepStrictEqual((await call(service, 'GET', '/v1/webhooks', account.apiKey)).json(), { url: null, secret: null, events: ALL_TYPES });
+    assert.deepStrictEqual((await call(service, 'GET', '/v1/webhooks', account.apiKey)).json(), { url: null, secret: null, events: ALL_TYPES, ...ENABLED });
   });
 }
 
@@ -243,7 +245,7 @@ test('the operator sees the webhook secret and filter in the account body and ca
   const patched = await admin(service, 'PATCH', `/admin/v1/accounts/${account.id}`, { webhookEvents: null });
   assert.deepStrictEqual([patched.json().webhookEvents, patched.json().webhookSecret], [null, account.webhookSecret]);
   assert.deepStrictEqual((await call(service, 'GET', '/v1/webhooks', apiKey.apiKey)).json(), {
-    url: 'https://hooks.example.com/a', secret: account.webhookSecret, events: ALL_TYPES,
+    url: 'https://hooks.example.com/a', secret: account.webhookSecret, events: ALL_TYPES, ...ENABLED,
   });
   const shown = await admin(service, 'GET', `/admin/v1/accounts/${account.id}`);
   assert.deepStrictEqual([shown.json().webhookSecret, shown.json().webhookEvents], [account.webhookSecret, null]);

@@ -45,8 +45,8 @@ export interface WebhookReceiver {
   readonly refused: ReceivedEvent[];
   /** The secrets a post may be signed with; set by the test (e.g. from GET /v1/webhooks). */
   secrets: string[];
-  /** Answer verified posts with this status from now on (200 by default). */
-  answerWith(status: number): void;
+  /** Answer verified posts with this status (and these headers, e.g. Retry-After) from now on (200 by default). */
+  answerWith(status: number, headers?: Readonly<Record<string, string>>): void;
   /** Stops listening and drops every connection: posts get ECONNREFUSED. */
   down(): Promise<void>;
   /** Listens again on the same port. */
@@ -59,6 +59,7 @@ export async function startWebhookReceiver(t: TestContext, options: { secrets?: 
   const rejected: RejectedPost[] = [];
   const refused: ReceivedEvent[] = [];
   let status = 200;
+  let answerHeaders: Readonly<Record<string, string>> = {};
 
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -96,7 +97,7 @@ export async function startWebhookReceiver(t: TestContext, options: { secrets?: 
       };
       if (status >= 200 && status <= 299) received.push(event);
       else refused.push(event);
-      response.writeHead(status, { 'content-type': 'text/plain' }).end(status >= 200 && status <= 299 ? 'ok' : 'receiver says no');
+      response.writeHead(status, { ...answerHeaders, 'content-type': 'text/plain' }).end(status >= 200 && status <= 299 ? 'ok' : 'receiver says no');
     });
   });
 
@@ -121,7 +122,10 @@ export async function startWebhookReceiver(t: TestContext, options: { secrets?: 
     rejected,
     refused,
     secrets: [...(options.secrets ?? [])],
-    answerWith(next) { status = next; },
+    answerWith(next, headers = {}) {
+      status = next;
+      answerHeaders = headers;
+    },
     down: stop,
     async up() { await listen(port); },
     close: stop,

@@ -17,7 +17,7 @@ import { openStore, type OpenedStore } from '../../src/store/dialect.ts';
 import { listLedger } from '../../src/store/ledger.ts';
 import { insertSend } from '../../src/store/messages.ts';
 import { MIGRATION_NAMES, migrateToLatest } from '../../src/store/migrate.ts';
-import { WEBHOOK_WAKE } from '../../src/events/dispatcher.ts';
+import { WEBHOOK_WAKE } from '../../src/webhooks/dispatcher.ts';
 import { OUTBOX_WAKE } from '../../src/store/notify.ts';
 import { freshSchema, TEST_POSTGRES_URL } from '../support/postgres.ts';
 import { ADMIN_TOKEN, emailBody, openAccount, post } from '../support/service.ts';

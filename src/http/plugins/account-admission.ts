@@ -27,13 +27,13 @@ function allowListOf(account: Account): AllowList {
 
 /** True when the request may go on; otherwise the refusal has been sent (the connection closes after it). */
 export async function admitAccount(
-  request: FastifyRequest, reply: FastifyReply, account: Account, rateLimiter: AccountRateLimiter, counter: UnexpectedErrorCounter,
+  request: FastifyRequest, reply: FastifyReply, account: Account, deps: { rateLimiter: AccountRateLimiter; metrics: UnexpectedErrorCounter },
 ): Promise<boolean> {
   let allowed: boolean;
   try {
     allowed = isIpAllowed(allowListOf(account), request.ip);
   } catch (error) {
-    reportUnexpected(request, counter, error, 'allow-list check failed');
+    reportUnexpected(request, deps.metrics, error, 'allow-list check failed');
     refuseBeforeBody(reply, { code: 'authInternal' });
     return false;
   }
@@ -41,7 +41,7 @@ export async function admitAccount(
     refuseBeforeBody(reply, { code: 'ipNotAllowed' });
     return false;
   }
-  const decision = await rateLimiter.consume(account.id, account.rateLimitPerSecond);
+  const decision = await deps.rateLimiter.consume(account.id, account.rateLimitPerSecond);
   // Redis out and HERALD_REDIS_FAILURE=closed: no request goes uncounted.
   if (decision === 'unavailable') {
     refuseBeforeBody(reply.header('retry-after', '1'), { code: 'storeUnavailable' });

@@ -31,7 +31,7 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
     }
     if (authentication.kind === 'invalid') return void refuseBeforeBody(reply, { code: 'invalidApiKey' });
     const { account, key } = authentication;
-    if (!(await admitAccount(request, reply, account, deps.rateLimiter, deps.keys.metrics))) return;
+    if (!(await admitAccount(request, reply, account, { rateLimiter: deps.rateLimiter, metrics: deps.keys.metrics }))) return;
     try {
       await noteKeyUse(deps.keys, key.id, request.ip);
     } catch (error) {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resolveUserSession, type AuthDeps } from '../../app/sessions.ts';
 import { SESSION_COOKIE } from '../account-api-schemas.ts';
+import { reportUnexpected } from '../failed-request.ts';
 import { refuseBeforeBody } from '../wire-errors.ts';
 import { admitAccount } from './account-admission.ts';
 import { apiKeyHook } from './api-key-auth.ts';
@@ -24,12 +25,12 @@ export function v1AuthenticationHook(deps: { app: AuthDeps; rateLimiter: Account
     try {
       signedIn = await resolveUserSession(deps.app, token);
     } catch (error) {
-      request.log.error({ err: error }, 'session store failed during authentication');
+      reportUnexpected(request, deps.app.metrics, error, 'session store failed during authentication');
       return void refuseBeforeBody(reply, { code: 'authInternal' });
     }
     if (signedIn === undefined) return void refuseBeforeBody(clearSessionCookie(reply, deps.app), { code: 'sessionExpired' });
     if (!csrfPasses(request, deps.app, token)) return void refuseBeforeBody(reply, { code: 'csrfRefused' });
-    if (!(await admitAccount(request, reply, signedIn.account, deps.rateLimiter, deps.app.metrics))) return;
+    if (!(await admitAccount(request, reply, signedIn.account, { rateLimiter: deps.rateLimiter, metrics: deps.app.metrics }))) return;
     request.caller = { account: signedIn.account, principal: { kind: 'user', user: signedIn.user, session: signedIn.session, token } };
   };
 }

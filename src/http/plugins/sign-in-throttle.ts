@@ -1,11 +1,14 @@
-import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 // Sign-in attempts slowed per address and per client IP (rate-limiter-flexible): each
 // failed attempt (wrong address, password or second-factor code) counts against both;
 // past the limit, sign-in answers 429 with Retry-After until the window ends, without
 // checking anything, so guessing costs the guesser time and herald no scrypt work. A
-// successful sign-in clears its address's count. Counted in this process; with
-// several API processes each counts on its own (docs/users-and-sessions.md).
+// successful sign-in clears its address's count. With HERALD_REDIS_URL the counts are
+// kept in Redis, shared by every API process; while Redis cannot be reached (and
+// without it) each process counts on its own (rate-limiter-flexible's insurance
+// limiter), so sign-in never stops working for want of Redis.
 
 export interface SignInLimits {
   /** Failed attempts per address within the window. */
@@ -29,9 +32,23 @@ async function waitOf(limiter: RateLimiterAbstract, key: string, points: number)
   return res !== null && res.consumedPoints >= points ? Math.max(1, res.msBeforeNext) : 0;
 }
 
-export function signInThrottle(limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS): SignInThrottle {
-  const byAddress = new RateLimiterMemory({ keyPrefix: 'signin-address', points: limits.perAddress, duration: limits.windowSeconds });
-  const byIp = new RateLimiterMemory({ keyPrefix: 'signin-ip', points: limits.perIp, duration: limits.windowSeconds });
+/** Where the counts are shared: the process's Redis client and HERALD_REDIS_PREFIX. */
+export interface SharedCounts {
+  readonly client: Redis;
+  readonly keyPrefix: string;
+}
+
+export function signInThrottle(limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS, shared?: SharedCounts): SignInThrottle {
+  const limiter = (name: string, points: number): RateLimiterAbstract => {
+    const local = new RateLimiterMemory({ keyPrefix: `signin-${name}`, points, duration: limits.windowSeconds });
+    if (shared === undefined) return local;
+    return new RateLimiterRedis({
+      storeClient: shared.client, keyPrefix: `${shared.keyPrefix}signin-${name}`, points, duration: limits.windowSeconds,
+      rejectIfRedisNotReady: true, insuranceLimiter: local,
+    });
+  };
+  const byAddress = limiter('address', limits.perAddress);
+  const byIp = limiter('ip', limits.perIp);
   return {
     async wait(ip, address) {
       return Math.max(await waitOf(byAddress, address, limits.perAddress), await waitOf(byIp, ip, limits.perIp));

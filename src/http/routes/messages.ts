@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
 import { getCapturedMessage, getEmailPreview, getMessage, listAccountMessages, type EmailPreview } from '../../app/get-message.ts';
+import { MessageListQuery } from '../../domain/message-query.ts';
 import { PREVIEW_CSP } from '../account-api-schemas.ts';
 import { callerOf, visibleChannels } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
@@ -20,10 +21,10 @@ function previewDocument(preview: EmailPreview): string {
 
 /** A message's status and events, and for captured email the MIME as it would have gone out. */
 export function messageRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.get('/v1/messages', {
+  app.get<{ Querystring: MessageListQuery }>('/v1/messages', {
     schema: {
       summary: 'The account\'s messages of the channels the key may read, newest first, with filters and a cursor', tags: ['messages'],
-      querystring: schemas.messageQuery, response: { 200: schemas.messagePage, 400: schemas.applicationError },
+      querystring: MessageListQuery, response: { 200: schemas.messagePage, 400: schemas.applicationError },
     },
     config: { access },
   }, async (request, reply) => {

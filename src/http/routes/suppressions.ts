@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
 import {
-  addAccountSuppressions, exportAccountSuppressions, listAccountSuppressions, SUPPRESSION_SEARCH_MAX, removeAccountSuppression, MAX_SUPPRESSION_PAGE, MAX_SUPPRESSIONS_PER_REQUEST, DEFAULT_SUPPRESSION_PAGE,
+  addAccountSuppressions, exportAccountSuppressions, listAccountSuppressions, removeAccountSuppression, MAX_SUPPRESSIONS_PER_REQUEST, SuppressionExportQuery, SuppressionListQuery,
 } from '../../app/suppressions.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
@@ -34,17 +34,10 @@ const tags = ['suppressions'];
 
 export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
 
-  app.get('/v1/suppressions', {
+  app.get<{ Querystring: SuppressionListQuery }>('/v1/suppressions', {
     schema: {
       summary: 'The account\'s suppressed addresses, in address order, a page at a time', tags,
-      querystring: {
-        type: 'object',
-        properties: {
-          q: { type: 'string', maxLength: SUPPRESSION_SEARCH_MAX, description: 'Only addresses containing this text (case-insensitive)' },
-          cursor: { type: 'string', description: 'next_cursor of the previous page' },
-          limit: { type: 'integer', minimum: 1, maximum: MAX_SUPPRESSION_PAGE, default: DEFAULT_SUPPRESSION_PAGE },
-        },
-      },
+      querystring: SuppressionListQuery,
       response: {
         200: { type: 'object', required: ['data', 'next_cursor'], properties: { data: { type: 'array', items: suppression }, next_cursor: { type: ['string', 'null'] } } },
         400: { description: 'A bad cursor or limit', ...schemas.applicationError },
@@ -57,10 +50,10 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
     return page.ok ? page.value : sendRejection(reply, page.rejection);
   });
 
-  app.get('/v1/suppressions/export', {
+  app.get<{ Querystring: SuppressionExportQuery }>('/v1/suppressions/export', {
     schema: {
       summary: 'The whole list as CSV (`email,reason,msgid,created_at`, RFC 4180, CRLF), in address order; `q` as for the list', tags,
-      querystring: { type: 'object', properties: { q: { type: 'string', maxLength: SUPPRESSION_SEARCH_MAX } } },
+      querystring: SuppressionExportQuery,
       response: {
         200: { description: 'text/csv, sent as an attachment named suppressions.csv', content: { 'text/csv': { schema: { type: 'string' } } } },
         400: { description: 'A bad q', ...schemas.applicationError },

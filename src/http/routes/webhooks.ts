@@ -4,7 +4,7 @@ import {
 } from '../../app/webhook-deliveries.ts';
 import { getWebhookSettings, putWebhookSettings, rotateWebhookSecretOf } from '../../app/webhook-settings.ts';
 import { EVENT_TYPES } from '../../domain/event-catalogue.ts';
-import { DELIVERY_STATUSES, MAX_DELIVERY_PAGE, DEFAULT_DELIVERY_PAGE } from '../../domain/webhook-delivery-query.ts';
+import { DELIVERY_STATUSES, DeliveryListQuery } from '../../domain/webhook-delivery-query.ts';
 import type { HttpDeps } from '../app.ts';
 import { RetryFailedRequest, RetryFailedResult } from '../account-api-schemas.ts';
 import { callerOf } from '../route-access.ts';
@@ -19,11 +19,16 @@ import * as schemas from '../schemas.ts';
 const eventType = { type: 'string', enum: EVENT_TYPES } as const;
 
 const settings = {
-  type: 'object', required: ['url', 'secret', 'events'],
+  type: 'object', required: ['url', 'secret', 'events', 'disabled_at', 'disabled_reason'],
   properties: {
     url: { type: ['string', 'null'], format: 'uri', description: 'Where events are posted; null: nowhere' },
     secret: { type: ['string', 'null'], description: '`whsec_` + base64 of 32 bytes, for Standard Webhooks verification; made when a URL is first set' },
     events: { type: 'array', items: eventType, description: 'The types posted (every public type unless a filter was set)' },
+    disabled_at: {
+      type: ['string', 'null'], format: 'date-time',
+      description: 'When herald stopped posting because the endpoint answered 410 Gone; null while enabled. PUT the settings again (the same URL will do) to enable it',
+    },
+    disabled_reason: { type: ['string', 'null'], description: 'Why it was disabled (`the endpoint answered 410 Gone`); null while enabled' },
   },
 } as const;
 
@@ -122,18 +127,10 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
     config: { access: { scope: 'webhooks', access: 'write' } },
   }, async (request) => rotateWebhookSecretOf(appDeps, callerOf(request).account.id));
 
-  app.get('/v1/webhooks/deliveries', {
+  app.get<{ Querystring: DeliveryListQuery }>('/v1/webhooks/deliveries', {
     schema: {
       summary: 'The delivery log, newest first, with a cursor', tags,
-      querystring: {
-        type: 'object',
-        properties: {
-          status: { type: 'string', enum: DELIVERY_STATUSES },
-          msgid: { type: 'string', description: 'The deliveries of one message' },
-          cursor: { type: 'string', description: 'next_cursor of the previous page' },
-          limit: { type: 'integer', minimum: 1, maximum: MAX_DELIVERY_PAGE, default: DEFAULT_DELIVERY_PAGE },
-        },
-      },
+      querystring: DeliveryListQuery,
       response: {
         200: { type: 'object', required: ['data', 'next_cursor'], properties: { data: { type: 'array', items: deliverySummary }, next_cursor: { type: ['string', 'null'] } } },
         ...badField, ...errors,

@@ -3,14 +3,14 @@ import { accountBodyOf, accountExists, issuedKeyBody, viewAccount, viewLedger } 
 import { addSenderDomainAsOperator } from '../../../app/add-sender-domain.ts';
 import { issueApiKey, revokeKey } from '../../../app/api-keys.ts';
 import { createAccount } from '../../../app/create-account.ts';
-import { createWhatsappTemplate } from '../../../app/create-whatsapp-template.ts';
+import { createWhatsappTemplate, NewWhatsappTemplateBody } from '../../../app/create-whatsapp-template.ts';
 import { getSenderDomain } from '../../../app/sender-domains.ts';
 import { updateAccount } from '../../../app/update-account.ts';
 import { verifySenderDomain } from '../../../app/verify-sender-domain.ts';
-import { applyAccountWebhookFields } from '../../../app/webhook-settings.ts';
 import { SCOPES } from '../../../domain/access.ts';
-import { EVENT_TYPES } from '../../../domain/event-catalogue.ts';
-import { ACCOUNT_NAME_MAX, parseNewAccount, parseNewApiKey, RATE_LIMIT_MAX } from '../../../domain/admin-input.ts';
+import {
+  AccountUpdateBody, NewAccountBody, NewApiKeyBody, NewSenderDomainBody, refineAccountUpdate, refineNewAccount, refineNewApiKey, refineNewSenderDomain,
+} from '../../../domain/admin-input.ts';
 import type { Result } from '../../../domain/result.ts';
 import type { HttpDeps } from '../../app.ts';
 import { adminAuthHook } from '../../plugins/admin-auth.ts';
@@ -21,41 +21,20 @@ import { operatorConsoleRoutes } from './operator-console.ts';
 import { sendRejection } from '../../wire-errors.ts';
 
 // The operator API: accounts, their keys, sender domains and WhatsApp templates,
-// behind HERALD_ADMIN_TOKEN. Schemas document the wire only (the app's validator
-// accepts everything); bodies are checked in domain/admin-input.ts.
+// behind HERALD_ADMIN_TOKEN. Bodies are TypeBox schemas (domain/admin-input.ts), checked
+// by Fastify before a handler runs (http/input-validation.ts); a handler gets the body
+// typed and refines what a schema cannot say.
 
 const tags = ['admin'];
 const security = [{ adminToken: [] }];
 
 const timestamp = { type: 'string', format: 'date-time', description: 'UTC, ISO-8601' } as const;
 const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
-const money = (description: string) => ({ type: 'number', minimum: 0, description: `${description}; 4 decimals at most` }) as const;
 const scopes = { type: 'array', items: { type: 'string', enum: SCOPES } } as const;
-const services = {
-  type: 'object', additionalProperties: false,
-  properties: { email: { type: 'boolean' }, sms: { type: 'boolean' }, whatsapp: { type: 'boolean' } },
-} as const;
 
-const accountFields = {
-  name: { type: 'string', minLength: 1, maxLength: ACCOUNT_NAME_MAX },
-  active: { type: 'boolean', description: 'false: every send is refused with `current service is not active`' },
-  messagesLeft: { type: 'integer', minimum: 0, description: 'Prepaid messages (email and SMS); the change is written to the ledger' },
-  balance: money('Money for WhatsApp sends (number or decimal string); the change is written to the ledger'),
-  whatsappPrice: money('Price of one WhatsApp message'),
-  rateLimitPerSecond: { type: 'integer', minimum: 1, maximum: RATE_LIMIT_MAX },
-  ipAllowList: { type: 'array', items: { type: 'string' }, description: 'IPv4/IPv6 addresses and CIDR ranges; empty: any address' },
-  services: { ...services, description: 'Per-channel switch' },
-  webhookUrl: { type: ['string', 'null'], format: 'uri', description: 'http(s) URL that receives events; null: none. Setting one makes the signing secret if there is none' },
-  webhookEvents: {
-    type: ['array', 'null'], items: { type: 'string', enum: EVENT_TYPES }, minItems: 1,
-    description: 'The event types posted to the webhook URL; null: every type (docs/webhooks.md)',
-  },
-  tracking: {
-    type: 'object', additionalProperties: false,
-    properties: { opens: { type: 'boolean' }, clicks: { type: 'boolean' } },
-    description: 'Open and click tracking of HTML email when a send does not say (default both true); either may be left out',
-  },
-} as const;
+// The account as answered: the fields an operator sets (their schemas document the body
+// too), plus what herald keeps. Documentation only: the serializer is JSON.stringify.
+const { addMessages: _addMessages, addBalance: _addBalance, ...accountFields } = AccountUpdateBody.properties;
 
 const account = {
   type: 'object',
@@ -63,7 +42,6 @@ const account = {
   properties: {
     id: { type: 'string', format: 'uuid' },
     ...accountFields,
-    ipAllowList: { ...accountFields.ipAllowList, description: 'Canonical form: `10.0.0.1/8` is stored as `10.0.0.0/8`' },
     webhookSecret: { type: ['string', 'null'], description: 'Standard Webhooks signing secret (`whsec_…`); the account rotates it with POST /v1/webhooks/secret/rotate' },
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -107,20 +85,19 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
   accountUserRoutes(app, deps.app);
   operatorConsoleRoutes(app, deps);
 
-  app.post('/admin/v1/accounts', {
+  app.post<{ Body: NewAccountBody }>('/admin/v1/accounts', {
     schema: {
       summary: 'Open an account, with a first API key of every scope', tags, security,
-      body: { type: 'object', required: ['name'], properties: accountFields },
+      body: NewAccountBody,
       response: {
         201: { type: 'object', required: ['account', 'apiKey'], properties: { account, apiKey: { ...issuedKey, required: ['id', 'apiKey', 'scopes'] } } },
         400: fieldError, ...errors,
       },
     },
   }, async (request, reply) => {
-    const input = parseNewAccount(request.body);
+    const input = refineNewAccount(request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
     const created = await createAccount(deps.app, input.value);
-    await applyAccountWebhookFields(deps.app.db, created.account.id, input.value, deps.app.clock());
     const { id, apiKey, scopes: keyScopes } = created.apiKey;
     return reply.code(201).send({ account: await accountBodyOf(deps.app, created.account), apiKey: { id, apiKey, scopes: keyScopes } });
   });
@@ -152,21 +129,16 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
     },
   }, async (request, reply) => send(reply, 200, await viewAccount(deps.app, request.params.id)));
 
-  app.patch<AccountParams>('/admin/v1/accounts/:id', {
+  app.patch<AccountParams & { Body: AccountUpdateBody }>('/admin/v1/accounts/:id', {
     schema: {
       summary: 'Change an account; set or top up its messages and balance through the ledger', tags, security, params: accountParams,
-      body: {
-        type: 'object',
-        properties: {
-          ...accountFields,
-          addMessages: { type: 'integer', description: 'Messages to add, negative to remove; not with messagesLeft' },
-          addBalance: { type: 'number', description: 'Money to add, negative to remove; not with balance' },
-        },
-      },
+      body: AccountUpdateBody,
       response: { 200: account, 400: fieldError, ...accountErrors },
     },
   }, async (request, reply) => {
-    const updated = await updateAccount(deps.app, request.params.id, request.body);
+    const input = refineAccountUpdate(request.body);
+    if (!input.ok) return sendRejection(reply, input.rejection);
+    const updated = await updateAccount(deps.app, request.params.id, input.value);
     return updated.ok ? reply.code(200).send(await accountBodyOf(deps.app, updated.value)) : sendRejection(reply, updated.rejection);
   });
 
@@ -196,17 +168,14 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
     },
   }, async (request, reply) => send(reply, 200, await viewLedger(deps.app, request.params.id)));
 
-  app.post<AccountParams>('/admin/v1/accounts/:id/api-keys', {
+  app.post<AccountParams & { Body: NewApiKeyBody }>('/admin/v1/accounts/:id/api-keys', {
     schema: {
       summary: 'Issue an API key; the key is in this response only', tags, security, params: accountParams,
-      body: {
-        type: 'object',
-        properties: { scopes: { ...scopes, minItems: 1, description: 'Default: every scope' }, expiresAt: { ...timestamp, description: 'In the future; default: never' } },
-      },
+      body: NewApiKeyBody,
       response: { 201: issuedKey, 400: fieldError, ...accountErrors },
     },
   }, async (request, reply) => {
-    const input = parseNewApiKey(request.body, deps.app.clock());
+    const input = refineNewApiKey(request.body, deps.app.clock());
     if (!input.ok) return sendRejection(reply, input.rejection);
     if (!(await accountExists(deps.app, request.params.id))) return sendRejection(reply, { code: 'notFound' });
     const issued = await issueApiKey(deps.app, deps.app.db, request.params.id, input.value);
@@ -226,23 +195,20 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
 
   // ---- sender domains ----
 
-  app.post<AccountParams>('/admin/v1/accounts/:id/domains', {
+  app.post<AccountParams & { Body: NewSenderDomainBody }>('/admin/v1/accounts/:id/domains', {
     schema: {
       summary: 'Add a sender domain with a new DKIM key and verification token; email from it is refused until it is verified',
       tags, security, params: accountParams,
-      body: {
-        type: 'object', required: ['domain'],
-        properties: {
-          domain: { type: 'string', description: 'Host name; stored lower-cased' },
-          verified: { type: 'boolean', description: 'Mark verified by hand, without DNS (default false)' },
-        },
-      },
+      body: NewSenderDomainBody,
       response: {
         201: senderDomain,
         400: fieldError, ...accountErrors, 409: { description: 'The account already has this domain', ...applicationError },
       },
     },
-  }, async (request, reply) => send(reply, 201, await addSenderDomainAsOperator(deps.app, request.params.id, request.body)));
+  }, async (request, reply) => {
+    const input = refineNewSenderDomain(request.body);
+    return send(reply, 201, input.ok ? await addSenderDomainAsOperator(deps.app, request.params.id, input.value) : input);
+  });
 
   app.get<DomainParams>('/admin/v1/accounts/:id/domains/:domain', {
     schema: {
@@ -259,18 +225,10 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
     },
   }, async (request, reply) => send(reply, 200, await verifySenderDomain(deps.app, request.params.id, request.params.domain)));
 
-  app.post<AccountParams>('/admin/v1/accounts/:id/whatsapp-templates', {
+  app.post<AccountParams & { Body: NewWhatsappTemplateBody }>('/admin/v1/accounts/:id/whatsapp-templates', {
     schema: {
       summary: 'Record a WhatsApp template (approved outside herald unless status says otherwise)', tags, security, params: accountParams,
-      body: {
-        type: 'object', required: ['name', 'body'],
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 512 },
-          language: { type: 'string', description: 'Default en_US' },
-          body: { type: 'string', maxLength: 1024, description: 'Placeholders `{{1}}` … `{{n}}`, each index used; else `Incorrect variable syntax`' },
-          status: { type: 'string', enum: ['APPROVED', 'PENDING', 'REJECTED'], description: 'Default APPROVED; only approved templates can be sent' },
-        },
-      },
+      body: NewWhatsappTemplateBody,
       response: {
         201: {
           type: 'object', required: ['templateId', 'name', 'language', 'body', 'status', 'paramCount'],

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { listInboundReportsPage, viewInboundReport } from '../../../app/inbound-reports.ts';
+import { InboundReportListQuery, listInboundReportsPage, viewInboundReport } from '../../../app/inbound-reports.ts';
 import type { HttpDeps } from '../../app.ts';
 import { sendRejection } from '../../wire-errors.ts';
 
@@ -24,13 +24,10 @@ const summary = {
 const required = ['id', 'receivedAt', 'kind', 'mailFrom', 'rcptTo', 'messageId', 'error'];
 
 export function inboundReportRoutes(app: FastifyInstance, deps: HttpDeps): void {
-  app.get('/admin/v1/inbound-reports', {
+  app.get<{ Querystring: InboundReportListQuery }>('/admin/v1/inbound-reports', {
     schema: {
       summary: 'Reports the inbound SMTP listener took, newest first', tags, security,
-      querystring: {
-        type: 'object',
-        properties: { cursor: { type: 'string', description: 'nextCursor of the previous page' }, limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Default 50' } },
-      },
+      querystring: InboundReportListQuery,
       response: {
         200: {
           type: 'object', required: ['reports', 'nextCursor'],

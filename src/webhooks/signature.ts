@@ -1,17 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
 // Standard Webhooks signing (https://www.standardwebhooks.com): HMAC-SHA256 over
 // `<webhook-id>.<webhook-timestamp>.<body>` with the account's secret, through the
 // `standardwebhooks` package so herald signs exactly as its consumers verify.
-
-const SECRET_PREFIX = 'whsec_';
-const SECRET_BYTES = 32;
-
-/** A new account secret: `whsec_` and the base64 of 32 random bytes. */
-export function newWebhookSecret(): string {
-  return `${SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString('base64')}`;
-}
 
 /** The three headers of a signed post. */
 export interface WebhookHeaders {

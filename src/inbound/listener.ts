@@ -5,7 +5,7 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMT
 import type { Config } from '../config.ts';
 import { recordInboundReport, type InboundDeps, type InboundEnvelope } from '../app/record-inbound-report.ts';
 import { msgidFromVerp } from '../domain/dsn.ts';
-import { readInboundReport } from './inbound-report-reader.ts';
+import { readInboundReport } from './report-reader.ts';
 
 // The bounce domain's mail server: takes DSNs sent to the per-message VERP addresses
 // (`b+<msgid>@<bounce domain>`) and feedback-loop reports sent to postmaster@, abuse@

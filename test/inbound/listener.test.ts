@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import getTLSOptions from 'smtp-server/lib/tls-options.js';
-import { startInboundListener, type InboundListener } from '../../src/events/inbound-listener.ts';
+import { startInboundListener, type InboundListener } from '../../src/inbound/listener.ts';
 import type { Service } from '../../src/service.ts';
 import { listSuppressions } from '../../src/store/suppressions.ts';
 import { ADMIN_TOKEN, emailBody, get, openAccount, post, readAccount, startService, type TestAccount } from '../support/service.ts';

@@ -1,0 +1,56 @@
+import { sql } from 'kysely';
+import { ConfigError } from './config.ts';
+import type { Db } from './store/database.ts';
+
+// What stops a start because of a setting: a database that cannot be opened as named,
+// a listener that cannot bind. Each is said in one line naming the variable (exit 78,
+// like any bad value), not as a stack trace.
+
+// A SQLite path that cannot be a database file (its folder is a file, a read-only or
+// forbidden place), and PostgreSQL errors that only a changed URL fixes: unknown host,
+// wrong password, no such database or role.
+const SQLITE_PATH_ERRORS = new Set(['ENOTDIR', 'EEXIST', 'EACCES', 'EPERM', 'EROFS', 'EISDIR', 'ENOENT', 'ERR_SQLITE_ERROR']);
+const POSTGRES_URL_ERRORS = new Set(['ENOTFOUND', '28P01', '28000', '3D000']);
+
+/** Opens the store with one query; a database URL that cannot work becomes a ConfigError naming HERALD_DATABASE_URL. */
+export async function openOrExplain(db: Db, databaseUrl: string): Promise<void> {
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    const code = String((error as NodeJS.ErrnoException).code ?? '');
+    const sqlite = databaseUrl.startsWith('sqlite:');
+    if (sqlite ? SQLITE_PATH_ERRORS.has(code) : POSTGRES_URL_ERRORS.has(code)) {
+      // The driver's words name the path or host; they never carry the URL's password.
+      throw new ConfigError(`HERALD_DATABASE_URL: cannot open the database: ${(error as Error).message}`);
+    }
+    throw error;
+  }
+}
+
+export interface ListenerSettings {
+  /** The port's variable, e.g. HERALD_PORT. */
+  readonly portVariable: string;
+  /** The address's variable, e.g. HERALD_HOST. */
+  readonly hostVariable: string;
+  readonly port: number;
+  readonly host: string;
+}
+
+/** Runs `start` (a listen); a port in use, a privileged port or a foreign address becomes a ConfigError naming its variable. */
+export async function listenOrExplain<T>(settings: ListenerSettings, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const { portVariable, hostVariable, port, host } = settings;
+    switch ((error as NodeJS.ErrnoException).code) {
+      case 'EADDRINUSE':
+        throw new ConfigError(`${portVariable}: port ${port} on ${host} is already in use (by another herald or another program); stop it or choose another port`);
+      case 'EACCES':
+        throw new ConfigError(`${portVariable}: port ${port} needs privileges this process does not have; use a port above 1023 (and forward to it)`);
+      case 'EADDRNOTAVAIL':
+        throw new ConfigError(`${hostVariable}: ${host} is not an address of this machine`);
+      default:
+        throw error;
+    }
+  }
+}

@@ -1,0 +1,251 @@
+import type { Logger } from 'pino';
+import { guardedPost, keepAliveAgents, type GuardedFetchOptions, type KeepAliveAgents, type PostOutcome } from '../channels/guarded-fetch.ts';
+import type { Db } from '../store/database.ts';
+import type { Metrics } from '../metrics/registry.ts';
+import { LeaseLoop } from '../queue/lease-loop.ts';
+import { transactionPerWork, type Committer } from '../store/group-commit.ts';
+import type { DialectCapabilities } from '../store/dialect.ts';
+import { findWebhookSettingsOf, type WebhookSettings } from '../store/webhook-settings.ts';
+import { releaseAllDeliveryLeases, type ClaimedDelivery } from './claim.ts';
+import { recordAndClaim, type AttemptRecord } from './record.ts';
+import { nextStepAfter, verdictOf } from './retry-policy.ts';
+import { WebhookSigner } from './signature.ts';
+
+export interface DispatcherOptions {
+  readonly owner: string;
+  /** Largest claim of one statement. */
+  readonly batchSize: number;
+  /** Posts in flight at once, over every receiver. */
+  readonly concurrency: number;
+  /** Sockets kept open to one receiver (host and port). */
+  readonly maxSocketsPerOrigin: number;
+  /** Longer than timeoutMs: a lease outliving its post is what lets another dispatcher take over after a crash. */
+  readonly leaseMs: number;
+  /** Fallback poll when nobody calls wake(): retries falling due, leases expiring, events recorded elsewhere. */
+  readonly pollMs: number;
+  /** HERALD_WEBHOOK_TIMEOUT_MS: one attempt, from the moment it has a connection (or is opening one) to the answer's status. */
+  readonly timeoutMs: number;
+}
+
+// 128 posts in flight over at most 32 sockets per receiver: a receiver at loopback
+// speed keeps every socket busy, and one that answers slowly holds 128 / 32 = 4 rounds
+// of its time-out at most, well inside the lease.
+export const DEFAULT_DISPATCHER_OPTIONS: Omit<DispatcherOptions, 'owner'> = {
+  batchSize: 128, concurrency: 128, maxSocketsPerOrigin: 32, leaseMs: 5 * 60_000, pollMs: 1000, timeoutMs: 10_000,
+};
+
+export interface DispatcherDeps {
+  readonly db: Db;
+  /** Commits each step (grouped with other writers on SQLite); default: a transaction of its own. */
+  readonly commit?: Committer;
+  readonly clock: () => number;
+  readonly newId: () => string;
+  readonly capabilities: DialectCapabilities;
+  readonly logger: Logger;
+  /** HERALD_FETCH_ALLOW_PRIVATE. */
+  readonly allowPrivate: boolean;
+  /** Host name resolver of the private-address guard; default: the system's. */
+  readonly lookup?: GuardedFetchOptions['lookup'];
+  /** Counts attempts by outcome (herald_webhook_attempts_total); absent in tests that build a bare dispatcher. */
+  readonly metrics?: Metrics;
+}
+
+/** Where and how one account's deliveries are posted, read once per claimed batch. */
+interface Target {
+  readonly url: string | null;
+  /** The current secret, then the previous one while its overlap lasts. */
+  readonly secrets: readonly string[];
+  /** Why nothing is posted to the URL: the endpoint answered 410 Gone. */
+  readonly disabledReason: string | null;
+}
+
+/** A leased delivery and where it goes. */
+interface Job {
+  readonly delivery: ClaimedDelivery;
+  readonly target: Target;
+}
+
+/** The dispatcher's one lane: its slots are shared by every receiver (sockets are capped per receiver). */
+type Lane = 'webhooks';
+const LANES: readonly Lane[] = ['webhooks'];
+
+/** The store notification channel that wakes the dispatchers of other processes (PostgreSQL LISTEN/NOTIFY). */
+export const WEBHOOK_WAKE = 'herald_webhooks';
+
+// The `last_error` of a delivery whose account has no webhook URL any more when its turn comes.
+export const NO_WEBHOOK_URL = 'no webhook URL';
+// The reason kept with a disabled endpoint, and told to the account (GET /v1/webhooks).
+export const GONE_REASON = 'the endpoint answered 410 Gone';
+// Said after the receiver's answer in the delivery log when a 410 disables the endpoint.
+const DISABLED_NOTE = 'webhooks disabled until the settings are saved again';
+// What of a receiver's non-2xx answer is kept with the attempt, after the status.
+const EXCERPT_CHARS = 200;
+
+/**
+ * The webhook queue on the lease loop (queue/lease-loop.ts, where the modes are
+ * described), the outbox worker's twin for events. Each step is one unit of work
+ * (record.ts recordAndClaim): the outcomes of the posts that finished since the last
+ * step are written, then due deliveries are leased into the free slots, so a busy
+ * dispatcher pays one durable commit per step, not per event (on SQLite the group
+ * committer folds it into the commit of events being recorded). Each leased delivery
+ * is posted, signed with the account's current secret(s), to its current URL; what
+ * follows from the answer is retry-policy.ts's table. A slot is free again as soon as
+ * the answer is in; the lease holds until the next step writes the outcome.
+ */
+export class WebhookDispatcher {
+  readonly #deps: DispatcherDeps;
+  readonly #options: DispatcherOptions;
+  readonly #signer = new WebhookSigner();
+  readonly #agents: KeepAliveAgents;
+  readonly #commit: Committer;
+  readonly #loop: LeaseLoop<Lane, Job>;
+  /** Outcomes of finished posts, written by the next step; their deliveries stay leased until then. */
+  #unrecorded: AttemptRecord[] = [];
+
+  constructor(deps: DispatcherDeps, options: DispatcherOptions) {
+    this.#deps = deps;
+    this.#options = options;
+    this.#agents = keepAliveAgents(options.maxSocketsPerOrigin);
+    this.#commit = deps.commit ?? transactionPerWork(deps.db);
+    const { batchSize, concurrency, pollMs } = options;
+    this.#loop = new LeaseLoop<Lane, Job>({
+      name: 'webhook',
+      lanes: LANES,
+      releaseAllLeases: () => releaseAllDeliveryLeases(deps.db),
+      claim: (_lane, limit) => this.#step(limit),
+      deliver: (job) => this.#deliver(job),
+      unwritten: () => this.#unrecorded.length,
+    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock });
+  }
+
+  start(): void {
+    this.#loop.start();
+  }
+
+  /** Something may be due or finished: an event was recorded, a retry was asked for, a post was answered. */
+  wake(): void {
+    this.#loop.wake();
+  }
+
+  /** Claims nothing more, waits for the posts in flight and writes their outcomes; start() resumes. */
+  stop(): Promise<void> {
+    return this.#loop.stop();
+  }
+
+  /** stop(), then hangs up every kept-alive connection. */
+  async close(): Promise<void> {
+    await this.stop();
+    this.#agents.destroy();
+  }
+
+  /**
+   * Steps until nothing is due, nothing is in flight and every outcome is written; for
+   * tests and benchmarks (without start()). Returns the posts started.
+   */
+  drain(): Promise<number> {
+    return this.#loop.drain();
+  }
+
+  /** One unit of work: the outcomes waiting are written, then up to `limit` due deliveries leased (0: none). */
+  async #step(limit: number): Promise<Job[]> {
+    const records = this.#unrecorded.splice(0);
+    if (records.length === 0 && limit === 0) return [];
+    const { owner, leaseMs } = this.#options;
+    const now = this.#deps.clock();
+    let recorded: Set<string>;
+    let claimed: ClaimedDelivery[];
+    try {
+      ({ recorded, claimed } = await recordAndClaim(this.#commit, this.#deps.capabilities, {
+        owner, now, newId: this.#deps.newId, records, ...(limit > 0 ? { claim: { leaseMs, limit } } : {}),
+      }));
+    } catch (error) {
+      // The store is down: the leases run out and those deliveries are posted again (same webhook-id).
+      if (records.length > 0) this.#deps.logger.error({ err: error, outcomes: records.length }, 'could not record webhook attempts');
+      throw error;
+    }
+    const lost = records.length - recorded.size;
+    if (lost > 0) this.#deps.logger.warn({ lost }, 'webhook leases expired before their outcome was recorded; those deliveries are posted again');
+    for (const record of records) {
+      const held = recorded.has(record.deliveryId);
+      this.#deps.metrics?.webhookObserved(!held ? 'lease-lost' : record.next.status === 'pending' ? 'retry' : record.next.status);
+      if (held) this.#logOutcome(record);
+    }
+    if (claimed.length === 0) return [];
+    const targets = await this.#targets(claimed, now);
+    return claimed.map((delivery) => ({ delivery, target: targets.get(delivery.accountId) ?? { url: null, secrets: [], disabledReason: null } }));
+  }
+
+  /** The accounts' URLs and secrets as they are now: a changed URL or a rotation applies to the next post. */
+  async #targets(claimed: readonly ClaimedDelivery[], now: number): Promise<Map<string, Target>> {
+    const settings = await findWebhookSettingsOf(this.#deps.db, [...new Set(claimed.map((d) => d.accountId))]);
+    return new Map([...settings.values()].map((s) => [s.accountId, targetOf(s, now)]));
+  }
+
+  /** Posts one delivery; its outcome waits for the next step. Never rejects. */
+  async #deliver({ delivery, target }: Job): Promise<void> {
+    this.#unrecorded.push(await this.#attempt(delivery, target));
+  }
+
+  async #attempt(delivery: ClaimedDelivery, target: Target): Promise<AttemptRecord> {
+    const base = { deliveryId: delivery.id, accountId: delivery.accountId, event: delivery.type };
+    const unposted = target.url === null ? NO_WEBHOOK_URL : target.disabledReason !== null ? `webhooks disabled: ${target.disabledReason}` : undefined;
+    if (target.url === null || unposted !== undefined) {
+      // Nothing to post to: failed at once, kept in the log, replayable once the settings are saved.
+      return { ...base, attempts: delivery.attempts, at: this.#deps.clock(), url: null, statusCode: null, error: unposted ?? NO_WEBHOOK_URL, durationMs: 0, next: { status: 'failed' } };
+    }
+    const attempt = delivery.attempts + 1;
+    const at = this.#deps.clock();
+    const started = performance.now();
+    let outcome: PostOutcome;
+    try {
+      outcome = await guardedPost(target.url, {
+        allowPrivate: this.#deps.allowPrivate,
+        timeoutMs: this.#options.timeoutMs,
+        headers: { ...this.#signer.headers(delivery.id, new Date(at), delivery.payload, target.secrets), 'content-type': 'application/json' },
+        body: delivery.payload,
+        agents: this.#agents,
+        ...(this.#deps.lookup === undefined ? {} : { lookup: this.#deps.lookup }),
+      });
+    } catch (error) {
+      // A bug or an unreadable stored secret: an attempt that failed, retried on the schedule, and said why.
+      this.#deps.logger.error({ err: error, delivery: delivery.id }, 'webhook post threw');
+      this.#deps.metrics?.unexpectedError('webhooks');
+      outcome = { answered: false, reason: `internal error: ${error instanceof Error ? error.message : String(error)}`, permanent: false };
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const now = this.#deps.clock();
+    const gone = verdictOf(outcome) === 'disable';
+    const said = outcome.answered ? answerError(outcome.status, outcome.excerpt) : outcome.reason;
+    return {
+      ...base, attempts: attempt, at, url: target.url, durationMs,
+      statusCode: outcome.answered ? outcome.status : null,
+      error: verdictOf(outcome) === 'done' ? null : gone ? `${said}; ${DISABLED_NOTE}` : said,
+      next: nextStepAfter(outcome, attempt, now, delivery.createdAt),
+      ...(gone ? { disable: GONE_REASON } : {}),
+    };
+  }
+
+  /** One info line per recorded outcome: where (the host only: a URL may carry a token), what, how it went. */
+  #logOutcome(record: AttemptRecord): void {
+    let host: string | null = null;
+    if (record.url !== null && URL.canParse(record.url)) host = new URL(record.url).host;
+    this.#deps.logger.info({
+      delivery: record.deliveryId, account: record.accountId, host, event: record.event, status: record.next.status, statusCode: record.statusCode, attempt: record.attempts,
+      ...(record.next.status === 'pending' ? { nextAttemptAt: new Date(record.next.nextAttemptAt).toISOString() } : {}),
+      ...(record.error === null ? {} : { error: record.error }),
+    }, 'webhook delivery outcome');
+  }
+}
+
+function targetOf(settings: WebhookSettings, now: number): Target {
+  const secrets: string[] = [];
+  if (settings.secret !== null) secrets.push(settings.secret);
+  if (settings.previousSecret !== null && settings.previousSecretUntil !== null && now < settings.previousSecretUntil) secrets.push(settings.previousSecret);
+  return { url: settings.url, secrets, disabledReason: settings.disabled?.reason ?? null };
+}
+
+function answerError(status: number, excerpt: string): string {
+  // Printable text only: the log and the API show it as is.
+  const text = excerpt.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').trim().slice(0, EXCERPT_CHARS);
+  return text === '' ? `HTTP ${status}` : `HTTP ${status}: ${text}`;
+}

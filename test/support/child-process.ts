@@ -1,0 +1,34 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's root, where the CLI and deploy/herald are run from. */
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The test's environment without any HERALD_* variable, plus `env`: an operator's shell with only those settings. */
+export function heraldEnv(env: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('HERALD_'))), ...env };
+}
+
+/** Runs a command in the repository to its end, collecting its exit code and output. */
+export function runToEnd(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  const child = spawn(command, args, { cwd: REPO, env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The operator CLI (`node src/cli/main.ts`) with only the given HERALD_* settings. */
+export function heraldCli(env: Readonly<Record<string, string>>, ...args: string[]): Promise<Run> {
+  return runToEnd(process.execPath, ['src/cli/main.ts', ...args], heraldEnv(env));
+}

@@ -147,7 +147,12 @@ const CASES: readonly HostileCase[] = [
   hostile('mobile_numbers [{"toString": 1}]', () => post('/v1/sms/send', '{"message":"hi","mobile_numbers":[{"toString":1}]}'),
     exactly(400, { message: 'The mobile number has the wrong structure!', error: [{ mobile_number: '[object Object]' }] })),
   hostile('PATCH /admin/v1/accounts/:id with ipAllowList [{"toString": 1}]', () => operator('PATCH', `/admin/v1/accounts/${account.id}`, '{"ipAllowList":[{"toString":1}]}'),
-    exactly(400, { message: 'Invalid request, a field has the wrong type or value', detail: 'ipAllowList: must be an array of strings' })),
+    (answer) => {
+      assert.equal(answer.status, 400, answer.body);
+      const body = JSON.parse(answer.body) as { message: string; detail: string };
+      assert.equal(body.message, 'Invalid request, a field has the wrong type or value');
+      assert.match(body.detail, /^ipAllowList: /);
+    }),
   hostile('a body declared charset=iso-8859-1', () => post('/v1/email', Buffer.from(email({ subject: 'Café' }), 'latin1'), { 'content-type': 'application/json; charset=iso-8859-1' }),
     exactly(415, { message: 'Unsupported charset, send application/json in UTF-8' })),
   hostile('a recipient with a lone surrogate', () => post('/v1/email', email({ to: [{ email: 'ana\ud800@example.org' }] })),

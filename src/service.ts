@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
-import { newVerifiedKeyCache } from './app/api-keys.ts';
+import { KeyUseThrottle, newVerifiedKeyCache } from './app/api-keys.ts';
+import { ProcessHeartbeat } from './app/process-heartbeat.ts';
 import type { AuthDeps } from './app/sessions.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
@@ -114,6 +115,7 @@ export async function openAppDeps(
       signingSecret,
       // Verified keys kept 5 s: a key revoked by another process stops working here within that.
       verifiedKeys: newVerifiedKeyCache(),
+      keyUses: new KeyUseThrottle(),
       publicUrl: config.publicUrl,
       dnsServers: config.dnsServers,
       auth: {
@@ -294,6 +296,9 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     runningWebhooks.start();
     stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
   }
+  // The operator's service health lists this process while it runs.
+  const heartbeat = new ProcessHeartbeat({ db: store.db, clock, newId: deps.newId, logger: workerLogger }, role);
+  await heartbeat.start();
   return {
     role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, store, deps, adminToken,
     inboundSmtpPort: inbound?.port, metrics: deps.metrics,
@@ -309,6 +314,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await runningWorker?.stop();
       await runningWebhooks?.close();
       await closeTransports();
+      await heartbeat.stop();
       await store.db.destroy();
     },
   };

@@ -58,6 +58,8 @@ export interface LedgerEntryView {
   readonly balanceDelta: number;
   readonly reason: LedgerReason;
   readonly sendId: string | null;
+  /** The operator's words for a top-up. */
+  readonly note: string | null;
 }
 
 /** A key as shown the one time it exists in clear: right after it was issued. */
@@ -128,7 +130,7 @@ export async function viewLedger(deps: AppDeps, accountId: string): Promise<Resu
   const entries = await listLedger(deps.db, accountId);
   return ok({
     entries: entries.map((e) => ({
-      id: e.id, at: iso(e.at), messagesDelta: e.messagesDelta, balanceDelta: formatMoney(e.balanceDelta), reason: e.reason, sendId: e.sendId,
+      id: e.id, at: iso(e.at), messagesDelta: e.messagesDelta, balanceDelta: formatMoney(e.balanceDelta), reason: e.reason, sendId: e.sendId, note: e.note ?? null,
     })),
   });
 }

@@ -3,7 +3,7 @@ import { SignJWT, jwtVerify } from 'jose';
 import type { Account } from '../domain/account.ts';
 import { ALL_SCOPES, type Scope } from '../domain/access.ts';
 import { findAccount } from '../store/accounts.ts';
-import { findApiKey, insertApiKey, revokeApiKey, type ApiKeyRecord } from '../store/api-keys.ts';
+import { findApiKey, insertApiKey, revokeApiKey, touchApiKey, type ApiKeyRecord } from '../store/api-keys.ts';
 import type { Executor } from '../store/database.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -19,6 +19,8 @@ export interface KeyDeps extends AppDeps {
   readonly signingSecret: Uint8Array;
   /** Keys verified lately (see VerifiedKeyCache); absent: every request verifies and looks up its key. */
   readonly verifiedKeys?: VerifiedKeyCache;
+  /** When each key's last use was written here; absent: every use is written. */
+  readonly keyUses?: KeyUseThrottle;
 }
 
 /** A key that passed every check, as remembered by VerifiedKeyCache. */
@@ -76,11 +78,45 @@ export class VerifiedKeyCache {
 /** The service's cache: a key revoked by another process works here at most 5 s longer. */
 export const newVerifiedKeyCache = (): VerifiedKeyCache => new VerifiedKeyCache({ ttlMs: 5000, maxEntries: 10_000 });
 
+/**
+ * A key's last use (time and address) is shown to the account "at most a minute old":
+ * this process writes it when the key has not been written here for a minute, or is
+ * used from another address, so a busy key costs one write a minute, not one a request.
+ * Bounded: past `maxEntries` it forgets everything (the next use of each key writes).
+ */
+export class KeyUseThrottle {
+  readonly #written = new Map<string, { at: number; ip: string }>();
+  readonly #maxEntries: number;
+  constructor(maxEntries = 10_000) {
+    this.#maxEntries = maxEntries;
+  }
+
+  /** True when this use should be written (and remembers it as written). */
+  due(keyId: string, ip: string, now: number): boolean {
+    const last = this.#written.get(keyId);
+    if (last !== undefined && last.ip === ip && now - last.at < KEY_USE_INTERVAL_MS) return false;
+    if (this.#written.size >= this.#maxEntries) this.#written.clear();
+    this.#written.set(keyId, { at: now, ip });
+    return true;
+  }
+}
+
+export const KEY_USE_INTERVAL_MS = 60_000;
+
+/** After a request passed authentication: the key's last use, written at most once a minute per address. */
+export async function noteKeyUse(deps: KeyDeps, keyId: string, ip: string): Promise<void> {
+  const now = deps.clock();
+  if (deps.keyUses !== undefined && !deps.keyUses.due(keyId, ip, now)) return;
+  await touchApiKey(deps.db, keyId, now, ip);
+}
+
 export interface IssuedKey {
   readonly id: string;
   readonly apiKey: string;
   readonly scopes: readonly Scope[];
   readonly expiresAt: number | null;
+  readonly createdAt: number;
+  readonly name: string;
 }
 
 const hashKey = (apiKey: string): string => createHash('sha256').update(apiKey).digest('hex');
@@ -89,7 +125,7 @@ export async function issueApiKey(
   deps: KeyDeps,
   db: Executor,
   accountId: string,
-  options: { scopes?: readonly Scope[]; expiresAt?: number | null } = {},
+  options: { scopes?: readonly Scope[]; expiresAt?: number | null; name?: string } = {},
 ): Promise<IssuedKey> {
   const id = deps.newId();
   const scopes = options.scopes ?? ALL_SCOPES;
@@ -103,8 +139,8 @@ export async function issueApiKey(
     .setIssuedAt(Math.floor(now / 1000));
   if (expiresAt !== null) jwt.setExpirationTime(Math.floor(expiresAt / 1000));
   const apiKey = await jwt.sign(deps.signingSecret);
-  await insertApiKey(db, { id, accountId, keyHash: hashKey(apiKey), scopes, createdAt: now, expiresAt });
-  return { id, apiKey, scopes, expiresAt };
+  await insertApiKey(db, { id, accountId, keyHash: hashKey(apiKey), scopes, createdAt: now, expiresAt, name: options.name ?? '' });
+  return { id, apiKey, scopes, expiresAt, createdAt: now, name: options.name ?? '' };
 }
 
 export async function revokeKey(deps: AppDeps & Pick<KeyDeps, 'verifiedKeys'>, accountId: string, keyId: string): Promise<boolean> {

@@ -1,7 +1,8 @@
 import type { Channel } from '../domain/account.ts';
 import { refineMessageQuery, type MessageListQuery } from '../domain/message-query.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import { findCapture, findMessage, listMessageEvents, listMessages, type StoredMessage } from '../store/messages.ts';
+import { findCapture, findMessage, listMessageEvents, listMessages, loadSendPayload, type StoredMessage } from '../store/messages.ts';
+import type { EmailPayload } from '../domain/outbound.ts';
 import type { AppDeps } from './deps.ts';
 
 export interface MessageView {
@@ -87,4 +88,23 @@ export async function getCapturedMessage(
   if (!readable.ok) return readable;
   const capture = await findCapture(deps.db, readable.value.id);
   return capture === undefined ? reject('notFound') : ok(capture);
+}
+
+/** The email as its recipient sees it: the HTML that was sent, or its text part when it had none. */
+export interface EmailPreview {
+  readonly html: string | null;
+  readonly text: string | null;
+}
+
+/**
+ * GET /v1/messages/:msgid/preview — the rendered content stored with the accepted
+ * request (whatever the transport), for the web application's sandboxed frame; a
+ * message of another channel has no email to show (notFound).
+ */
+export async function getEmailPreview(deps: AppDeps, accountId: string, msgid: string, channels: readonly Channel[]): Promise<Result<EmailPreview>> {
+  const readable = await readableMessage(deps, accountId, msgid, channels);
+  if (!readable.ok) return readable;
+  if (readable.value.channel !== 'email') return reject('notFound');
+  const payload = (await loadSendPayload(deps.db, readable.value.sendId)) as Partial<EmailPayload>;
+  return ok({ html: typeof payload.html === 'string' ? payload.html : null, text: typeof payload.text === 'string' ? payload.text : null });
 }

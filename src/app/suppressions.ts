@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { Type, type Static } from '@sinclair/typebox';
+import { csvLine } from '../domain/csv-line.ts';
 import { parseAddress } from '../domain/email-address.ts';
 import { isJsonObject, ownField } from '../domain/json-object.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
@@ -43,7 +44,12 @@ const decodeCursor = (cursor: string): string | undefined => {
 const CURSOR_PROBLEM = 'must be the next_cursor of a previous page';
 
 /** GET /v1/suppressions's query, declared once (checked by the route: http/input-validation.ts). */
+/** Longest search text (`q`), an address's length. */
+export const SUPPRESSION_SEARCH_MAX = 320;
+const searchText = Type.Optional(Type.String({ maxLength: SUPPRESSION_SEARCH_MAX, errorMessage: `must be text of at most ${SUPPRESSION_SEARCH_MAX} characters`, description: 'Only addresses containing this text (case-insensitive)' }));
+
 export const SuppressionListQuery = Type.Object({
+  q: searchText,
   cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,400}$', errorMessage: CURSOR_PROBLEM, description: 'next_cursor of the previous page' })),
   limit: Type.Optional(Type.Integer({
     minimum: 1, maximum: MAX_SUPPRESSION_PAGE, default: DEFAULT_SUPPRESSION_PAGE, errorMessage: `must be a whole number from 1 to ${MAX_SUPPRESSION_PAGE}`,
@@ -52,8 +58,11 @@ export const SuppressionListQuery = Type.Object({
 export type SuppressionListQuery = Static<typeof SuppressionListQuery>;
 
 /** The checked query in the store's terms: the cursor decoded (one that was not made here is refused). */
-function refinePageQuery(query: SuppressionListQuery): Result<{ after?: string; limit: number }> {
-  const page: { after?: string; limit: number } = { limit: query.limit ?? DEFAULT_SUPPRESSION_PAGE };
+interface PageQuery { after?: string; containing?: string; limit: number }
+
+function refinePageQuery(query: SuppressionListQuery): Result<PageQuery> {
+  const page: PageQuery = { limit: query.limit ?? DEFAULT_SUPPRESSION_PAGE };
+  if (query.q !== undefined && query.q.trim() !== '') page.containing = query.q.trim();
   if (query.cursor !== undefined) {
     const after = decodeCursor(query.cursor);
     if (after === undefined) return invalid(`cursor ${CURSOR_PROBLEM}`);
@@ -62,7 +71,7 @@ function refinePageQuery(query: SuppressionListQuery): Result<{ after?: string; 
   return ok(page);
 }
 
-/** GET /v1/suppressions?cursor=&limit= — the account's list in address order. */
+/** GET /v1/suppressions?q=&cursor=&limit= — the account's list in address order, only addresses containing `q` when given. */
 export async function listAccountSuppressions(deps: AppDeps, accountId: string, query: SuppressionListQuery): Promise<Result<SuppressionPage>> {
   const page = refinePageQuery(query);
   if (!page.ok) return page;
@@ -123,4 +132,32 @@ export async function addAccountSuppressions(deps: AppDeps, accountId: string, b
 export async function removeAccountSuppression(deps: AppDeps, accountId: string, email: string): Promise<Result<'removed'>> {
   if (parseAddress(email) === null) return reject('suppressionEmailWrongStructure', { offending: [{ email }] });
   return (await removeSuppression(deps.db, accountId, email.trim())) ? ok('removed') : reject('notFound');
+}
+
+/** Rows read from the store at a time while exporting. */
+export const EXPORT_BATCH = 1000;
+export const EXPORT_HEADER = ['email', 'reason', 'msgid', 'created_at'] as const;
+
+/**
+ * GET /v1/suppressions/export?q= — the whole list (or the addresses containing `q`) as
+ * CSV lines, header first, read from the store a batch at a time as the answer is sent.
+ */
+export const SuppressionExportQuery = Type.Object({ q: searchText });
+export type SuppressionExportQuery = Static<typeof SuppressionExportQuery>;
+
+export function exportAccountSuppressions(deps: AppDeps, accountId: string, rawQuery: SuppressionExportQuery): Result<AsyncIterable<string>> {
+  const query = refinePageQuery(rawQuery);
+  if (!query.ok) return query;
+  const { containing } = query.value;
+  async function* lines(): AsyncGenerator<string> {
+    yield `${csvLine(EXPORT_HEADER)}\r\n`;
+    let after: string | undefined;
+    for (;;) {
+      const rows = await listSuppressions(deps.db, accountId, { ...(after === undefined ? {} : { after }), ...(containing === undefined ? {} : { containing }), limit: EXPORT_BATCH });
+      if (rows.length > 0) yield rows.map((r) => `${csvLine([r.address, r.reason, r.messageId, new Date(r.createdAt).toISOString()])}\r\n`).join('');
+      if (rows.length < EXPORT_BATCH) return;
+      after = rows.at(-1)?.address;
+    }
+  }
+  return ok(lines());
 }

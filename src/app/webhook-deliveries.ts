@@ -1,7 +1,9 @@
+import { parseTimeBound } from '../domain/account-input.ts';
+import { fieldsOf, invalidField } from '../domain/admin-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { DEFAULT_DELIVERY_PAGE, type DeliveryListQuery, type DeliveryStatus } from '../domain/webhook-delivery-query.ts';
 import {
-  findDelivery, insertDelivery, listAttempts, listDeliveries, retryDelivery, type StoredDelivery,
+  findDelivery, insertDelivery, listAttempts, listDeliveries, retryDelivery, retryFailedDeliveries, type StoredDelivery,
 } from '../store/webhook-deliveries.ts';
 import { findWebhookSettings } from '../store/webhook-settings.ts';
 import { iso } from './account-view.ts';
@@ -106,6 +108,26 @@ export async function retryWebhookDelivery(deps: AppDeps, accountId: string, id:
   const delivery = await findDelivery(deps.db, accountId, id);
   if (!delivery) return reject('notFound');
   return ok(summary(delivery));
+}
+
+/** Most deliveries one "retry every failed since" puts back; the answer says how many it did. */
+export const MAX_BULK_RETRY = 10_000;
+
+/**
+ * POST /v1/webhooks/deliveries/retry-failed {since} — every failed delivery of the
+ * account created at or after `since` gets one more attempt now (up to MAX_BULK_RETRY).
+ */
+export async function retryFailedSince(deps: AppDeps, accountId: string, body: unknown): Promise<Result<{ retried: number }>> {
+  const fields = fieldsOf(body, ['since']);
+  if (!fields.ok) return fields;
+  const raw = fields.value.since;
+  const since = parseTimeBound(typeof raw === 'number' ? String(raw) : raw ?? '', 'since');
+  if (!since.ok) return since;
+  if (since.value === undefined) return invalidField('since', 'must be an ISO-8601 time or epoch milliseconds');
+  if (!(await hasWebhookUrl(deps, accountId))) return reject('webhookUrlMissing');
+  const retried = await retryFailedDeliveries(deps.db, accountId, since.value, deps.clock(), MAX_BULK_RETRY);
+  if (retried > 0) deps.wakeWebhooks?.();
+  return ok({ retried });
 }
 
 /**

@@ -282,7 +282,7 @@ export function refineAccountUpdate(body: AccountUpdateBody): Result<AccountUpda
 }
 
 // Offset required: a time without one means different instants on different machines.
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** POST /admin/v1/accounts/:id/api-keys, after its schema; `now` decides whether expiresAt is in the future. */
 export function refineNewApiKey(body: NewApiKeyBody, now: number): Result<NewApiKeyInput> {
@@ -327,4 +327,35 @@ export function refineNewSenderDomain(body: NewSenderDomainBody): Result<NewSend
 export function parseNewSenderDomain(body: unknown): Result<NewSenderDomainInput> {
   const checked = checkOperatorInput(NewSenderDomainBody, body);
   return checked.ok ? refineNewSenderDomain(checked.value) : checked;
+}
+
+/** A key's expiry: absent or null (never), or an ISO-8601 time with an offset, in the future. */
+export function parseExpiry(value: unknown, field: string, now: number): Result<number | null> {
+  if (value === undefined || value === null) return ok(null);
+  const at = typeof value === 'string' && ISO_TIME.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(at)) return invalidField(field, EXPIRY_PROBLEM);
+  if (at <= now) return invalidField(field, 'must be in the future');
+  return ok(at);
+}
+
+export const TOP_UP_REASON_MAX = 500;
+
+export interface TopUpInput {
+  readonly messages: number;
+  readonly balance: Minor;
+  readonly reason: string;
+}
+
+/** POST /admin/v1/accounts/:id/top-ups: `{messages?, balance?, reason}`, at least one amount not zero. */
+export function parseTopUp(body: unknown): Result<TopUpInput> {
+  const fields = fieldsOf(body, ['messages', 'balance', 'reason']);
+  if (!fields.ok) return fields;
+  const { messages = 0, balance = 0, reason } = fields.value;
+  if (!Number.isSafeInteger(messages)) return invalidField('messages', 'must be a whole number (negative to remove messages)');
+  const amount = parseMoney(balance, { allowNegative: true });
+  if (amount === null) return invalidField('balance', 'must be an amount with at most 4 decimals (negative to remove money)');
+  const text = parseText(reason, TOP_UP_REASON_MAX);
+  if (text === null) return invalidField('reason', `must be 1 to ${TOP_UP_REASON_MAX} characters, without control characters: it goes into the ledger`);
+  if (messages === 0 && amount === 0) return invalidField('messages', 'give messages, balance or both, not zero');
+  return ok({ messages: messages as number, balance: amount, reason: text });
 }

@@ -3,7 +3,7 @@ import { CHANNELS, type Channel } from './account.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from './message-status.ts';
 import { ok, reject, type Result } from './result.ts';
 
-// GET /v1/messages?status=&channel=&since=&recipient=&cursor=&limit= — the query,
+// GET /v1/messages?status=&channel=&since=&until=&recipient=&cursor=&limit= — the query,
 // declared once (checked by the route before its handler: http/input-validation.ts),
 // then refined here. A cursor is the last msgid of the previous page, opaque to clients.
 
@@ -17,6 +17,7 @@ export const MessageListQuery = Type.Object({
   status: Type.Optional(Type.Union(MESSAGE_STATUSES.map((s) => Type.Literal(s)), { errorMessage: `must be one of ${MESSAGE_STATUSES.join(', ')}` })),
   channel: Type.Optional(Type.Union(CHANNELS.map((c) => Type.Literal(c)), { errorMessage: 'must be email, sms or whatsapp' })),
   since: Type.Optional(Type.String({ errorMessage: SINCE_PROBLEM, description: 'Created at or after: ISO 8601 time or epoch milliseconds' })),
+  until: Type.Optional(Type.String({ errorMessage: SINCE_PROBLEM, description: 'Created before: ISO 8601 time or epoch milliseconds' })),
   recipient: Type.Optional(Type.String({ maxLength: 320, errorMessage: 'must be one address or number', description: 'Exact recipient address or number' })),
   cursor: Type.Optional(Type.String({ pattern: UUID, errorMessage: 'must be the next_cursor of a previous page', description: 'next_cursor of the previous page' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, errorMessage: `must be a whole number from 1 to ${MAX_PAGE_SIZE}` })),
@@ -27,6 +28,8 @@ export interface MessageQuery {
   readonly status?: MessageStatus;
   readonly channel?: Channel;
   readonly since?: number;
+  /** Created before (epoch ms). */
+  readonly until?: number;
   readonly recipient?: string;
   readonly cursor?: string;
   readonly limit: number;
@@ -34,12 +37,13 @@ export interface MessageQuery {
 
 /** The checked query in the store's terms: `since` as epoch milliseconds, the recipient trimmed. */
 export function refineMessageQuery(query: MessageListQuery): Result<MessageQuery> {
-  const { since, recipient, limit, ...rest } = query;
+  const { since, until, recipient, limit, ...rest } = query;
   const result: { -readonly [K in keyof MessageQuery]: MessageQuery[K] } = { ...rest, limit: limit ?? DEFAULT_PAGE_SIZE };
-  if (since !== undefined) {
-    const at = /^[0-9]+$/.test(since) ? Number(since) : Date.parse(since);
-    if (!Number.isSafeInteger(at)) return reject('invalidField', { detail: `since ${SINCE_PROBLEM}` });
-    result.since = at;
+  for (const [bound, value] of [['since', since], ['until', until]] as const) {
+    if (value === undefined) continue;
+    const at = /^[0-9]+$/.test(value) ? Number(value) : Date.parse(value);
+    if (!Number.isSafeInteger(at)) return reject('invalidField', { detail: `${bound} ${SINCE_PROBLEM}` });
+    result[bound] = at;
   }
   if (recipient !== undefined) result.recipient = recipient.trim();
   return ok(result);

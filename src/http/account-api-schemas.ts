@@ -169,6 +169,7 @@ export const AccountView = Type.Object({
   rate_limit_per_second: Type.Integer({ minimum: 1 }),
   services: Services,
   ip_allow_list: Type.Array(Type.String(), { description: 'IPv4/IPv6 addresses and CIDR ranges (canonical form); empty: any address. Applies to keys and sessions alike' }),
+  caller_ip: Type.String({ description: 'The address herald sees this request come from: a list without it would shut this caller out' }),
 });
 export type AccountView = Static<typeof AccountView>;
 
@@ -208,7 +209,7 @@ export type UsageQuery = Static<typeof UsageQuery>;
 
 // ---- ledger ----
 
-export const LEDGER_KINDS = ['email.send', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] as const;
+export const LEDGER_KINDS = ['email.send', 'email.confirmation', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] as const;
 export const LedgerKind = Type.Union(LEDGER_KINDS.map((kind) => Type.Literal(kind)));
 export type LedgerKind = Static<typeof LedgerKind>;
 
@@ -294,6 +295,18 @@ export const RenderedEmail = Type.Object({
   text: Type.String({ description: 'The text part as sent: the template\'s own, or the one generated from the HTML' }),
 });
 export type RenderedEmail = Static<typeof RenderedEmail>;
+
+// ---- webhooks (additions to /v1/webhooks) ----
+
+export const RetryFailedRequest = Type.Object({
+  since: Type.Union([Type.String(), Type.Integer()], { description: 'Failed deliveries created at or after: ISO-8601 time or epoch milliseconds' }),
+}, { additionalProperties: false });
+export type RetryFailedRequest = Static<typeof RetryFailedRequest>;
+
+export const RetryFailedResult = Type.Object({
+  retried: Type.Integer({ minimum: 0, description: 'Deliveries put back to `pending`, due now (at most 10,000 a request; ask again for more)' }),
+});
+export type RetryFailedResult = Static<typeof RetryFailedResult>;
 
 // ---- messages (additions to GET /v1/messages) ----
 

@@ -16,6 +16,7 @@ import { requestLog } from './plugins/request-log.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { declareRouteAccess, routeAccessHook } from './route-access.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
+import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
 import { certificateRoutes, jwksRoutes } from './routes/certificates.ts';
 import { messageRoutes } from './routes/messages.ts';
@@ -153,6 +154,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     contactRoutes(v1, deps.app);
     segmentRoutes(v1, deps.app);
     campaignRoutes(v1, deps.app);
+    accountRoutes(v1, deps.app);
     await v1.register(async (imports) => contactImportRoutes(imports, deps.app, deps.importBodyLimitBytes));
   });
   await app.register(async (signIn) => signInRoutes(signIn, deps));

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Account, Channel } from '../domain/account.ts';
 import type { AccountRow, AccountsTable, Executor } from './database.ts';
 import type { AccountInput } from '../domain/admin-input.ts';
@@ -153,4 +154,31 @@ export async function setAccountAmounts(
     .where('balance', '=', expected.balance)
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
+}
+
+export interface AccountSummaryRecord {
+  readonly account: Account;
+  /** Users of the account, invited ones included. */
+  readonly users: number;
+}
+
+/**
+ * The operator's account list, newest first (ids are UUIDv7), a keyset page at a time:
+ * accounts whose name contains `q` (without regard to case) or whose id is `q`.
+ */
+export async function listAccountSummaries(db: Executor, filter: { q?: string; before?: string; limit: number }): Promise<AccountSummaryRecord[]> {
+  const q = filter.q;
+  const rows = await db
+    .selectFrom('accounts')
+    .selectAll('accounts')
+    .select((eb) => eb.selectFrom('users').select(eb.fn.countAll<number | string>().as('n')).whereRef('users.account_id', '=', 'accounts.id').as('user_count'))
+    .$if(q !== undefined, (query) => query.where((eb) => eb.or([
+      eb('accounts.id', '=', q ?? ''),
+      sql<boolean>`lower(accounts.name) like ${`%${(q ?? '').toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape '\\'`,
+    ])))
+    .$if(filter.before !== undefined, (query) => query.where('accounts.id', '<', filter.before ?? ''))
+    .orderBy('accounts.id', 'desc')
+    .limit(filter.limit)
+    .execute();
+  return rows.map((row) => ({ account: toAccount(row), users: Number(row.user_count ?? 0) }));
 }

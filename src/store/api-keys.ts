@@ -9,6 +9,10 @@ export interface ApiKeyRecord {
   readonly createdAt: number;
   readonly expiresAt: number | null;
   readonly revokedAt: number | null;
+  /** What the account calls it; '' for keys from before names. */
+  readonly name: string;
+  readonly lastUsedAt: number | null;
+  readonly lastUsedIp: string | null;
 }
 
 const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
@@ -20,14 +24,17 @@ const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   createdAt: Number(row.created_at),
   expiresAt: row.expires_at === null ? null : Number(row.expires_at),
   revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+  name: row.name,
+  lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+  lastUsedIp: row.last_used_ip,
 });
 
-export async function insertApiKey(db: Executor, key: Omit<ApiKeyRecord, 'revokedAt'>): Promise<void> {
+export async function insertApiKey(db: Executor, key: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt' | 'lastUsedIp'>): Promise<void> {
   await db
     .insertInto('api_keys')
     .values({
       id: key.id, account_id: key.accountId, key_hash: key.keyHash, scopes: key.scopes.join(' '),
-      created_at: key.createdAt, expires_at: key.expiresAt, revoked_at: null,
+      created_at: key.createdAt, expires_at: key.expiresAt, revoked_at: null, name: key.name,
     })
     .execute();
 }
@@ -52,4 +59,9 @@ export async function revokeApiKey(db: Executor, accountId: string, id: string, 
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
+}
+
+/** Records a use of the key: when and from where (the caller throttles it to about once a minute). */
+export async function touchApiKey(db: Executor, id: string, at: number, ip: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at, last_used_ip: ip }).where('id', '=', id).execute();
 }

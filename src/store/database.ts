@@ -41,6 +41,9 @@ export interface ApiKeysTable {
   created_at: number;
   expires_at: number | null;
   revoked_at: number | null;
+  name: Generated<string>; // what the account calls the key ('' for keys from before names)
+  last_used_at: number | null; // written at most once a minute
+  last_used_ip: string | null;
 }
 
 export interface SenderDomainsTable {
@@ -212,6 +215,17 @@ export interface LedgerTable {
   balance_delta: number;
   reason: string;
   send_id: string | null;
+  note: string | null; // the operator's words for a top-up or a set
+}
+
+/** A running herald process and its heartbeat (the operator's service health). */
+export interface ProcessesTable {
+  id: string;
+  role: string;
+  pid: number;
+  host: string;
+  started_at: number;
+  last_seen_at: number;
 }
 
 export interface WhatsappSessionsTable {
@@ -398,6 +412,7 @@ export interface Database {
   captures: CapturesTable;
   mime_pieces: MimePiecesTable;
   ledger: LedgerTable;
+  processes: ProcessesTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   suppressions: SuppressionsTable;
@@ -414,6 +429,7 @@ export type AccountRow = Selectable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type UserRow = Selectable<UsersTable>;
 export type MessageRow = Selectable<MessagesTable>;
+export type LedgerRow = Selectable<LedgerTable>;
 export type EmailTemplateRow = Selectable<EmailTemplatesTable>;
 export type WhatsappTemplateRow = Selectable<WhatsappTemplatesTable>;
 

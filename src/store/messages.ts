@@ -116,6 +116,8 @@ export interface MessageFilter {
   readonly channels: readonly Channel[];
   /** Created at or after (epoch ms). */
   readonly since?: number;
+  /** Created before (epoch ms). */
+  readonly until?: number;
   readonly recipient?: string;
   /** Keyset cursor: only messages with a smaller id (UUIDv7, so older). */
   readonly before?: string;
@@ -131,6 +133,7 @@ export async function listMessages(db: Executor, accountId: string, filter: Mess
     .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status ?? ''))
     .$if(filter.channels.length < CHANNELS.length, (q) => q.where('channel', 'in', filter.channels))
     .$if(filter.since !== undefined, (q) => q.where('created_at', '>=', filter.since ?? 0))
+    .$if(filter.until !== undefined, (q) => q.where('created_at', '<', filter.until ?? 0))
     .$if(filter.recipient !== undefined, (q) => q.where('recipient', '=', filter.recipient ?? ''))
     .$if(filter.before !== undefined, (q) => q.where('id', '<', filter.before ?? ''))
     .orderBy('id', 'desc')

@@ -9,6 +9,7 @@ import * as mimePieces from './migrations/0006-mime-pieces.ts';
 import * as users from './migrations/0008-users.ts';
 import * as audience from './migrations/0009-audience.ts';
 import * as campaigns from './migrations/0010-campaigns.ts';
+import * as accountApp from './migrations/0011-account-app.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-users': users,
   '0009-audience': audience,
   '0010-campaigns': campaigns,
+  '0011-account-app': accountApp,
 };
 
 /** Every migration's name, in the order they apply. */

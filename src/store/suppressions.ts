@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from './database.ts';
 import { placeholders, queryRows, statementPerCount } from './prepared-statement.ts';
 
@@ -14,6 +15,9 @@ export interface Suppression {
 // Addresses are compared lower-cased: mailbox local parts are case-sensitive in
 // theory, but no provider treats them so, and a suppression must not be dodged by case.
 const key = (address: string): string => address.toLowerCase();
+
+/** `%text%` for LIKE, with LIKE's own characters escaped (the escape character is a backslash). */
+const likePattern = (text: string): string => `%${key(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Adds an address; an address already suppressed keeps its first reason and time. */
 export async function addSuppression(
@@ -52,7 +56,7 @@ const suppressedAmongStatement = statementPerCount((count) =>
 export async function listSuppressions(
   db: Executor,
   accountId: string,
-  page: { after?: string; among?: readonly string[]; limit: number },
+  page: { after?: string; among?: readonly string[]; containing?: string; limit: number },
 ): Promise<Suppression[]> {
   if (page.among !== undefined && page.among.length === 0) return [];
   const rows = await db
@@ -61,6 +65,7 @@ export async function listSuppressions(
     .where('account_id', '=', accountId)
     .$if(page.after !== undefined, (q) => q.where('address', '>', page.after ?? ''))
     .$if(page.among !== undefined, (q) => q.where('address', 'in', (page.among ?? []).map(key)))
+    .$if(page.containing !== undefined, (q) => q.where(sql<boolean>`address like ${likePattern(page.containing ?? '')} escape '\\'`))
     .orderBy('address')
     .limit(page.limit)
     .execute();

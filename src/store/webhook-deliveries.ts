@@ -185,3 +185,25 @@ export async function retryDelivery(db: Executor, accountId: string, id: string,
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
+
+/**
+ * Puts the account's failed deliveries created at or after `since` back to `pending`,
+ * due at `now`, at most `max` of them (the oldest first); returns how many.
+ */
+export async function retryFailedDeliveries(db: Executor, accountId: string, since: number, now: number, max: number): Promise<number> {
+  const chosen = db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'failed')
+    .where('created_at', '>=', since)
+    .orderBy('id')
+    .limit(max);
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: now, updated_at: now })
+    .where('id', 'in', chosen)
+    .where('status', '=', 'failed')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

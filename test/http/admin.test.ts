@@ -186,10 +186,10 @@ test('top-ups and absolute sets of messages and balance are written to the ledge
   const { entries } = res.json();
   for (const entry of entries) assert.match(entry.id, UUID);
   assert.deepStrictEqual(entries.map(({ id: _id, ...rest }: { id: string }) => rest), [
-    { at: '2030-01-01T00:00:00.000Z', messagesDelta: 100, balanceDelta: 10, reason: 'account.open', sendId: null },
-    { at: '2030-01-01T00:00:01.000Z', messagesDelta: 50, balanceDelta: 2.5, reason: 'admin.top-up', sendId: null },
-    { at: '2030-01-01T00:00:02.000Z', messagesDelta: -130, balanceDelta: -12.25, reason: 'admin.set', sendId: null },
-    { at: '2030-01-01T00:00:03.000Z', messagesDelta: -5, balanceDelta: 0, reason: 'admin.top-up', sendId: null },
+    { at: '2030-01-01T00:00:00.000Z', messagesDelta: 100, balanceDelta: 10, reason: 'account.open', sendId: null, note: null },
+    { at: '2030-01-01T00:00:01.000Z', messagesDelta: 50, balanceDelta: 2.5, reason: 'admin.top-up', sendId: null, note: null },
+    { at: '2030-01-01T00:00:02.000Z', messagesDelta: -130, balanceDelta: -12.25, reason: 'admin.set', sendId: null, note: null },
+    { at: '2030-01-01T00:00:03.000Z', messagesDelta: -5, balanceDelta: 0, reason: 'admin.top-up', sendId: null, note: null },
   ]);
 });
 

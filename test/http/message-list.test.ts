@@ -52,7 +52,7 @@ test('pages with next_cursor until the last page, without repeating or skipping 
   assert.deepStrictEqual(seen, [...sent].reverse());
 });
 
-test('filters by channel, status, recipient and since', async (t) => {
+test('filters by channel, status, recipient, since and until', async (t) => {
   let now = T0;
   const service = await startService(t, { clock: () => now });
   const account = await openAccount(service);
@@ -74,6 +74,8 @@ test('filters by channel, status, recipient and since', async (t) => {
   assert.deepStrictEqual(await ids('recipient=ana@example.org'), [early]);
   assert.deepStrictEqual(await ids('channel=email&since=2026-05-01T08:00:30.000Z'), [late]);
   assert.deepStrictEqual(await ids(`channel=email&since=${T0 + 60_000}`), [late]);
+  assert.deepStrictEqual(await ids('channel=email&until=2026-05-01T08:00:30.000Z'), [early]);
+  assert.deepStrictEqual(await ids(`channel=email&since=${T0}&until=${T0 + 60_000}`), [early]);
 });
 
 test('never shows another account\'s messages', async (t) => {
@@ -93,6 +95,7 @@ test('a malformed filter is a 400 naming the parameter', async (t) => {
     ['status=lost', 'status must be one of queued, sending, deferred, sent, delivered, failed, bounced, dropped'],
     ['channel=fax', 'channel must be email, sms or whatsapp'],
     ['since=yesterday', 'since must be an ISO 8601 time or epoch milliseconds'],
+    ['until=tomorrow', 'until must be an ISO 8601 time or epoch milliseconds'],
     ['cursor=abc', 'cursor must be the next_cursor of a previous page'],
     ['limit=0', 'limit must be a whole number from 1 to 500'],
     ['limit=501', 'limit must be a whole number from 1 to 500'],

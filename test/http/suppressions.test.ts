@@ -181,3 +181,56 @@ test('without a key the list answers 403 No API Key sent', async (t) => {
   const res = await service.http.inject({ method: 'GET', url: '/v1/suppressions' });
   assert.deepStrictEqual([res.statusCode, res.json()], [403, { error: 'No API Key sent' }]);
 });
+
+// ---- search and export ----
+
+test('?q= lists only the addresses containing the text, without regard to case, LIKE\'s own characters taken literally', async (t) => {
+  const { service, account } = await world(t);
+  await post(service, '/v1/suppressions', account.apiKey, { emails: ['ana@example.org', 'bo@acme.test', 'ana_b@acme.test', 'anaxb@acme.test'] });
+  const search = async (q: string) => (await get(service, `/v1/suppressions?q=${encodeURIComponent(q)}`, account.apiKey)).json().data.map((s: { email: string }) => s.email);
+  assert.deepStrictEqual(await search('ACME'), ['ana_b@acme.test', 'anaxb@acme.test', 'bo@acme.test']);
+  assert.deepStrictEqual(await search('a_b'), ['ana_b@acme.test']);
+  assert.deepStrictEqual(await search('%'), []);
+  assert.deepStrictEqual(await search(''), ['ana@example.org', 'ana_b@acme.test', 'anaxb@acme.test', 'bo@acme.test']);
+});
+
+test('?q= pages like the whole list', async (t) => {
+  const { service, account } = await world(t);
+  await post(service, '/v1/suppressions', account.apiKey, { emails: ['a1@acme.test', 'a2@acme.test', 'b@other.test', 'a3@acme.test'] });
+  const first = (await get(service, '/v1/suppressions?q=acme&limit=2', account.apiKey)).json();
+  const second = (await get(service, `/v1/suppressions?q=acme&limit=2&cursor=${first.next_cursor}`, account.apiKey)).json();
+  assert.deepStrictEqual([...first.data, ...second.data].map((s: { email: string }) => s.email), ['a1@acme.test', 'a2@acme.test', 'a3@acme.test']);
+  assert.equal(second.next_cursor, null);
+});
+
+test('the CSV export has a header and every address in address order, quoted where needed', async (t) => {
+  const { service, account } = await world(t);
+  await post(service, '/v1/suppressions', account.apiKey, { emails: ['zoe@example.org', '"a,b"@example.org'] });
+  const res = await get(service, '/v1/suppressions/export', account.apiKey);
+  assert.deepStrictEqual(
+    { status: res.statusCode, type: res.headers['content-type'], disposition: res.headers['content-disposition'], body: res.body },
+    {
+      status: 200, type: 'text/csv; charset=utf-8', disposition: 'attachment; filename="suppressions.csv"',
+      body: `email,reason,msgid,created_at\r\n"""a,b""@example.org",manual,,${AT}\r\nzoe@example.org,manual,,${AT}\r\n`,
+    },
+  );
+});
+
+test('the CSV export reads past one batch and follows ?q=', async (t) => {
+  const { service, account } = await world(t);
+  const emails = Array.from({ length: 1001 }, (_, i) => `u${String(i).padStart(4, '0')}@example.org`);
+  await post(service, '/v1/suppressions', account.apiKey, { emails: emails.slice(0, 1000) });
+  await post(service, '/v1/suppressions', account.apiKey, { emails: emails.slice(1000) });
+  const lines = (await get(service, '/v1/suppressions/export', account.apiKey)).body.split('\r\n');
+  assert.equal(lines.length, 1 + 1001 + 1);
+  assert.deepStrictEqual([lines[1], lines[1001], lines[1002]], [`u0000@example.org,manual,,${AT}`, `u1000@example.org,manual,,${AT}`, '']);
+  const some = (await get(service, '/v1/suppressions/export?q=u099', account.apiKey)).body.split('\r\n').length - 2;
+  assert.equal(some, 10);
+});
+
+test('the CSV export holds only the caller\'s account', async (t) => {
+  const { service, account } = await world(t);
+  const other = await openAccount(service, { name: 'other' });
+  await post(service, '/v1/suppressions', other.apiKey, { email: 'secret@example.org' });
+  assert.equal((await get(service, '/v1/suppressions/export', account.apiKey)).body, 'email,reason,msgid,created_at\r\n');
+});

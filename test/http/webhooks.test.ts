@@ -258,3 +258,54 @@ test('an operator\'s unknown event type answers 400', async (t) => {
     message: INVALID, detail: `webhookEvents: must be null (every type) or a non-empty array of event types: ${ALL_TYPES.join(', ')}`,
   }]);
 });
+
+// ---- retrying every failed delivery since a time ----
+
+/** Test events created a minute apart from 09:01, their schedules spent (as the dispatcher leaves a delivery it gave up on). */
+async function failedDeliveries(service: Service, account: TestAccount, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const id = (await call(service, 'POST', '/v1/webhooks/test', account.apiKey)).json().id as string;
+    await service.deps.db.updateTable('webhook_deliveries').set({ status: 'failed', created_at: Date.parse('2030-01-01T09:00:00Z') + (i + 1) * 60_000 }).where('id', '=', id).execute();
+    ids.push(id);
+  }
+  return ids;
+}
+
+test('retrying every failed delivery since a time posts those created since then again, and leaves older ones failed', async (t) => {
+  const service = await startService(t);
+  const receiver = await startWebhookReceiver(t);
+  const account = await openAccount(service);
+  await subscribe(service, account.apiKey, receiver);
+  const [older, since, newer] = await failedDeliveries(service, account, 3);
+  const res = await call(service, 'POST', '/v1/webhooks/deliveries/retry-failed', account.apiKey, { since: '2030-01-01T09:02:00Z' });
+  assert.deepStrictEqual([res.statusCode, res.json()], [202, { retried: 2 }]);
+  await service.webhooks.drain();
+  assert.deepStrictEqual(receiver.received.map((e) => e.id).sort(), [since, newer].sort());
+  const statuses = (await call(service, 'GET', '/v1/webhooks/deliveries', account.apiKey)).json().data.map((d: { id: string; status: string }) => [d.id, d.status]);
+  assert.deepStrictEqual(statuses, [[newer, 'succeeded'], [since, 'succeeded'], [older, 'failed']]);
+});
+
+test('retrying every failed delivery touches no other account\'s deliveries', async (t) => {
+  const service = await startService(t);
+  const receiver = await startWebhookReceiver(t);
+  const owner = await openAccount(service);
+  const other = await openAccount(service, { name: 'other' });
+  await subscribe(service, owner.apiKey, receiver);
+  await call(service, 'PUT', '/v1/webhooks', other.apiKey, { url: receiver.url });
+  const [failed] = await failedDeliveries(service, owner, 1);
+  const res = await call(service, 'POST', '/v1/webhooks/deliveries/retry-failed', other.apiKey, { since: 0 });
+  assert.deepStrictEqual([res.statusCode, res.json()], [202, { retried: 0 }]);
+  assert.equal((await call(service, 'GET', `/v1/webhooks/deliveries/${failed}`, owner.apiKey)).json().status, 'failed');
+});
+
+test('retrying every failed delivery needs a time, and a webhook URL', async (t) => {
+  const service = await startService(t);
+  const account = await openAccount(service);
+  const noUrl = await call(service, 'POST', '/v1/webhooks/deliveries/retry-failed', account.apiKey, { since: '2030-01-01T00:00:00Z' });
+  assert.deepStrictEqual([noUrl.statusCode, noUrl.json()], [409, { message: 'No webhook URL is set' }]);
+  for (const body of [{}, { since: 'last week' }]) {
+    const res = await call(service, 'POST', '/v1/webhooks/deliveries/retry-failed', account.apiKey, body);
+    assert.deepStrictEqual([res.statusCode, res.json()], [400, { message: INVALID, detail: 'since: must be an ISO-8601 time or epoch milliseconds' }], JSON.stringify(body));
+  }
+});

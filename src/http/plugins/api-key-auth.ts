@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateApiKey, type KeyDeps } from '../../app/api-keys.ts';
+import { authenticateApiKey, noteKeyUse, type KeyDeps } from '../../app/api-keys.ts';
 import { reportUnexpected } from '../failed-request.ts';
 import { refuseBeforeBody } from '../wire-errors.ts';
 import { admitAccount } from './account-admission.ts';
@@ -32,6 +32,12 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
     if (authentication.kind === 'invalid') return void refuseBeforeBody(reply, { code: 'invalidApiKey' });
     const { account, key } = authentication;
     if (!(await admitAccount(request, reply, account, { rateLimiter: deps.rateLimiter, metrics: deps.keys.metrics }))) return;
+    try {
+      await noteKeyUse(deps.keys, key.id, request.ip);
+    } catch (error) {
+      // The last-use column is information for people; a request is not refused over it.
+      reportUnexpected(request, deps.keys.metrics, error, 'recording the key\'s last use failed');
+    }
     request.caller = { account, principal: { kind: 'key', key } };
   };
 }

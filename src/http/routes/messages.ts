@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
-import { getCapturedMessage, getMessage, listAccountMessages } from '../../app/get-message.ts';
+import { getCapturedMessage, getEmailPreview, getMessage, listAccountMessages, type EmailPreview } from '../../app/get-message.ts';
 import { MessageListQuery } from '../../domain/message-query.ts';
+import { PREVIEW_CSP } from '../account-api-schemas.ts';
 import { callerOf, visibleChannels } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
@@ -10,6 +11,13 @@ const params = { type: 'object', required: ['msgid'], properties: { msgid: { typ
 
 // Scope `channel`: a caller sees the messages of the channels it holds a scope of.
 const access = { scope: 'channel', access: 'read' } as const;
+
+/** The preview document: the HTML as sent, or the text part in a <pre> when there was no HTML. */
+function previewDocument(preview: EmailPreview): string {
+  if (preview.html !== null) return preview.html;
+  const escaped = (preview.text ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html><meta charset="utf-8"><pre style="white-space: pre-wrap; font: 14px/1.5 monospace">${escaped}</pre>`;
+}
 
 /** A message's status and events, and for captured email the MIME as it would have gone out. */
 export function messageRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -44,4 +52,24 @@ export function messageRoutes(app: FastifyInstance, deps: AppDeps): void {
     if (!capture.ok) return sendRejection(reply, capture.rejection);
     return reply.type(capture.value.contentType).send(capture.value.body);
   });
+
+  app.get<{ Params: { msgid: string } }>('/v1/messages/:msgid/preview', {
+    schema: {
+      summary: 'The email as its recipient sees it, for a sandboxed frame: served with a Content-Security-Policy that runs no script and loads nothing (images only as data: URLs)',
+      tags: ['messages'], params,
+      response: { 200: { description: 'The HTML part as sent (the text part in a <pre> when there was none)', content: { 'text/html': { schema: { type: 'string' } } } }, 404: schemas.applicationError },
+    },
+    config: { access },
+  }, async (request, reply) => {
+    const preview = await getEmailPreview(deps, callerOf(request).account.id, request.params.msgid, visibleChannels(request));
+    if (!preview.ok) return sendRejection(reply, preview.rejection);
+    return reply
+      .type('text/html; charset=utf-8')
+      .headers({
+        'content-security-policy': PREVIEW_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer',
+        'x-frame-options': 'SAMEORIGIN', 'cache-control': 'private, no-store',
+      })
+      .send(previewDocument(preview.value));
+  });
 }
+

@@ -1,7 +1,8 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
 import {
-  addAccountSuppressions, listAccountSuppressions, removeAccountSuppression, MAX_SUPPRESSIONS_PER_REQUEST, SuppressionListQuery,
+  addAccountSuppressions, exportAccountSuppressions, listAccountSuppressions, removeAccountSuppression, MAX_SUPPRESSIONS_PER_REQUEST, SuppressionExportQuery, SuppressionListQuery,
 } from '../../app/suppressions.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
@@ -47,6 +48,26 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
   }, async (request, reply) => {
     const page = await listAccountSuppressions(deps, callerOf(request).account.id, request.query);
     return page.ok ? page.value : sendRejection(reply, page.rejection);
+  });
+
+  app.get<{ Querystring: SuppressionExportQuery }>('/v1/suppressions/export', {
+    schema: {
+      summary: 'The whole list as CSV (`email,reason,msgid,created_at`, RFC 4180, CRLF), in address order; `q` as for the list', tags,
+      querystring: SuppressionExportQuery,
+      response: {
+        200: { description: 'text/csv, sent as an attachment named suppressions.csv', content: { 'text/csv': { schema: { type: 'string' } } } },
+        400: { description: 'A bad q', ...schemas.applicationError },
+        ...errors,
+      },
+    },
+    config: { access: { scope: 'email', access: 'read' } },
+  }, async (request, reply) => {
+    const lines = exportAccountSuppressions(deps, callerOf(request).account.id, request.query);
+    if (!lines.ok) return sendRejection(reply, lines.rejection);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="suppressions.csv"')
+      .send(Readable.from(lines.value));
   });
 
   app.post('/v1/suppressions', {

@@ -3,6 +3,8 @@ import type { AppDeps } from '../../app/deps.ts';
 import {
   createEmailTemplate, getEmailTemplate, listEmailTemplatesOf, removeEmailTemplate, replaceEmailTemplate, TEMPLATE_NAME_MAX,
 } from '../../app/email-templates.ts';
+import { renderEmailTemplate } from '../../app/render-email-template.ts';
+import { RenderedEmail, RenderRequest } from '../account-api-schemas.ts';
 import { listWhatsappTemplatesOf, WHATSAPP_TEMPLATE_STATUS_VALUES } from '../../app/list-whatsapp-templates.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
@@ -89,6 +91,18 @@ export function templateRoutes(app: FastifyInstance, deps: AppDeps): void {
     const result = await createEmailTemplate(deps, callerOf(request).account.id, request.body);
     if (!result.ok) return sendRejection(reply, result.rejection);
     return reply.code(201).send(result.value);
+  });
+
+  app.post('/v1/email/templates/render', {
+    schema: {
+      summary: 'Render a template as POST /v1/email would send it (subject, HTML, and the text part, generated from the HTML when there is none); '
+        + 'a stored template_id with html or text given renders the edit before it is saved. Nothing is stored or sent',
+      tags, body: RenderRequest, response: { 200: RenderedEmail, ...invalid, ...notFound, ...errors },
+    },
+    config: { access: { scope: 'email', access: 'read' } },
+  }, async (request, reply) => {
+    const rendered = await renderEmailTemplate(deps, callerOf(request).account.id, request.body);
+    return rendered.ok ? rendered.value : sendRejection(reply, rendered.rejection);
   });
 
   app.get<{ Params: { template_id: string } }>('/v1/email/templates/:template_id', {

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import {
-  getWebhookDelivery, listWebhookDeliveries, retryWebhookDelivery, sendTestEvent, TEST_EVENT_TYPE,
+  getWebhookDelivery, listWebhookDeliveries, retryFailedSince, retryWebhookDelivery, sendTestEvent, TEST_EVENT_TYPE,
 } from '../../app/webhook-deliveries.ts';
 import { getWebhookSettings, putWebhookSettings, rotateWebhookSecretOf } from '../../app/webhook-settings.ts';
 import { EVENT_TYPES } from '../../domain/event-catalogue.ts';
 import { DELIVERY_STATUSES, DeliveryListQuery } from '../../domain/webhook-delivery-query.ts';
 import type { HttpDeps } from '../app.ts';
+import { RetryFailedRequest, RetryFailedResult } from '../account-api-schemas.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
@@ -157,6 +158,17 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
     config: { access: { scope: 'webhooks', access: 'write' } },
   }, async (request, reply) => {
     const result = await retryWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id);
+    return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);
+  });
+
+  app.post('/v1/webhooks/deliveries/retry-failed', {
+    schema: {
+      summary: 'One more attempt now for every failed delivery created since a time (the oldest first, up to 10,000 a request)',
+      tags, body: RetryFailedRequest, response: { 202: RetryFailedResult, ...badField, ...noUrl, ...errors },
+    },
+    config: { access: { scope: 'webhooks', access: 'write' } },
+  }, async (request, reply) => {
+    const result = await retryFailedSince(appDeps, callerOf(request).account.id, request.body);
     return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);
   });
 

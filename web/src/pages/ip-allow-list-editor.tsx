@@ -42,7 +42,7 @@ function Editor(props: { account: AccountView; canEdit: boolean }) {
   const [saved, setSaved] = useState(false);
   useEffect(() => setEntries([...props.account.ip_allow_list]), [props.account.ip_allow_list]);
   const save = useMutation({
-    mutationFn: (list: string[]) => api<AccountView>('/v1/account/ip-allow-list', { method: 'PUT', body: { ip_allow_list: list } }),
+    mutationFn: (list: string[]) => api<AccountView>('/v1/account', { method: 'PATCH', body: { ip_allow_list: list } }),
     onSuccess: (updated) => {
       setConfirming(false);
       setSaved(true);
@@ -66,7 +66,7 @@ function Editor(props: { account: AccountView; canEdit: boolean }) {
   }
   return (
     <form onSubmit={submit} noValidate>
-      {props.account.caller_ip === undefined ? null : <p className="hint">You are reaching herald from <code>{props.account.caller_ip}</code>.</p>}
+      <p className="hint">You are reaching herald from <code>{props.account.caller_ip}</code>.</p>
       <ul className="entry-list">
         {entries.map((entry, index) => {
           const error = touched || entry !== '' ? errors[index] : undefined;

@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api/http.ts';
+import { useDeferredValue, useState, type FormEvent } from 'react';
+import { api, ApiError, send } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
 import type { SuppressionPage, SuppressionView } from '../api/types.ts';
 import { TextArea, TextField } from '../components/field.tsx';
@@ -9,29 +9,29 @@ import { Page, Section } from '../components/page.tsx';
 import { Empty, ErrorNotice, Loading } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
-import { csvLine, download } from '../lib/csv.ts';
+import { download } from '../lib/download.ts';
 
 const PAGE = 200;
-/** Export walks the whole list a page at a time; this bounds one export. */
-const EXPORT_MAX_PAGES = 500;
 
-const fetchPage = (cursor: string | undefined) => api<SuppressionPage>('/v1/suppressions', { query: { cursor, limit: PAGE } });
+const fetchPage = (q: string, cursor: string | undefined) => api<SuppressionPage>('/v1/suppressions', { query: { q, cursor, limit: PAGE } });
 
 export default function SuppressionsPage() {
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
   const [search, setSearch] = useState('');
-  const needle = search.trim().toLowerCase();
+  // herald searches the whole list (?q=); typing fast asks once the input settles.
+  const needle = useDeferredValue(search.trim().toLowerCase());
   const list = useInfiniteQuery({
-    queryKey: ['suppressions'],
-    queryFn: ({ pageParam }) => fetchPage(pageParam),
+    queryKey: ['suppressions', needle],
+    queryFn: ({ pageParam }) => fetchPage(needle, pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
+    placeholderData: (previous) => previous,
   });
-  const rows = (list.data?.pages ?? []).flatMap((p) => p.data).filter((s) => needle === '' || s.email.includes(needle));
+  const rows = (list.data?.pages ?? []).flatMap((p) => p.data);
   return (
     <Page title="Suppressions" description="herald does not send email to these addresses: unsubscribes, hard bounces, complaints and the ones added here."
-      actions={<ExportButton />}>
+      actions={<ExportButton q={needle} />}>
       {canWrite ? <AddSuppressions /> : null}
       <Section title="Suppressed addresses">
         <div className="inline-form" role="search" aria-label="Suppressions">
@@ -44,7 +44,6 @@ export default function SuppressionsPage() {
             <SuppressionTable rows={rows} canWrite={canWrite} />
             {list.hasNextPage ? (
               <div className="pager">
-                <p className="muted small">{needle === '' ? '' : 'The search covers the addresses loaded so far. '}</p>
                 <button type="button" className="button secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>Load more</button>
               </div>
             ) : null}
@@ -121,19 +120,13 @@ function AddSuppressions() {
   );
 }
 
-function ExportButton() {
+function ExportButton(props: { q: string }) {
   const exportCsv = useMutation({
     mutationFn: async () => {
-      const lines = [csvLine(['email', 'reason', 'msgid', 'created_at'])];
-      let cursor: string | undefined;
-      for (let page = 0; page < EXPORT_MAX_PAGES; page++) {
-        const result = await fetchPage(cursor);
-        for (const s of result.data) lines.push(csvLine([s.email, s.reason, s.msgid, s.created_at]));
-        if (result.next_cursor === null) break;
-        cursor = result.next_cursor;
-      }
-      download(`${lines.join('\r\n')}\r\n`, 'suppressions.csv', 'text/csv');
-      return lines.length - 1;
+      const response = await send('/v1/suppressions/export', { query: { q: props.q } });
+      const csv = await response.text();
+      download(csv, 'suppressions.csv', 'text/csv');
+      return csv.split('\r\n').length - 2;
     },
   });
   return (

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/http.ts';
-import type { DeliveryPage, DeliverySummary } from '../api/types.ts';
+import type { DeliveryPage, DeliverySummary, RetryFailedResult } from '../api/types.ts';
 import { SelectField, TextField } from '../components/field.tsx';
 import { Section } from '../components/page.tsx';
 import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
@@ -11,8 +11,6 @@ import { Time } from '../components/time.tsx';
 import { isoFromLocalInput } from '../lib/format.ts';
 
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
-/** Retrying "every failed since" walks the failed log a page at a time; this bounds one click. */
-const MAX_BULK_RETRY = 500;
 
 export function DeliveryLog(props: { canWrite: boolean; hasUrl: boolean }) {
   const client = useQueryClient();
@@ -81,29 +79,11 @@ export function DeliveryLog(props: { canWrite: boolean; hasUrl: boolean }) {
   );
 }
 
-/** Retries every failed delivery created at or after a time: the failed log, newest first, until older than that. */
+/** Retries every failed delivery created at or after a time: herald puts them back in the queue in one request. */
 function RetryFailedSince(props: { onDone: () => void }) {
   const [since, setSince] = useState('');
-  const [progress, setProgress] = useState<{ done: number; total: number } | undefined>();
   const run = useMutation({
-    mutationFn: async (sinceIso: string) => {
-      const ids: string[] = [];
-      let cursor: string | undefined;
-      for (;;) {
-        const page = await api<DeliveryPage>('/v1/webhooks/deliveries', { query: { status: 'failed', cursor, limit: 100 } });
-        const fresh = page.data.filter((d) => d.created_at >= sinceIso);
-        ids.push(...fresh.map((d) => d.id));
-        if (fresh.length < page.data.length || page.next_cursor === null || ids.length >= MAX_BULK_RETRY) break;
-        cursor = page.next_cursor;
-      }
-      const chosen = ids.slice(0, MAX_BULK_RETRY);
-      setProgress({ done: 0, total: chosen.length });
-      for (const [index, id] of chosen.entries()) {
-        await api<DeliverySummary>(`/v1/webhooks/deliveries/${encodeURIComponent(id)}/retry`, { method: 'POST' });
-        setProgress({ done: index + 1, total: chosen.length });
-      }
-      return chosen.length;
-    },
+    mutationFn: (sinceIso: string) => api<RetryFailedResult>('/v1/webhooks/deliveries/retry-failed', { method: 'POST', body: { since: sinceIso } }),
     onSettled: props.onDone,
   });
   const sinceIso = isoFromLocalInput(since);
@@ -113,9 +93,9 @@ function RetryFailedSince(props: { onDone: () => void }) {
   };
   return (
     <form onSubmit={submit} className="inline-form bulk-retry" noValidate>
-      <TextField label="Retry every failed delivery since" type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} hint={`Your local time; up to ${MAX_BULK_RETRY} at a time.`} />
+      <TextField label="Retry every failed delivery since" type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} hint="Your local time; up to 10,000 at a time." />
       <button type="submit" className="button secondary" disabled={run.isPending || sinceIso === undefined}>Retry failed</button>
-      {progress === undefined ? null : <p role="status" className="notice">{run.isSuccess ? `Retried ${run.data} failed deliver${run.data === 1 ? 'y' : 'ies'}.` : `Retrying ${progress.done} of ${progress.total}…`}</p>}
+      {run.isSuccess ? <p role="status" className="notice">{`Retrying ${run.data.retried} failed deliver${run.data.retried === 1 ? 'y' : 'ies'}.`}</p> : null}
       {run.isError ? <ErrorNotice error={run.error} /> : null}
     </form>
   );

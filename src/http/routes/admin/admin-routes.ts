@@ -17,6 +17,7 @@ import { adminAuthHook } from '../../plugins/admin-auth.ts';
 import { domainVerification, senderDomain } from '../domains.ts';
 import { accountUserRoutes } from './account-users.ts';
 import { inboundReportRoutes } from './inbound-reports.ts';
+import { operatorConsoleRoutes } from './operator-console.ts';
 import { sendRejection } from '../../wire-errors.ts';
 
 // The operator API: accounts, their keys, sender domains and WhatsApp templates,
@@ -82,6 +83,7 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
   app.addHook('onRequest', adminAuthHook(deps.adminToken, deps.app));
   inboundReportRoutes(app, deps);
   accountUserRoutes(app, deps.app);
+  operatorConsoleRoutes(app, deps);
 
   app.post<{ Body: NewAccountBody }>('/admin/v1/accounts', {
     schema: {
@@ -150,11 +152,12 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
             entries: {
               type: 'array',
               items: {
-                type: 'object', required: ['id', 'at', 'messagesDelta', 'balanceDelta', 'reason', 'sendId'],
+                type: 'object', required: ['id', 'at', 'messagesDelta', 'balanceDelta', 'reason', 'sendId', 'note'],
                 properties: {
                   id: { type: 'string', format: 'uuid' }, at: timestamp, messagesDelta: { type: 'integer' }, balanceDelta: { type: 'number' },
-                  reason: { type: 'string', enum: ['email.send', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] },
+                  reason: { type: 'string', enum: ['email.send', 'email.confirmation', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] },
                   sendId: { type: ['string', 'null'], description: 'The accepted request that caused it, for sends' },
+                  note: { type: ['string', 'null'], description: 'The operator\'s reason, for a top-up made with one (POST …/top-ups)' },
                 },
               },
             },

@@ -1,0 +1,71 @@
+// Bodies and queries of the account's own operations (/v1/account, /v1/api-keys,
+// /v1/ledger, /v1/usage: issue 12), checked here with herald's field texts
+// (`invalidField` with `<field>: <what is wrong>`), snake_case as on the rest of /v1.
+import { isScope, SCOPES, type Scope } from './access.ts';
+import { fieldsOf, invalidField, ISO_TIME, parseExpiry, parseText } from './admin-input.ts';
+import { normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
+import { ownField, type JsonObject } from './json-object.ts';
+import { ok, type Result } from './result.ts';
+
+export const KEY_NAME_MAX = 200;
+export const ALLOW_LIST_MAX = 1000;
+
+/** PATCH /v1/account: `{ip_allow_list}`, each entry checked on its own so the detail names it. */
+export function parseAccountChange(body: unknown): Result<{ ipAllowList?: readonly string[] }> {
+  const fields = fieldsOf(body, ['ip_allow_list']);
+  if (!fields.ok) return fields;
+  const entries = fields.value.ip_allow_list;
+  if (entries === undefined) return ok({});
+  if (!Array.isArray(entries) || entries.length > ALLOW_LIST_MAX) return invalidField('ip_allow_list', `must be an array of at most ${ALLOW_LIST_MAX} strings`);
+  for (const [index, entry] of (entries as unknown[]).entries()) {
+    if (!parseAllowList([entry]).ok) return invalidField(`ip_allow_list[${index}]`, 'must be an IPv4 or IPv6 address or CIDR range');
+  }
+  const list = parseAllowList(entries);
+  return list.ok ? ok({ ipAllowList: normaliseAllowList(list.value) }) : list;
+}
+
+export interface NewOwnKey {
+  readonly name: string;
+  readonly scopes: readonly Scope[];
+  readonly expiresAt: number | null;
+}
+
+/** POST /v1/api-keys: `{name, scopes, expires_at?}`. */
+export function parseNewOwnKey(body: unknown, now: number): Result<NewOwnKey> {
+  const fields = fieldsOf(body, ['name', 'scopes', 'expires_at']);
+  if (!fields.ok) return fields;
+  const { name, scopes, expires_at: expiresAt } = fields.value;
+  const text = parseText(name, KEY_NAME_MAX);
+  if (text === null) return invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters, without control characters`);
+  const problem = `must be a non-empty array of ${SCOPES.map((s) => `"${s}"`).join(', ')}`;
+  if (!Array.isArray(scopes) || scopes.length === 0) return invalidField('scopes', problem);
+  const wanted = new Set<unknown>(scopes);
+  if ([...wanted].some((s) => !isScope(s))) return invalidField('scopes', problem);
+  const expiry = parseExpiry(expiresAt, 'expires_at', now);
+  if (!expiry.ok) return expiry;
+  // Canonical order, duplicates dropped: the scopes are a set.
+  return ok({ name: text, scopes: SCOPES.filter((s) => wanted.has(s)), expiresAt: expiry.value });
+}
+
+/** A time bound of a query: ISO-8601 or epoch milliseconds. */
+export function parseTimeBound(raw: unknown, field: string): Result<number | undefined> {
+  if (raw === undefined || raw === '') return ok(undefined);
+  const text = typeof raw === 'string' ? raw : '';
+  const at = /^[0-9]{1,15}$/.test(text) ? Number(text) : ISO_TIME.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isSafeInteger(at) ? ok(at) : invalidField(field, 'must be an ISO-8601 time or epoch milliseconds');
+}
+
+/** A whole number query parameter (a page size, a number of days) from 1 to max, `fallback` when absent. */
+export function parseCount(raw: unknown, field: string, max: number, fallback: number): Result<number> {
+  if (raw === undefined || raw === '') return ok(fallback);
+  // The route's schema may have coerced it to a number already (http/input-validation.ts).
+  const n = typeof raw === 'number' && Number.isInteger(raw) ? raw : typeof raw === 'string' && /^[0-9]{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
+  return n >= 1 && n <= max ? ok(n) : invalidField(field, `must be a whole number from 1 to ${max}`);
+}
+
+/** The query object Fastify parsed, as own fields only. */
+export function queryFields(raw: unknown): (key: string) => unknown {
+  // Fastify's query parser gives an object of its own class, not a plain one.
+  const query: JsonObject = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as JsonObject) : {};
+  return (key) => ownField(query, key);
+}

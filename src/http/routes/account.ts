@@ -1,0 +1,129 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IssuedKey, KeyDeps } from '../../app/api-keys.ts';
+import { ledgerPage, type LedgerEntry as StoredLedgerEntry } from '../../app/ledger-page.ts';
+import { changeOwnAccount } from '../../app/own-account.ts';
+import { createOwnKey, listOwnKeys, revokeOwnKey, type ApiKeyRecord } from '../../app/own-api-keys.ts';
+import { accountUsage, type Usage } from '../../app/usage.ts';
+import type { Account } from '../../domain/account.ts';
+import { formatMoney } from '../../domain/money.ts';
+import {
+  AccountView, ApiKeyList, ApiKeyView, ErrorBody, IpAllowListRequest, IssuedApiKey, LedgerEntry, LedgerPage, LedgerQuery,
+  NewApiKeyRequest, UsageQuery, UsageView, type LedgerKind,
+} from '../account-api-schemas.ts';
+import { callerOf, grantOf } from '../route-access.ts';
+import { sendRejection } from '../wire-errors.ts';
+
+// The account's own operations (scope `account`; users by role): the account and its IP
+// allow-list, its API keys, usage and the ledger. Shapes: account-api-schemas.ts, the
+// contract the web application is built on. Schemas document; domain/ and app/ validate.
+
+const tags = ['account'];
+const badField = { 400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...ErrorBody } } as const;
+const notFound = { 404: { description: '`Not found`', ...ErrorBody } } as const;
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+export function accountView(account: Account, callerIp: string): AccountView {
+  return {
+    account_id: account.id,
+    name: account.name,
+    active: account.active,
+    messages_left: account.messagesLeft,
+    balance: formatMoney(account.balance),
+    whatsapp_price: formatMoney(account.whatsappPrice),
+    rate_limit_per_second: account.rateLimitPerSecond,
+    services: { email: account.services.email, sms: account.services.sms, whatsapp: account.services.whatsapp },
+    ip_allow_list: [...account.ipAllowList],
+    caller_ip: callerIp,
+  };
+}
+
+const keyView = (key: ApiKeyRecord): ApiKeyView => ({
+  key_id: key.id, name: key.name, scopes: [...key.scopes], created_at: iso(key.createdAt), expires_at: isoOrNull(key.expiresAt),
+  last_used_at: isoOrNull(key.lastUsedAt), last_used_ip: key.lastUsedIp, revoked_at: isoOrNull(key.revokedAt),
+});
+
+const issuedView = (key: IssuedKey): IssuedApiKey => ({
+  key_id: key.id, api_key: key.apiKey, name: key.name, scopes: [...key.scopes], created_at: iso(key.createdAt), expires_at: isoOrNull(key.expiresAt),
+});
+
+const ledgerView = (entry: StoredLedgerEntry): LedgerEntry => ({
+  entry_id: entry.id, at: iso(entry.at), kind: entry.reason as LedgerKind, messages: entry.messagesDelta,
+  amount: formatMoney(entry.balanceDelta), reason: entry.note ?? null, send_id: entry.sendId,
+});
+
+const usageView = (usage: Usage): UsageView => ({
+  days: usage.days.map((d) => ({ date: d.date, email: { ...d.email }, sms: { ...d.sms }, whatsapp: { ...d.whatsapp } })),
+  today: { ...usage.today },
+  bounce_rate: usage.bounceRate,
+  complaint_rate: usage.complaintRate,
+});
+
+const isOwner = (request: FastifyRequest): boolean => grantOf(callerOf(request).principal).access.includes('owner');
+
+export function accountRoutes(app: FastifyInstance, deps: KeyDeps): void {
+  app.get('/v1/account', {
+    schema: { summary: 'The account: its state, what it has left, its channels and IP allow-list, and the address this request came from', tags, response: { 200: AccountView } },
+    config: { access: { scope: 'account', access: 'read' } },
+  }, async (request) => accountView(callerOf(request).account, request.ip));
+
+  app.patch('/v1/account', {
+    schema: {
+      summary: 'Change the IP allow-list (keys and sessions alike); entries are stored in canonical form', tags,
+      body: IpAllowListRequest, response: { 200: AccountView, ...badField },
+    },
+    config: { access: { scope: 'account', access: 'owner' } },
+  }, async (request, reply) => {
+    const changed = await changeOwnAccount(deps, callerOf(request).account.id, request.body);
+    return changed.ok ? accountView(changed.value, request.ip) : sendRejection(reply, changed.rejection);
+  });
+
+  app.get('/v1/api-keys', {
+    schema: { summary: 'The account\'s API keys, oldest first, revoked ones included (never the keys themselves)', tags, response: { 200: ApiKeyList } },
+    config: { access: { scope: 'account', access: 'read' } },
+  }, async (request): Promise<ApiKeyList> => ({ api_keys: (await listOwnKeys(deps, callerOf(request).account.id)).map(keyView) }));
+
+  app.post('/v1/api-keys', {
+    schema: {
+      summary: 'Make an API key with scopes and an optional expiry; the key is in this answer only (herald keeps its hash). Only an owner may give the `account` scope',
+      tags, body: NewApiKeyRequest, response: { 201: IssuedApiKey, ...badField },
+    },
+    config: { access: { scope: 'account', access: 'write' } },
+  }, async (request, reply) => {
+    const created = await createOwnKey(deps, callerOf(request).account.id, request.body, isOwner(request));
+    return created.ok ? reply.code(201).send(issuedView(created.value)) : sendRejection(reply, created.rejection);
+  });
+
+  app.delete<{ Params: { keyId: string } }>('/v1/api-keys/:keyId', {
+    schema: {
+      summary: 'Revoke a key: from now on it gets 403 `Invalid API Key `', tags,
+      params: { type: 'object', required: ['keyId'], properties: { keyId: { type: 'string', format: 'uuid' } } },
+      response: { 204: { type: 'null', description: 'Revoked' }, ...notFound },
+    },
+    config: { access: { scope: 'account', access: 'write' } },
+  }, async (request, reply) => {
+    const revoked = await revokeOwnKey(deps, callerOf(request).account.id, request.params.keyId);
+    return revoked.ok ? reply.code(204).send() : sendRejection(reply, revoked.rejection);
+  });
+
+  app.get('/v1/usage', {
+    schema: {
+      summary: 'Messages per UTC day and channel (accepted, delivered, bounced, failed), today\'s sends, email bounce and complaint rates',
+      tags, querystring: UsageQuery, response: { 200: UsageView, ...badField },
+    },
+    config: { access: { scope: 'account', access: 'read' } },
+  }, async (request, reply) => {
+    const usage = await accountUsage(deps, callerOf(request).account.id, request.query);
+    return usage.ok ? usageView(usage.value) : sendRejection(reply, usage.rejection);
+  });
+
+  app.get('/v1/ledger', {
+    schema: { summary: 'Every movement of the account\'s messages and money, newest first, by date and a cursor', tags, querystring: LedgerQuery, response: { 200: LedgerPage, ...badField } },
+    config: { access: { scope: 'account', access: 'read' } },
+  }, async (request, reply) => {
+    const page = await ledgerPage(deps, callerOf(request).account.id, request.query);
+    const body: LedgerPage | undefined = page.ok ? { entries: page.value.entries.map(ledgerView), next_cursor: page.value.nextCursor } : undefined;
+    return page.ok ? body : sendRejection(reply, page.rejection);
+  });
+}

@@ -22,13 +22,14 @@ interface World {
   readonly relayLog: () => Promise<string>;
 }
 
-async function startWorld(t: TestContext): Promise<World> {
+/** `query`: the relay URL's options, e.g. `?delivered=accepted`. */
+async function startWorld(t: TestContext, query = ''): Promise<World> {
   const sink = await startSmtpSink({ starttls: false });
   t.after(() => sink.close());
   const relayPort = await closedPort();
   const service = await startService(t, {
     env: {
-      HERALD_EMAIL_TRANSPORT: `smtp://127.0.0.1:${relayPort}`, HERALD_INBOUND_SMTP_PORT: '0', HERALD_INBOUND_SMTP_HOST: '127.0.0.1',
+      HERALD_EMAIL_TRANSPORT: `smtp://127.0.0.1:${relayPort}${query}`, HERALD_INBOUND_SMTP_PORT: '0', HERALD_INBOUND_SMTP_HOST: '127.0.0.1',
       HERALD_BOUNCE_DOMAIN: BOUNCE_DOMAIN, HERALD_PUBLIC_URL: 'https://herald.test',
     },
   });
@@ -89,4 +90,14 @@ test('a recipient the next hop refuses after Postfix took the message ends bounc
     type: 'bounced', bounce_type: 'hard', status_code: '5.1.1', diagnostic: '550 5.1.1 <ana@example.org>: user unknown', source: 'dsn',
     reporting_mta: RELAY_NAME,
   });
+});
+
+test('with ?delivered=accepted Postfix\'s 250 is delivered, and a next hop\'s refusal still comes back as a bounce', { skip: skipWithoutPostfix, timeout: TIMEOUT_MS }, async (t) => {
+  const world = await startWorld(t, '?delivered=accepted');
+  world.sink.failNext({ stage: 'rcpt', code: 550, message: '5.1.1 <ana@example.org>: user unknown' });
+  const msgid = await sendThroughRelay(world);
+
+  const view = await messageWhen(world, msgid, 'bounced');
+
+  assert.deepStrictEqual(view.events.map((e) => e.type), ['queued', 'sending', 'delivered', 'bounced']);
 });

@@ -228,6 +228,19 @@ test('a success DSN (Action: relayed) to the VERP address makes the message deli
   });
 });
 
+for (const action of ['delivered', 'expanded']) {
+  test(`a success DSN with Action: ${action} makes the message delivered too`, async (t) => {
+    const world = await startWorld(t);
+    const msgid = await sentEmail(world);
+
+    await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }).replace('Action: relayed', `Action: ${action}`));
+
+    const view = await messageView(world, msgid);
+    assert.equal(view.status, 'delivered');
+    assert.equal(view.events.at(-1)?.action, action);
+  });
+}
+
 test('a success DSN sent to postmaster@ is matched by its Original-Envelope-Id', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);

@@ -1,7 +1,7 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,16 +124,20 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixRela
   await chmod(dir, 0o755);
   await mkdir(join(dir, 'conf'));
   await mkdir(join(dir, 'queue'));
-  await writeFile(join(dir, 'conf', 'main.cf'), mainCf(dir, options));
-  await writeFile(join(dir, 'conf', 'master.cf'), masterCf(options.port));
   const conf = join(dir, 'conf');
+  await writeFile(join(conf, 'main.cf'), mainCf(dir, options));
+  await writeFile(join(conf, 'master.cf'), masterCf(options.port));
+  // Postfix waits (300 ms at a time, seconds in all) for a main.cf changed this very
+  // moment to settle; dated a minute back, it is read at once.
+  const settled = new Date(Date.now() - 60_000);
+  await utimes(join(conf, 'main.cf'), settled, settled);
+  await utimes(join(conf, 'master.cf'), settled, settled);
   const log = () => readFile(join(dir, 'maillog'), 'utf8').catch(() => '');
   const remove = () => rm(dir, { recursive: true, force: true });
 
   let master: ChildProcess | undefined;
   try {
-    // Creates the queue's subdirectories with their owners; fails (into the log) on a bad main.cf.
-    execFileSync(POSTFIX, ['-c', conf, 'check'], { stdio: 'ignore' });
+    // start-fg checks the configuration and creates the queue's subdirectories with their owners first.
     master = spawn(POSTFIX, ['-c', conf, 'start-fg'], { stdio: 'ignore' });
     const exited = once(master, 'exit');
     for (let waited = 0; !(await accepting(options.port)); waited += 100) {

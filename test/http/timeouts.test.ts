@@ -31,9 +31,10 @@ function converse(t: TestContext, port: number): Promise<Conversation> {
   let text = '';
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => { text += chunk; });
-  // The server may reset the connection while the client still writes; that is a close too.
+  // The server may reset the connection while the client still writes; that is a close
+  // too (events.once would reject on the 'error' that comes before it).
   socket.on('error', () => {});
-  const closed = once(socket, 'close').then(() => performance.now() - started);
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)));
   return once(socket, 'connect').then(() => ({ socket, received: () => text, closed }));
 }
 
@@ -75,6 +76,38 @@ test('an authenticated body that arrives too slowly is cut at the request time-o
   const closedAfterMs = await conversation.closed;
   assert.deepStrictEqual(statusAndBody(conversation.received()), { status: 408, body: { message: 'Request timed out' } });
   assert.ok(closedAfterMs >= 750 && closedAfterMs < 3000, `closed after ${Math.round(closedAfterMs)} ms`);
+});
+
+/** Writes `chunkBytes` every `intervalMs` until the socket stops being writable; resolves with the bytes sent. */
+async function stream(socket: Socket, chunkBytes: number, intervalMs: number): Promise<number> {
+  const chunk = 'a'.repeat(chunkBytes);
+  let sent = 0;
+  while (!socket.destroyed && socket.writable) {
+    socket.write(chunk);
+    sent += chunkBytes;
+    await sleep(intervalMs);
+  }
+  return sent;
+}
+
+test('a client still writing its body when the request time-out cuts it, and slow to read, still reads the 408', async (t) => {
+  const { service, port } = await listening(t, { HERALD_HTTP_HEADERS_TIMEOUT_MS: '300', HERALD_HTTP_REQUEST_TIMEOUT_MS: '800' });
+  const account = await openAccount(service);
+  const conversation = await converse(t, port);
+  conversation.socket.write(`POST /v1/email HTTP/1.1\r\nHost: herald\r\nAuthorization: Bearer ${account.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 9000000\r\n\r\n`);
+  // A busy client: it reads nothing until well after the time-out, and writes about
+  // 3 MB/s meanwhile, so request bytes are in flight when the server answers. Had the
+  // server reset the connection, the client's next write would fail and the answer,
+  // still unread, would be lost with the socket.
+  conversation.socket.pause();
+  const sending = stream(conversation.socket, 16_384, 5);
+  await sleep(1500);
+  conversation.socket.resume();
+  const closedAfterMs = await conversation.closed;
+  assert.deepStrictEqual(statusAndBody(conversation.received()), { status: 408, body: { message: 'Request timed out' } });
+  // The server lingers at most LINGER_MS (3 s) after the answer at 800 ms.
+  assert.ok(closedAfterMs < 3800 + 1000, `closed after ${Math.round(closedAfterMs)} ms`);
+  assert.ok((await sending) < 9_000_000);
 });
 
 test('headers that do not finish arriving are cut at the headers time-out with 408', async (t) => {

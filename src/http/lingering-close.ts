@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 
 // Closing a connection whose client is still sending (a 408 mid-body, a 413 answered
 // from the declared length) without losing the answer. Destroying the socket while
@@ -64,4 +65,21 @@ export function lingeringClose(socket: Socket, bounds: LingerBounds = { ms: LING
   server._paused = false;
   socket.resume();
   socket.end();
+}
+
+/**
+ * Makes every answer that closes its connection before the request's body is all read
+ * (a refusal from the headers alone, 401/403/429, or a 413 from the declared length)
+ * close it lingering. Node closes such a connection with `socket.destroySoon()` once the
+ * answer is written (lib/_http_server.js, resOnFinish): this socket's own destroySoon
+ * lingers instead.
+ */
+export function lingerWhenClosingEarly(app: FastifyInstance): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const socket = request.raw.socket as Socket | null;
+    if (socket !== null && !request.raw.complete && /\bclose\b/i.test(String(reply.getHeader('connection') ?? ''))) {
+      socket.destroySoon = () => lingeringClose(socket);
+    }
+    done(null, payload);
+  });
 }

@@ -293,7 +293,7 @@ export const SETTINGS = [
   // Request limits: one setting per row of domain/request-limits.ts (README "Limits"), and the template cache.
   ...LIMITS.map((row) => ({
     key: row.key, env: row.env, default: String(row.default),
-    description: `${row.limit}, in ${row.unit}; past it a request is refused with 400 (README "Limits").`,
+    description: `${row.limit}, in ${row.unit}; past it a request is refused (its answer: README "Limits").`,
     parse: integer(row.env, row.min, row.max),
   })),
   {

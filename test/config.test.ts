@@ -45,6 +45,7 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     maxRenderedLength: 10485760,
     maxSmsSegments: 10,
     maxSmsNumbers: 1000,
+    maxTextRequestBytes: 1048576,
     maxMetadataBytes: 4096,
     maxMetadataDepth: 16,
     templateCacheBytes: 33554432,

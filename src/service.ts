@@ -124,6 +124,7 @@ export async function openAppDeps(
         sessionMaxMs: config.sessionMaxHours * 3_600_000,
         invitationMs: config.invitationHours * 3_600_000,
         passwordResetMs: config.passwordResetMinutes * 60_000,
+        sessionRateLimitPerSecond: config.sessionRateLimitPerSecond,
         emailFrom: config.authEmailFrom,
       },
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,

@@ -19,6 +19,10 @@ const WebhooksPage = lazy(() => import('./pages/webhooks.tsx'));
 const DeliveryPage = lazy(() => import('./pages/webhook-delivery.tsx'));
 const SuppressionsPage = lazy(() => import('./pages/suppressions.tsx'));
 const UsagePage = lazy(() => import('./pages/usage.tsx'));
+const ListsPage = lazy(() => import('./pages/lists.tsx'));
+const ListMembersPage = lazy(() => import('./pages/lists-members.tsx'));
+const ContactPage = lazy(() => import('./pages/lists-contact.tsx'));
+const SegmentsPage = lazy(() => import('./pages/segments.tsx'));
 const UsersPage = lazy(() => import('./pages/users.tsx'));
 const ProfilePage = lazy(() => import('./pages/profile.tsx'));
 const InvitationPage = lazy(() => import('./pages/invitation.tsx'));
@@ -57,6 +61,10 @@ export function App() {
           <Route path="webhooks/deliveries/:id" element={<DeliveryPage />} />
           <Route path="suppressions" element={<SuppressionsPage />} />
           <Route path="usage" element={<UsagePage />} />
+          <Route path="lists" element={<ListsPage />} />
+          <Route path="lists/:listId" element={<ListMembersPage />} />
+          <Route path="contacts/:contactId" element={<ContactPage />} />
+          <Route path="segments" element={<SegmentsPage />} />
           <Route path="users" element={<UsersPage />} />
           <Route path="profile" element={<ProfilePage />} />
           <Route path="*" element={<NotFoundPage />} />

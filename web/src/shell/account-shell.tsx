@@ -11,6 +11,8 @@ const NAV: readonly NavItem[] = [
   { to: '/', label: 'Overview', end: true },
   { to: '/messages', label: 'Messages' },
   { to: '/templates', label: 'Templates' },
+  { to: '/lists', label: 'Lists' },
+  { to: '/segments', label: 'Segments' },
   { to: '/domains', label: 'Domains' },
   { to: '/api-keys', label: 'API keys' },
   { to: '/webhooks', label: 'Webhooks' },

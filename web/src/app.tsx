@@ -23,6 +23,9 @@ const ListsPage = lazy(() => import('./pages/lists.tsx'));
 const ListMembersPage = lazy(() => import('./pages/lists-members.tsx'));
 const ContactPage = lazy(() => import('./pages/lists-contact.tsx'));
 const SegmentsPage = lazy(() => import('./pages/segments.tsx'));
+const CampaignsPage = lazy(() => import('./pages/campaigns.tsx'));
+const CampaignEditorPage = lazy(() => import('./pages/campaign-editor.tsx'));
+const CampaignPage = lazy(() => import('./pages/campaign.tsx'));
 const UsersPage = lazy(() => import('./pages/users.tsx'));
 const ProfilePage = lazy(() => import('./pages/profile.tsx'));
 const InvitationPage = lazy(() => import('./pages/invitation.tsx'));
@@ -65,6 +68,10 @@ export function App() {
           <Route path="lists/:listId" element={<ListMembersPage />} />
           <Route path="contacts/:contactId" element={<ContactPage />} />
           <Route path="segments" element={<SegmentsPage />} />
+          <Route path="campaigns" element={<CampaignsPage />} />
+          <Route path="campaigns/new" element={<CampaignEditorPage />} />
+          <Route path="campaigns/:campaignId" element={<CampaignPage />} />
+          <Route path="campaigns/:campaignId/edit" element={<CampaignEditorPage />} />
           <Route path="users" element={<UsersPage />} />
           <Route path="profile" element={<ProfilePage />} />
           <Route path="*" element={<NotFoundPage />} />

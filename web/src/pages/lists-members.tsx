@@ -12,6 +12,7 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
 import { formatCount } from '../lib/format.ts';
 import { RecordPage } from './campaign-missing.tsx';
+import { CursorPager, useCursorPages } from './campaign-pager.tsx';
 import { ImportContacts } from './lists-import.tsx';
 
 import './campaigns.css';
@@ -57,8 +58,8 @@ function ListPage(props: { list: ListView }) {
 function Contacts(props: { listId: string }) {
   const [search, setSearch] = useState('');
   const [email, setEmail] = useState('');
-  const [trail, setTrail] = useState<string[]>([]);
-  const [cursor, setCursor] = useState<string | undefined>();
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const contacts = useQuery({
     queryKey: ['contacts', props.listId, email, cursor],
     queryFn: () => api<ContactPage>('/v1/contacts', { query: { list_id: props.listId, email, cursor, limit: PAGE_SIZE } }),
@@ -66,13 +67,8 @@ function Contacts(props: { listId: string }) {
   });
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    setTrail([]);
-    setCursor(undefined);
+    pages.reset();
     setEmail(search.trim());
-  };
-  const go = (next: string | undefined, nextTrail: string[]): void => {
-    setTrail(nextTrail);
-    setCursor(next);
   };
   return (
     <Section title="Contacts">
@@ -101,11 +97,7 @@ function Contacts(props: { listId: string }) {
                 </tbody>
               </table>
             </div>
-            <nav className="pager" aria-label="Contact pages">
-              <button type="button" className="button secondary" disabled={cursor === undefined} onClick={() => go(trail.at(-1), trail.slice(0, -1))}>← Previous</button>
-              <button type="button" className="button secondary" disabled={data.next_cursor === null}
-                onClick={() => data.next_cursor !== null && go(data.next_cursor, cursor === undefined ? [] : [...trail, cursor])}>Next →</button>
-            </nav>
+            <CursorPager label="Contact pages" pages={pages} nextCursor={data.next_cursor} />
           </>
         )}
       </QueryState>

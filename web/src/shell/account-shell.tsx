@@ -13,6 +13,7 @@ const NAV: readonly NavItem[] = [
   { to: '/templates', label: 'Templates' },
   { to: '/lists', label: 'Lists' },
   { to: '/segments', label: 'Segments' },
+  { to: '/campaigns', label: 'Campaigns' },
   { to: '/domains', label: 'Domains' },
   { to: '/api-keys', label: 'API keys' },
   { to: '/webhooks', label: 'Webhooks' },

@@ -95,6 +95,7 @@ const BAD_VALUES: [Record<string, string>, string][] = [
   [{ HERALD_ADMIN_TOKEN: 'short' }, 'HERALD_ADMIN_TOKEN: must be at least 16 characters'],
   [{ HERALD_PUBLIC_URL: 'ftp://x' }, 'HERALD_PUBLIC_URL: expected an http(s) URL, got "ftp://x"'],
   [{ HERALD_EMAIL_TRANSPORT: 'sendmail' }, 'HERALD_EMAIL_TRANSPORT: expected "capture", "mx" or a smtp:// / smtps:// URL'],
+  [{ HERALD_EMAIL_TRANSPORT: 'smtp://user:secret@relay.example.com?delivered=always' }, 'HERALD_EMAIL_TRANSPORT: the SMTP relay URL option "delivered" must be one of notice, accepted'],
   [{ HERALD_SMS_TRANSPORT: 'http://user:secret@smsc' }, 'HERALD_SMS_TRANSPORT: expected "capture" or a smpp:// / smpps:// URL'],
   [{ HERALD_DNS_SERVERS: '127.0.0.1:53,dns.example' }, 'HERALD_DNS_SERVERS: expected IP addresses (ip, ip:port or [ipv6]:port), got "dns.example"'],
   [{ HERALD_BOUNCE_DOMAIN: 'not a host' }, 'HERALD_BOUNCE_DOMAIN: expected a host name, got "not a host"'],

@@ -51,6 +51,7 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     templateCacheBytes: 33554432,
     sessionIdleMinutes: 60,
     sessionMaxHours: 12,
+    sessionRateLimitPerSecond: 20,
     invitationHours: 72,
     passwordResetMinutes: 60,
     authEmailFrom: undefined,

@@ -44,6 +44,7 @@ export interface Config extends RequestLimits {
   readonly role: Role;
   readonly outboxLeaseSeconds: number;
   readonly sessionIdleMinutes: number;
+  readonly sessionRateLimitPerSecond: number;
   readonly sessionMaxHours: number;
   readonly invitationHours: number;
   readonly passwordResetMinutes: number;
@@ -306,7 +307,7 @@ export const SETTINGS = [
   // Request limits: one setting per row of domain/request-limits.ts (README "Limits"), and the template cache.
   ...LIMITS.map((row) => ({
     key: row.key, env: row.env, default: String(row.default),
-    description: `${row.limit}, in ${row.unit}; past it a request is refused with 400 (README "Limits").`,
+    description: `${row.limit}, in ${row.unit}; past it a request is refused (its answer: README "Limits").`,
     parse: integer(row.env, row.min, row.max),
   })),
   {
@@ -318,6 +319,11 @@ export const SETTINGS = [
     key: 'sessionIdleMinutes', env: 'HERALD_SESSION_IDLE_MINUTES', default: '60',
     description: 'A web application (or operator console) session ends after this many minutes without a request.',
     parse: integer('HERALD_SESSION_IDLE_MINUTES', 1, 7 * 24 * 60),
+  },
+  {
+    key: 'sessionRateLimitPerSecond', env: 'HERALD_SESSION_RATE_LIMIT', default: '20',
+    description: 'Requests per second a signed-in user of the web application may make (all their sessions together), in place of the account\'s API rate limit, which is for keys: a page asks several things at once.',
+    parse: integer('HERALD_SESSION_RATE_LIMIT', 1, 10_000),
   },
   {
     key: 'sessionMaxHours', env: 'HERALD_SESSION_MAX_HOURS', default: '12',

@@ -49,6 +49,7 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     maxMetadataBytes: 4096,
     maxMetadataDepth: 16,
     templateCacheBytes: 33554432,
+    retentionDays: 0,
     sessionIdleMinutes: 60,
     sessionMaxHours: 12,
     sessionRateLimitPerSecond: 20,

@@ -36,8 +36,9 @@ const OPERATIONS = [
 export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
   for (const operation of OPERATIONS) {
     app.post(operation.url, {
-      // Texts have no attachments: their bodies are bounded far below the email's (413 before reading).
-      ...(operation.scope === 'email' ? {} : { bodyLimit: deps.limits.maxTextRequestBytes }),
+      // Texts have no attachments: their bodies are bounded far below the email's (413 before
+      // reading), and never above the server's HERALD_BODY_LIMIT.
+      ...(operation.scope === 'email' ? {} : { bodyLimit: Math.min(deps.limits.maxTextRequestBytes, app.initialConfig.bodyLimit ?? Infinity) }),
       schema: {
         summary: operation.summary,
         tags: ['send'],

@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import leven from 'leven';
+import { parseRelayUrl } from './channels/email/relay-url.ts';
 import { parseAddress } from './domain/email-address.ts';
 import { isRole, ROLES, type Role } from './roles.ts';
 import { LIMITS, type RequestLimits } from './domain/request-limits.ts';
@@ -92,6 +93,18 @@ const transport = (env: string, keywords: readonly string[], schemes: readonly s
     fail(env, `expected ${['capture', ...keywords].map((k) => `"${k}"`).join(', ')} or a ${schemes.map((s) => `${s}://`).join(' / ')} URL`);
   }
   return raw;
+};
+
+/** The email transport: a relay URL is checked whole here (its options too), so a typo fails the start with the variable named. */
+const relayTransport = (env: string) => (raw: string): string => {
+  const value = transport(env, ['mx'], ['smtp', 'smtps'])(raw);
+  if (value === 'capture' || value === 'mx') return value;
+  try {
+    parseRelayUrl(value);
+  } catch (error) {
+    fail(env, error instanceof Error ? error.message : String(error));
+  }
+  return value;
 };
 
 const hostname = (env: string) => (raw: string): string =>
@@ -186,8 +199,8 @@ export const SETTINGS = [
   },
   {
     key: 'emailTransport', env: 'HERALD_EMAIL_TRANSPORT', default: 'capture', secret: 'url',
-    description: 'Email transport: `capture` (render and store the MIME message; nothing leaves the machine), `smtp://user:pass@host:port` or `smtps://…` (relay through a smart host, pooled), or `mx` (deliver directly to each recipient domain\'s MX hosts).',
-    parse: transport('HERALD_EMAIL_TRANSPORT', ['mx'], ['smtp', 'smtps']),
+    description: 'Email transport: `capture` (render and store the MIME message; nothing leaves the machine), `smtp://user:pass@host:port` or `smtps://…` (relay through a smart host, pooled; delivery is confirmed by the relay\'s delivery notices, or by its acceptance with `?delivered=accepted`), or `mx` (deliver directly to each recipient domain\'s MX hosts).',
+    parse: relayTransport('HERALD_EMAIL_TRANSPORT'),
   },
   {
     key: 'smsTransport', env: 'HERALD_SMS_TRANSPORT', default: 'capture', secret: 'url',
@@ -294,7 +307,7 @@ export const SETTINGS = [
   // Request limits: one setting per row of domain/request-limits.ts (README "Limits"), and the template cache.
   ...LIMITS.map((row) => ({
     key: row.key, env: row.env, default: String(row.default),
-    description: `${row.limit}, in ${row.unit}; past it a request is refused with 400 (README "Limits").`,
+    description: `${row.limit}, in ${row.unit}; past it a request is refused (its answer: README "Limits").`,
     parse: integer(row.env, row.min, row.max),
   })),
   {

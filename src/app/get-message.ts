@@ -1,7 +1,7 @@
 import type { Channel } from '../domain/account.ts';
-import { refineMessageQuery, type MessageListQuery } from '../domain/message-query.ts';
+import { encodeMessageCursor, refineMessageQuery, type MessageListQuery } from '../domain/message-query.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import { findCapture, findMessage, listMessageEvents, listMessages, loadSendPayload, type StoredMessage } from '../store/messages.ts';
+import { findCapture, findMessage, listMessageEvents, listMessages, loadSendPayload, messageCreatedAt, type StoredMessage } from '../store/messages.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import type { AppDeps } from './deps.ts';
 import { isPurgedPayload } from './retention-sweep.ts';
@@ -75,10 +75,18 @@ export async function listAccountMessages(deps: AppDeps, accountId: string, chec
   if (channel !== undefined && !channels.includes(channel)) return reject('keyNotAuthorized');
   const wanted = channel === undefined ? channels : [channel];
   if (wanted.length === 0) return ok({ data: [], next_cursor: null });
+  let after: { createdAt: number; id: string } | undefined;
+  if (cursor !== undefined) {
+    // A bare msgid (a cursor from before the log was ordered by time): its time from the store.
+    const createdAt = cursor.createdAt ?? await messageCreatedAt(deps.db, accountId, cursor.id);
+    if (createdAt === undefined) return reject('invalidField', { detail: 'cursor must be the next_cursor of a previous page' });
+    after = { createdAt, id: cursor.id };
+  }
   // One row more than asked tells whether another page exists.
-  const rows = await listMessages(deps.db, accountId, { ...filter, channels: wanted, ...(cursor === undefined ? {} : { before: cursor }), limit: limit + 1 });
+  const rows = await listMessages(deps.db, accountId, { ...filter, channels: wanted, ...(after === undefined ? {} : { after }), limit: limit + 1 });
   const page = rows.slice(0, limit);
-  return ok({ data: page.map(summary), next_cursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null });
+  const last = page.at(-1);
+  return ok({ data: page.map(summary), next_cursor: rows.length > limit && last !== undefined ? encodeMessageCursor({ createdAt: last.createdAt, id: last.id }) : null });
 }
 
 /** GET /v1/messages/:msgid/raw — what the capture transport stored, for the account's own message. */

@@ -120,12 +120,21 @@ export interface MessageFilter {
   readonly until?: number;
   readonly recipient?: string;
   /** Keyset cursor: only messages with a smaller id (UUIDv7, so older). */
-  readonly before?: string;
+  /** Only messages after this one in the log's order (older, or as old with a smaller id). */
+  readonly after?: { readonly createdAt: number; readonly id: string };
   readonly limit: number;
 }
 
-/** The account's messages, newest first, one page; ids are UUIDv7 so id order is time order. */
+/**
+ * The account's messages, newest first by (created_at, id), one page. The index
+ * messages_account_created_id (account_id, created_at, id) serves this order and a date
+ * window together, and the status and recipient indexes end in (created_at, id) too
+ * (migration 0016): every filter reads one page of index, never sorts a day or an account.
+ * The cursor's condition is written `created_at <= t and (created_at < t or id < i)`
+ * rather than as a row value, so both stores take `created_at <= t` as the index bound.
+ */
 export async function listMessages(db: Executor, accountId: string, filter: MessageFilter): Promise<StoredMessage[]> {
+  const after = filter.after;
   const rows = await db
     .selectFrom('messages')
     .selectAll()
@@ -135,11 +144,20 @@ export async function listMessages(db: Executor, accountId: string, filter: Mess
     .$if(filter.since !== undefined, (q) => q.where('created_at', '>=', filter.since ?? 0))
     .$if(filter.until !== undefined, (q) => q.where('created_at', '<', filter.until ?? 0))
     .$if(filter.recipient !== undefined, (q) => q.where('recipient', '=', filter.recipient ?? ''))
-    .$if(filter.before !== undefined, (q) => q.where('id', '<', filter.before ?? ''))
+    .$if(after !== undefined, (q) => q
+      .where('created_at', '<=', after?.createdAt ?? 0)
+      .where((w) => w.or([w('created_at', '<', after?.createdAt ?? 0), w('id', '<', after?.id ?? '')])))
+    .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(filter.limit)
     .execute();
   return rows.map(toStoredMessage);
+}
+
+/** The creation time of the account's message `id`, for a cursor that names only the id. */
+export async function messageCreatedAt(db: Executor, accountId: string, id: string): Promise<number | undefined> {
+  const row = await db.selectFrom('messages').select('created_at').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : Number(row.created_at);
 }
 
 export async function listMessageEvents(db: Executor, messageId: string): Promise<MessageEvent[]> {

@@ -81,9 +81,12 @@ export async function advanceCampaign(
     const now = deps.clock();
     if (campaign.walked) {
       if (await hasPendingMessages(deps.db, campaign.id)) return { kind: 'release', dueAt: now + options.finishPollMs };
-      if (!(await finishCampaign(deps.db, campaign.id, owner, now))) return { kind: 'lost' };
-      await forgetDomainPaces(deps.db, campaign.id);
-      return { kind: 'finished' };
+      const finished = await deps.commit.run(async (tx) => {
+        if (!(await finishCampaign(tx, campaign.id, owner, now))) return false;
+        await forgetDomainPaces(tx, campaign.id);
+        return true;
+      });
+      return finished ? { kind: 'finished' } : { kind: 'lost' };
     }
     const startAt = Math.max(now, campaign.nextAt ?? now);
     const horizon = now + options.lookaheadMs;

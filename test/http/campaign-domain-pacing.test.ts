@@ -6,6 +6,8 @@
 // step's time — the receipt times below are the peer's, on the service's clock.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS } from '../../src/campaigns/campaign-runner.ts';
 import { startSmtpSink } from '../peers/smtp-sink.ts';
 import { T0 } from '../support/sent-mail.ts';
 import { get } from '../support/service.ts';
@@ -18,8 +20,8 @@ interface Receipt {
 }
 
 interface RelayWorld extends CampaignWorld {
-  /** Steps the clock by `stepMs` for `seconds`, recording what the peer received at each step. */
-  runFor(seconds: number, stepMs: number): Promise<void>;
+  /** Steps the clock by `stepMs` for `seconds`, recording what the peer received at each step; `runner`: the service's. */
+  runFor(seconds: number, stepMs: number, runner?: CampaignRunner): Promise<void>;
   readonly receipts: Receipt[];
 }
 
@@ -28,9 +30,9 @@ async function relayWorld(t: TestContext): Promise<RelayWorld> {
   t.after(() => sink.close());
   const w = await campaignWorld(t, { env: { HERALD_EMAIL_TRANSPORT: `smtp://${sink.host}:${sink.port}` } });
   const receipts: Receipt[] = [];
-  const runFor = async (seconds: number, stepMs: number): Promise<void> => {
+  const runFor = async (seconds: number, stepMs: number, runner = w.service.campaigns): Promise<void> => {
     for (let elapsed = 0; elapsed < seconds * 1000; elapsed += stepMs) {
-      await w.service.campaigns?.drain();
+      await runner?.drain();
       await w.service.worker.drain();
       for (const message of sink.messages.splice(0)) for (const to of message.rcptTo) receipts.push({ at: (w.clock.now - T0) / 1000, to });
       w.clock.now += stepMs;
@@ -125,4 +127,23 @@ test('the default per-domain limit is 600 a minute, and null lifts it', async (t
   await send(w, list, { messages_per_minute_per_domain: null });
   await w.runFor(0.1, 100);
   assert.deepStrictEqual(w.receipts.map((r) => r.at), [start, start, start, start, start]);
+});
+
+test('a runner that takes a campaign over keeps its domains\' pace: it is stored with each batch, and dropped at the end', async (t) => {
+  const w = await relayWorld(t);
+  const list = await audienceOf(w, Array.from({ length: 6 }, (_, i) => `r${i}@one.example`));
+  const id = await send(w, list, { messages_per_minute_per_domain: 6 });
+  await w.runFor(12, 500);
+  assert.deepStrictEqual(w.receipts.map((r) => r.at), [0, 10]);
+  const paces = () => w.service.deps.db.selectFrom('campaign_domains').select(['domain', 'next_at']).where('campaign_id', '=', id).execute();
+  assert.deepStrictEqual((await paces()).map((p) => [p.domain, (Number(p.next_at) - T0) / 1000]), [['one.example', 20]]);
+
+  // The service's runner stops; another, which never saw the campaign, goes on with it.
+  await w.service.campaigns?.stop();
+  const other = new CampaignRunner(w.service.deps, w.service.store.capabilities, pino({ level: 'silent' }), DEFAULT_CAMPAIGN_RUNNER_OPTIONS);
+  await w.runFor(50, 500, other);
+  assert.deepStrictEqual(w.receipts.map((r) => r.at), [0, 10, 20, 30, 40, 50]);
+  await w.runFor(1, 500, other);
+  assert.equal((await get(w.service, `/v1/campaigns/${id}`, w.account.apiKey)).json().status, 'finished');
+  assert.deepStrictEqual(await paces(), []);
 });

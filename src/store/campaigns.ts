@@ -252,11 +252,16 @@ export async function countPendingMessages(db: Executor, campaignId: string, cap
   return Number(row?.n ?? 0);
 }
 
-const PENDING_UP_TO = statement(`
-  select count(*) as n from (select 1 from outbox o join messages m on m.id = o.message_id where m.campaign_id = $1 limit $2) pending`);
-
-// From the outbox side: near the end of a campaign the outbox holds few rows.
-const PENDING = statement('select 1 from outbox o join messages m on m.id = o.message_id where m.campaign_id = $1 limit 1');
+// The campaign's messages in a status that has delivery work, each confirmed by its
+// outbox row (the truth of "work left"), through messages_campaign_status (migration
+// 0014): the waiting ones only, not every message the campaign made.
+const waiting = (limit: string) => `
+  select 1 from messages m
+  where m.campaign_id = $1 and m.status in ('queued', 'sending', 'deferred')
+    and exists (select 1 from outbox o where o.message_id = m.id)
+  limit ${limit}`;
+const PENDING_UP_TO = statement(`select count(*) as n from (${waiting('$2')}) pending`);
+const PENDING = statement(waiting('1'));
 
 /** Ends a walked campaign whose messages all have their final outcome. False when the runner lost it. */
 export async function finishCampaign(db: Executor, id: string, owner: string, now: number): Promise<boolean> {

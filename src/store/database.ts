@@ -375,6 +375,7 @@ export interface CampaignsTable {
   filter: string | null; // JSON filter (campaigns/segment-filter.ts)
   send_at: number | null;
   messages_per_minute: number | null;
+  messages_per_minute_per_domain: number | null; // migration 0014; null: no per-domain limit
   parent_id: string | null;
   resend_to: string | null; // not_opened | not_clicked
   content: string | null; // JSON {subject, html, text}, fixed at send
@@ -397,8 +398,16 @@ export interface CampaignsTable {
   finished_at: number | null;
 }
 
+/** When a campaign's next message to a recipient domain may go (migration 0014). */
+export interface CampaignDomainsTable {
+  campaign_id: string;
+  domain: string;
+  next_at: number;
+}
+
 export interface Database {
   campaigns: CampaignsTable;
+  campaign_domains: CampaignDomainsTable;
   users: UsersTable;
   sessions: SessionsTable;
   user_links: UserLinksTable;

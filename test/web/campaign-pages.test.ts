@@ -190,6 +190,38 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
   await owner.locator('.page-head .badge', { hasText: 'cancelled' }).waitFor();
   await checkPage(owner, 'campaign-cancelled');
 
+  // ---- a paced campaign (one message a minute) paused, resumed and cancelled, each confirmed ----
+  const lists = (await get(service, '/v1/lists', account.apiKey)).json() as { lists: { list_id: string }[] };
+  const paced = await fetch(`${base}/v1/campaigns`, {
+    method: 'POST', headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'Slow news', subject: 'Slow', from: { email: 'news@example.com', name: 'Acme' }, replyTo: { email: 'news@example.com', name: 'Acme' },
+      body: '<p>Slowly</p>', lists: lists.lists.map((l) => l.list_id), messages_per_minute: 1,
+    }),
+  });
+  assert.equal(paced.status, 201, await paced.clone().text());
+  await owner.goto(`/app/campaigns/${((await paced.json()) as { campaign_id: string }).campaign_id}`);
+  await heading(owner, 'Slow news');
+  await owner.getByRole('button', { name: 'Send', exact: true }).click();
+  await owner.getByRole('dialog', { name: 'Send this campaign?' }).getByRole('button', { name: 'Send', exact: true }).click();
+  await owner.locator('.page-head .badge', { hasText: 'running' }).waitFor();
+  await owner.getByRole('button', { name: 'Pause' }).click();
+  await owner.getByRole('dialog', { name: 'Pause this campaign?' }).getByRole('button', { name: 'Pause' }).click();
+  await owner.locator('.page-head .badge', { hasText: 'paused' }).waitFor();
+  await checkPage(owner, 'campaign-paused');
+  await owner.getByRole('button', { name: 'Resume' }).click();
+  await owner.getByRole('dialog', { name: 'Resume this campaign?' }).getByRole('button', { name: 'Resume' }).click();
+  await owner.locator('.page-head .badge', { hasText: 'running' }).waitFor();
+  await owner.getByText(/Messages made: \d of 3/).waitFor();
+  await checkPage(owner, 'campaign-running');
+  await owner.getByRole('button', { name: 'Cancel campaign' }).click();
+  await owner.getByRole('dialog', { name: 'Cancel this campaign?' }).getByRole('button', { name: 'Cancel campaign' }).click();
+  await owner.locator('.page-head .badge', { hasText: 'cancelled' }).waitFor();
+  // What the paced campaign debited and never made into a message comes back, in the ledger.
+  const newest = ((await get(service, '/v1/ledger', account.apiKey)).json() as { entries: { kind: string; messages: number }[] }).entries[0];
+  assert.equal(newest?.kind, 'refund');
+  assert.ok(newest.messages >= 1 && newest.messages <= 2, `refunded ${newest.messages} of 3`);
+
   // ---- a viewer sees the lists and the report, and has no control that changes anything ----
   const viewer = await (await openContext(browser, base, problems)).newPage();
   await acceptInvitation(viewer, await invite('viewer@acme.test', 'viewer'));

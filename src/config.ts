@@ -50,6 +50,7 @@ export interface Config extends RequestLimits {
   readonly passwordResetMinutes: number;
   readonly authEmailFrom: { readonly email: string; readonly name: string } | undefined;
   readonly templateCacheBytes: number;
+  readonly retentionDays: number;
   readonly logFormat: LogFormat;
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
@@ -314,6 +315,11 @@ export const SETTINGS = [
     key: 'templateCacheBytes', env: 'HERALD_TEMPLATE_CACHE_BYTES', default: String(32 * 1024 * 1024),
     description: 'Memory the compiled email templates may keep, in bytes (an estimate per template: its length and tags); the least recently used go first, and a template that is refused is never kept.',
     parse: integer('HERALD_TEMPLATE_CACHE_BYTES', 0, 4 * 1024 * 1024 * 1024),
+  },
+  {
+    key: 'retentionDays', env: 'HERALD_RETENTION_DAYS', default: '0',
+    description: 'Days a message keeps its content: after them its body, captured MIME, the details of its events and its finished webhook deliveries are purged, in small batches (README "Retention"); statuses, event counts, the ledger, suppressions and certificates stay. 0 keeps everything.',
+    parse: integer('HERALD_RETENTION_DAYS', 0, 36_500),
   },
   {
     key: 'sessionIdleMinutes', env: 'HERALD_SESSION_IDLE_MINUTES', default: '60',

@@ -36,6 +36,8 @@ const OPERATIONS = [
 export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
   for (const operation of OPERATIONS) {
     app.post(operation.url, {
+      // Texts have no attachments: their bodies are bounded far below the email's (413 before reading).
+      ...(operation.scope === 'email' ? {} : { bodyLimit: deps.limits.maxTextRequestBytes }),
       schema: {
         summary: operation.summary,
         tags: ['send'],

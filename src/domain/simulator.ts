@@ -50,11 +50,11 @@ const NUMBER_SCENARIOS: Readonly<Record<Exclude<Channel, 'email'>, Readonly<Reco
   },
 };
 
-/** Every simulator recipient and its scenario, for the README and docs/sandbox.md (and their tests). */
+/** Every simulator recipient (numbers as their pattern, `xx` any two digits) and its scenario: the tables of the README and docs/sandbox.md. */
 export const SIMULATOR_TABLE: readonly { channel: Channel; recipient: string; scenario: Scenario }[] = [
   ...EMAIL_SCENARIOS.map((scenario) => ({ channel: 'email' as const, recipient: `${scenario.name}@${SIMULATOR_EMAIL_DOMAIN}`, scenario })),
   ...(['sms', 'whatsapp'] as const).flatMap((channel) => Object.entries(NUMBER_SCENARIOS[channel]).map(([digit, scenario]) => ({
-    channel, recipient: `+${SIMULATOR_NUMBER_PREFIX}${digit}00`, scenario,
+    channel, recipient: `+${SIMULATOR_NUMBER_PREFIX}${digit}xx`, scenario,
   }))),
 ];
 

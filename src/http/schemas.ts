@@ -151,6 +151,8 @@ const eventPayloadSchema = (type: EventType) => ({
         campaign_id: { type: 'string', description: 'A message of a campaign of /v1/campaigns: the campaign (the Email Marketing family)' },
         campaign_name: { type: 'string', description: 'With campaign_id: the campaign\'s name' },
         list_ids: { type: 'array', items: { type: 'string' }, description: 'With campaign_id: the lists the campaign was sent to' },
+        test: { type: 'boolean', const: true, description: 'Sent with a test key (docs/sandbox.md); absent on live messages' },
+        simulated: { type: 'boolean', const: true, description: 'To a simulator recipient (docs/sandbox.md): nothing was sent anywhere; absent otherwise' },
       },
       additionalProperties: true,
     },

@@ -172,3 +172,14 @@ test('a test key uses the account\'s email templates and sender domains', async 
   const msgid = res.json().to[0].msgid as string;
   assert.equal((await get(w.service, `/v1/messages/${msgid}`, w.testKey)).json().status, 'sent');
 });
+
+test('a test key may not send a campaign, whose messages are live and billed: 401 API key not authorized.', async (t) => {
+  const service = await startService(t);
+  const account = await openAccount(service);
+  const testKey = (await post(service, '/v1/api-keys', account.apiKey, { name: 'CI', scopes: ['email'], mode: 'test' })).json().api_key as string;
+  const campaign = '01900000-0000-7000-8000-000000000000';
+
+  const byTest = await post(service, `/v1/campaigns/${campaign}/send`, testKey, {});
+  const byLive = await post(service, `/v1/campaigns/${campaign}/send`, account.apiKey, {});
+  assert.deepStrictEqual([byTest.statusCode, byTest.json(), byLive.statusCode], [401, { message: 'API key not authorized.' }, 404]);
+});

@@ -33,6 +33,7 @@ import { DEFAULT_IMPORT_RUNNER_OPTIONS, IMPORTS_WAKE, ImportRunner, type ImportR
 import { CAMPAIGNS_WAKE, CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS, type CampaignRunnerOptions } from './campaigns/campaign-runner.ts';
 import { partsOf, type Role } from './roles.ts';
 import { buildTransports } from './transports.ts';
+import { stalledLoop, type WatchedLoop } from './queue/loop-readiness.ts';
 
 export interface ServiceOptions {
   /** What this process runs; default config.role. */
@@ -123,6 +124,7 @@ export async function openAppDeps(
         sessionMaxMs: config.sessionMaxHours * 3_600_000,
         invitationMs: config.invitationHours * 3_600_000,
         passwordResetMs: config.passwordResetMinutes * 60_000,
+        sessionRateLimitPerSecond: config.sessionRateLimitPerSecond,
         emailFrom: config.authEmailFrom,
       },
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,
@@ -176,18 +178,6 @@ async function startInboundSmtp(config: Config, deps: AuthDeps, logger: Logger):
   const port = config.inboundSmtpPort;
   return listenOrExplain({ portVariable: 'HERALD_INBOUND_SMTP_PORT', hostVariable: 'HERALD_INBOUND_SMTP_HOST', port, host: config.inboundSmtpHost }, () =>
     startConfiguredInboundListener(config, deps, logger));
-}
-
-// The loop turns at least once per poll; this many polls without a turn is a stuck or stopped loop.
-const STALLED_AFTER_POLLS = 10;
-
-/** Why /readyz should fail for this worker, or undefined while its loop turns. */
-export function deliveryLoopStalled(worker: OutboxWorker, now: number, pollMs: number): string | undefined {
-  const last = worker.lastTurnAt();
-  const limitMs = STALLED_AFTER_POLLS * pollMs;
-  if (last === undefined) return 'the outbox delivery loop has not started';
-  if (now - last > limitMs) return `the outbox delivery loop has not run for ${Math.round((now - last) / 1000)} s (limit ${limitMs / 1000} s)`;
-  return undefined;
 }
 
 /**
@@ -246,6 +236,18 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, ...options.campaignOptions });
   }
 
+  // The loops this process runs, for /readyz (the import runner polls on its own timer and is not watched).
+  const watchedLoops: WatchedLoop[] = [];
+  const dispatcherPollMs = options.webhookOptions?.pollMs ?? DEFAULT_DISPATCHER_OPTIONS.pollMs;
+  const campaignPollMs = options.campaignOptions?.pollMs ?? DEFAULT_CAMPAIGN_RUNNER_OPTIONS.pollMs;
+  if (options.worker !== false) {
+    if (worker !== undefined) watchedLoops.push({ what: 'outbox delivery loop', pollMs: workerOptions.pollMs, lastTurnAt: () => worker?.lastTurnAt() });
+    const dispatcher = webhooks;
+    if (dispatcher !== undefined) watchedLoops.push({ what: 'webhook delivery loop', pollMs: dispatcherPollMs, lastTurnAt: () => dispatcher.lastTurnAt() });
+    const runner = campaigns;
+    if (runner !== undefined) watchedLoops.push({ what: 'campaign loop', pollMs: campaignPollMs, lastTurnAt: () => runner.lastTurnAt() });
+  }
+
   // Failed sign-ins are counted in Redis when there is one, so every API process slows the same guesser.
   // Loaded lazily, as for the rate limiter: ioredis weighs ~20 MB in a process without Redis.
   const signInRedis = parts.api && config.redisUrl !== undefined
@@ -264,8 +266,8 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     whatsappWebhook: { appSecret: config.whatsappAppSecret, verifyToken: config.whatsappVerifyToken },
     checkWebhookUrl: (url) => checkPostTarget(url, { allowPrivate: config.fetchAllowPrivate, timeoutMs: WEBHOOK_URL_CHECK_MS }),
     healthOnly: !parts.api,
-    // A process that delivers is not ready while its delivery loop stands still.
-    readiness: () => (options.worker === false || worker === undefined ? undefined : deliveryLoopStalled(worker, clock(), workerOptions.pollMs)),
+    // A process that runs loops is not ready while one of them stands still.
+    readiness: () => stalledLoop(watchedLoops, clock()),
     timeouts: { headersMs: config.httpHeadersTimeoutMs, requestMs: config.httpRequestTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });

@@ -10,6 +10,7 @@ import * as users from './migrations/0008-users.ts';
 import * as audience from './migrations/0009-audience.ts';
 import * as campaigns from './migrations/0010-campaigns.ts';
 import * as accountApp from './migrations/0011-account-app.ts';
+import * as idempotencyKeys from './migrations/0012-idempotency-keys.ts';
 import * as sandbox from './migrations/0013-sandbox.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-audience': audience,
   '0010-campaigns': campaigns,
   '0011-account-app': accountApp,
+  '0012-idempotency-keys': idempotencyKeys,
   '0013-sandbox': sandbox,
 };
 

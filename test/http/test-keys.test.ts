@@ -183,3 +183,17 @@ test('a test key may not send a campaign, whose messages are live and billed: 40
   const byLive = await post(service, `/v1/campaigns/${campaign}/send`, account.apiKey, {});
   assert.deepStrictEqual([byTest.statusCode, byTest.json(), byLive.statusCode], [401, { message: 'API key not authorized.' }, 404]);
 });
+
+test('an Idempotency-Key used by a test key is never replayed to a live key: the live send is a different request (422)', async (t) => {
+  const w = await world(t);
+  const send = (apiKey: string) => w.service.http.inject({
+    method: 'POST', url: '/v1/sms/send', payload: smsBody(),
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'order-42' },
+  });
+  const first = await send(w.testKey);
+  const live = await send(w.account.apiKey);
+
+  assert.equal(first.statusCode, 200);
+  assert.deepStrictEqual([live.statusCode, live.json()], [422, { message: 'Idempotency key already used with a different request' }]);
+  assert.equal((await readAccount(w.service, w.account.id)).messagesLeft, 1000);
+});

@@ -90,6 +90,14 @@ async function messageView(world: World, msgid: string): Promise<{ status: strin
 
 const AT = '2025-05-01T09:30:00.000Z';
 
+async function setWebhook(world: World): Promise<void> {
+  const patch = await world.service.http.inject({
+    method: 'PATCH', url: `/admin/v1/accounts/${world.account.id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ webhookUrl: 'https://hooks.example.com/herald' }),
+  });
+  assert.equal(patch.statusCode, 200);
+}
+
 test('a DSN to the VERP address bounces the message hard, with the DSN fields on its event', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
@@ -182,20 +190,83 @@ test('a delayed DSN records a deferred event and leaves the message as it was', 
   assert.deepStrictEqual(await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }), []);
 });
 
-test('a delayed DSN reaches the webhook as email.deferred', async (t) => {
-  const world = await startWorld(t);
-  const patch = await world.service.http.inject({
-    method: 'PATCH', url: `/admin/v1/accounts/${world.account.id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    payload: JSON.stringify({ webhookUrl: 'https://hooks.example.com/herald' }),
+const WEBHOOK_EVENTS: readonly [string, string, Record<string, unknown>][] = [
+  ['dsn-delayed.eml', 'email.deferred', { source: 'dsn', status_code: '4.4.1' }],
+  ['dsn-relayed.eml', 'email.delivered', { source: 'dsn', action: 'relayed' }],
+];
+
+for (const [file, type, fields] of WEBHOOK_EVENTS) {
+  test(`${file} reaches the webhook as ${type}`, async (t) => {
+    const world = await startWorld(t);
+    await setWebhook(world);
+    const msgid = await sentEmail(world);
+
+    await deliver(world.port, { from: '', to: verp(msgid) }, fixture(file, { msgid }));
+
+    const rows = await world.service.deps.db.selectFrom('webhook_deliveries').select(['type', 'payload']).where('message_id', '=', msgid).orderBy('id').execute();
+    assert.deepStrictEqual(rows.map((r) => r.type), ['email.sent', type]);
+    const data = JSON.parse(rows[1]?.payload ?? '{}').data;
+    assert.deepStrictEqual(Object.fromEntries(Object.keys(fields).map((k) => [k, data[k]])), fields);
   });
-  assert.equal(patch.statusCode, 200);
+}
+
+test('a success DSN (Action: relayed) to the VERP address makes the message delivered, with the notice\'s words on its event', async (t) => {
+  const world = await startWorld(t);
   const msgid = await sentEmail(world);
 
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-delayed.eml', { msgid }));
+  const reply = await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
 
-  const rows = await world.service.deps.db.selectFrom('webhook_deliveries').select(['type', 'payload']).where('message_id', '=', msgid).orderBy('id').execute();
-  assert.deepStrictEqual(rows.map((r) => r.type), ['email.sent', 'email.deferred']);
-  assert.equal(JSON.parse(rows[1]?.payload ?? '{}').data.source, 'dsn');
+  assert.match(reply, /^250 /);
+  const view = await messageView(world, msgid);
+  assert.equal(view.status, 'delivered');
+  assert.deepStrictEqual(view.events.at(-1), {
+    type: 'delivered', at: AT, action: 'relayed', status_code: '2.0.0', diagnostic: '250 2.0.0 Ok: queued as 4ZpQ1c5mKqz1',
+    remote_mta: 'mx.example.org', source: 'dsn', reporting_mta: 'relay.example.net',
+  });
+});
+
+test('a success DSN sent to postmaster@ is matched by its Original-Envelope-Id', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+
+  await deliver(world.port, { from: '', to: `postmaster@${BOUNCE_DOMAIN}` }, fixture('dsn-relayed.eml', { msgid }));
+
+  assert.equal((await messageView(world, msgid)).status, 'delivered');
+  const [summary] = await reports(world.service);
+  assert.equal((await adminGet(world.service, `/admin/v1/inbound-reports/${String(summary?.id)}`)).json().parsed.matched_by, 'envelope-id');
+});
+
+test('a success DSN about another recipient is kept with why and leaves the message sent', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid, recipient: 'list-member@example.org' }));
+
+  assert.equal((await messageView(world, msgid)).status, 'sent');
+  const [summary] = await reports(world.service);
+  assert.equal(summary?.error, "the notice is about list-member@example.org, not the message's recipient");
+});
+
+test('a second success DSN for a delivered message adds no second delivered event', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+
+  assert.equal((await messageView(world, msgid)).events.filter((e) => e.type === 'delivered').length, 1);
+  const [newest] = await reports(world.service);
+  assert.equal((await adminGet(world.service, `/admin/v1/inbound-reports/${String(newest?.id)}`)).json().parsed.effect, 'duplicate');
+});
+
+test('a failure DSN after a success DSN bounces the delivered message', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+
+  assert.deepStrictEqual((await messageView(world, msgid)).events.map((e) => e.type), ['queued', 'sending', 'sent', 'delivered', 'bounced']);
 });
 
 test('a DSN sent to postmaster@ is matched by the Message-ID of the returned message', async (t) => {

@@ -197,3 +197,27 @@ test('an Idempotency-Key used by a test key is never replayed to a live key: the
   assert.deepStrictEqual([live.statusCode, live.json()], [422, { message: 'Idempotency key already used with a different request' }]);
   assert.equal((await readAccount(w.service, w.account.id)).messagesLeft, 1000);
 });
+
+test('a test key\'s messages are left out of /v1/usage', async (t) => {
+  const w = await world(t);
+  await post(w.service, '/v1/email', w.account.apiKey, emailBody());
+  await post(w.service, '/v1/email', w.testKey, emailBody({ to: [{ email: 'bo@example.org' }] }));
+  await post(w.service, '/v1/sms/send', w.testKey, smsBody());
+  await w.service.worker.drain();
+
+  const usage = (await get(w.service, '/v1/usage?days=1', w.account.apiKey)).json();
+  assert.deepStrictEqual([usage.today, usage.days[0].email.accepted, usage.days[0].sms.accepted], [{ email: 1, sms: 0, whatsapp: 0 }, 1, 0]);
+});
+
+test('the OpenAPI document shows the key mode, the messages\' mode filter and the test and simulated event fields', async (t) => {
+  const service = await startService(t);
+  const doc = (await service.http.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const enumOf = (schema: { anyOf: { enum: string[] }[] }) => schema.anyOf.flatMap((s) => s.enum);
+  const eventData = doc.webhooks['sms.sent'].post.requestBody.content['application/json'].schema.properties.data.properties;
+  assert.deepStrictEqual({
+    ownKey: enumOf(doc.paths['/v1/api-keys'].post.requestBody.content['application/json'].schema.properties.mode),
+    operatorKey: enumOf(doc.paths['/admin/v1/accounts/{id}/api-keys'].post.requestBody.content['application/json'].schema.properties.mode),
+    listFilter: enumOf(doc.paths['/v1/messages'].get.parameters.find((p: { name: string }) => p.name === 'mode').schema),
+    events: [eventData.test.const, eventData.simulated.const],
+  }, { ownKey: ['live', 'test'], operatorKey: ['live', 'test'], listFilter: ['live', 'test'], events: [true, true] });
+});

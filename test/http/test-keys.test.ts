@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Service } from '../../src/service.ts';
 import { listLedger } from '../../src/store/ledger.ts';
 import { startSmsc, type Smsc } from '../peers/smsc.ts';
+import { startCloudApiStandIn, type CloudApiStandIn } from '../peers/whatsapp-cloud-api.ts';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.ts';
 import { startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';
 import {
@@ -23,19 +24,23 @@ interface World {
   readonly testKey: string;
   readonly sink: SmtpSink;
   readonly smsc: Smsc;
+  readonly cloudApi: CloudApiStandIn;
 }
 
-/** A service whose email goes to a real relay and SMS to a real SMSC, an account, and a test key made through /v1/api-keys. */
+/** A service whose email goes to a real relay, SMS to a real SMSC and WhatsApp to a Cloud API stand-in, an account, and a test key made through /v1/api-keys. */
 async function world(t: TestContext, account: Parameters<typeof openAccount>[1] = {}): Promise<World> {
   const sink = await startSmtpSink({ starttls: false });
   t.after(() => sink.close());
   const smsc = await startSmsc();
   t.after(() => smsc.close());
-  const service = await startService(t, { env: { HERALD_EMAIL_TRANSPORT: `smtp://${sink.host}:${sink.port}`, HERALD_SMS_TRANSPORT: smsc.url() } });
+  const cloudApi = await startCloudApiStandIn(t);
+  const service = await startService(t, {
+    env: { HERALD_EMAIL_TRANSPORT: `smtp://${sink.host}:${sink.port}`, HERALD_SMS_TRANSPORT: smsc.url(), HERALD_WHATSAPP_TRANSPORT: cloudApi.baseUrl },
+  });
   const opened = await openAccount(service, account);
   const made = await post(service, '/v1/api-keys', opened.apiKey, { name: 'CI', scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'], mode: 'test' });
   assert.equal(made.statusCode, 201, made.body);
-  return { service, account: opened, testKey: made.json().api_key as string, sink, smsc };
+  return { service, account: opened, testKey: made.json().api_key as string, sink, smsc, cloudApi };
 }
 
 test('a key made with mode test through /v1/api-keys starts test_ and says its mode', async (t) => {
@@ -97,6 +102,17 @@ test('a test key\'s SMS goes to the capture transport, never to the configured S
   assert.equal((await get(w.service, `/v1/messages/${msgid}`, w.testKey)).json().status, 'sent');
   await sleep(50);
   assert.deepStrictEqual(w.smsc.submits, []);
+});
+
+test('a test key\'s WhatsApp message goes to the capture transport, never to the configured Cloud API', async (t) => {
+  const w = await world(t);
+  const template = await addWhatsappTemplate(w.service, w.account.id);
+  const msgid = (await post(w.service, '/v1/whatsapp/sendTemplateMessage', w.testKey, { destination: '+5215512345678', templateId: template.id, params: ['Ana', '1234'] })).json().msgid as string;
+  await w.service.worker.drain();
+
+  assert.equal((await get(w.service, `/v1/messages/${msgid}/raw`, w.testKey)).statusCode, 200);
+  assert.equal((await get(w.service, `/v1/messages/${msgid}`, w.testKey)).json().status, 'sent');
+  assert.deepStrictEqual(w.cloudApi.requests, []);
 });
 
 test('a live key of the same account still goes to the configured relay', async (t) => {

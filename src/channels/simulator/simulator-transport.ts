@@ -22,8 +22,9 @@ export interface SimulatorOptions {
   readonly logger: Logger;
 }
 
-/** A step that finds its message not yet accepted is tried again this many times. */
+/** A step that finds its message not yet accepted (its outcome still committing) is tried again this many times, at least this far apart. */
 const MAX_EARLY_TRIES = 20;
+const EARLY_RETRY_MS = 100;
 
 const PEER = 'simulator';
 
@@ -72,6 +73,7 @@ export class Simulator {
   #schedule(target: { msgid: string; accountId: string; channel: Channel }, steps: Scenario['later'], earlyTries: number): void {
     const [step, ...rest] = steps;
     if (step === undefined || this.#closed) return;
+    const delay = earlyTries === 0 ? this.#options.stepMs : Math.max(this.#options.stepMs, EARLY_RETRY_MS);
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       const running = this.#options.recordStep(target, step).then(
@@ -82,7 +84,7 @@ export class Simulator {
         (error: unknown) => this.#options.logger.error({ err: error, msgid: target.msgid, step }, 'could not record a simulated step'),
       ).finally(() => this.#running.delete(running));
       this.#running.add(running);
-    }, this.#options.stepMs);
+    }, delay);
     this.#timers.add(timer);
   }
 }

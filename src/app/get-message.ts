@@ -12,6 +12,8 @@ export interface MessageView {
   readonly status: string;
   readonly recipient: string;
   readonly created_at: string;
+  /** Only on a test key's message (docs/sandbox.md); live messages look as they always did. */
+  readonly mode?: 'test';
   readonly events: readonly ({ readonly type: string; readonly at: string } & Readonly<Record<string, unknown>>)[];
 }
 
@@ -40,6 +42,7 @@ export async function getMessage(deps: AppDeps, accountId: string, msgid: string
     status: message.status,
     recipient: message.recipient,
     created_at: iso(message.createdAt),
+    ...testMark(message),
     events: events.map((e) => ({ ...e.data, type: e.type, at: iso(e.at) })),
   });
 }
@@ -51,6 +54,7 @@ export interface MessageSummary {
   readonly recipient: string;
   readonly created_at: string;
   readonly updated_at: string;
+  readonly mode?: 'test';
 }
 
 export interface MessagePage {
@@ -60,8 +64,11 @@ export interface MessagePage {
 }
 
 const summary = (m: StoredMessage): MessageSummary => ({
-  msgid: m.id, channel: m.channel, status: m.status, recipient: m.recipient, created_at: iso(m.createdAt), updated_at: iso(m.updatedAt),
+  msgid: m.id, channel: m.channel, status: m.status, recipient: m.recipient, created_at: iso(m.createdAt), updated_at: iso(m.updatedAt), ...testMark(m),
 });
+
+/** A test key's message says so; a live one carries no mode field (its shape is the interface's). */
+const testMark = (m: StoredMessage): { mode?: 'test' } => (m.mode === 'test' ? { mode: 'test' } : {});
 
 /**
  * GET /v1/messages — the account's messages of the channels the caller may read

@@ -10,6 +10,7 @@ import * as users from './migrations/0008-users.ts';
 import * as audience from './migrations/0009-audience.ts';
 import * as campaigns from './migrations/0010-campaigns.ts';
 import * as accountApp from './migrations/0011-account-app.ts';
+import * as uniqueAccountNames from './migrations/0017-unique-account-names.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-audience': audience,
   '0010-campaigns': campaigns,
   '0011-account-app': accountApp,
+  '0017-unique-account-names': uniqueAccountNames,
 };
 
 /** Every migration's name, in the order they apply. */

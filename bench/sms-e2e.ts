@@ -9,11 +9,12 @@ import { harness, parseBenchOptions, progress, report, rerunCommand, seconds, wh
 import { databaseKinds, freshDatabase, type BenchDatabase } from './lib/databases.ts';
 import type { HeraldStats } from './lib/herald-child.ts';
 import { startHerald } from './lib/herald-process.ts';
-import { postMany } from './lib/http-load.ts';
+import { postMany, requestMany } from './lib/http-load.ts';
+import { kannelMissing, startKannel, type KannelStore } from './lib/kannel.ts';
 import { cpuSeconds } from './lib/proc-stats.ts';
 import { printProfile, profileClockUs } from './lib/profile-summary.ts';
 import type { SqlTiming } from './lib/sql-timing.ts';
-import { smsBatchRequest, smsRequest } from './lib/sms-content.ts';
+import { mobileNumber, smsBatchRequest, smsRequest, smsText } from './lib/sms-content.ts';
 import type { SmppChildStart, SmppPrepare } from './lib/smpp-child.ts';
 
 // SMS, end to end: N one-segment SMS from HTTP accept (POST /v1/sms/send over a
@@ -25,12 +26,25 @@ import type { SmppChildStart, SmppPrepare } from './lib/smpp-child.ts';
 // Baseline, in the same run: a raw `smpp` client session with the same window
 // submitting N equivalent submit_sm into the same SMSC, before and after herald.
 // Sender and baseline run in a child process; the SMSC and the HTTP clients run here.
+// The peer a user would pick instead, when installed (apt-get install kannel): Kannel's
+// bearerbox + smsbox taking the same SMS one per sendsms request from the same clients
+// into the same SMSC, without a store and with its spool store (durable, as herald is).
 
 export const NAME = 'sms-e2e';
 /** The issue's N = 20,000 (bench/README.md, "Time": all of `npm run bench` stays under 10 minutes). */
 const DEFAULTS: BenchDefaults = { n: 20_000, clients: 16, timeoutS: 300, numbers: [1, 100] };
 /** The issue's target: ≥ 40 % of the raw smpp client, and above Kannel's ~8,000 SMS/s. */
 const TARGET = { ratio: 0.4, absolute: 8000 } as const;
+/** Issue 15's targets at one number per request, against Kannel with its spool store in the same run. */
+const KANNEL_TARGET: Readonly<Record<string, number>> = { sqlite: 1, postgres: 0.5 };
+const KANNEL_STORES: readonly KannelStore[] = ['none', 'spool'];
+
+interface KannelResult {
+  readonly store: KannelStore;
+  readonly rate: number;
+  readonly seconds: number;
+  readonly cpuMsPerSms: number;
+}
 
 interface HeraldResult {
   readonly database: BenchDatabase;
@@ -159,6 +173,37 @@ export async function smsE2e(args: readonly string[]): Promise<number> {
       await budget.within(herald.close(), () => `closing herald on ${kind}`);
     }
 
+    // ---- Kannel: sendsms over HTTP → bearerbox → SMPP → the same SMSC, one number per request.
+    const kannelResults: KannelResult[] = [];
+    const missing = kannelMissing();
+    if (missing !== undefined) progress(`Kannel skipped: ${missing}`);
+    for (const store of missing === undefined ? KANNEL_STORES : []) {
+      progress(`Kannel, store ${store}: ${clients} HTTP clients, ${n} SMS (+${warmup} warm-up)`);
+      const bindsBefore = smsc.binds.length;
+      const kannel = await budget.within(startKannel({ smscPort: smsc.port, ...CREDENTIALS, store, window: WINDOW }), () => `starting Kannel (store ${store})`);
+      defer(() => kannel.close());
+      await budget.within(whenCount(() => smsc.binds.length, bindsBefore + 1, (check) => {
+        events.on('bind', check);
+        return () => events.off('bind', check);
+      }), () => `Kannel (store ${store}) binding to the SMSC`);
+      const send = (count: number, offset: number) => budget.within(
+        requestMany({ count, offset, clients, status: 202, signal: budget.signal, request: (i) => ({ url: kannel.sendUrl(mobileNumber(i), smsText(i)) }) }),
+        () => `sending through Kannel (store ${store}; ${smsc.submits.length} submit_sm at the SMSC so far)`,
+      );
+      await send(warmup, 0);
+      await submitted(warmup, `warming up Kannel (store ${store})`);
+      takeSubmits();
+      const cpuBefore = kannel.cpuSeconds();
+      const load = await send(n, warmup);
+      const end = await submitted(n, `Kannel (store ${store}) submitted`);
+      const cpuMsPerSms = ((kannel.cpuSeconds() - cpuBefore) * 1000) / n;
+      takeSubmits();
+      const rate = n / ((end - load.startedAt) / 1000);
+      progress(`Kannel, store ${store}: ${rate.toFixed(0)} submits/s`);
+      kannelResults.push({ store, rate, seconds: seconds(end - load.startedAt), cpuMsPerSms });
+      await budget.within(kannel.close(), () => `stopping Kannel (store ${store})`);
+    }
+
     const after = await baselineRound(n, 'the baseline (after herald)');
     progress(`baseline after herald: ${after.rate.toFixed(0)} submits/s`);
     await budget.within(client.close(), () => 'closing the baseline');
@@ -195,6 +240,22 @@ export async function smsE2e(args: readonly string[]): Promise<number> {
         `herald/${kind}, ${r.perRequest} number(s) per request: ${r.rate.toFixed(0)} submits/s in ${r.seconds} s = ${(100 * ratio).toFixed(1)} % of the baseline, CPU ${r.cpuMsPerSms.toFixed(2)} ms/SMS; statuses at the end ${JSON.stringify(r.stats.statuses)}, outbox rows left ${r.stats.outbox}`,
         `target ${kind}, ${r.perRequest} per request (≥ ${100 * TARGET.ratio} % of the raw smpp client and > ${TARGET.absolute} SMS/s): ${met ? 'MET' : 'NOT MET'}`,
       );
+    }
+    for (const k of kannelResults) {
+      figures.push({
+        name: `${NAME}.kannel.${k.store}`, value: k.rate, unit: 'submits/s',
+        conditions: { ...shared, clients, numbersPerRequest: 1, sender: `Kannel bearerbox + smsbox (Debian), sendsms GET per SMS, store ${k.store}, max-pending-submits ${WINDOW}`, seconds: k.seconds, cpuMsPerSms: Number(k.cpuMsPerSms.toFixed(3)) },
+      });
+      notes.push(`Kannel, store ${k.store}: ${k.rate.toFixed(0)} submits/s in ${k.seconds} s, CPU (bearerbox + smsbox) ${k.cpuMsPerSms.toFixed(2)} ms/SMS`);
+    }
+    const spool = kannelResults.find((k) => k.store === 'spool');
+    for (const r of results) {
+      if (spool === undefined || r.perRequest !== 1) continue;
+      const kind = r.database.kind;
+      const ratio = r.rate / spool.rate;
+      const target = KANNEL_TARGET[kind] ?? 1;
+      figures.push({ name: `${NAME}.${kind}.vs-kannel`, value: ratio, unit: 'herald/Kannel (spool store)', conditions: { n, clients, numbersPerRequest: 1, database: kind, target: `≥ ${target}`, met: ratio >= target } });
+      notes.push(`target ${kind}, 1 per request against Kannel with its spool store (≥ ${target}×): ${ratio.toFixed(2)}× — ${ratio >= target ? 'MET' : 'NOT MET'}`);
     }
     report(`${NAME}: ${n} SMS, HTTP accept → submit_sm at the SMSC`, figures, notes);
 

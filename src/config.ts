@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import leven from 'leven';
+import { parseRelayUrl } from './channels/email/relay-url.ts';
 import { parseAddress } from './domain/email-address.ts';
 import { isRole, ROLES, type Role } from './roles.ts';
 import { LIMITS, type RequestLimits } from './domain/request-limits.ts';
@@ -43,11 +44,13 @@ export interface Config extends RequestLimits {
   readonly role: Role;
   readonly outboxLeaseSeconds: number;
   readonly sessionIdleMinutes: number;
+  readonly sessionRateLimitPerSecond: number;
   readonly sessionMaxHours: number;
   readonly invitationHours: number;
   readonly passwordResetMinutes: number;
   readonly authEmailFrom: { readonly email: string; readonly name: string } | undefined;
   readonly templateCacheBytes: number;
+  readonly retentionDays: number;
   readonly logFormat: LogFormat;
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
@@ -91,6 +94,18 @@ const transport = (env: string, keywords: readonly string[], schemes: readonly s
     fail(env, `expected ${['capture', ...keywords].map((k) => `"${k}"`).join(', ')} or a ${schemes.map((s) => `${s}://`).join(' / ')} URL`);
   }
   return raw;
+};
+
+/** The email transport: a relay URL is checked whole here (its options too), so a typo fails the start with the variable named. */
+const relayTransport = (env: string) => (raw: string): string => {
+  const value = transport(env, ['mx'], ['smtp', 'smtps'])(raw);
+  if (value === 'capture' || value === 'mx') return value;
+  try {
+    parseRelayUrl(value);
+  } catch (error) {
+    fail(env, error instanceof Error ? error.message : String(error));
+  }
+  return value;
 };
 
 const hostname = (env: string) => (raw: string): string =>
@@ -185,8 +200,8 @@ export const SETTINGS = [
   },
   {
     key: 'emailTransport', env: 'HERALD_EMAIL_TRANSPORT', default: 'capture', secret: 'url',
-    description: 'Email transport: `capture` (render and store the MIME message; nothing leaves the machine), `smtp://user:pass@host:port` or `smtps://…` (relay through a smart host, pooled), or `mx` (deliver directly to each recipient domain\'s MX hosts).',
-    parse: transport('HERALD_EMAIL_TRANSPORT', ['mx'], ['smtp', 'smtps']),
+    description: 'Email transport: `capture` (render and store the MIME message; nothing leaves the machine), `smtp://user:pass@host:port` or `smtps://…` (relay through a smart host, pooled; delivery is confirmed by the relay\'s delivery notices, or by its acceptance with `?delivered=accepted`), or `mx` (deliver directly to each recipient domain\'s MX hosts).',
+    parse: relayTransport('HERALD_EMAIL_TRANSPORT'),
   },
   {
     key: 'smsTransport', env: 'HERALD_SMS_TRANSPORT', default: 'capture', secret: 'url',
@@ -293,7 +308,7 @@ export const SETTINGS = [
   // Request limits: one setting per row of domain/request-limits.ts (README "Limits"), and the template cache.
   ...LIMITS.map((row) => ({
     key: row.key, env: row.env, default: String(row.default),
-    description: `${row.limit}, in ${row.unit}; past it a request is refused with 400 (README "Limits").`,
+    description: `${row.limit}, in ${row.unit}; past it a request is refused (its answer: README "Limits").`,
     parse: integer(row.env, row.min, row.max),
   })),
   {
@@ -302,9 +317,19 @@ export const SETTINGS = [
     parse: integer('HERALD_TEMPLATE_CACHE_BYTES', 0, 4 * 1024 * 1024 * 1024),
   },
   {
+    key: 'retentionDays', env: 'HERALD_RETENTION_DAYS', default: '0',
+    description: 'Days a message keeps its content: after them its body, captured MIME, the details of its events and its finished webhook deliveries are purged, in small batches (README "Retention"); statuses, event counts, the ledger, suppressions and certificates stay. 0 keeps everything.',
+    parse: integer('HERALD_RETENTION_DAYS', 0, 36_500),
+  },
+  {
     key: 'sessionIdleMinutes', env: 'HERALD_SESSION_IDLE_MINUTES', default: '60',
     description: 'A web application (or operator console) session ends after this many minutes without a request.',
     parse: integer('HERALD_SESSION_IDLE_MINUTES', 1, 7 * 24 * 60),
+  },
+  {
+    key: 'sessionRateLimitPerSecond', env: 'HERALD_SESSION_RATE_LIMIT', default: '20',
+    description: 'Requests per second a signed-in user of the web application may make (all their sessions together), in place of the account\'s API rate limit, which is for keys: a page asks several things at once.',
+    parse: integer('HERALD_SESSION_RATE_LIMIT', 1, 10_000),
   },
   {
     key: 'sessionMaxHours', env: 'HERALD_SESSION_MAX_HOURS', default: '12',

@@ -4,6 +4,7 @@ import pino, { type Logger } from 'pino';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
 import { KeyUseThrottle, newVerifiedKeyCache } from './app/api-keys.ts';
 import { ProcessHeartbeat } from './app/process-heartbeat.ts';
+import { DEFAULT_RETENTION_OPTIONS, RetentionSweep } from './app/retention-sweep.ts';
 import type { AuthDeps } from './app/sessions.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
@@ -33,6 +34,7 @@ import { DEFAULT_IMPORT_RUNNER_OPTIONS, IMPORTS_WAKE, ImportRunner, type ImportR
 import { CAMPAIGNS_WAKE, CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS, type CampaignRunnerOptions } from './campaigns/campaign-runner.ts';
 import { partsOf, type Role } from './roles.ts';
 import { buildTransports } from './transports.ts';
+import { stalledLoop, type WatchedLoop } from './queue/loop-readiness.ts';
 
 export interface ServiceOptions {
   /** What this process runs; default config.role. */
@@ -123,6 +125,7 @@ export async function openAppDeps(
         sessionMaxMs: config.sessionMaxHours * 3_600_000,
         invitationMs: config.invitationHours * 3_600_000,
         passwordResetMs: config.passwordResetMinutes * 60_000,
+        sessionRateLimitPerSecond: config.sessionRateLimitPerSecond,
         emailFrom: config.authEmailFrom,
       },
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,
@@ -176,18 +179,6 @@ async function startInboundSmtp(config: Config, deps: AuthDeps, logger: Logger):
   const port = config.inboundSmtpPort;
   return listenOrExplain({ portVariable: 'HERALD_INBOUND_SMTP_PORT', hostVariable: 'HERALD_INBOUND_SMTP_HOST', port, host: config.inboundSmtpHost }, () =>
     startConfiguredInboundListener(config, deps, logger));
-}
-
-// The loop turns at least once per poll; this many polls without a turn is a stuck or stopped loop.
-const STALLED_AFTER_POLLS = 10;
-
-/** Why /readyz should fail for this worker, or undefined while its loop turns. */
-export function deliveryLoopStalled(worker: OutboxWorker, now: number, pollMs: number): string | undefined {
-  const last = worker.lastTurnAt();
-  const limitMs = STALLED_AFTER_POLLS * pollMs;
-  if (last === undefined) return 'the outbox delivery loop has not started';
-  if (now - last > limitMs) return `the outbox delivery loop has not run for ${Math.round((now - last) / 1000)} s (limit ${limitMs / 1000} s)`;
-  return undefined;
 }
 
 /**
@@ -246,6 +237,18 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, ...options.campaignOptions });
   }
 
+  // The loops this process runs, for /readyz (the import runner polls on its own timer and is not watched).
+  const watchedLoops: WatchedLoop[] = [];
+  const dispatcherPollMs = options.webhookOptions?.pollMs ?? DEFAULT_DISPATCHER_OPTIONS.pollMs;
+  const campaignPollMs = options.campaignOptions?.pollMs ?? DEFAULT_CAMPAIGN_RUNNER_OPTIONS.pollMs;
+  if (options.worker !== false) {
+    if (worker !== undefined) watchedLoops.push({ what: 'outbox delivery loop', pollMs: workerOptions.pollMs, lastTurnAt: () => worker?.lastTurnAt() });
+    const dispatcher = webhooks;
+    if (dispatcher !== undefined) watchedLoops.push({ what: 'webhook delivery loop', pollMs: dispatcherPollMs, lastTurnAt: () => dispatcher.lastTurnAt() });
+    const runner = campaigns;
+    if (runner !== undefined) watchedLoops.push({ what: 'campaign loop', pollMs: campaignPollMs, lastTurnAt: () => runner.lastTurnAt() });
+  }
+
   // Failed sign-ins are counted in Redis when there is one, so every API process slows the same guesser.
   // Loaded lazily, as for the rate limiter: ioredis weighs ~20 MB in a process without Redis.
   const signInRedis = parts.api && config.redisUrl !== undefined
@@ -264,8 +267,8 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     whatsappWebhook: { appSecret: config.whatsappAppSecret, verifyToken: config.whatsappVerifyToken },
     checkWebhookUrl: (url) => checkPostTarget(url, { allowPrivate: config.fetchAllowPrivate, timeoutMs: WEBHOOK_URL_CHECK_MS }),
     healthOnly: !parts.api,
-    // A process that delivers is not ready while its delivery loop stands still.
-    readiness: () => (options.worker === false || worker === undefined ? undefined : deliveryLoopStalled(worker, clock(), workerOptions.pollMs)),
+    // A process that runs loops is not ready while one of them stands still.
+    readiness: () => stalledLoop(watchedLoops, clock()),
     timeouts: { headersMs: config.httpHeadersTimeoutMs, requestMs: config.httpRequestTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
@@ -296,6 +299,11 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     runningWebhooks.start();
     stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
   }
+  // Content older than HERALD_RETENTION_DAYS is purged by the processes that deliver.
+  const retention = running && parts.delivery
+    ? new RetentionSweep({ db: store.db, commit: deps.commit, clock, logger: workerLogger }, { ...DEFAULT_RETENTION_OPTIONS, days: config.retentionDays })
+    : undefined;
+  retention?.start();
   // The operator's service health lists this process while it runs.
   const heartbeat = new ProcessHeartbeat({ db: store.db, clock, newId: deps.newId, logger: workerLogger }, role);
   await heartbeat.start();
@@ -309,6 +317,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await rateLimit.close();
       await signInRedis?.close();
       for (const stop of stops) await stop();
+      await retention?.stop();
       await runningImports?.stop();
       await runningCampaigns?.stop();
       await runningWorker?.stop();

@@ -4,6 +4,7 @@ import { ok, reject, type Result } from '../domain/result.ts';
 import { findCapture, findMessage, listMessageEvents, listMessages, loadSendPayload, type StoredMessage } from '../store/messages.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import type { AppDeps } from './deps.ts';
+import { isPurgedPayload } from './retention-sweep.ts';
 
 export interface MessageView {
   readonly msgid: string;
@@ -87,7 +88,8 @@ export async function getCapturedMessage(
   const readable = await readableMessage(deps, accountId, msgid, channels);
   if (!readable.ok) return readable;
   const capture = await findCapture(deps.db, readable.value.id);
-  return capture === undefined ? reject('notFound') : ok(capture);
+  if (capture !== undefined) return ok(capture);
+  return isPurgedPayload(await loadSendPayload(deps.db, readable.value.sendId)) ? reject('contentPurged') : reject('notFound');
 }
 
 /** The email as its recipient sees it: the HTML that was sent, or its text part when it had none. */
@@ -106,5 +108,6 @@ export async function getEmailPreview(deps: AppDeps, accountId: string, msgid: s
   if (!readable.ok) return readable;
   if (readable.value.channel !== 'email') return reject('notFound');
   const payload = (await loadSendPayload(deps.db, readable.value.sendId)) as Partial<EmailPayload>;
+  if (isPurgedPayload(payload)) return reject('contentPurged');
   return ok({ html: typeof payload.html === 'string' ? payload.html : null, text: typeof payload.text === 'string' ? payload.text : null });
 }

@@ -1,5 +1,8 @@
 import { complaintDetails, isComplaint, type FeedbackReport } from '../domain/arf.ts';
-import { dsnBounce, msgidFromMessageId, msgidFromVerp, recipientFor, type DeliveryStatus } from '../domain/dsn.ts';
+import {
+  dsnBounce, dsnDelivery, msgidFromEnvelopeId, msgidFromMessageId, msgidFromVerp, namesRecipient, recipientFor, SUCCESS_ACTIONS,
+  type DeliveryStatus, type RecipientStatus,
+} from '../domain/dsn.ts';
 import { canTransition } from '../domain/message-status.ts';
 import type { Tx } from '../store/database.ts';
 import { findReportedMessage, hasMessageEvent, insertInboundReport, type InboundReportKind, type ReportedMessage } from '../store/inbound-reports.ts';
@@ -9,8 +12,8 @@ import { leaveEveryList } from './campaign-consent.ts';
 import type { AppDeps } from './deps.ts';
 
 // One message taken by the inbound listener: kept whole in inbound_reports, and in the
-// same transaction what it means for the message it names — a DSN's bounce or delay,
-// an ARF complaint, the suppression that follows. A report that cannot be read or
+// same transaction what it means for the message it names — a DSN's delivery, bounce
+// or delay, an ARF complaint, the suppression that follows. A report that cannot be read or
 // matched is kept with the reason and changes nothing; the listener accepts it anyway,
 // since a remote MTA would otherwise retry it for days.
 
@@ -33,14 +36,15 @@ export interface InboundEnvelope {
 }
 
 /**
+ * - `delivered`: the message moved to delivered (a success DSN: delivered, relayed, expanded), with its event;
  * - `bounced`: the message moved to bounced (a failed DSN), with its event;
  * - `deferred`: a delayed DSN, recorded as an `email.deferred` event without a status change;
  * - `complained`: an ARF complaint, with its event;
- * - `duplicate`: the message already had this bounce or complaint: no second event
+ * - `duplicate`: the message already had this delivery, bounce or complaint: no second event
  *   (the suppression is idempotent);
  * - `none`: nothing to do (an error says why, or the report was informational).
  */
-export type InboundEffect = 'bounced' | 'deferred' | 'complained' | 'duplicate' | 'none';
+export type InboundEffect = 'delivered' | 'bounced' | 'deferred' | 'complained' | 'duplicate' | 'none';
 
 export interface RecordedInboundReport {
   readonly id: string;
@@ -52,7 +56,7 @@ export interface RecordedInboundReport {
 
 export type InboundDeps = Pick<AppDeps, 'db' | 'clock' | 'newId' | 'bounceDomain' | 'wakeWebhooks'>;
 
-type MatchSource = 'verp' | 'message-id' | 'return-path' | 'original-mail-from';
+type MatchSource = 'verp' | 'envelope-id' | 'message-id' | 'return-path' | 'original-mail-from';
 interface Candidate { readonly msgid: string; readonly from: MatchSource }
 
 /** Where a report may name our msgid, most trusted first: the VERP address it was sent to. */
@@ -62,6 +66,10 @@ function candidates(deps: InboundDeps, envelope: InboundEnvelope, reading: Inbou
     if (msgid !== null && !found.some((c) => c.msgid === msgid)) found.push({ msgid, from });
   };
   add(msgidFromVerp(envelope.rcptTo, deps.bounceDomain), 'verp');
+  // The ENVID herald sent (delivery-notice-request.ts), echoed by the relay that reports.
+  if (reading.kind === 'dsn' && 'report' in reading && reading.report.originalEnvelopeId !== null) {
+    add(msgidFromEnvelopeId(reading.report.originalEnvelopeId), 'envelope-id');
+  }
   if (reading.returned?.messageId) add(msgidFromMessageId(reading.returned.messageId), 'message-id');
   if (reading.returned?.returnPath) add(msgidFromVerp(reading.returned.returnPath, deps.bounceDomain), 'return-path');
   if (reading.kind === 'arf' && 'report' in reading && reading.report.originalMailFrom !== null) {
@@ -71,6 +79,21 @@ function candidates(deps: InboundDeps, envelope: InboundEnvelope, reading: Inbou
 }
 
 interface Applied { readonly effect: InboundEffect; readonly error: string | null }
+
+/**
+ * Thrown when a notice overtook the outbox's own record of the relay's acceptance (the
+ * message is still `sending`): applied now, its `delivered` would come before the
+ * `sent` the outbox is about to write. Nothing is kept; the listener answers 451 and the
+ * relay sends the notice again later, as an SMSC's early receipt is refused (transports.ts).
+ */
+export class NoticeTooEarly extends Error {
+  readonly msgid: string;
+  constructor(msgid: string) {
+    super(`message ${msgid} is still being sent: try the notice again later`);
+    this.name = 'NoticeTooEarly';
+    this.msgid = msgid;
+  }
+}
 
 export async function recordInboundReport(
   deps: InboundDeps,
@@ -106,6 +129,7 @@ export async function recordInboundReport(
     deps.wakeWebhooks?.();
     return recorded;
   } catch (error) {
+    if (error instanceof NoticeTooEarly) throw error;
     // Effects that could not be written must not lose the report: keep it alone, with why.
     const why = `not applied: ${error instanceof Error ? error.message : String(error)}`;
     await insertInboundReport(deps.db, { ...base, messageId: null, parsed: { ...understood, returned: reading.returned }, error: why });
@@ -142,7 +166,8 @@ async function decide(
   }
 
   const recipient = recipientFor(reading.report, message.recipient);
-  if (recipient === undefined || (recipient.action !== 'failed' && recipient.action !== 'delayed')) return { effect: 'none', error: null };
+  if (recipient === undefined) return { effect: 'none', error: null };
+  if (SUCCESS_ACTIONS.includes(recipient.action)) return confirmDelivery(tx, deps, at, reading.report, recipient, message);
   const details = { ...dsnBounce(recipient), reporting_mta: reading.report.reportingMta };
   // Only a message that left can bounce or be delayed: sending, sent or delivered (or bounced already).
   const duplicate = recipient.action === 'failed' && message.status === 'bounced';
@@ -161,4 +186,24 @@ async function decide(
   // Delayed: the remote side is still retrying. Published as email.deferred; the status stays.
   const { bounce_type: _type, ...delay } = details;
   return { effect: 'deferred', error: null, write: () => recordEvent(tx, { messageId, type: 'deferred', eventId: deps.newId(), at, data: delay }).then(() => {}) };
+}
+
+/** A success notice: the message is delivered, with the notice's words on the event. */
+function confirmDelivery(
+  tx: Tx, deps: InboundDeps, at: number, report: DeliveryStatus, recipient: RecipientStatus, message: ReportedMessage,
+): Applied & { write?: () => Promise<void> } {
+  // Another address's delivery (an alias the relay expanded) says nothing about this recipient's.
+  if (!namesRecipient(recipient, message.recipient)) {
+    return { effect: 'none', error: `the notice is about ${recipient.finalRecipient}, not the message's recipient` };
+  }
+  if (message.status === 'delivered') return { effect: 'duplicate', error: null };
+  if (message.status === 'sending') throw new NoticeTooEarly(message.id);
+  if (!canTransition(message.status, 'delivered')) {
+    return { effect: 'none', error: `message ${message.id} is ${message.status}: the report does not apply` };
+  }
+  const data = { ...dsnDelivery(recipient), reporting_mta: report.reportingMta };
+  return {
+    effect: 'delivered', error: null,
+    write: () => recordEvent(tx, { messageId: message.id, status: 'delivered', eventId: deps.newId(), at, data }).then(() => {}),
+  };
 }

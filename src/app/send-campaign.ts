@@ -61,7 +61,8 @@ export async function sendCampaign(deps: KeyDeps, accountId: string, id: string)
   const scheduled = campaign.sendAt !== null && campaign.sendAt > now;
   const billed = quote.recipients;
   const cutoff = deps.newId();
-  const committed = await commitOrReject(deps.commit, async (tx) => {
+  // The unit of work returns the answer, the campaign as sent: an Idempotency-Key is stored with it in the same transaction (app/idempotent-send.ts).
+  const committed = await commitOrReject(deps.commit, async (tx): Promise<CampaignView> => {
     const started = await startCampaign(tx, {
       id, accountId, status: scheduled ? 'scheduled' : 'running', content: source.value, tracking: trackingFor(account.value, source.value.html !== null),
       cutoff, billed, dueAt: scheduled ? (campaign.sendAt ?? now) : now, now,
@@ -69,6 +70,9 @@ export async function sendCampaign(deps: KeyDeps, accountId: string, id: string)
     if (!started) throw new RejectionError({ code: 'campaignState', status: 'sent' });
     if (!(await debitMessages(tx, accountId, billed, now))) throw new RejectionError({ code: 'noMessagesLeft' });
     await appendLedger(tx, { id: deps.newId(), accountId, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'campaign.send', sendId: null });
+    const sent = await findCampaign(tx, accountId, id);
+    if (sent === undefined) throw new RejectionError({ code: 'notFound' });
+    return campaignView(sent);
   });
   if (!committed.ok) {
     if (committed.rejection.code !== 'campaignState') return committed;
@@ -76,7 +80,7 @@ export async function sendCampaign(deps: KeyDeps, accountId: string, id: string)
     return now2 === undefined ? reject('notFound') : wrongState(now2);
   }
   deps.wakeCampaigns?.();
-  return getCampaign(deps, accountId, id);
+  return ok(committed.value);
 }
 
 type Action = 'pause' | 'resume' | 'cancel';

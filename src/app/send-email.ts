@@ -66,7 +66,8 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
 
   const sendId = deps.newId();
   const now = deps.clock();
-  const committed = await commitOrReject(deps.commit, async (tx) => {
+  // The unit of work returns the answer: an Idempotency-Key is stored with it in the same transaction (app/idempotent-send.ts).
+  const committed = await commitOrReject(deps.commit, async (tx): Promise<EmailAccepted> => {
     await insertSend(tx, { id: sendId, accountId: account.id, channel: 'email', payload, now, eventIds: deps.newId, options }, recipients);
     // The debit comes last: on PostgreSQL it locks the account row until commit, and
     // concurrent sends of one account queue on that lock; the shorter it is held, the better.
@@ -74,13 +75,14 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
       if (!(await debitMessages(tx, account.id, billed, now))) throw new RejectionError({ code: 'noMessagesLeft' });
       await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'email.send', sendId });
     }
+    return { message: EMAIL_ACCEPTED_TEXT, to: recipients.map((r) => ({ email: r.recipient, msgid: r.id })) };
   });
   if (!committed.ok) return committed;
   deps.metrics.messagesAccepted('email', billed);
   deps.wakeOutbox();
   // Dropped (suppressed) recipients have their email.dropped event already.
   if (recipients.some((r) => r.dropped === true)) deps.wakeWebhooks?.();
-  return ok({ message: EMAIL_ACCEPTED_TEXT, to: recipients.map((r) => ({ email: r.recipient, msgid: r.id })) });
+  return ok(committed.value);
 }
 
 interface RenderedContent {

@@ -33,22 +33,23 @@ export async function sendSms(deps: AppDeps, account: Account, body: unknown): P
   const payload: SmsPayload = { text, segments: splitGsmText(text) };
   const sendId = deps.newId();
   const now = deps.clock();
-  const committed = await commitOrReject(deps.commit, async (tx) => {
+  // The unit of work returns the answer: an Idempotency-Key is stored with it in the same transaction (app/idempotent-send.ts).
+  const committed = await commitOrReject(deps.commit, async (tx): Promise<SmsAccepted> => {
     // Debit last: the account row stays locked (PostgreSQL) only from here to the commit.
     await insertSend(tx, { id: sendId, accountId: account.id, channel: 'sms', payload, now, eventIds: deps.newId, options: options.value }, messages);
     const debited = await debitMessages(tx, account.id, cost, now);
     if (!debited) throw new RejectionError({ code: 'noMessagesLeft' });
     await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -cost, balanceDelta: 0, reason: 'sms.send', sendId });
-    return debited.messagesLeft;
+    return {
+      result: SMS_ACCEPTED_TEXT,
+      total_contacts: numbers.length,
+      total_messages_sent: cost,
+      messages_left: debited.messagesLeft,
+      messages: messages.map((m) => ({ mobile_number: m.recipient, msgid: m.id })),
+    };
   });
   if (!committed.ok) return committed;
   deps.metrics.messagesAccepted('sms', messages.length);
   deps.wakeOutbox();
-  return ok({
-    result: SMS_ACCEPTED_TEXT,
-    total_contacts: numbers.length,
-    total_messages_sent: cost,
-    messages_left: committed.value,
-    messages: messages.map((m) => ({ mobile_number: m.recipient, msgid: m.id })),
-  });
+  return ok(committed.value);
 }

@@ -54,7 +54,8 @@ export async function commitWhatsappSend(
   const msgid = deps.newId();
   const sendId = deps.newId();
   const now = deps.clock();
-  const committed = await commitOrReject(deps.commit, async (tx) => {
+  // The unit of work returns the answer: an Idempotency-Key is stored with it in the same transaction (app/idempotent-send.ts).
+  const committed = await commitOrReject(deps.commit, async (tx): Promise<WhatsappAccepted> => {
     // Debit last: the account row stays locked (PostgreSQL) only from here to the commit.
     await insertSend(tx, { id: sendId, accountId: account.id, channel: 'whatsapp', payload, now, eventIds: deps.newId, options }, [
       { id: msgid, recipient: destination, role: 'to', costMessages: 0, costBalance: price },
@@ -62,10 +63,10 @@ export async function commitWhatsappSend(
     const debited = await debitBalance(tx, account.id, price, now);
     if (!debited) throw new RejectionError({ code: 'insufficientBalance' });
     await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: 0, balanceDelta: -price, reason: 'whatsapp.send', sendId });
-    return debited.balance;
+    return { result: WHATSAPP_ACCEPTED_TEXT, current_balance: formatMoney(debited.balance), msgid };
   });
   if (!committed.ok) return committed;
   deps.metrics.messagesAccepted('whatsapp', 1);
   deps.wakeOutbox();
-  return ok({ result: WHATSAPP_ACCEPTED_TEXT, current_balance: formatMoney(committed.value), msgid });
+  return ok(committed.value);
 }

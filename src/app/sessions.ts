@@ -23,6 +23,11 @@ export interface AuthSettings {
   readonly sessionMaxMs: number;
   readonly invitationMs: number;
   readonly passwordResetMs: number;
+  /**
+   * Requests per second one signed-in user may make with the web application, all their
+   * sessions together: their own allowance, since the account's rate limit is the API's.
+   */
+  readonly sessionRateLimitPerSecond: number;
   /** The sender of invitation and password-reset emails; undefined: herald sends none. */
   readonly emailFrom: { readonly email: string; readonly name: string } | undefined;
 }

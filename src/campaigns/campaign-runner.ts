@@ -63,6 +63,11 @@ export class CampaignRunner {
     this.#loop.start();
   }
 
+  /** When the loop last began a turn (queue/lease-loop.ts); /readyz reads it. */
+  lastTurnAt(): number | undefined {
+    return this.#loop.lastTurnAt();
+  }
+
   /** A campaign may be due now (a send, a resume). */
   wake(): void {
     this.#loop.wake();

@@ -36,6 +36,8 @@ export interface RecipientStatus {
 
 export interface DeliveryStatus {
   readonly reportingMta: string | null;
+  /** The ENVID the message was sent with (RFC 3461): herald's msgid when it asked for notices. */
+  readonly originalEnvelopeId: string | null;
   readonly arrivalDate: string | null;
   readonly recipients: readonly RecipientStatus[];
 }
@@ -143,6 +145,7 @@ export function parseDeliveryStatus(groups: readonly FieldGroup[]): Parsed<Deliv
     ok: true,
     value: {
       reportingMta: header === undefined ? null : typedValue(first(header, 'reporting-mta')),
+      originalEnvelopeId: header === undefined ? null : first(header, 'original-envelope-id'),
       arrivalDate: header === undefined ? null : first(header, 'arrival-date'),
       recipients,
     },
@@ -151,14 +154,22 @@ export function parseDeliveryStatus(groups: readonly FieldGroup[]): Parsed<Deliv
 
 const ACTION_WEIGHT: Readonly<Record<DsnAction, number>> = { failed: 0, delayed: 1, delivered: 2, relayed: 3, expanded: 4 };
 
+/** Success notices (RFC 3464 §2.3.3): delivered, passed to a mailer that sends no notices, or expanded to a list. */
+export const SUCCESS_ACTIONS: readonly DsnAction[] = ['delivered', 'relayed', 'expanded'];
+
+/** Whether a recipient group is about this address: as finally tried, or as herald gave it (ORCPT). */
+export function namesRecipient(recipient: RecipientStatus, address: string): boolean {
+  const wanted = address.toLowerCase();
+  return recipient.finalRecipient.toLowerCase() === wanted || recipient.originalRecipient?.toLowerCase() === wanted;
+}
+
 /**
  * The recipient a report speaks about for one of our messages: herald sends one
  * envelope recipient per message, so it is the one whose address matches; when none
  * does (an alias expanded, a forward), the most severe verdict (failed, then delayed).
  */
 export function recipientFor(status: DeliveryStatus, address: string): RecipientStatus | undefined {
-  const wanted = address.toLowerCase();
-  const matching = status.recipients.find((r) => r.finalRecipient.toLowerCase() === wanted || r.originalRecipient?.toLowerCase() === wanted);
+  const matching = status.recipients.find((r) => namesRecipient(r, address));
   return matching ?? [...status.recipients].sort((a, b) => ACTION_WEIGHT[a.action] - ACTION_WEIGHT[b.action])[0];
 }
 
@@ -168,6 +179,26 @@ export function dsnBounce(recipient: RecipientStatus): BounceDetails {
     bounce_type: bounceTypeOf(recipient.status),
     status_code: recipient.status,
     diagnostic: recipient.diagnostic ?? `Status ${recipient.status}`,
+    source: 'dsn',
+  };
+}
+
+/** What a success notice tells about the delivery, for the `delivered` event: the notice's own words. */
+export interface NoticeDetails {
+  readonly action: DsnAction;
+  readonly status_code: string;
+  /** The next hop's reply as the relay reports it, or the Status when it gave none. */
+  readonly diagnostic: string;
+  readonly remote_mta: string | null;
+  readonly source: 'dsn';
+}
+
+export function dsnDelivery(recipient: RecipientStatus): NoticeDetails {
+  return {
+    action: recipient.action,
+    status_code: recipient.status,
+    diagnostic: recipient.diagnostic ?? `Status ${recipient.status}`,
+    remote_mta: recipient.remoteMta,
     source: 'dsn',
   };
 }
@@ -185,6 +216,12 @@ export function msgidFromVerp(address: string, bounceDomain: string): string | n
   if (!local.toLowerCase().startsWith('b+')) return null;
   const msgid = local.slice(2);
   return UUID.test(msgid) ? msgid.toLowerCase() : null;
+}
+
+/** The msgid herald gave as ENVID, from a notice's Original-Envelope-Id (a UUID needs no xtext escapes), or null. */
+export function msgidFromEnvelopeId(envelopeId: string): string | null {
+  const text = envelopeId.trim();
+  return UUID.test(text) ? text.toLowerCase() : null;
 }
 
 /** The msgid in a Message-ID herald wrote, `<msgid@host>`, or null. */

@@ -29,7 +29,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** What each public type means, for the README, the OpenAPI document and `GET /v1/webhooks`. */
 export const EVENT_DESCRIPTIONS: Readonly<Record<EventType, string>> = {
   'email.sent': 'A relay (HERALD_EMAIL_TRANSPORT=smtp://…) or the capture transport took the message; the recipient side has not confirmed it yet.',
-  'email.delivered': "The recipient's mail server accepted the message (250 to DATA).",
+  'email.delivered': "The recipient's mail server accepted the message (250 to DATA), or a relay reported it delivered or passed on (a delivery status notice: Action delivered, relayed or expanded; or its own 250 with ?delivered=accepted).",
   'email.deferred': 'A delivery attempt failed temporarily; herald retries until the retry horizon.',
   'email.bounced': 'The recipient side refused the message for good, at once (SMTP 5xx) or later (a DSN). Carries bounce_type, status_code and diagnostic.',
   'email.failed': 'herald gave up: an attachment could not be fetched, or the retry horizon passed. refunded says whether the message was given back (it is when it never left).',

@@ -80,6 +80,11 @@ export const LIMITS = [
     why: 'Each number is a message of its own; larger audiences are campaigns.',
   },
   {
+    key: 'maxTextRequestBytes', limit: 'Request body of an SMS or WhatsApp send (HERALD_BODY_LIMIT stays the limit of the email send, whose attachments need it)', default: MIB, unit: 'bytes',
+    env: 'HERALD_MAX_TEXT_REQUEST_BYTES', min: 1024, max: 1024 * MIB, code: 'bodyTooLarge', appliesTo: 'POST /v1/sms/send, POST /v1/whatsapp/*',
+    why: 'Fifty times what the other limits let such a request hold (1,000 numbers, 1,600 characters, 4 KB of metadata); answered 413 from the declared length, the body never parsed.',
+  },
+  {
     key: 'maxMetadataBytes', limit: '`metadata` size as JSON', default: 4096, unit: 'bytes',
     env: 'HERALD_MAX_METADATA_BYTES', min: 2, max: MIB, code: 'invalidField', appliesTo: 'send routes',
     why: 'It is copied into every webhook event of every message of the send.',

@@ -119,6 +119,14 @@ export const WIRE_TEXTS = {
   campaignState: 'The campaign cannot do this in its current status',
   campaignEmpty: 'The campaign has no recipients',
 
+  // Idempotency-Key on the send routes (README "Idempotent sends"): 400, 422, 409
+  idempotencyKeyInvalid: 'Invalid request, the Idempotency-Key header must be 1 to 255 printable characters',
+  idempotencyKeyReused: 'Idempotency key already used with a different request',
+  idempotencyKeyInFlight: 'A request with this idempotency key is being processed',
+
+  // A message whose send is older than HERALD_RETENTION_DAYS (README "Retention"): 410
+  contentPurged: 'The content of this message was purged after the retention period',
+
   // Answered on the connection before any route sees the request (http/client-connections.ts)
   requestTimedOut: 'Request timed out',
   headersTooLarge: 'Request header fields too large',

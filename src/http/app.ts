@@ -42,6 +42,7 @@ import { eventWebhooks } from './schemas.ts';
 import { SESSION_COOKIE } from './account-api-schemas.ts';
 import { limitDocs } from './limits-table.ts';
 import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
+import { lingerWhenClosingEarly } from './lingering-close.ts';
 import { webAppRoutes } from './web-app.ts';
 
 export interface HttpDeps {
@@ -92,6 +93,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     genReqId: requestIdOf,
   }) as unknown as FastifyInstance;
   addRequestIdHeader(app);
+  // A refusal before the body is read reaches a client that is still writing it.
+  lingerWhenClosingEarly(app);
   requestLog(app);
 
   // The interface is JSON only; Fastify's default text/plain parser would hand a

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
 import type { ClientErrorKind, Metrics } from '../metrics/registry.ts';
 import { REQUEST_ID_HEADER } from './failed-request.ts';
+import { isLingering, lingeringClose } from './lingering-close.ts';
 import { wireError } from './wire-errors.ts';
 
 // What the HTTP server does with a client's connection before any route sees a
@@ -46,12 +47,14 @@ const KIND_OF: Readonly<Record<string, ClientErrorKind>> = {
 /**
  * Fastify's clientErrorHandler: a request Node gave up on (a time-out, headers too
  * large, bytes that are not HTTP) is answered in the interface's JSON style — `{message}`
- * with 408, 431 or 400 — and its connection closed. When an answer has already begun
- * on the socket, nothing more can be said: it is only closed.
+ * with 408, 431 or 400 — and its connection closed with a lingering close, since the
+ * client may still be writing (lingering-close.ts). When an answer has already begun on
+ * the socket, nothing more can be said: it is only destroyed.
  */
 export function clientErrorHandler(metrics: Metrics) {
   return function onClientError(error: Error & { code?: string }, socket: Socket): void {
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    // A lingering socket's later errors (its unfinished request, the client's reset) are expected.
+    if (error.code === 'ECONNRESET' || socket.destroyed || isLingering(socket)) return;
     const kind = KIND_OF[error.code ?? ''] ?? 'malformed';
     metrics.clientErrorObserved(kind);
     const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
@@ -62,6 +65,8 @@ export function clientErrorHandler(metrics: Metrics) {
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
           `${REQUEST_ID_HEADER}: ${randomUUID()}\r\nconnection: close\r\n\r\n${text}`,
       );
+      lingeringClose(socket);
+      return;
     }
     socket.destroy();
   };

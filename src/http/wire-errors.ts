@@ -46,6 +46,9 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   requestTimedOut: { status: 408, shape: 'application' },
   headersTooLarge: { status: 431, shape: 'application' },
   malformedRequest: { status: 400, shape: 'application' },
+  idempotencyKeyReused: { status: 422, shape: 'application' },
+  idempotencyKeyInFlight: { status: 409, shape: 'application' },
+  contentPurged: { status: 410, shape: 'application' },
 };
 
 export interface WireError {

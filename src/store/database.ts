@@ -228,6 +228,17 @@ export interface ProcessesTable {
   last_seen_at: number;
 }
 
+/** Migration 0012: a send's Idempotency-Key with the answer it got (store/idempotency-keys.ts). */
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  answer: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface WhatsappSessionsTable {
   account_id: string;
   destination: string;
@@ -413,6 +424,7 @@ export interface Database {
   mime_pieces: MimePiecesTable;
   ledger: LedgerTable;
   processes: ProcessesTable;
+  idempotency_keys: IdempotencyKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   suppressions: SuppressionsTable;

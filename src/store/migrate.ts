@@ -10,7 +10,9 @@ import * as users from './migrations/0008-users.ts';
 import * as audience from './migrations/0009-audience.ts';
 import * as campaigns from './migrations/0010-campaigns.ts';
 import * as accountApp from './migrations/0011-account-app.ts';
+import * as idempotencyKeys from './migrations/0012-idempotency-keys.ts';
 import * as uniqueAccountNames from './migrations/0017-unique-account-names.ts';
+import * as retention from './migrations/0018-retention.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -25,7 +27,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-audience': audience,
   '0010-campaigns': campaigns,
   '0011-account-app': accountApp,
+  '0012-idempotency-keys': idempotencyKeys,
   '0017-unique-account-names': uniqueAccountNames,
+  '0018-retention': retention,
 };
 
 /** Every migration's name, in the order they apply. */

@@ -122,6 +122,11 @@ export class WebhookDispatcher {
     this.#loop.start();
   }
 
+  /** When the loop last began a turn (queue/lease-loop.ts); /readyz reads it. */
+  lastTurnAt(): number | undefined {
+    return this.#loop.lastTurnAt();
+  }
+
   /** Something may be due or finished: an event was recorded, a retry was asked for, a post was answered. */
   wake(): void {
     this.#loop.wake();

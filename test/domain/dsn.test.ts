@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  bounceTypeOf, dsnBounce, msgidFromMessageId, msgidFromVerp, parseDeliveryStatus, recipientFor, replyStatusCode, statusFieldCode,
+  bounceTypeOf, dsnBounce, dsnDelivery, msgidFromEnvelopeId, msgidFromMessageId, msgidFromVerp, parseDeliveryStatus, recipientFor, replyStatusCode, statusFieldCode,
   type DeliveryStatus, type FieldGroup,
 } from '../../src/domain/dsn.ts';
 import { readInboundReport } from '../../src/inbound/report-reader.ts';
@@ -79,7 +79,7 @@ test('per-message fields come first; each recipient group is read with its addre
   assert.deepStrictEqual(parsed, {
     ok: true,
     value: {
-      reportingMta: 'mx.example.org', arrivalDate: 'Thu, 1 May 2025 09:00:00 +0000',
+      reportingMta: 'mx.example.org', originalEnvelopeId: null, arrivalDate: 'Thu, 1 May 2025 09:00:00 +0000',
       recipients: [{ finalRecipient: 'ana@example.org', originalRecipient: null, action: 'failed', status: '5.1.1', diagnostic: '550 5.1.1 no such user', remoteMta: 'mx2.example.org' }],
     },
   });
@@ -89,6 +89,25 @@ test('a report whose first group names a recipient is read without per-message f
   const parsed = parseDeliveryStatus([group({ 'final-recipient': 'rfc822;ana@example.org', action: 'delayed', status: '4.4.1' })]);
   assert.equal(parsed.ok && parsed.value.recipients[0]?.action, 'delayed');
   assert.equal(parsed.ok && parsed.value.reportingMta, null);
+});
+
+test('the Original-Envelope-Id of the per-message fields is read as the ENVID it echoes', () => {
+  const parsed = parseDeliveryStatus([
+    group({ 'reporting-mta': 'dns; relay.example.net', 'original-envelope-id': ` ${MSGID}` }),
+    group({ 'final-recipient': 'rfc822; ana@example.org', action: 'relayed', status: '2.0.0' }),
+  ]);
+  assert.equal(parsed.ok && parsed.value.originalEnvelopeId, MSGID);
+});
+
+test('a success notice becomes the delivered event\'s details: its action, status, the next hop\'s words and name', () => {
+  assert.deepStrictEqual(
+    dsnDelivery({ finalRecipient: 'ana@example.org', originalRecipient: 'ana@example.org', action: 'relayed', status: '2.0.0', diagnostic: '250 2.0.0 Ok: queued as 4XYZ', remoteMta: '127.0.0.1' }),
+    { action: 'relayed', status_code: '2.0.0', diagnostic: '250 2.0.0 Ok: queued as 4XYZ', remote_mta: '127.0.0.1', source: 'dsn' },
+  );
+});
+
+test('the msgid is read from an Original-Envelope-Id that is a msgid, and from nothing else', () => {
+  assert.deepStrictEqual([MSGID.toUpperCase(), ` ${MSGID} `, 'QQ314159', `<${MSGID}@herald.test>`].map(msgidFromEnvelopeId), [MSGID, MSGID, null, null]);
 });
 
 const BROKEN: readonly [string, FieldGroup[], string][] = [
@@ -106,7 +125,7 @@ for (const [what, groups, error] of BROKEN) {
 }
 
 const THREE: DeliveryStatus = {
-  reportingMta: null, arrivalDate: null,
+  reportingMta: null, originalEnvelopeId: null, arrivalDate: null,
   recipients: [
     { finalRecipient: 'other@example.org', originalRecipient: null, action: 'delayed', status: '4.0.0', diagnostic: null, remoteMta: null },
     { finalRecipient: 'forwarded@elsewhere.example', originalRecipient: 'Ana@Example.org', action: 'failed', status: '5.1.1', diagnostic: null, remoteMta: null },
@@ -164,7 +183,7 @@ test('a delayed DSN returning only headers (text/rfc822-headers) still names the
   const reading = await readInboundReport(fixture('dsn-delayed.eml'));
   assert.ok('report' in reading && reading.kind === 'dsn');
   assert.deepStrictEqual(reading.report, {
-    reportingMta: 'sun2.nsfnet-relay.example', arrivalDate: 'Sat, 9 Jul 1994 10:00:00 +0100',
+    reportingMta: 'sun2.nsfnet-relay.example', originalEnvelopeId: null, arrivalDate: 'Sat, 9 Jul 1994 10:00:00 +0100',
     recipients: [{ finalRecipient: 'ana@example.org', originalRecipient: null, action: 'delayed', status: '4.4.1', diagnostic: '421 4.4.1 mx.example.org: connection timed out', remoteMta: null }],
   });
   assert.deepStrictEqual(reading.returned, { messageId: `<${MSGID}@herald.test>`, returnPath: null });

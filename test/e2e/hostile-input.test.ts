@@ -10,6 +10,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -35,13 +36,27 @@ interface Answer {
   readonly body: string;
 }
 
-async function call(method: string, path: string, body: string | Buffer | undefined, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await fetch(`${herald.url}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    ...(body === undefined ? {} : { body }),
+/**
+ * One request over node:http rather than fetch: a server may answer (413) before the body is
+ * all written and then close, and a client that reads the answer while writing sees it, as
+ * curl does; fetch reports only the broken pipe.
+ */
+function call(method: string, path: string, body: string | Buffer | undefined, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = request(`${herald.url}${path}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }), ...headers },
+    }, (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', (error) => { if (!answered) reject(error); });
+    req.end(body);
   });
-  return { status: res.status, body: await res.text() };
 }
 
 const withKey = (): Record<string, string> => ({ authorization: `Bearer ${account.apiKey}` });
@@ -140,7 +155,7 @@ const CASES: readonly HostileCase[] = [
   hostile('a subject of {{#if a}} nested 3,500 deep', () => post('/v1/email', templateEmail(ifNesting(3_500))), exactly(400, subjectTooLong)),
   hostile('a subject of {{#if a}} nested 20,000 deep', () => post('/v1/email', templateEmail(ifNesting(20_000))), exactly(400, subjectTooLong)),
   hostile('a template html of {{#if a}} nested 20,000 deep', () => post('/v1/email/templates', JSON.stringify({ name: 'deep', html: ifNesting(20_000) })), exactly(400, { message: 'Template blocks are nested too deeply', detail: 'at most 50 levels of blocks' })),
-  hostile('an SMS of 9,000,000 characters', () => post('/v1/sms/send', longSms()), exactly(400, { message: 'Message is too long', detail: 'at most 10 messages of 160 characters (1600 characters after GSM conversion)' }), undefined, BIG_BODY),
+  hostile('an SMS of 9,000,000 characters', () => post('/v1/sms/send', longSms()), exactly(413, { message: 'Request body is too large' })),
   hostile('an email to 10,000 recipients', () => post('/v1/email', manyRecipients()), exactly(400, { message: 'Too many recipients', detail: 'at most 2000 addresses in to, cc and bcc together' })),
   hostile('metadata nested 5,000 deep', () => post('/v1/email', `{"metadata":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)},${email({}).slice(1)}`),
     exactly(400, { message: 'Invalid request, the JSON body is nested more than 64 levels deep' })),

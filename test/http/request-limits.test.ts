@@ -166,7 +166,7 @@ test('the OpenAPI document lists the limits in effect as x-herald-limits', async
   const { service } = await world(t, { HERALD_MAX_SMS_SEGMENTS: '15' });
   const res = await service.http.inject({ method: 'GET', url: '/openapi.json' });
   const limits = res.json()['x-herald-limits'] as { setting: string }[];
-  assert.equal(limits.length, 12);
+  assert.equal(limits.length, 13);
   assert.deepStrictEqual(limits.find((row) => row.setting === 'HERALD_MAX_SMS_SEGMENTS'), {
     limit: 'SMS text, in messages of 160 characters after GSM conversion', value: 15, unit: 'messages',
     setting: 'HERALD_MAX_SMS_SEGMENTS', appliesTo: 'POST /v1/sms/send', status: 400, message: 'Message is too long',
@@ -229,9 +229,18 @@ for (const depth of [3500, 20_000]) {
   });
 }
 
-test('an SMS of 9,000,000 characters is refused within a second', async (t) => {
+test('an SMS of 9,000,000 characters is refused from its declared length, within a second', async (t) => {
   const { service, account } = await world(t);
   const body = JSON.stringify(smsBody({ message: 'a'.repeat(9_000_000) }));
+  const { value: res, ms } = await timed(() => post(service, '/v1/sms/send', account.apiKey, body));
+  assert.equal(res.statusCode, 413, res.body);
+  assert.deepStrictEqual(res.json(), { message: 'Request body is too large' });
+  assert.ok(ms < 1000, `${ms} ms`);
+});
+
+test('an SMS of 1,000,000 characters, within the body limit, is refused by its length within a second', async (t) => {
+  const { service, account } = await world(t);
+  const body = JSON.stringify(smsBody({ message: 'a'.repeat(1_000_000) }));
   const { value: res, ms } = await timed(() => post(service, '/v1/sms/send', account.apiKey, body));
   assert.equal(res.statusCode, 400, res.body);
   assert.deepStrictEqual(res.json(), { message: 'Message is too long', detail: 'at most 10 messages of 160 characters (1600 characters after GSM conversion)' });

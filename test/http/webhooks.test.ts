@@ -1,7 +1,7 @@
 // The account's webhook API (/v1/webhooks), the operator's view of it, and what the
 // private-address guard refuses. Deliveries go to a real receiver on loopback that
 // verifies every post with the `standardwebhooks` package.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { uuidv7 } from '../../src/app/uuidv7-source.ts';
@@ -215,13 +215,19 @@ test('a bad status filter answers 400 with what is allowed', async (t) => {
   assert.deepStrictEqual([res.statusCode, res.json()], [400, { message: INVALID, detail: 'status must be one of pending, succeeded, failed' }]);
 });
 
-test('another account\'s delivery is not found: not listed, not shown, not retried', async (t) => {
+/** Two accounts whose webhooks post to one receiver: what one may see or do of the other's deliveries. */
+async function twoSubscribedAccounts(t: TestContext) {
   const service = await startService(t);
   const receiver = await startWebhookReceiver(t);
   const owner = await openAccount(service);
   const other = await openAccount(service, { name: 'other' });
   await subscribe(service, owner.apiKey, receiver);
   await call(service, 'PUT', '/v1/webhooks', other.apiKey, { url: receiver.url });
+  return { service, owner, other };
+}
+
+test('another account\'s delivery is not found: not listed, not shown, not retried', async (t) => {
+  const { service, owner, other } = await twoSubscribedAccounts(t);
   const id = (await call(service, 'POST', '/v1/webhooks/test', owner.apiKey)).json().id as string;
 
   const shown = await call(service, 'GET', `/v1/webhooks/deliveries/${id}`, other.apiKey);
@@ -287,12 +293,7 @@ test('retrying every failed delivery since a time posts those created since then
 });
 
 test('retrying every failed delivery touches no other account\'s deliveries', async (t) => {
-  const service = await startService(t);
-  const receiver = await startWebhookReceiver(t);
-  const owner = await openAccount(service);
-  const other = await openAccount(service, { name: 'other' });
-  await subscribe(service, owner.apiKey, receiver);
-  await call(service, 'PUT', '/v1/webhooks', other.apiKey, { url: receiver.url });
+  const { service, owner, other } = await twoSubscribedAccounts(t);
   const [failed] = await failedDeliveries(service, owner, 1);
   const res = await call(service, 'POST', '/v1/webhooks/deliveries/retry-failed', other.apiKey, { since: 0 });
   assert.deepStrictEqual([res.statusCode, res.json()], [202, { retried: 0 }]);

@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import getTLSOptions from 'smtp-server/lib/tls-options.js';
+import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import { startInboundListener, type InboundListener } from '../../src/inbound/listener.ts';
+import { claimDue } from '../../src/outbox/claim.ts';
+import { recordOutcome } from '../../src/outbox/complete.ts';
 import type { Service } from '../../src/service.ts';
 import { listSuppressions } from '../../src/store/suppressions.ts';
 import { ADMIN_TOKEN, emailBody, get, openAccount, post, readAccount, startService, type TestAccount } from '../support/service.ts';
@@ -89,6 +92,14 @@ async function messageView(world: World, msgid: string): Promise<{ status: strin
 }
 
 const AT = '2025-05-01T09:30:00.000Z';
+
+async function setWebhook(world: World): Promise<void> {
+  const patch = await world.service.http.inject({
+    method: 'PATCH', url: `/admin/v1/accounts/${world.account.id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ webhookUrl: 'https://hooks.example.com/herald' }),
+  });
+  assert.equal(patch.statusCode, 200);
+}
 
 test('a DSN to the VERP address bounces the message hard, with the DSN fields on its event', async (t) => {
   const world = await startWorld(t);
@@ -182,20 +193,112 @@ test('a delayed DSN records a deferred event and leaves the message as it was', 
   assert.deepStrictEqual(await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }), []);
 });
 
-test('a delayed DSN reaches the webhook as email.deferred', async (t) => {
-  const world = await startWorld(t);
-  const patch = await world.service.http.inject({
-    method: 'PATCH', url: `/admin/v1/accounts/${world.account.id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    payload: JSON.stringify({ webhookUrl: 'https://hooks.example.com/herald' }),
+const WEBHOOK_EVENTS: readonly [string, string, Record<string, unknown>][] = [
+  ['dsn-delayed.eml', 'email.deferred', { source: 'dsn', status_code: '4.4.1' }],
+  ['dsn-relayed.eml', 'email.delivered', { source: 'dsn', action: 'relayed' }],
+];
+
+for (const [file, type, fields] of WEBHOOK_EVENTS) {
+  test(`${file} reaches the webhook as ${type}`, async (t) => {
+    const world = await startWorld(t);
+    await setWebhook(world);
+    const msgid = await sentEmail(world);
+
+    await deliver(world.port, { from: '', to: verp(msgid) }, fixture(file, { msgid }));
+
+    const rows = await world.service.deps.db.selectFrom('webhook_deliveries').select(['type', 'payload']).where('message_id', '=', msgid).orderBy('id').execute();
+    assert.deepStrictEqual(rows.map((r) => r.type), ['email.sent', type]);
+    const data = JSON.parse(rows[1]?.payload ?? '{}').data;
+    assert.deepStrictEqual(Object.fromEntries(Object.keys(fields).map((k) => [k, data[k]])), fields);
   });
-  assert.equal(patch.statusCode, 200);
+}
+
+test('a success DSN (Action: relayed) to the VERP address makes the message delivered, with the notice\'s words on its event', async (t) => {
+  const world = await startWorld(t);
   const msgid = await sentEmail(world);
 
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-delayed.eml', { msgid }));
+  const reply = await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
 
-  const rows = await world.service.deps.db.selectFrom('webhook_deliveries').select(['type', 'payload']).where('message_id', '=', msgid).orderBy('id').execute();
-  assert.deepStrictEqual(rows.map((r) => r.type), ['email.sent', 'email.deferred']);
-  assert.equal(JSON.parse(rows[1]?.payload ?? '{}').data.source, 'dsn');
+  assert.match(reply, /^250 /);
+  const view = await messageView(world, msgid);
+  assert.equal(view.status, 'delivered');
+  assert.deepStrictEqual(view.events.at(-1), {
+    type: 'delivered', at: AT, action: 'relayed', status_code: '2.0.0', diagnostic: '250 2.0.0 Ok: queued as 4ZpQ1c5mKqz1',
+    remote_mta: 'mx.example.org', source: 'dsn', reporting_mta: 'relay.example.net',
+  });
+});
+
+for (const action of ['delivered', 'expanded']) {
+  test(`a success DSN with Action: ${action} makes the message delivered too`, async (t) => {
+    const world = await startWorld(t);
+    const msgid = await sentEmail(world);
+
+    await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }).replace('Action: relayed', `Action: ${action}`));
+
+    const view = await messageView(world, msgid);
+    assert.equal(view.status, 'delivered');
+    assert.equal(view.events.at(-1)?.action, action);
+  });
+}
+
+test('a success DSN sent to postmaster@ is matched by its Original-Envelope-Id', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+
+  await deliver(world.port, { from: '', to: `postmaster@${BOUNCE_DOMAIN}` }, fixture('dsn-relayed.eml', { msgid }));
+
+  assert.equal((await messageView(world, msgid)).status, 'delivered');
+  const [summary] = await reports(world.service);
+  assert.equal((await adminGet(world.service, `/admin/v1/inbound-reports/${String(summary?.id)}`)).json().parsed.matched_by, 'envelope-id');
+});
+
+test('a success DSN about another recipient is kept with why and leaves the message sent', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid, recipient: 'list-member@example.org' }));
+
+  assert.equal((await messageView(world, msgid)).status, 'sent');
+  const [summary] = await reports(world.service);
+  assert.equal(summary?.error, "the notice is about list-member@example.org, not the message's recipient");
+});
+
+test('a second success DSN for a delivered message adds no second delivered event', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+
+  assert.equal((await messageView(world, msgid)).events.filter((e) => e.type === 'delivered').length, 1);
+  const [newest] = await reports(world.service);
+  assert.equal((await adminGet(world.service, `/admin/v1/inbound-reports/${String(newest?.id)}`)).json().parsed.effect, 'duplicate');
+});
+
+test('a failure DSN after a success DSN bounces the delivered message', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+
+  assert.deepStrictEqual((await messageView(world, msgid)).events.map((e) => e.type), ['queued', 'sending', 'sent', 'delivered', 'bounced']);
+});
+
+test('a success DSN for a message still being sent is refused with 451, kept nowhere, and applied when sent again after the outbox recorded it', async (t) => {
+  const world = await startWorld(t);
+  const res = await post(world.service, '/v1/email', world.account.apiKey, emailBody());
+  const msgid: string = res.json().to[0].msgid;
+  // A worker that claimed the message and has not recorded the relay's answer yet: the notice overtook it.
+  const [claimed] = await claimDue(world.service.store.db, world.service.store.capabilities, { owner: 'slow-worker', now: START, leaseMs: 60_000, limit: 1, channel: 'email' }, uuidv7);
+  assert.equal(claimed?.msgid, msgid);
+
+  await assert.rejects(deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid })), { responseCode: 451 });
+  assert.deepStrictEqual(await reports(world.service), []);
+
+  await recordOutcome({ db: world.service.store.db, clock: () => world.now.value, newId: uuidv7 }, 'slow-worker', claimed, { kind: 'accepted', peer: 'relay', response: '250 2.0.0 Ok' });
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+  assert.deepStrictEqual((await messageView(world, msgid)).events.map((e) => e.type), ['queued', 'sending', 'sent', 'delivered']);
 });
 
 test('a DSN sent to postmaster@ is matched by the Message-ID of the returned message', async (t) => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 
 // An SMTP server on 127.0.0.1 (port 0) that keeps every message it receives: the
-// envelope and the raw bytes after dot-unstuffing. It offers STARTTLS with smtp-server's
+// envelope (with the DSN parameters, when told to offer DSN) and the raw bytes after dot-unstuffing. It offers STARTTLS with smtp-server's
 // bundled self-signed localhost certificate (clients must not verify it), and can be
 // told to refuse the next RCPT TO / DATA with a given reply, or to stop listening so
 // that connections are refused outright.
@@ -19,6 +19,29 @@ export interface ReceivedMessage {
   /** Which TCP connection (1, 2, …) carried it. */
   readonly connection: number;
   readonly user: string | undefined;
+  /** The RFC 3461 parameters as smtp-server parsed them; undefined unless the sink offers DSN. */
+  readonly dsn: ReceivedDsn | undefined;
+}
+
+export interface ReceivedDsn {
+  /** From MAIL FROM: RET and ENVID. */
+  readonly ret: string | null;
+  readonly envid: string | null;
+  /** From RCPT TO: NOTIFY (split at commas) and ORCPT. */
+  readonly notify: readonly string[] | null;
+  readonly orcpt: string | null;
+}
+
+/** smtp-server's DSN fields, which its type declarations leave out. */
+interface ParsedDsnEnvelope {
+  readonly dsn?: { readonly ret: string | null; readonly envid: string | null };
+  readonly rcptTo: readonly { readonly dsn?: { readonly notify?: string[]; readonly orcpt?: string } }[];
+}
+
+function receivedDsn(envelope: ParsedDsnEnvelope): ReceivedDsn | undefined {
+  if (envelope.dsn === undefined) return undefined;
+  const rcpt = envelope.rcptTo[0]?.dsn;
+  return { ret: envelope.dsn.ret, envid: envelope.dsn.envid, notify: rcpt?.notify ?? null, orcpt: rcpt?.orcpt ?? null };
 }
 
 export interface SinkFailure {
@@ -45,6 +68,10 @@ export interface SinkOptions {
   readonly auth?: { readonly user: string; readonly pass: string };
   /** Offer STARTTLS (default true). Its certificate is smtp-server's bundled, expired one. */
   readonly starttls?: boolean;
+  /** Offer DSN (RFC 3461) in EHLO and keep the parameters (default false, as smtp-server). */
+  readonly dsn?: boolean;
+  /** TLS from the first byte (an smtps:// relay, port 465 style) instead of STARTTLS; same certificate. */
+  readonly implicitTls?: boolean;
 }
 
 export async function startSmtpSink(options: SinkOptions = {}): Promise<SmtpSink> {
@@ -66,6 +93,8 @@ export async function startSmtpSink(options: SinkOptions = {}): Promise<SmtpSink
     // No reverse look-up of the client: no query may leave loopback.
     disableReverseLookup: true,
     hideSTARTTLS: options.starttls === false,
+    hideDSN: options.dsn !== true,
+    secure: options.implicitTls === true,
     authOptional: options.auth === undefined,
     ...(options.auth === undefined ? { disabledCommands: ['AUTH'] } : {}),
     onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void) {
@@ -103,6 +132,7 @@ export async function startSmtpSink(options: SinkOptions = {}): Promise<SmtpSink
           heloName: session.hostNameAppearsAs,
           connection: connectionOf.get(session.id) ?? 0,
           user: typeof session.user === 'string' ? session.user : undefined,
+          dsn: receivedDsn(session.envelope as unknown as ParsedDsnEnvelope),
         });
         callback();
       });

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 
 const root = new URL('../../', import.meta.url).pathname;
 export const CHROMIUM = '/usr/bin/chromium';
@@ -52,7 +52,42 @@ export async function openContext(browser: Browser, baseURL: string, problems: P
   return context;
 }
 
+// The requests each page has under way: a page is settled (for axe and its photograph)
+// when none is, and no loading state shows. Playwright's own 'networkidle' is not used:
+// it is a lifecycle event of the document's load, and once a sandboxed preview iframe has
+// come and gone in the single-page app it may never fire again.
+const underWay = new WeakMap<Page, { requests: Set<Request>; idle: (() => void)[] }>();
+
+function track(page: Page): void {
+  const state = { requests: new Set<Request>(), idle: [] as (() => void)[] };
+  underWay.set(page, state);
+  const done = (request: Request): void => {
+    state.requests.delete(request);
+    if (state.requests.size === 0) for (const resolve of state.idle.splice(0)) resolve();
+  };
+  page.on('request', (request) => state.requests.add(request));
+  page.on('requestfinished', done);
+  page.on('requestfailed', done);
+}
+
+function noRequestUnderWay(page: Page): Promise<void> {
+  const state = underWay.get(page);
+  if (state === undefined || state.requests.size === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`requests still under way after 30 s: ${[...state.requests].map((r) => r.url()).join(', ')}`)), 30_000);
+    state.idle.push(() => { clearTimeout(timer); resolve(); });
+  });
+}
+
+/** Waits until the page has no request under way and shows no loading state (spinner, dimmed table). */
+export async function settle(page: Page): Promise<void> {
+  await noRequestUnderWay(page);
+  await page.waitForFunction('document.readyState === "complete" && document.querySelector(".state.loading, .loading-table, [aria-busy=\\"true\\"]") === null');
+  await noRequestUnderWay(page);
+}
+
 function watch(page: Page, problems: PageProblems): void {
+  track(page);
   page.on('pageerror', (error) => problems.errors.push(`${page.url()}: ${error.message}`));
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
@@ -85,7 +120,7 @@ export async function checkPage(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   for (const width of [1280, 375]) {
     await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
-    await page.waitForLoadState('networkidle');
+    await settle(page);
     await assertAccessible(page, `${name} at ${width} px`);
     if (width === 375) {
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;

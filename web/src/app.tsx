@@ -19,6 +19,13 @@ const WebhooksPage = lazy(() => import('./pages/webhooks.tsx'));
 const DeliveryPage = lazy(() => import('./pages/webhook-delivery.tsx'));
 const SuppressionsPage = lazy(() => import('./pages/suppressions.tsx'));
 const UsagePage = lazy(() => import('./pages/usage.tsx'));
+const ListsPage = lazy(() => import('./pages/lists.tsx'));
+const ListMembersPage = lazy(() => import('./pages/lists-members.tsx'));
+const ContactPage = lazy(() => import('./pages/lists-contact.tsx'));
+const SegmentsPage = lazy(() => import('./pages/segments.tsx'));
+const CampaignsPage = lazy(() => import('./pages/campaigns.tsx'));
+const CampaignEditorPage = lazy(() => import('./pages/campaign-editor.tsx'));
+const CampaignPage = lazy(() => import('./pages/campaign.tsx'));
 const UsersPage = lazy(() => import('./pages/users.tsx'));
 const ProfilePage = lazy(() => import('./pages/profile.tsx'));
 const InvitationPage = lazy(() => import('./pages/invitation.tsx'));
@@ -57,6 +64,14 @@ export function App() {
           <Route path="webhooks/deliveries/:id" element={<DeliveryPage />} />
           <Route path="suppressions" element={<SuppressionsPage />} />
           <Route path="usage" element={<UsagePage />} />
+          <Route path="lists" element={<ListsPage />} />
+          <Route path="lists/:listId" element={<ListMembersPage />} />
+          <Route path="contacts/:contactId" element={<ContactPage />} />
+          <Route path="segments" element={<SegmentsPage />} />
+          <Route path="campaigns" element={<CampaignsPage />} />
+          <Route path="campaigns/new" element={<CampaignEditorPage />} />
+          <Route path="campaigns/:campaignId" element={<CampaignPage />} />
+          <Route path="campaigns/:campaignId/edit" element={<CampaignEditorPage />} />
           <Route path="users" element={<UsersPage />} />
           <Route path="profile" element={<ProfilePage />} />
           <Route path="*" element={<NotFoundPage />} />

@@ -5,11 +5,16 @@ import type { Outcome, Transport } from '../channel.ts';
 import { prepareEmail, type AttachmentResolver, type ComposeSettings } from './compose.ts';
 import type { DkimKeyLookup } from './dkim.ts';
 import { CONTENT_ACCESS } from './mime.ts';
+import { deliveryNoticeRequest } from './delivery-notice-request.ts';
+import { parseRelayUrl, type RelayAddress } from './relay-url.ts';
 import { smtpErrorOutcome, smtpSentOutcome } from './smtp-outcome.ts';
 import { certifiedMessage, sendCertified, withEvidence, type CertifiedSession } from './transcript.ts';
 
 export interface SmtpRelayOptions extends ComposeSettings {
-  /** `smtp://[user:pass@]host[:port]` (STARTTLS when offered; port 587) or `smtps://…` (TLS from the start; port 465). */
+  /**
+   * `smtp://[user:pass@]host[:port]` (STARTTLS when offered; port 587) or `smtps://…` (TLS
+   * from the start; port 465); `?delivered=accepted` counts the relay's 250 as delivery.
+   */
   readonly url: string;
   /** Required here: real mail goes out signed whenever the sender domain has a key. */
   readonly dkim: DkimKeyLookup;
@@ -35,7 +40,9 @@ export type SmtpTimeouts = { readonly [K in keyof typeof SMTP_TIMEOUTS]: number 
 /**
  * Relays every message through one smart host over a pool of SMTP connections.
  * Acceptance by the relay is `sent`, not delivered: the relay may still bounce it (to
- * the VERP address). Over smtp://, STARTTLS is used when the relay offers it and a
+ * the VERP address), and where it offers DSN it is asked to report delivery too
+ * (delivery-notice-request.ts), which the inbound listener turns into `delivered`. With
+ * `?delivered=accepted` the relay's 250 is delivery itself (a last hop). Over smtp://, STARTTLS is used when the relay offers it and a
  * failed upgrade is an error, never a fall-back to plain text, since the credentials
  * come next. Credentials never appear in an outcome (peer is host:port; any echo of
  * them in a reply is masked) and nodemailer logs nothing.
@@ -72,14 +79,17 @@ export function smtpRelayTransport(options: SmtpRelayOptions): Transport<EmailPa
     async send(message, signal): Promise<Outcome> {
       const prepared = await prepareEmail(message, signal, options, peer);
       if (!prepared.ok) return prepared.outcome;
+      // Sent only when the relay offers DSN (nodemailer drops the parameters otherwise).
+      const dsn = deliveryNoticeRequest(message, relay.delivered);
+      const delivered = relay.delivered === 'accepted';
       let outcome: Outcome;
       try {
         if (message.payload.certified === true) {
-          const { info, evidence } = await sendCertified(certifiedSession, await certifiedMessage(message, prepared.mail), signal);
-          outcome = withEvidence(smtpSentOutcome(info, peer, false), evidence);
+          const { info, evidence } = await sendCertified(certifiedSession, await certifiedMessage(message, prepared.mail, dsn), signal);
+          outcome = withEvidence(smtpSentOutcome(info, peer, delivered), evidence);
         } else {
-          const info = await mailer.sendMail({ ...prepared.mail, signal });
-          outcome = smtpSentOutcome(info, peer, false);
+          const info = await mailer.sendMail({ ...prepared.mail, dsn, signal });
+          outcome = smtpSentOutcome(info, peer, delivered);
         }
       } catch (error) {
         outcome = smtpErrorOutcome(error, peer);
@@ -90,32 +100,6 @@ export function smtpRelayTransport(options: SmtpRelayOptions): Transport<EmailPa
       mailer.close();
     },
   };
-}
-
-interface RelayAddress {
-  readonly host: string;
-  readonly port: number;
-  readonly secure: boolean;
-  readonly auth: { readonly user: string; readonly pass: string } | undefined;
-}
-
-/** Parsed here rather than by nodemailer, so the credentials are known (for masking) and percent-decoded. */
-export function parseRelayUrl(text: string): RelayAddress {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    // Never echo the value: it may hold the password.
-    throw new Error('the SMTP relay URL does not parse');
-  }
-  const secure = url.protocol === 'smtps:';
-  if (!secure && url.protocol !== 'smtp:') throw new Error(`the SMTP relay URL must be smtp:// or smtps://, not ${url.protocol}//`);
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  if (host === '') throw new Error('the SMTP relay URL has no host');
-  const port = url.port === '' ? (secure ? 465 : 587) : Number(url.port);
-  const user = decodeURIComponent(url.username);
-  const pass = decodeURIComponent(url.password);
-  return { host, port, secure, auth: user === '' && pass === '' ? undefined : { user, pass } };
 }
 
 /**

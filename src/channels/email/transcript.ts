@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import nodemailer, { type SendMailOptions, type SMTPSentMessageInfo, type SMTPTransportOptions } from 'nodemailer';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 import type { DeliveryEvidence } from '../../domain/certificate.ts';
 import type { EmailPayload, Outbound } from '../../domain/outbound.ts';
 import type { Outcome } from '../channel.ts';
@@ -15,17 +16,20 @@ export interface CertifiedMessage {
   readonly raw: Buffer;
   readonly sha256: string;
   readonly envelope: SendMailOptions['envelope'];
+  /** The notices asked of a relay (delivery-notice-request.ts); none for an MX. */
+  readonly dsn?: SMTPConnection.DSNOptions;
   readonly from: string;
   readonly recipient: string;
   readonly subject: string;
 }
 
-export async function certifiedMessage(message: Outbound<EmailPayload>, mail: SendMailOptions): Promise<CertifiedMessage> {
+export async function certifiedMessage(message: Outbound<EmailPayload>, mail: SendMailOptions, dsn?: SMTPConnection.DSNOptions): Promise<CertifiedMessage> {
   const raw = await renderMime(mail);
   return {
     raw,
     sha256: createHash('sha256').update(raw).digest('hex'),
     envelope: mail.envelope,
+    ...(dsn === undefined ? {} : { dsn }),
     from: message.payload.from.email,
     recipient: message.recipient,
     subject: message.payload.subject,
@@ -58,7 +62,7 @@ export async function sendCertified(
   const mailer = nodemailer.createTransport({ ...session.options, pool: false, logger: recorder.logger, transactionLog: true });
   mailer.on('error', () => {});
   try {
-    const info = await mailer.sendMail({ envelope: message.envelope, raw: message.raw, signal });
+    const info = await mailer.sendMail({ envelope: message.envelope, raw: message.raw, signal, ...(message.dsn === undefined ? {} : { dsn: message.dsn }) });
     const recorded = recorder.finish();
     return {
       info,

@@ -6,7 +6,16 @@ import { refuseBeforeBody } from '../wire-errors.ts';
 import { rateLimitHeaders, type AccountRateLimiter } from './rate-limit.ts';
 
 // What every /v1 caller passes once its account is known, whether it came with a key
-// or a session: the account's IP allow-list, then its rate limit.
+// or a session: the account's IP allow-list, then a rate limit. A key is held to the
+// account's rate (the interface's, 2 per second by default); a signed-in user to their
+// own allowance (HERALD_SESSION_RATE_LIMIT), since one page of the web application asks
+// several things at once and browsing must neither be refused by the account's API
+// rate nor use up what the account's integrations may send.
+
+/** Whose allowance a request draws on: the account's (an API key) or one user's (a session). */
+export type RateAllowance =
+  | { readonly kind: 'account' }
+  | { readonly kind: 'user'; readonly userId: string; readonly perSecond: number };
 
 // Allow-lists are stored as text; parsing one is cheap but not free, and the same
 // few lists are checked on every request.
@@ -28,6 +37,7 @@ function allowListOf(account: Account): AllowList {
 /** True when the request may go on; otherwise the refusal has been sent (the connection closes after it). */
 export async function admitAccount(
   request: FastifyRequest, reply: FastifyReply, account: Account, deps: { rateLimiter: AccountRateLimiter; metrics: UnexpectedErrorCounter },
+  allowance: RateAllowance = { kind: 'account' },
 ): Promise<boolean> {
   let allowed: boolean;
   try {
@@ -41,7 +51,11 @@ export async function admitAccount(
     refuseBeforeBody(reply, { code: 'ipNotAllowed' });
     return false;
   }
-  const decision = await deps.rateLimiter.consume(account.id, account.rateLimitPerSecond);
+  // A user's counter is keyed apart from every account id (uuids), in the same limiter,
+  // so it is shared through Redis by every API process like the account's.
+  const decision = allowance.kind === 'account'
+    ? await deps.rateLimiter.consume(account.id, account.rateLimitPerSecond)
+    : await deps.rateLimiter.consume(`user:${allowance.userId}`, allowance.perSecond);
   // Redis out and HERALD_REDIS_FAILURE=closed: no request goes uncounted.
   if (decision === 'unavailable') {
     refuseBeforeBody(reply.header('retry-after', '1'), { code: 'storeUnavailable' });

@@ -59,7 +59,7 @@ export interface RedisRateLimiterOptions {
   /** HERALD_REDIS_URL. May hold a password: never logged. */
   readonly url: string;
   readonly failure: RedisFailureMode;
-  /** HERALD_REDIS_PREFIX; keys are `<prefix>rl:<N>:<account id>`. */
+  /** HERALD_REDIS_PREFIX; keys are `<prefix>rl:<N>:<account id>` (a signed-in user's: `…:user:<user id>`). */
   readonly keyPrefix: string;
   readonly logger?: Logger | undefined;
   readonly commandTimeoutMs?: number;

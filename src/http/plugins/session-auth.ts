@@ -30,7 +30,8 @@ export function v1AuthenticationHook(deps: { app: AuthDeps; rateLimiter: Account
     }
     if (signedIn === undefined) return void refuseBeforeBody(clearSessionCookie(reply, deps.app), { code: 'sessionExpired' });
     if (!csrfPasses(request, deps.app, token)) return void refuseBeforeBody(reply, { code: 'csrfRefused' });
-    if (!(await admitAccount(request, reply, signedIn.account, { rateLimiter: deps.rateLimiter, metrics: deps.app.metrics }))) return;
+    const allowance = { kind: 'user', userId: signedIn.user.id, perSecond: deps.app.auth.sessionRateLimitPerSecond } as const;
+    if (!(await admitAccount(request, reply, signedIn.account, { rateLimiter: deps.rateLimiter, metrics: deps.app.metrics }, allowance))) return;
     request.caller = { account: signedIn.account, principal: { kind: 'user', user: signedIn.user, session: signedIn.session, token } };
   };
 }

@@ -10,6 +10,7 @@ import {
 import type { Result } from '../../domain/result.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
+import { idempotencyDocs, REPLAYED, sendWithIdempotencyKey } from '../plugins/idempotency.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
 
 // /v1/campaigns (scope `email`): campaigns, their sending and their life. docs/campaigns.md has the rules.
@@ -77,10 +78,22 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
   app.post<CampaignParams>('/v1/campaigns/:campaign_id/send', {
     schema: {
       summary: 'Send a draft: now (running) or at send_at (scheduled); debits one message per recipient, or refuses whole', tags, params,
-      response: { 200: CampaignViewSchema, 400: { description: '`The campaign has no recipients`, or the content no longer renders' }, ...noSuchCampaign, ...wrongState, ...audienceErrors },
+      headers: idempotencyDocs.headers,
+      response: {
+        200: CampaignViewSchema, 400: { description: '`The campaign has no recipients`, or the content no longer renders' }, ...noSuchCampaign, ...audienceErrors,
+        ...idempotencyDocs.responses,
+        // Two 409s: the campaign's status (with `status`), or its Idempotency-Key still in use (`message` only).
+        409: {
+          description: `${wrongState[409].description}; or ${idempotencyDocs.responses[409].description}`,
+          type: 'object', required: ['message'], properties: wrongState[409].properties,
+        },
+      },
     },
     config: write,
-  }, async (request, reply) => answer(reply, await sendCampaign(deps, callerOf(request).account.id, request.params.campaign_id)));
+  }, async (request, reply) => {
+    const result = await sendWithIdempotencyKey(deps, request, reply, (sendDeps) => sendCampaign(sendDeps, callerOf(request).account.id, request.params.campaign_id));
+    return result === REPLAYED ? reply : answer(reply, result);
+  });
 
   for (const action of ['pause', 'resume', 'cancel'] as const) {
     app.post<CampaignParams>(`/v1/campaigns/:campaign_id/${action}`, {

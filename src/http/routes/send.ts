@@ -6,6 +6,7 @@ import { sendWhatsapp } from '../../app/send-whatsapp.ts';
 import { sendWhatsappSession } from '../../app/send-whatsapp-session.ts';
 import type { Account } from '../../domain/account.ts';
 import type { Result } from '../../domain/result.ts';
+import { idempotencyDocs, REPLAYED, sendWithIdempotencyKey } from '../plugins/idempotency.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
@@ -35,15 +36,20 @@ const OPERATIONS = [
 export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
   for (const operation of OPERATIONS) {
     app.post(operation.url, {
+      // Texts have no attachments: their bodies are bounded far below the email's (413 before reading).
+      ...(operation.scope === 'email' ? {} : { bodyLimit: deps.limits.maxTextRequestBytes }),
       schema: {
         summary: operation.summary,
         tags: ['send'],
         body: operation.body,
-        response: { 200: operation.ok, ...schemas.commonErrors },
+        headers: idempotencyDocs.headers,
+        response: { 200: operation.ok, ...schemas.commonErrors, ...idempotencyDocs.responses },
       },
       config: { access: { scope: operation.scope, access: 'write' } },
     }, async (request, reply) => {
-      const result = await (operation.useCase as SendUseCase)(deps, callerOf(request).account, request.body);
+      const account = callerOf(request).account;
+      const result = await sendWithIdempotencyKey(deps, request, reply, (sendDeps) => (operation.useCase as SendUseCase)(sendDeps, account, request.body));
+      if (result === REPLAYED) return reply;
       // From the request's arrival (authentication, rate limit and body included) to its answer.
       deps.metrics.acceptObserved(operation.scope, result.ok ? 'accepted' : 'refused', reply.elapsedTime / 1000);
       if (!result.ok) return sendRejection(reply, result.rejection);

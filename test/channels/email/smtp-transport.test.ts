@@ -5,8 +5,9 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { unsubscribeUrl } from '../../../src/channels/email/compose.ts';
-import { parseRelayUrl, smtpRelayTransport, type SmtpRelayOptions } from '../../../src/channels/email/smtp-transport.ts';
-import { ACCOUNT, FIXED_TIME, MSGID, SETTINGS, dkimFixture, header, headerFields, noAttachments, outbound, publishDkimKey, startDns, startSink } from './fixtures.ts';
+import { parseRelayUrl } from '../../../src/channels/email/relay-url.ts';
+import { smtpRelayTransport, type SmtpRelayOptions } from '../../../src/channels/email/smtp-transport.ts';
+import { ACCOUNT, FIXED_TIME, MSGID, PAYLOAD, SETTINGS, dkimFixture, header, headerFields, noAttachments, outbound, publishDkimKey, startDns, startSink } from './fixtures.ts';
 
 const signal = new AbortController().signal;
 
@@ -30,6 +31,51 @@ test('acceptance by the relay is accepted with its words, not delivered', async 
   const sink = await startSink(t);
   const transport = relay(t, { url: `smtp://127.0.0.1:${sink.port}` });
   assert.deepStrictEqual(await transport.send(outbound(), signal), { kind: 'accepted', peer: `127.0.0.1:${sink.port}`, response: '250 OK: message queued' });
+});
+
+test('a relay that offers DSN is asked for notices of success, failure and delay, by msgid, with the headers only', async (t) => {
+  const sink = await startSink(t, { dsn: true });
+  const transport = relay(t, { url: `smtp://127.0.0.1:${sink.port}` });
+  await transport.send(outbound({ recipient: 'bea@example.org' }), signal);
+  assert.deepStrictEqual(sink.messages[0]?.dsn, { ret: 'HDRS', envid: MSGID, notify: ['SUCCESS', 'FAILURE', 'DELAY'], orcpt: 'rfc822;bea@example.org' });
+});
+
+test('an smtps:// relay that offers DSN is asked for the same notices over TLS from the start', async (t) => {
+  const sink = await startSink(t, { dsn: true, implicitTls: true });
+  const transport = relay(t, { url: `smtps://127.0.0.1:${sink.port}` });
+  await transport.send(outbound(), signal);
+  assert.equal(sink.messages[0]?.secure, true);
+  assert.deepStrictEqual(sink.messages[0]?.dsn, { ret: 'HDRS', envid: MSGID, notify: ['SUCCESS', 'FAILURE', 'DELAY'], orcpt: 'rfc822;ana@example.org' });
+});
+
+test('a certified message through a relay that offers DSN asks for the same notices', async (t) => {
+  const sink = await startSink(t, { dsn: true });
+  const transport = relay(t, { url: `smtp://127.0.0.1:${sink.port}` });
+  await transport.send(outbound({ payload: { ...PAYLOAD, certified: true } }), signal);
+  assert.deepStrictEqual(sink.messages[0]?.dsn, { ret: 'HDRS', envid: MSGID, notify: ['SUCCESS', 'FAILURE', 'DELAY'], orcpt: 'rfc822;ana@example.org' });
+});
+
+test('an internationalised recipient is sent without ORCPT, the rest of the DSN request unchanged', async (t) => {
+  const sink = await startSink(t, { dsn: true });
+  const transport = relay(t, { url: `smtp://127.0.0.1:${sink.port}` });
+  await transport.send(outbound({ recipient: 'jösé@example.org' }), signal);
+  assert.deepStrictEqual(sink.messages[0]?.dsn, { ret: 'HDRS', envid: MSGID, notify: ['SUCCESS', 'FAILURE', 'DELAY'], orcpt: null });
+});
+
+test('a relay that does not offer DSN gets no DSN parameters and takes the message', async (t) => {
+  const sink = await startSink(t, { dsn: false });
+  const transport = relay(t, { url: `smtp://127.0.0.1:${sink.port}` });
+  assert.equal((await transport.send(outbound(), signal)).kind, 'accepted');
+  assert.equal(sink.messages[0]?.dsn, undefined);
+});
+
+test('with ?delivered=accepted the relay\'s 250 is delivered, and only failures and delays are asked for', async (t) => {
+  const sink = await startSink(t, { dsn: true });
+  const transport = relay(t, { url: `smtp://127.0.0.1:${sink.port}?delivered=accepted` });
+  assert.deepStrictEqual(await transport.send(outbound(), signal), {
+    kind: 'accepted', peer: `127.0.0.1:${sink.port}`, response: '250 OK: message queued', delivered: true,
+  });
+  assert.deepStrictEqual(sink.messages[0]?.dsn?.notify, ['FAILURE', 'DELAY']);
 });
 
 test('the relayed message carries Message-ID, one-click unsubscribe headers and no Bcc header', async (t) => {
@@ -154,9 +200,18 @@ test('messages to the relay share one pooled connection', async (t) => {
 
 test('the relay URL gives host, port, TLS mode and percent-decoded credentials', () => {
   assert.deepStrictEqual(parseRelayUrl('smtps://me%40example.com:p%3Ass@relay.example.net'), {
-    host: 'relay.example.net', port: 465, secure: true, auth: { user: 'me@example.com', pass: 'p:ss' },
+    host: 'relay.example.net', port: 465, secure: true, auth: { user: 'me@example.com', pass: 'p:ss' }, delivered: 'notice',
   });
-  assert.deepStrictEqual(parseRelayUrl('smtp://relay.example.net'), { host: 'relay.example.net', port: 587, secure: false, auth: undefined });
+  assert.deepStrictEqual(parseRelayUrl('smtp://relay.example.net'), { host: 'relay.example.net', port: 587, secure: false, auth: undefined, delivered: 'notice' });
+});
+
+test('the relay URL option delivered is notice (the default) or accepted', () => {
+  assert.deepStrictEqual(['', '?delivered=notice', '?delivered=accepted'].map((q) => parseRelayUrl(`smtp://relay.example.net${q}`).delivered), ['notice', 'notice', 'accepted']);
+});
+
+test('a relay URL with an unknown option or value is refused, naming what is allowed', () => {
+  assert.throws(() => parseRelayUrl('smtp://relay.example.net?deliverd=accepted'), { message: 'the SMTP relay URL has an unknown option "deliverd"; known: delivered' });
+  assert.throws(() => parseRelayUrl('smtp://relay.example.net?delivered=yes'), { message: 'the SMTP relay URL option "delivered" must be one of notice, accepted' });
 });
 
 test('a relay URL that does not parse is refused without echoing it', () => {

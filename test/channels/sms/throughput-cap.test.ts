@@ -40,10 +40,14 @@ function workerTransport(t: TestContext, url: string, sharedCap: NonNullable<Smp
   return transport;
 }
 
-/** The middle value of the gaps between consecutive submits. */
-function medianGap(times: readonly number[]): number {
-  const gaps = times.slice(1).map((at, i) => at - times[i]!).sort((x, y) => x - y);
-  return gaps[Math.floor(gaps.length / 2)]!;
+/** The most submits that fall within any `spanMs` of one another. */
+function mostWithin(times: readonly number[], spanMs: number): number {
+  let most = 0;
+  for (let first = 0, last = 0; last < times.length; last++) {
+    while (times[last]! - times[first]! >= spanMs) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
 }
 
 test('two workers capped at 50 per second on one SMSC account take about 2 s for 100 messages together', { skip }, async (t) => {
@@ -61,8 +65,9 @@ test('two workers capped at 50 per second on one SMSC account take about 2 s for
   // 100 slots 20 ms apart: 99 gaps. Each worker alone would have taken half as long.
   const spanMs = times.at(-1)! - times[0]!;
   assert.ok(spanMs >= 1900, `100 submits within ${Math.round(spanMs)} ms`);
-  // Evenly spaced across both workers, 20 ms apart (a stalled event loop can bunch a few).
-  assert.ok(medianGap(times) >= 15, `median gap ${medianGap(times).toFixed(1)} ms`);
+  // Spread across both workers as the SMSC counts: 25 in any half second, and a few more
+  // where a stalled event loop (a busy machine) let slots that were due fire together.
+  assert.ok(mostWithin(times, 500) <= 30, `${mostWithin(times, 500)} submits within 500 ms`);
 });
 
 test('with Redis unreachable and failure local, each worker keeps the cap on its own and warns once', async (t) => {

@@ -47,6 +47,8 @@ export function withQuery(path: string, query: Query | undefined): string {
 export interface RequestOptions {
   readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly body?: unknown;
+  /** A body sent as it is (a CSV file) with its media type, instead of JSON. */
+  readonly text?: { readonly body: string; readonly type: string };
   readonly query?: Query;
   readonly realm?: Realm;
   /** Don't treat a 401 as the end of the session (sign-in forms: a wrong password is a 401 too). */
@@ -69,6 +71,7 @@ export async function send(path: string, options: RequestOptions = {}): Promise<
   const realm = options.realm ?? 'account';
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.text !== undefined) headers['content-type'] = options.text.type;
   const token = csrf[realm];
   if (method !== 'GET' && token !== undefined) headers['x-csrf-token'] = token;
   let response: Response;
@@ -76,6 +79,7 @@ export async function send(path: string, options: RequestOptions = {}): Promise<
     response = await fetch(withQuery(path, options.query), {
       method, headers, credentials: 'same-origin',
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      ...(options.text === undefined ? {} : { body: options.text.body }),
     });
   } catch {
     throw new ApiError(0, 'herald cannot be reached; check your connection and try again', undefined, undefined);

@@ -28,6 +28,9 @@ export default function MessagesPage() {
       query: { ...filter, since: isoFromLocalDate(filter.since), until: isoFromLocalDate(filter.until, true), cursor, limit: PAGE_SIZE },
     }),
     placeholderData: (previous) => previous,
+    // Sends made with a key meanwhile must show on coming back to the log (the app's
+    // default keeps data fresh for 10 s).
+    staleTime: 0,
   });
 
   const apply = (next: Record<string, string>): void => {

@@ -11,6 +11,8 @@ import { Time } from '../components/time.tsx';
 import { isoFromLocalInput } from '../lib/format.ts';
 
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
+/** How often a view with a pending delivery asks again. */
+export const PENDING_POLL_MS = 1_000;
 
 export function DeliveryLog(props: { canWrite: boolean; hasUrl: boolean }) {
   const client = useQueryClient();
@@ -21,6 +23,8 @@ export function DeliveryLog(props: { canWrite: boolean; hasUrl: boolean }) {
     queryKey: ['webhook-deliveries', status, cursor],
     queryFn: () => api<DeliveryPage>('/v1/webhooks/deliveries', { query: { status, cursor, limit: 25 } }),
     placeholderData: (previous) => previous,
+    // A delivery still pending is being posted (a test event, a retry): its outcome shows without a click.
+    refetchInterval: (query) => (query.state.data?.data.some((d) => d.status === 'pending') === true ? PENDING_POLL_MS : false),
   });
   const refresh = (): Promise<void> => client.invalidateQueries({ queryKey: ['webhook-deliveries'] });
   const test = useMutation({ mutationFn: () => api<DeliverySummary>('/v1/webhooks/test', { method: 'POST' }), onSuccess: () => void refresh() });

@@ -4,6 +4,7 @@ import { api } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
 import type { DeliveryDetails, DeliverySummary } from '../api/types.ts';
 import { Page, Section } from '../components/page.tsx';
+import { PENDING_POLL_MS } from './webhook-delivery-log.tsx';
 import { ErrorNotice, QueryState } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
@@ -14,7 +15,12 @@ export default function WebhookDeliveryPage() {
   const client = useQueryClient();
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
-  const delivery = useQuery({ queryKey: ['webhook-delivery', id], queryFn: () => api<DeliveryDetails>(`/v1/webhooks/deliveries/${encodeURIComponent(id)}`) });
+  const delivery = useQuery({
+    queryKey: ['webhook-delivery', id],
+    queryFn: () => api<DeliveryDetails>(`/v1/webhooks/deliveries/${encodeURIComponent(id)}`),
+    // Pending: an attempt is coming; it appears below when made.
+    refetchInterval: (query) => (query.state.data?.status === 'pending' ? PENDING_POLL_MS : false),
+  });
   const retry = useMutation({
     mutationFn: () => api<DeliverySummary>(`/v1/webhooks/deliveries/${encodeURIComponent(id)}/retry`, { method: 'POST' }),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['webhook-delivery', id] }),

@@ -1,0 +1,133 @@
+import { reject, type Result } from '../domain/result.ts';
+import type { Db, Tx } from '../store/database.ts';
+import type { Committer } from '../store/group-commit.ts';
+import { claimIdempotencyKey, findIdempotencyKey, purgeExpiredIdempotencyKeys, recordIdempotentAnswer, type StoredAnswer } from '../store/idempotency-keys.ts';
+import type { AppDeps } from './deps.ts';
+
+// Idempotency keys of the send operations (README "Idempotent sends"). A send given a
+// key runs with a committer that claims the key at the start of the send's own unit of
+// work and stores the answer at its end, so the key exists exactly when the send does.
+// What the send's unit of work returns IS its 200 answer (each send use case builds its
+// answer inside the transaction for this reason), and a send commits once.
+//
+// Who answers what:
+//  - a stored, unexpired key: its answer again (same fingerprint) or 422 (another request);
+//  - a key in flight in this process: 409, before any work;
+//  - a key in flight in another process (PostgreSQL): both run; the later claim waits on
+//    the primary key for the first transaction, then finds the key taken, rolls its own
+//    send back (nothing billed) and answers the first one's answer (or 422);
+//  - a refused send (4xx) rolls its claim back with it: the key stays free.
+
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
+/** A keyed send's answer: every send answers 200 when it commits. */
+const ANSWER_STATUS = 200;
+/** Expired keys are purged at most this often per process, this many at a time; a full batch lets the next purge run at once. */
+const PURGE_EVERY_MS = 10_000;
+const PURGE_BATCH = 500;
+
+export interface IdempotentRequest {
+  readonly accountId: string;
+  /** The Idempotency-Key header, already checked (1–255 printable characters). */
+  readonly key: string;
+  /** SHA-256 of what makes the request this request (method, path, body). */
+  readonly fingerprint: string;
+}
+
+export type IdempotentOutcome<T> =
+  /** The send ran now (accepted or refused), or the key was refused (409, 422). */
+  | { readonly kind: 'answered'; readonly result: Result<T> }
+  /** The key's first answer, as it was given. */
+  | { readonly kind: 'replayed'; readonly status: number; readonly answer: string };
+
+/** What one process keeps per store: the keys being served now, and when expired ones were last purged. */
+interface ProcessKeys {
+  readonly inFlight: Set<string>;
+  nextPurgeAt: number;
+}
+
+// Per store rather than per route: /v1/email and a campaign's send share one account's keys.
+const processKeys = new WeakMap<Db, ProcessKeys>();
+
+function keysOf(db: Db): ProcessKeys {
+  let keys = processKeys.get(db);
+  if (keys === undefined) processKeys.set(db, (keys = { inFlight: new Set(), nextPurgeAt: 0 }));
+  return keys;
+}
+
+/** The key was taken by a send that committed first (another process's, on PostgreSQL). */
+class IdempotencyKeyTaken extends Error {
+  constructor() {
+    super('the idempotency key was taken by another send');
+    this.name = 'IdempotencyKeyTaken';
+  }
+}
+
+/**
+ * Runs `send` under `request`'s key: answers a replay, 422 or 409 without sending, or
+ * sends with a committer that writes the key in the send's transaction. `send` gets
+ * `deps` with that committer.
+ */
+export async function idempotentSend<D extends AppDeps, T>(
+  deps: D,
+  request: IdempotentRequest,
+  send: (deps: D) => Promise<Result<T>>,
+): Promise<IdempotentOutcome<T>> {
+  const keys = keysOf(deps.db);
+  const slot = `${request.accountId}\n${request.key}`;
+  if (keys.inFlight.has(slot)) return { kind: 'answered', result: reject('idempotencyKeyInFlight') };
+  keys.inFlight.add(slot);
+  try {
+    const stored = await findIdempotencyKey(deps.db, request.accountId, request.key, deps.clock());
+    if (stored !== undefined) return storedOutcome(stored, request);
+    try {
+      return { kind: 'answered', result: await send({ ...deps, commit: keyedCommitter(deps, request) }) };
+    } catch (error) {
+      if (!(error instanceof IdempotencyKeyTaken)) throw error;
+      const first = await findIdempotencyKey(deps.db, request.accountId, request.key, deps.clock());
+      // Gone already (expired in between): as good as still in flight; a retry sends.
+      return first === undefined ? { kind: 'answered', result: reject('idempotencyKeyInFlight') } : storedOutcome(first, request);
+    }
+  } finally {
+    keys.inFlight.delete(slot);
+  }
+}
+
+function storedOutcome<T>(stored: StoredAnswer, request: IdempotentRequest): IdempotentOutcome<T> {
+  if (stored.fingerprint !== request.fingerprint) return { kind: 'answered', result: reject('idempotencyKeyReused') };
+  return { kind: 'replayed', status: stored.status, answer: stored.answer };
+}
+
+/** deps.commit, with the key claimed first and the answer (what the unit returns) stored last, in the same unit of work. */
+function keyedCommitter(deps: AppDeps, request: IdempotentRequest): Committer {
+  let committed = false;
+  return {
+    run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+      // A second commit would leave the key naming only the first: a send that needs two is a bug here.
+      if (committed) throw new Error('an idempotent send commits once');
+      committed = true;
+      const now = deps.clock();
+      return deps.commit.run(async (tx) => {
+        const claim = { accountId: request.accountId, key: request.key, fingerprint: request.fingerprint, now, expiresAt: now + IDEMPOTENCY_KEY_TTL_MS };
+        if (!(await claimIdempotencyKey(tx, claim))) throw new IdempotencyKeyTaken();
+        const answer = await work(tx);
+        await recordIdempotentAnswer(tx, request.accountId, request.key, ANSWER_STATUS, JSON.stringify(answer));
+        return answer;
+      });
+    },
+  };
+}
+
+/**
+ * Deletes a batch of expired keys when this process has not done so lately (called by
+ * keyed sends, so the purge keeps pace with what makes keys); returns how many, or
+ * undefined when it was not due.
+ */
+export async function purgeExpiredKeysIfDue(deps: Pick<AppDeps, 'db' | 'clock'>): Promise<number | undefined> {
+  const keys = keysOf(deps.db);
+  const now = deps.clock();
+  if (now < keys.nextPurgeAt) return undefined;
+  keys.nextPurgeAt = now + PURGE_EVERY_MS;
+  const purged = await purgeExpiredIdempotencyKeys(deps.db, now, PURGE_BATCH);
+  if (purged === PURGE_BATCH) keys.nextPurgeAt = 0;
+  return purged;
+}

@@ -1,0 +1,219 @@
+// The marketing pages of the web application (issues 12 and 13), in Debian's Chromium
+// against a real herald with the built front end: an owner creates a list, imports a
+// small CSV (a bad row refused on its own), finds a contact and its consent, builds a
+// segment counted live, makes a campaign of it, sends a test and the campaign, and sees
+// its report (counts, opens and clicks over time, links, recipients); a follow-up to the
+// non-openers is scheduled and cancelled; a viewer sees everything and can change
+// nothing. Every page is checked with axe-core and photographed at 1280 and 375 px
+// (test-output/screenshots/campaign-*.png and friends).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { buildWebIfStale, checkPage, launchChromium, openContext, skipWithoutChromium, type PageProblems } from '../support/browser.ts';
+import { ADMIN_TOKEN, get, openAccount, startService } from '../support/service.ts';
+import { simpleParser } from 'mailparser';
+import { visit } from '../support/sent-mail.ts';
+
+const PASSWORD = 'correct horse battery staple';
+// http, so the session cookie is not `Secure` on the test's http://127.0.0.1 origin.
+const PUBLIC_URL = 'http://herald.test';
+const CSV = 'email,name,city\r\nana@example.org,Ana,Lima\r\nbob@example.org,Bob,Quito\r\nnot-an-address,Nobody,Lima\r\ncid@example.org,Cid,Lima\r\n';
+
+async function heading(page: Page, name: string | RegExp): Promise<void> {
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+}
+
+async function nav(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await heading(page, name);
+}
+
+/** Follows an invitation link (its token after the #) and sets the password: signed in on the overview. */
+async function acceptInvitation(page: Page, link: string): Promise<void> {
+  await page.goto(`/app/invitation${new URL(link).hash}`);
+  await page.getByLabel('New password').fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await heading(page, 'Overview');
+}
+
+/** The description term's value in the report's counts. */
+function stat(page: Page, label: string) {
+  return page.locator('.stat').filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
+}
+
+test('an owner makes a list, imports contacts, builds a segment, sends a campaign and reads its report; a viewer changes nothing', { skip: skipWithoutChromium, timeout: 240_000 }, async (t) => {
+  buildWebIfStale();
+  // One run, on the embedded store: the API beneath the pages has its suites on both stores.
+  const service = await startService(t, { worker: true, env: { HERALD_DATABASE_URL: 'sqlite::memory:', HERALD_PUBLIC_URL: PUBLIC_URL } });
+  const base = await service.http.listen({ port: 0, host: '127.0.0.1' });
+  // A verified example.com sender domain; the rate limit raised so that a page's parallel
+  // requests are not refused by the account's default 2 a second.
+  const account = await openAccount(service, { name: 'Acme', messagesLeft: 1000, rateLimitPerSecond: 1000 });
+  const invite = async (email: string, role: string): Promise<string> => {
+    const res = await fetch(`${base}/admin/v1/accounts/${account.id}/users`, {
+      method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ email, role }),
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+    return ((await res.json()) as { invitation_url: string }).invitation_url;
+  };
+  const problems: PageProblems = { errors: [] };
+  const browser = await launchChromium(t);
+  const owner = await (await openContext(browser, base, problems)).newPage();
+  await acceptInvitation(owner, await invite('owner@acme.test', 'owner'));
+
+  // ---- a list, its CSV import followed to the end, a bad row refused on its own ----
+  await nav(owner, 'Lists');
+  await owner.getByText('No lists yet').waitFor();
+  await checkPage(owner, 'lists-empty');
+  await owner.getByLabel('Name', { exact: true }).fill('Newsletter');
+  await owner.getByRole('button', { name: 'Create list' }).click();
+  await heading(owner, 'Newsletter');
+  await owner.getByText('No contacts on this list yet').waitFor();
+  await owner.getByLabel('CSV file').setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(CSV) });
+  await owner.getByRole('button', { name: 'Import', exact: true }).click();
+  await owner.getByText('Import finished: 3 created, 0 updated, 1 rejected.').waitFor();
+  await owner.getByRole('row', { name: '3 The email address has the wrong structure!' }).waitFor();
+  await owner.getByRole('link', { name: 'cid@example.org' }).waitFor();
+  const subscribers = await owner.locator('.stat').first().locator('dd').textContent();
+  assert.match(subscribers ?? '', /^3/, 'three confirmed subscribers');
+  await checkPage(owner, 'list-imported');
+
+  // ---- a contact found by its address, with its consent history ----
+  await owner.getByLabel('Find by address').fill('BOB@example.org');
+  await owner.getByRole('button', { name: 'Find' }).click();
+  await owner.getByRole('link', { name: 'ana@example.org' }).waitFor({ state: 'detached' });
+  await owner.getByRole('link', { name: 'bob@example.org' }).click();
+  await heading(owner, 'bob@example.org');
+  await owner.getByRole('row').filter({ hasText: 'import' }).filter({ hasText: 'confirmed' }).waitFor();
+  await owner.getByText('"city": "Quito"').waitFor();
+  await checkPage(owner, 'contact');
+  await nav(owner, 'Lists');
+  await owner.getByRole('link', { name: 'Newsletter' }).waitFor();
+  await checkPage(owner, 'lists');
+
+  // ---- a segment counted as it is built, carried into a new campaign ----
+  await nav(owner, 'Segments');
+  await owner.getByRole('group', { name: 'Send to the confirmed subscribers of' }).getByRole('checkbox', { name: /Newsletter/ }).check();
+  await owner.getByText('3 contacts in this audience now').waitFor();
+  await owner.getByRole('button', { name: 'Add a condition' }).click();
+  const condition = owner.getByRole('group', { name: 'Condition 1' });
+  await condition.getByLabel('Attribute name').fill('city');
+  await condition.getByLabel('Value', { exact: true }).fill('Lima');
+  await owner.getByText('2 contacts in this audience now').waitFor();
+  await checkPage(owner, 'segments');
+  await owner.getByRole('link', { name: 'Create a campaign for this audience' }).click();
+  await heading(owner, 'New campaign');
+
+  // ---- the campaign: written, saved as a draft, quoted ----
+  await owner.getByLabel('Campaign name').fill('July news');
+  await owner.getByLabel('From address').fill('news@example.com');
+  await owner.getByLabel('From name').fill('Acme News');
+  await owner.getByLabel('Reply-to address').fill('help@example.com');
+  await owner.getByLabel('Reply-to name').fill('Acme Help');
+  await owner.getByLabel('Subject').fill('July news for {{contact.name}}');
+  await owner.getByRole('textbox', { name: 'Body' }).fill('<p>Hi {{contact.name}} of {{contact.attributes.city}}, <a href="https://shop.example.com/july">see July</a>.</p><p><a href="{{unsubscribe_url}}">Unsubscribe</a></p>');
+  await owner.getByLabel('Messages per minute').fill('600');
+  await owner.getByText('2 contacts in this audience now').waitFor();
+  await checkPage(owner, 'campaign-editor');
+  await owner.getByRole('button', { name: 'Save draft' }).click();
+  await heading(owner, 'July news');
+  await owner.getByRole('heading', { name: 'Audience now' }).waitFor();
+  assert.equal(await stat(owner, 'Recipients').textContent(), '2one message each');
+  await checkPage(owner, 'campaign-draft');
+
+  // ---- a test send, then the send itself, confirmed with the quote ----
+  await owner.getByRole('button', { name: 'Send a test' }).click();
+  const testDialog = owner.getByRole('dialog', { name: 'Send a test' });
+  await testDialog.getByRole('button', { name: 'Send test' }).click();
+  await testDialog.getByRole('status').getByRole('link', { name: 'owner@acme.test' }).waitFor();
+  await checkPage(owner, 'campaign-test-sent');
+  await testDialog.getByRole('button', { name: 'Close' }).click();
+  await owner.getByRole('button', { name: 'Send', exact: true }).click();
+  const sendDialog = owner.getByRole('dialog', { name: 'Send this campaign?' });
+  await sendDialog.getByText(/herald starts sending now to 2 contacts, and debits 2 messages now/).waitFor();
+  await checkPage(owner, 'campaign-send-confirm');
+  await sendDialog.getByRole('button', { name: 'Send', exact: true }).click();
+  await owner.getByRole('heading', { name: 'Results' }).waitFor();
+  await owner.locator('.page-head .badge', { hasText: 'finished' }).waitFor({ timeout: 30_000 });
+
+  // ---- ana opens it and clicks, a person (more than a second after delivery) ----
+  const world = { service, account, clock: { now: 0 } };
+  const recipients = (await get(service, '/v1/campaigns?status=finished', account.apiKey)).json() as { campaigns: { campaign_id: string }[] };
+  const campaignId = recipients.campaigns[0]?.campaign_id ?? assert.fail('no finished campaign');
+  const listed = (await get(service, `/v1/campaigns/${campaignId}/recipients`, account.apiKey)).json() as { recipients: { email: string; msgid: string }[] };
+  const anaMsgid = listed.recipients.find((r) => r.email === 'ana@example.org')?.msgid ?? assert.fail('no message to ana');
+  const mail = await simpleParser((await get(service, `/v1/messages/${anaMsgid}/raw`, account.apiKey)).body);
+  assert.equal(mail.subject, 'July news for Ana');
+  const html = typeof mail.html === 'string' ? mail.html : '';
+  const pixel = new RegExp(`"${PUBLIC_URL}(/t/o/[^"]+)"`).exec(html)?.[1] ?? assert.fail('no open pixel');
+  const link = new RegExp(`"${PUBLIC_URL}(/t/c/[^"]+)"`).exec(html)?.[1] ?? assert.fail('no tracked link');
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  assert.equal((await visit(world, 'GET', pixel)).statusCode, 200);
+  assert.equal((await visit(world, 'GET', link)).statusCode, 302);
+  await owner.reload();
+  await heading(owner, 'July news');
+  assert.equal(await stat(owner, 'Sent').textContent(), '2');
+  assert.match((await stat(owner, 'Opened').textContent()) ?? '', /^1/);
+  assert.match((await stat(owner, 'Clicked').textContent()) ?? '', /^1/);
+  await owner.getByRole('img', { name: /Human opens and clicks per hour/ }).waitFor();
+  await owner.getByRole('rowheader', { name: 'https://shop.example.com/july' }).waitFor();
+  await owner.getByRole('link', { name: 'cid@example.org' }).waitFor();
+  await checkPage(owner, 'campaign-report');
+  await nav(owner, 'Campaigns');
+  await owner.getByRole('row', { name: /July news/ }).getByText('finished').waitFor();
+  await checkPage(owner, 'campaigns');
+
+  // ---- a follow-up to who did not open: scheduled, then cancelled ----
+  await owner.getByRole('link', { name: 'July news' }).click();
+  await owner.getByRole('button', { name: 'Follow up' }).click();
+  await owner.getByRole('dialog', { name: 'Follow up' }).getByRole('button', { name: 'Create the follow-up draft' }).click();
+  await heading(owner, 'July news (not opened)');
+  assert.equal(await stat(owner, 'Recipients').textContent(), '1one message each', 'cid, the one who did not open');
+  await checkPage(owner, 'campaign-follow-up');
+  await owner.getByRole('link', { name: 'Edit' }).click();
+  await heading(owner, 'Edit July news (not opened)');
+  assert.equal(await owner.getByRole('group', { name: 'Condition 2' }).getByLabel('Condition on').inputValue(), 'not_opened');
+  await owner.getByRole('radio', { name: 'At a time' }).check();
+  await owner.getByLabel('Send at').fill('2099-01-01T09:00');
+  await owner.getByText('1 contact in this audience now').waitFor();
+  await checkPage(owner, 'campaign-edit');
+  await owner.getByRole('button', { name: 'Save changes' }).click();
+  await heading(owner, 'July news (not opened)');
+  await owner.getByRole('button', { name: 'Schedule' }).click();
+  await owner.getByRole('dialog', { name: 'Send this campaign?' }).getByRole('button', { name: 'Schedule' }).click();
+  await owner.locator('.page-head .badge', { hasText: 'scheduled' }).waitFor();
+  await owner.getByRole('button', { name: 'Cancel campaign' }).click();
+  const cancelDialog = owner.getByRole('dialog', { name: 'Cancel this campaign?' });
+  await cancelDialog.getByText(/is refunded to the account/).waitFor();
+  await cancelDialog.getByRole('button', { name: 'Cancel campaign' }).click();
+  await owner.locator('.page-head .badge', { hasText: 'cancelled' }).waitFor();
+  await checkPage(owner, 'campaign-cancelled');
+
+  // ---- a viewer sees the lists and the report, and has no control that changes anything ----
+  const viewer = await (await openContext(browser, base, problems)).newPage();
+  await acceptInvitation(viewer, await invite('viewer@acme.test', 'viewer'));
+  await nav(viewer, 'Lists');
+  await viewer.getByText('Your role (viewer) can see the lists but not change them.').waitFor();
+  assert.equal(await viewer.getByRole('button', { name: 'Create list' }).count(), 0);
+  await viewer.getByRole('link', { name: 'Newsletter' }).click();
+  await heading(viewer, 'Newsletter');
+  await viewer.getByRole('link', { name: 'ana@example.org' }).waitFor();
+  assert.equal(await viewer.getByRole('button', { name: 'Import' }).count(), 0);
+  assert.equal(await viewer.getByRole('button', { name: 'Delete list' }).count(), 0);
+  await checkPage(viewer, 'list-viewer');
+  await nav(viewer, 'Campaigns');
+  await viewer.getByText('Your role can see campaigns and their reports but not create, change or send them.').waitFor();
+  assert.equal(await viewer.getByRole('link', { name: 'New campaign' }).count(), 0);
+  await viewer.getByRole('link', { name: 'July news', exact: true }).click();
+  await heading(viewer, 'July news');
+  await viewer.getByRole('heading', { name: 'Results' }).waitFor();
+  for (const name of ['Send a test', 'Follow up', 'Pause', 'Cancel campaign']) assert.equal(await viewer.getByRole('button', { name }).count(), 0, name);
+  await checkPage(viewer, 'campaign-viewer');
+  // The API refuses the viewer too: the pages only hide what herald would not do.
+  const csrf = await viewer.evaluate(`fetch('/v1/session').then((r) => r.json()).then((s) => s.csrf_token)`) as string;
+  const refused = await viewer.evaluate(`fetch('/v1/lists', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': ${JSON.stringify(csrf)} }, body: JSON.stringify({ name: 'x', optin: 'single' }) }).then((r) => r.status)`) as number;
+  assert.equal(refused, 401);
+
+  assert.deepStrictEqual(problems.errors, [], 'no script error and no CSP violation on any page');
+});

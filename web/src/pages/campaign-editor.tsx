@@ -1,0 +1,221 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
+import { campaignPath, campaignQuery, listsQuery, type CampaignInput, type CampaignView } from '../api/campaigns.ts';
+import { api } from '../api/http.ts';
+import { allows, useSession } from '../api/session.ts';
+import type { EmailTemplateSummary } from '../api/types.ts';
+import { SelectField, TextArea, TextField } from '../components/field.tsx';
+import { Page, Section } from '../components/page.tsx';
+import { ErrorNotice } from '../components/query-state.tsx';
+import { isoFromLocalInput } from '../lib/format.ts';
+import { parseSampleVariables } from '../lib/sample-variables.ts';
+import { RecordPage } from './campaign-missing.tsx';
+import { AudienceEditor, SegmentCount } from './segments-builder.tsx';
+import { audienceOf, EMPTY_AUDIENCE, segmentRequestOf, type Audience } from './segments-model.ts';
+import './campaigns.css';
+
+const STARTER = '<p>Hello {{contact.name}},</p>\n<p>Our news of the month…</p>\n<p><a href="{{unsubscribe_url}}">Unsubscribe</a></p>';
+
+const PLACEHOLDERS: readonly [string, string][] = [
+  ['{{contact.email}}', 'the address'],
+  ['{{contact.name}}', 'the name (empty when none)'],
+  ['{{contact.attributes.city}}', 'an attribute, by its name'],
+  ['{{unsubscribe_url}}', 'the one-click unsubscribe link; without it herald adds a footer with one'],
+];
+
+/** Campaigns that may still change: the content and schedule while draft, scheduled or paused; the audience only while draft. */
+const EDITABLE = new Set(['draft', 'scheduled', 'paused']);
+
+export default function CampaignEditorPage() {
+  const campaignId = useParams().campaignId;
+  const campaign = useQuery({ ...campaignQuery(campaignId ?? ''), enabled: campaignId !== undefined });
+  if (campaignId === undefined) return <Editor />;
+  return (
+    <RecordPage query={campaign} noun="campaign" id={campaignId} back="/campaigns" backLabel="All campaigns">
+      {(found) => <Editor key={found.campaign_id} campaign={found} />}
+    </RecordPage>
+  );
+}
+
+/** A local `datetime-local` value for an ISO time. */
+function localInput(iso: string | null): string {
+  if (iso === null) return '';
+  const date = new Date(iso);
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+interface Draft {
+  name: string; subject: string; fromEmail: string; fromName: string; replyEmail: string; replyName: string;
+  mode: 'body' | 'template'; body: string; templateId: string; variables: string; schedule: 'send' | 'at'; sendAt: string; pace: string;
+}
+
+function draftOf(c: CampaignView | undefined): Draft {
+  return {
+    name: c?.name ?? '', subject: c?.subject ?? '',
+    fromEmail: c?.from.email ?? '', fromName: c?.from.name ?? '', replyEmail: c?.replyTo.email ?? '', replyName: c?.replyTo.name ?? '',
+    mode: c?.template_id ? 'template' : 'body', body: c?.body ?? STARTER, templateId: c?.template_id ?? '',
+    variables: Object.entries(c?.variables ?? {}).map(([k, v]) => `${k}=${v}`).join('\n'),
+    schedule: c?.send_at ? 'at' : 'send', sendAt: localInput(c?.send_at ?? null), pace: c?.messages_per_minute?.toString() ?? '',
+  };
+}
+
+function Editor(props: { campaign?: CampaignView }) {
+  const session = useSession();
+  const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const existing = props.campaign;
+  const fromSegments = (location.state as { audience?: Audience } | null)?.audience;
+  const [draft, setDraft] = useState<Draft>(() => draftOf(existing));
+  const [audience, setAudience] = useState<Audience>(() => (existing === undefined ? fromSegments ?? EMPTY_AUDIENCE : audienceOf(existing.lists, existing.exclude_lists, existing.filter)));
+  const [touched, setTouched] = useState(false);
+  const lists = useQuery(listsQuery);
+  const templates = useQuery({ queryKey: ['templates'], queryFn: () => api<{ templates: EmailTemplateSummary[] }>('/v1/email/templates'), enabled: draft.mode === 'template' });
+
+  const editable = existing === undefined || EDITABLE.has(existing.status);
+  const audienceEditable = existing === undefined || existing.status === 'draft';
+  const variables = parseSampleVariables(draft.variables);
+  const audienceBody = segmentRequestOf(audience);
+  const sendAt = draft.schedule === 'at' ? isoFromLocalInput(draft.sendAt) : undefined;
+  const pace = draft.pace.trim() === '' ? null : Number(draft.pace);
+
+  const errors = {
+    name: draft.name.trim() === '' ? 'Give the campaign a name (only you see it)' : undefined,
+    audience: audienceEditable && !audienceBody.ok ? audienceBody.error : undefined,
+    sendAt: draft.schedule === 'at' && (sendAt === undefined || Date.parse(sendAt) <= Date.now()) ? 'Choose a time in the future' : undefined,
+    pace: pace !== null && (!Number.isInteger(pace) || pace < 1 || pace > 1_000_000) ? 'A whole number from 1 to 1,000,000, or empty' : undefined,
+    variables: draft.mode === 'template' ? variables.error : undefined,
+  };
+
+  const save = useMutation({
+    mutationFn: () => {
+      const content = draft.mode === 'body' ? { body: draft.body } : { template_id: draft.templateId, variables: variables.variables };
+      const body: Partial<CampaignInput> = {
+        name: draft.name.trim(), subject: draft.subject,
+        from: { email: draft.fromEmail.trim(), name: draft.fromName.trim() },
+        replyTo: { email: draft.replyEmail.trim(), name: draft.replyName.trim() },
+        ...content,
+        send_at: sendAt ?? null,
+        messages_per_minute: pace,
+        ...(audienceEditable && audienceBody.ok
+          ? { lists: audienceBody.value.lists, exclude_lists: audienceBody.value.exclude_lists ?? [], filter: audienceBody.value.filter ?? null }
+          : {}),
+      };
+      return existing === undefined
+        ? api<CampaignView>('/v1/campaigns', { method: 'POST', body })
+        : api<CampaignView>(campaignPath(existing.campaign_id), { method: 'PATCH', body });
+    },
+    onSuccess: (saved) => {
+      client.setQueryData(['campaign', saved.campaign_id], saved);
+      void client.invalidateQueries({ queryKey: ['campaigns'] });
+      void client.invalidateQueries({ queryKey: ['campaign-quote', saved.campaign_id] });
+      navigate(`/campaigns/${saved.campaign_id}`, { replace: existing !== undefined });
+    },
+  });
+
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    setTouched(true);
+    if (Object.values(errors).some((e) => e !== undefined)) return;
+    save.mutate();
+  };
+  const set = (field: keyof Draft) => (event: { target: { value: string } }) => setDraft({ ...draft, [field]: event.target.value });
+  // The first chosen list's sender is the natural default for a new campaign.
+  const listSender = lists.data?.lists.find((l) => audience.lists.includes(l.list_id) && l.from !== null)?.from ?? undefined;
+  const useListSender = (): void => {
+    if (listSender === undefined) return;
+    setDraft({ ...draft, fromEmail: listSender.email, fromName: listSender.name, replyEmail: draft.replyEmail || listSender.email, replyName: draft.replyName || listSender.name });
+  };
+
+  const title = existing === undefined ? 'New campaign' : `Edit ${existing.name}`;
+  const back = existing === undefined ? <Link to="/campaigns">← All campaigns</Link> : <Link to={`/campaigns/${existing.campaign_id}`}>← Back to the campaign</Link>;
+  if (!canWrite || !editable) {
+    return (
+      <Page title={title} description={back}>
+        <p className="notice">{canWrite ? `A ${existing?.status ?? ''} campaign cannot be changed.` : 'Your role can read campaigns but not change them.'}</p>
+      </Page>
+    );
+  }
+  return (
+    <Page title={title} description={back}>
+      <form onSubmit={submit} noValidate>
+        <Section title="Message">
+          <div className="form-grid">
+            <div className="span-2">
+              <TextField label="Campaign name" value={draft.name} onChange={set('name')} maxLength={200} error={touched ? errors.name : undefined} placeholder="July news" />
+            </div>
+            <TextField label="From address" type="email" value={draft.fromEmail} onChange={set('fromEmail')} hint="Of a verified sender domain." />
+            <TextField label="From name" value={draft.fromName} onChange={set('fromName')} />
+            <TextField label="Reply-to address" type="email" value={draft.replyEmail} onChange={set('replyEmail')} />
+            <TextField label="Reply-to name" value={draft.replyName} onChange={set('replyName')} />
+            {listSender !== undefined && draft.fromEmail === '' ? (
+              <p className="span-2 hint">The list's sender is {listSender.name} &lt;{listSender.email}&gt;. <button type="button" className="link-button" onClick={useListSender}>Use it</button></p>
+            ) : null}
+            <div className="span-2">
+              <TextField label="Subject" value={draft.subject} onChange={set('subject')} hint="May use the placeholders, as {{contact.name}}." />
+            </div>
+          </div>
+          <fieldset className="checkbox-group">
+            <legend>Content</legend>
+            <div className="choice-row">
+              <label className="checkbox"><input type="radio" name="content-mode" checked={draft.mode === 'body'} onChange={() => setDraft({ ...draft, mode: 'body' })} /> Write the body</label>
+              <label className="checkbox"><input type="radio" name="content-mode" checked={draft.mode === 'template'} onChange={() => setDraft({ ...draft, mode: 'template' })} /> Use an email template</label>
+            </div>
+          </fieldset>
+          {draft.mode === 'body' ? (
+            <TextArea label="Body" className="code-input" rows={10} value={draft.body} onChange={set('body')} spellCheck={false}
+              hint="HTML (when it has markup) or plain text." />
+          ) : (
+            <>
+              <SelectField label="Template" value={draft.templateId} onChange={set('templateId')}
+                hint={templates.data?.templates.length === 0 ? <>No templates yet: <Link to="/templates/new">make one</Link>.</> : undefined}>
+                <option value="">{templates.isPending ? 'Loading…' : 'choose a template'}</option>
+                {(templates.data?.templates ?? []).map((t) => <option key={t.template_id} value={t.template_id}>{t.name}</option>)}
+              </SelectField>
+              {templates.isError ? <ErrorNotice error={templates.error} onRetry={() => void templates.refetch()} /> : null}
+              <TextArea label="Variables" className="code-input" rows={3} value={draft.variables} onChange={set('variables')} spellCheck={false}
+                hint="One name=value a line, the same for every contact." error={touched ? errors.variables : undefined} />
+            </>
+          )}
+          <details className="chart-table">
+            <summary>Placeholders for each contact</summary>
+            <dl className="syntax">
+              {PLACEHOLDERS.map(([code, meaning]) => <div key={code}><dt><code>{code}</code></dt><dd>{meaning}</dd></div>)}
+            </dl>
+            <p className="hint">To see the message as a contact sees it, send a test from the campaign's page: herald renders it for the contact of each address.</p>
+          </details>
+        </Section>
+        <Section title="Audience">
+          {audienceEditable ? null : <p className="notice">The audience of a sent campaign is fixed (it was counted and billed at the send).</p>}
+          <AudienceEditor value={audience} onChange={setAudience} disabled={!audienceEditable} />
+          {touched && errors.audience !== undefined ? <p className="field-error">{errors.audience}</p> : null}
+          {audienceEditable ? <SegmentCount audience={audience} /> : null}
+        </Section>
+        <Section title="Schedule and pace">
+          <fieldset className="checkbox-group">
+            <legend>When</legend>
+            <div className="choice-row">
+              <label className="checkbox"><input type="radio" name="schedule" checked={draft.schedule === 'send'} onChange={() => setDraft({ ...draft, schedule: 'send' })} /> When I press Send</label>
+              <label className="checkbox"><input type="radio" name="schedule" checked={draft.schedule === 'at'} onChange={() => setDraft({ ...draft, schedule: 'at' })} /> At a time</label>
+            </div>
+          </fieldset>
+          <div className="form-grid">
+            {draft.schedule === 'at' ? (
+              <TextField label="Send at" type="datetime-local" value={draft.sendAt} onChange={set('sendAt')} hint="Your local time. Sending it then schedules it; nothing leaves before."
+                error={touched ? errors.sendAt : undefined} />
+            ) : null}
+            <TextField label="Messages per minute" type="number" min={1} max={1000000} inputMode="numeric" value={draft.pace} onChange={set('pace')}
+              hint="Empty: as fast as herald sends." error={touched ? errors.pace : undefined} />
+          </div>
+        </Section>
+        {save.isError ? <ErrorNotice error={save.error} /> : null}
+        <div className="row">
+          <button type="submit" className="button" disabled={save.isPending}>{existing === undefined ? 'Save draft' : 'Save changes'}</button>
+          <span className="hint">Nothing is sent until you press Send on the campaign's page.</span>
+        </div>
+      </form>
+    </Page>
+  );
+}

@@ -1,0 +1,58 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { campaignPath, RECIPIENT_STATUSES, type RecipientPage } from '../api/campaigns.ts';
+import { api } from '../api/http.ts';
+import { SelectField } from '../components/field.tsx';
+import { Section } from '../components/page.tsx';
+import { Empty, QueryState } from '../components/query-state.tsx';
+import { StatusBadge } from '../components/status-badge.tsx';
+import { Time } from '../components/time.tsx';
+import { CursorPager, useCursorPages } from './campaign-pager.tsx';
+
+const PAGE_SIZE = 50;
+
+/** Who got what: the campaign's messages in contact order, each a link to the message's page. */
+export function CampaignRecipients(props: { campaignId: string; live: boolean }) {
+  const [status, setStatus] = useState('');
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
+  const recipients = useQuery({
+    queryKey: ['campaign-recipients', props.campaignId, status, cursor],
+    queryFn: () => api<RecipientPage>(campaignPath(props.campaignId, '/recipients'), { query: { status, cursor, limit: PAGE_SIZE } }),
+    placeholderData: (previous) => previous,
+    refetchInterval: props.live ? 5000 : false,
+  });
+  return (
+    <Section title="Recipients">
+      <div className="filters">
+        <SelectField label="Message status" value={status} onChange={(e) => { setStatus(e.target.value); pages.reset(); }}>
+          <option value="">any</option>
+          {RECIPIENT_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+        </SelectField>
+      </div>
+      <QueryState query={recipients} isEmpty={(d) => d.recipients.length === 0 && cursor === undefined}
+        empty={<Empty title={status === '' ? 'No messages made yet' : `No ${status} message`}>{status === '' && props.live ? <p>herald makes the messages in batches; they appear here as it goes.</p> : null}</Empty>}>
+        {(data) => (
+          <>
+            <div className="table-wrap" tabIndex={0}>
+              <table className={recipients.isPlaceholderData ? 'loading-table' : undefined}>
+                <thead><tr><th scope="col">Recipient</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
+                <tbody>
+                  {data.recipients.map((r) => (
+                    <tr key={r.msgid}>
+                      <th scope="row"><Link to={`/messages/${r.msgid}`}>{r.email}</Link></th>
+                      <td><StatusBadge status={r.status} /></td>
+                      <td><Time iso={r.updated_at} /></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <CursorPager label="Recipient pages" pages={pages} nextCursor={data.next_cursor} />
+          </>
+        )}
+      </QueryState>
+    </Section>
+  );
+}

@@ -1,0 +1,64 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useSearchParams } from 'react-router';
+import { CAMPAIGN_STATUSES, campaignsQuery, LIVE_STATUSES, type CampaignStatus } from '../api/campaigns.ts';
+import { allows, useSession } from '../api/session.ts';
+import { SelectField } from '../components/field.tsx';
+import { Page, Section } from '../components/page.tsx';
+import { Empty, QueryState } from '../components/query-state.tsx';
+import { StatusBadge } from '../components/status-badge.tsx';
+import { Time } from '../components/time.tsx';
+import { formatCount } from '../lib/format.ts';
+import './campaigns.css';
+
+const statusIn = (value: string | null): CampaignStatus | undefined => CAMPAIGN_STATUSES.find((s) => s === value);
+
+/** The account's campaigns, newest first, with their status; the filter lives in the address. */
+export default function CampaignsPage() {
+  const session = useSession();
+  const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
+  const [params, setParams] = useSearchParams();
+  const status = statusIn(params.get('status'));
+  const campaigns = useQuery({
+    ...campaignsQuery(status),
+    // Running and scheduled campaigns change by themselves: their rows follow.
+    refetchInterval: (query) => (query.state.data?.campaigns.some((c) => LIVE_STATUSES.includes(c.status)) === true ? 5000 : false),
+  });
+  return (
+    <Page title="Campaigns" description="Email to the confirmed subscribers of your lists: one message per contact, paced, counted per campaign."
+      actions={canWrite ? <Link className="button" to="/campaigns/new">New campaign</Link> : undefined}>
+      {canWrite ? null : <p className="notice">Your role can see campaigns and their reports but not create, change or send them.</p>}
+      <Section title="All campaigns">
+        <div className="filters">
+          <SelectField label="Status" value={status ?? ''} onChange={(e) => setParams(e.target.value === '' ? {} : { status: e.target.value })}>
+            <option value="">any</option>
+            {CAMPAIGN_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+          </SelectField>
+        </div>
+        <QueryState query={campaigns} isEmpty={(d) => d.campaigns.length === 0}
+          empty={<Empty title={status === undefined ? 'No campaigns yet' : `No ${status} campaign`}>
+            {status === undefined && canWrite ? <p>Make a <Link to="/lists">list</Link> with contacts, then <Link to="/campaigns/new">write the first campaign</Link>.</p> : null}
+          </Empty>}>
+          {(data) => (
+            <div className="table-wrap" tabIndex={0}>
+              <table>
+                <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col" className="num">Recipients</th><th scope="col">Send at</th><th scope="col">Started</th><th scope="col">Finished</th></tr></thead>
+                <tbody>
+                  {data.campaigns.map((c) => (
+                    <tr key={c.campaign_id}>
+                      <th scope="row"><Link to={`/campaigns/${c.campaign_id}`}>{c.name}</Link><div className="muted small">{c.subject}</div></th>
+                      <td><StatusBadge status={c.status} /></td>
+                      <td className="num">{c.status === 'draft' ? <span className="muted">—</span> : formatCount(c.recipients)}</td>
+                      <td><Time iso={c.send_at} fallback="on send" /></td>
+                      <td><Time iso={c.started_at} /></td>
+                      <td><Time iso={c.finished_at} /></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </QueryState>
+      </Section>
+    </Page>
+  );
+}

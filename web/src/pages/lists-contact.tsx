@@ -1,0 +1,161 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { listsQuery, type ContactView, type ListView } from '../api/campaigns.ts';
+import { api } from '../api/http.ts';
+import { allows, useSession } from '../api/session.ts';
+import { ConfirmDialog } from '../components/dialog.tsx';
+import { SelectField } from '../components/field.tsx';
+import { Page, Section } from '../components/page.tsx';
+import { Empty, ErrorNotice } from '../components/query-state.tsx';
+import { StatusBadge } from '../components/status-badge.tsx';
+import { Time } from '../components/time.tsx';
+import { RecordPage } from './campaign-missing.tsx';
+import './campaigns.css';
+
+const contactPath = (id: string): string => `/v1/contacts/${encodeURIComponent(id)}`;
+
+/** A contact: its attributes, its subscriptions with their consent status, and every change of consent with its source. */
+export default function ContactPage() {
+  const contactId = useParams().contactId ?? '';
+  const contact = useQuery({ queryKey: ['contact', contactId], queryFn: () => api<ContactView>(contactPath(contactId)) });
+  return (
+    <RecordPage query={contact} noun="contact" id={contactId} back="/lists" backLabel="Lists">
+      {(found) => <ContactDetails contact={found} />}
+    </RecordPage>
+  );
+}
+
+function ContactDetails(props: { contact: ContactView }) {
+  const session = useSession();
+  const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
+  const lists = useQuery(listsQuery);
+  const names = new Map((lists.data?.lists ?? []).map((l) => [l.list_id, l.name]));
+  const listName = (id: string) => names.get(id) ?? id;
+  const { contact } = props;
+  const attributes = Object.keys(contact.attributes).length === 0 ? undefined : JSON.stringify(contact.attributes, null, 2);
+  return (
+    <Page title={contact.email} description={<Link to="/lists">← Lists</Link>}>
+      <Section title="Contact">
+        <dl className="facts">
+          <div><dt>Name</dt><dd>{contact.name ?? <span className="muted">—</span>}</dd></div>
+          <div><dt>Added</dt><dd><Time iso={contact.created_at} /></dd></div>
+          <div><dt>Changed</dt><dd><Time iso={contact.updated_at} /></dd></div>
+          <div className="full"><dt>Attributes</dt><dd>{attributes === undefined ? <span className="muted">none</span> : <pre className="attributes" tabIndex={0}>{attributes}</pre>}</dd></div>
+        </dl>
+      </Section>
+      <Subscriptions contact={contact} canWrite={canWrite} lists={lists.data?.lists ?? []} listName={listName} />
+      <Section title="Consent history">
+        {contact.consent.length === 0 ? <Empty title="No change of consent recorded" /> : (
+          <div className="table-wrap" tabIndex={0}>
+            <table>
+              <thead><tr><th scope="col">When</th><th scope="col">List</th><th scope="col">Status</th><th scope="col">Source</th><th scope="col">Detail</th></tr></thead>
+              <tbody>
+                {contact.consent.map((entry, index) => (
+                  <tr key={`${entry.at}-${index}`}>
+                    <th scope="row"><Time iso={entry.at} /></th>
+                    <td>{listName(entry.list_id)}</td>
+                    <td><StatusBadge status={entry.status} /></td>
+                    <td>{entry.source}</td>
+                    <td className="small">{Object.entries(entry.detail).map(([k, v]) => (
+                      <div key={k}><span className="muted">{k}</span> {k === 'msgid' ? <Link to={`/messages/${v}`} className="mono">{v}</Link> : <span className="mono break">{v}</span>}</div>
+                    ))}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Section>
+      {canWrite ? <EraseContact contact={contact} /> : null}
+    </Page>
+  );
+}
+
+function Subscriptions(props: { contact: ContactView; canWrite: boolean; lists: readonly ListView[]; listName: (id: string) => string }) {
+  const client = useQueryClient();
+  const { contact } = props;
+  const [leaving, setLeaving] = useState<string | undefined>();
+  const [joining, setJoining] = useState('');
+  const change = useMutation({
+    mutationFn: (body: { lists: string[] } | { unsubscribe: string[] }) => api<ContactView>(contactPath(contact.contact_id), { method: 'PATCH', body }),
+    onSuccess: (saved) => {
+      setLeaving(undefined);
+      setJoining('');
+      client.setQueryData(['contact', saved.contact_id], saved);
+      void client.invalidateQueries({ queryKey: ['lists'] });
+      void client.invalidateQueries({ queryKey: ['list'] });
+      void client.invalidateQueries({ queryKey: ['contacts'] });
+    },
+  });
+  const joinable = props.lists.filter((l) => !contact.lists.some((s) => s.list_id === l.list_id && s.status !== 'unsubscribed'));
+  const join = (event: FormEvent): void => {
+    event.preventDefault();
+    if (joining !== '') change.mutate({ lists: [joining] });
+  };
+  return (
+    <Section title="Lists">
+      {contact.lists.length === 0 ? <Empty title="Not on any list" /> : (
+        <div className="table-wrap" tabIndex={0}>
+          <table>
+            <thead><tr><th scope="col">List</th><th scope="col">Status</th>{props.canWrite ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr></thead>
+            <tbody>
+              {contact.lists.map((s) => (
+                <tr key={s.list_id}>
+                  <th scope="row"><Link to={`/lists/${s.list_id}`}>{props.listName(s.list_id)}</Link></th>
+                  <td><StatusBadge status={s.status} /></td>
+                  {props.canWrite ? (
+                    <td>{s.status === 'unsubscribed' ? null : (
+                      <button type="button" className="button small secondary" onClick={() => setLeaving(s.list_id)} aria-label={`Unsubscribe from ${props.listName(s.list_id)}`}>Unsubscribe</button>
+                    )}</td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {props.canWrite && joinable.length > 0 ? (
+        <form className="inline-form" onSubmit={join}>
+          <SelectField label="Add to a list" value={joining} onChange={(e) => setJoining(e.target.value)}
+            hint="By the list's opt-in: a double opt-in list sends a confirmation email (billed).">
+            <option value="">choose a list</option>
+            {joinable.map((l) => <option key={l.list_id} value={l.list_id}>{l.name}</option>)}
+          </SelectField>
+          <button type="submit" className="button secondary" disabled={joining === '' || change.isPending}>Add</button>
+        </form>
+      ) : null}
+      {change.isError && leaving === undefined ? <ErrorNotice error={change.error} /> : null}
+      <ConfirmDialog open={leaving !== undefined} onClose={() => { setLeaving(undefined); change.reset(); }} title="Unsubscribe this contact?"
+        confirmLabel="Unsubscribe" danger busy={change.isPending} onConfirm={() => leaving !== undefined && change.mutate({ unsubscribe: [leaving] })}>
+        <p>{contact.email} leaves “{leaving === undefined ? '' : props.listName(leaving)}”. The change is recorded with source <code>api</code>; imports never sign the address up again.</p>
+        {change.isError ? <ErrorNotice error={change.error} /> : null}
+      </ConfirmDialog>
+    </Section>
+  );
+}
+
+function EraseContact(props: { contact: ContactView }) {
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const [confirming, setConfirming] = useState(false);
+  const erase = useMutation({
+    mutationFn: () => api<undefined>(contactPath(props.contact.contact_id), { method: 'DELETE' }),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: ['contacts'] });
+      void client.invalidateQueries({ queryKey: ['lists'] });
+      navigate('/lists', { replace: true });
+    },
+  });
+  return (
+    <Section title="Erase">
+      <p>Erasing removes the person's data: the contact, its attributes, subscriptions and consent history. An address that unsubscribed joins the suppression list so that nothing signs it up again.</p>
+      <button type="button" className="button danger" onClick={() => setConfirming(true)}>Erase contact</button>
+      <ConfirmDialog open={confirming} onClose={() => { setConfirming(false); erase.reset(); }} title="Erase this contact?" confirmLabel="Erase" danger
+        busy={erase.isPending} onConfirm={() => erase.mutate()}>
+        <p>{props.contact.email} and everything herald holds about it as a contact go. Messages already sent stay in the log. This cannot be undone.</p>
+        {erase.isError ? <ErrorNotice error={erase.error} /> : null}
+      </ConfirmDialog>
+    </Section>
+  );
+}

@@ -1,0 +1,104 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { importQuery, startImport, type ImportView } from '../api/campaigns.ts';
+import { TextArea } from '../components/field.tsx';
+import { Section } from '../components/page.tsx';
+import { ErrorNotice } from '../components/query-state.tsx';
+import { StatusBadge } from '../components/status-badge.tsx';
+import { formatCount } from '../lib/format.ts';
+
+/** Data rows of a CSV text, for the progress bar: its lines after the header (a quoted line break counts twice; herald's count is the truth). */
+function estimateRows(csv: string): number {
+  const lines = csv.split(/\r?\n/).filter((line) => line.trim() !== '');
+  return Math.max(lines.length - 1, 0);
+}
+
+/**
+ * Imports contacts into a list from a CSV file (or pasted text): herald stores the file,
+ * answers with an import id at once and reads it in the background; this follows it.
+ */
+export function ImportContacts(props: { listId: string; listName: string }) {
+  const client = useQueryClient();
+  const fileId = useId();
+  const [file, setFile] = useState<File | undefined>();
+  const [pasted, setPasted] = useState('');
+  const [expected, setExpected] = useState(0);
+  const [importId, setImportId] = useState<string | undefined>();
+  const start = useMutation({
+    mutationFn: async () => {
+      const csv = file === undefined ? pasted : await file.text();
+      setExpected(estimateRows(csv));
+      return startImport(csv, props.listId);
+    },
+    onSuccess: (answer) => setImportId(answer.import_id),
+  });
+  const progress = useQuery({
+    ...importQuery(importId ?? ''),
+    enabled: importId !== undefined,
+    refetchInterval: (query) => (query.state.data?.status === 'running' || query.state.data === undefined ? 1000 : false),
+  });
+  const done = progress.data !== undefined && progress.data.status !== 'running';
+  useEffect(() => {
+    if (!done) return;
+    void client.invalidateQueries({ queryKey: ['list', props.listId] });
+    void client.invalidateQueries({ queryKey: ['lists'] });
+    void client.invalidateQueries({ queryKey: ['contacts'] });
+  }, [done, client, props.listId]);
+
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    if (file === undefined && pasted.trim() === '') return;
+    setImportId(undefined);
+    start.mutate();
+  };
+  const busy = start.isPending || (importId !== undefined && !done);
+  return (
+    <Section title="Import contacts">
+      <form onSubmit={submit} noValidate>
+        <p className="hint">A CSV file with a header row: <code>email</code>, optionally <code>name</code>; every other column becomes an attribute. Rows join “{props.listName}” by its opt-in; an address that unsubscribed is never signed up again by an import.</p>
+        <div className="field">
+          <label htmlFor={fileId}>CSV file</label>
+          <input id={fileId} type="file" accept=".csv,text/csv" onChange={(e) => setFile(e.target.files?.[0] ?? undefined)} />
+        </div>
+        {file === undefined ? (
+          <TextArea label="Or paste the CSV" className="code-input" rows={4} value={pasted} onChange={(e) => setPasted(e.target.value)} spellCheck={false}
+            placeholder={'email,name,city\nana@example.org,Ana,Lima'} />
+        ) : null}
+        {start.isError ? <ErrorNotice error={start.error} /> : null}
+        <button type="submit" className="button" disabled={busy || (file === undefined && pasted.trim() === '')}>{busy ? 'Importing…' : 'Import'}</button>
+      </form>
+      {importId === undefined ? null : progress.isError ? <ErrorNotice error={progress.error} onRetry={() => void progress.refetch()} /> : <ImportProgress view={progress.data} expected={expected} />}
+    </Section>
+  );
+}
+
+function ImportProgress(props: { view: ImportView | undefined; expected: number }) {
+  const view = props.view;
+  const labelId = useId();
+  if (view === undefined) return <p className="muted" role="status">Uploaded; waiting for herald to start reading…</p>;
+  const max = Math.max(props.expected, view.rows, 1);
+  return (
+    <div className="import-progress">
+      <div className="progress-line">
+        <span id={labelId}>Import <StatusBadge status={view.status} />: {formatCount(view.rows)} of about {formatCount(max)} rows read</span>
+        {/* A finished import shows full; a running one its rows read. */}
+        <progress aria-labelledby={labelId} value={view.status === 'running' ? view.rows : max} max={max} />
+      </div>
+      <p role="status">
+        {view.status === 'running' ? 'Reading… ' : view.status === 'finished' ? 'Import finished: ' : 'Import stopped: '}
+        {formatCount(view.created)} created, {formatCount(view.updated)} updated, {formatCount(view.rejected)} rejected.
+      </p>
+      {view.failure === null ? null : <div className="state error" role="alert"><p><strong>{view.failure}</strong></p></div>}
+      {view.errors.length === 0 ? null : (
+        <div className="table-wrap" tabIndex={0}>
+          <table>
+            <caption className="visually-hidden">Rejected rows</caption>
+            <thead><tr><th scope="col" className="num">Row</th><th scope="col">Why</th></tr></thead>
+            <tbody>{view.errors.map((e) => <tr key={e.row}><th scope="row" className="num">{e.row}</th><td>{e.message}</td></tr>)}</tbody>
+          </table>
+        </div>
+      )}
+      {view.rejected > view.errors.length ? <p className="hint">The first {view.errors.length} rejected rows are listed.</p> : null}
+    </div>
+  );
+}

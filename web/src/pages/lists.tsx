@@ -1,0 +1,103 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { listsQuery, type ListCreate, type ListCreated } from '../api/campaigns.ts';
+import { api } from '../api/http.ts';
+import { allows, useSession } from '../api/session.ts';
+import { SelectField, TextArea, TextField } from '../components/field.tsx';
+import { Page, Section } from '../components/page.tsx';
+import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
+import { Time } from '../components/time.tsx';
+import { formatCount } from '../lib/format.ts';
+import './campaigns.css';
+
+export default function ListsPage() {
+  const session = useSession();
+  const role = session.data?.user.role ?? 'viewer';
+  const lists = useQuery(listsQuery);
+  return (
+    <Page title="Lists" description="Mailing lists and their subscribers. Campaigns go to the confirmed ones; every change of consent is kept on the contact.">
+      {allows(role, 'write') ? <CreateList /> : <p className="notice">Your role ({role}) can see the lists but not change them.</p>}
+      <Section title="Your lists">
+        <QueryState query={lists} isEmpty={(d) => d.lists.length === 0}
+          empty={<Empty title="No lists yet">{allows(role, 'write') ? <p>Create one above, then import its contacts from a CSV file.</p> : null}</Empty>}>
+          {(data) => (
+            <div className="table-wrap" tabIndex={0}>
+              <table>
+                <thead>
+                  <tr><th scope="col">List</th><th scope="col">Opt-in</th><th scope="col" className="num">Confirmed</th><th scope="col" className="num">Unconfirmed</th><th scope="col" className="num">Unsubscribed</th><th scope="col">Created</th></tr>
+                </thead>
+                <tbody>
+                  {data.lists.map((l) => (
+                    <tr key={l.list_id}>
+                      <th scope="row"><Link to={`/lists/${l.list_id}`}>{l.name}</Link>{l.description === null ? null : <div className="muted small">{l.description}</div>}</th>
+                      <td>{l.optin}</td>
+                      <td className="num">{formatCount(l.subscribers.confirmed)}</td>
+                      <td className="num">{formatCount(l.subscribers.unconfirmed)}</td>
+                      <td className="num">{formatCount(l.subscribers.unsubscribed)}</td>
+                      <td><Time iso={l.created_at} /></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </QueryState>
+      </Section>
+    </Page>
+  );
+}
+
+function CreateList() {
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const [name, setName] = useState('');
+  const [optin, setOptin] = useState<'single' | 'double'>('single');
+  const [description, setDescription] = useState('');
+  const [fromEmail, setFromEmail] = useState('');
+  const [fromName, setFromName] = useState('');
+  const [touched, setTouched] = useState(false);
+  const create = useMutation({
+    mutationFn: (body: ListCreate) => api<ListCreated>('/v1/lists', { method: 'POST', body }),
+    onSuccess: (list) => {
+      void client.invalidateQueries({ queryKey: listsQuery.queryKey });
+      navigate(`/lists/${list.list_id}`);
+    },
+  });
+  const nameError = name.trim() === '' ? 'Give the list a name' : undefined;
+  const fromError = optin === 'double' && (fromEmail.trim() === '' || fromName.trim() === '') ? 'A double opt-in list sends confirmation emails: give their sender' : undefined;
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    setTouched(true);
+    if (nameError !== undefined || fromError !== undefined) return;
+    create.mutate({
+      name: name.trim(), optin,
+      ...(description.trim() === '' ? {} : { description: description.trim() }),
+      ...(optin === 'double' ? { from: { email: fromEmail.trim(), name: fromName.trim() } } : {}),
+    });
+  };
+  return (
+    <Section title="Create a list">
+      <form onSubmit={submit} noValidate className="form-grid">
+        <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} error={touched ? nameError : undefined} placeholder="Newsletter" />
+        <SelectField label="Opt-in" value={optin} onChange={(e) => setOptin(e.target.value === 'double' ? 'double' : 'single')}
+          hint={optin === 'single' ? 'Joining confirms at once.' : 'Joining sends a confirmation email (billed); the contact confirms with its link.'}>
+          <option value="single">single</option>
+          <option value="double">double</option>
+        </SelectField>
+        <div className="span-2">
+          <TextArea label="Description (optional)" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} maxLength={1000} />
+        </div>
+        {optin === 'double' ? (
+          <>
+            <TextField label="Confirmation sender address" type="email" value={fromEmail} onChange={(e) => setFromEmail(e.target.value)}
+              hint="Of a verified sender domain." error={touched ? fromError : undefined} />
+            <TextField label="Confirmation sender name" value={fromName} onChange={(e) => setFromName(e.target.value)} />
+          </>
+        ) : null}
+        {create.isError ? <div className="span-2"><ErrorNotice error={create.error} /></div> : null}
+        <div className="span-2"><button type="submit" className="button" disabled={create.isPending}>Create list</button></div>
+      </form>
+    </Section>
+  );
+}

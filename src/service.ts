@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
 import { KeyUseThrottle, newVerifiedKeyCache } from './app/api-keys.ts';
+import { newReadCaches } from './app/read-caches.ts';
 import { ProcessHeartbeat } from './app/process-heartbeat.ts';
 import { DEFAULT_RETENTION_OPTIONS, RetentionSweep } from './app/retention-sweep.ts';
 import type { AuthDeps } from './app/sessions.ts';
@@ -117,6 +118,8 @@ export async function openAppDeps(
       signingSecret,
       // Verified keys kept 5 s: a key revoked by another process stops working here within that.
       verifiedKeys: newVerifiedKeyCache(),
+      // Accounts, verified sender domains and approved templates kept 1 s (app/read-caches.ts).
+      readCaches: newReadCaches(),
       keyUses: new KeyUseThrottle(),
       publicUrl: config.publicUrl,
       dnsServers: config.dnsServers,

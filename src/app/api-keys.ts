@@ -3,10 +3,11 @@ import { SignJWT, jwtVerify } from 'jose';
 import type { Account } from '../domain/account.ts';
 import { ALL_SCOPES, type Scope } from '../domain/access.ts';
 import { TEST_KEY_PREFIX, type KeyMode } from '../domain/key-mode.ts';
-import { findAccount } from '../store/accounts.ts';
 import { findApiKey, insertApiKey, revokeApiKey, touchApiKey, type ApiKeyRecord } from '../store/api-keys.ts';
 import type { Executor } from '../store/database.ts';
 import type { AppDeps } from './deps.ts';
+import { cachedAccount } from './read-caches.ts';
+import { TtlCache } from './ttl-cache.ts';
 
 // API keys are JWTs (the spec's bearer format) signed by the service: they carry the
 // account (`sub`), the key id (`jti`) and the scopes. The signature rejects forged and
@@ -37,44 +38,34 @@ interface VerifiedKey {
 
 /**
  * Keys verified in the last `ttlMs`, by the SHA-256 of the presented key: a hit skips
- * the JWT signature check and the key look-up (the account is still read on every
- * request, so a changed allow-list or rate applies at once). Revocation: revokeKey()
+ * the JWT signature check and the key look-up (the account comes from the read cache,
+ * app/read-caches.ts, evicted on changes made here and at most a second old otherwise). Revocation: revokeKey()
  * evicts the key in this process at once; a key revoked by another process (the CLI,
  * another API process) stops working here within `ttlMs` at most. Expiry is checked on
  * every hit. Only keys that passed are kept, and at most `maxEntries` of them (least
  * recently used go first), so a flood of bad keys cannot grow it.
  */
 export class VerifiedKeyCache {
-  readonly #entries = new Map<string, VerifiedKey>();
+  readonly #entries: TtlCache<string, VerifiedKey>;
   readonly ttlMs: number;
-  readonly #maxEntries: number;
 
   constructor(options: { ttlMs: number; maxEntries: number }) {
     this.ttlMs = options.ttlMs;
-    this.#maxEntries = options.maxEntries;
+    this.#entries = new TtlCache(options);
   }
 
   get(keyHash: string, now: number): VerifiedKey | undefined {
-    const entry = this.#entries.get(keyHash);
-    if (entry === undefined) return undefined;
-    this.#entries.delete(keyHash);
-    if (entry.until <= now) return undefined;
-    this.#entries.set(keyHash, entry); // most recently used last
-    return entry;
+    return this.#entries.get(keyHash, now);
   }
 
+  /** Kept until `entry.until`. */
   set(keyHash: string, entry: VerifiedKey): void {
-    this.#entries.delete(keyHash);
-    this.#entries.set(keyHash, entry);
-    if (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
+    this.#entries.set(keyHash, entry, entry.until - this.ttlMs);
   }
 
   /** Forgets the key with this id (revoked). */
   evict(keyId: string): void {
-    for (const [hash, entry] of this.#entries) if (entry.key.id === keyId) this.#entries.delete(hash);
+    this.#entries.evictWhere((entry) => entry.key.id === keyId);
   }
 }
 
@@ -182,7 +173,7 @@ export async function authenticateApiKey(deps: KeyDeps, apiKey: string): Promise
   } else {
     deps.verifiedKeys?.set(keyHash, verified);
   }
-  const account = await findAccount(deps.db, key.accountId);
+  const account = await cachedAccount(deps, key.accountId);
   if (!account) return INVALID;
   return { kind: 'authenticated', account, key };
 }

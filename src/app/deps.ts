@@ -3,6 +3,7 @@ import type { RequestLimits } from '../domain/request-limits.ts';
 import type { Db } from '../store/database.ts';
 import type { Committer } from '../store/group-commit.ts';
 import type { Metrics } from '../metrics/registry.ts';
+import type { ReadCaches } from './read-caches.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -36,4 +37,6 @@ export interface AppDeps {
   readonly templates: TemplateEngine;
   /** The process's Prometheus counters (src/metrics/registry.ts): accepts, outcomes, unexpected errors. */
   readonly metrics: Metrics;
+  /** What send requests read, kept a second (app/read-caches.ts); absent: every request reads the store. */
+  readonly readCaches?: ReadCaches;
 }

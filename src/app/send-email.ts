@@ -10,8 +10,8 @@ import { chargeMessages, costOf } from './send-charge.ts';
 import { insertSend, type NewMessage, type SendOptions } from '../store/messages.ts';
 import { suppressedAmong } from '../store/suppressions.ts';
 import { effectiveTracking } from '../domain/send-options.ts';
-import { findSenderDomain } from '../store/sender-domains.ts';
 import type { AppDeps } from './deps.ts';
+import { verifiedSenderDomain } from './read-caches.ts';
 
 export interface EmailAccepted {
   readonly message: string;
@@ -35,8 +35,8 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown, 
   if (!parsed.ok) return parsed;
   const request = parsed.value;
 
-  const domain = await findSenderDomain(deps.db, account.id, domainOf(request.from.email));
-  if (!domain?.verified) return reject('domainNotPermitted');
+  const domain = await verifiedSenderDomain(deps, account.id, domainOf(request.from.email));
+  if (domain === undefined) return reject('domainNotPermitted');
 
   const content = await renderContent(deps, account, request);
   if (!content.ok) return content;

@@ -7,8 +7,8 @@ import { paramsMatch, parseWhatsappRequest, renderWhatsappBody } from '../domain
 import type { KeyMode } from '../domain/key-mode.ts';
 import { chargeBalance, costOf } from './send-charge.ts';
 import { insertSend, type SendOptions } from '../store/messages.ts';
-import { findWhatsappTemplate } from '../store/whatsapp-templates.ts';
 import type { AppDeps } from './deps.ts';
+import { approvedWhatsappTemplate } from './read-caches.ts';
 import { eventOptions } from './event-options.ts';
 
 export interface WhatsappAccepted {
@@ -28,8 +28,8 @@ export async function sendWhatsapp(deps: AppDeps, account: Account, body: unknow
   const options = eventOptions(body, deps.limits);
   if (!options.ok) return options;
 
-  const template = await findWhatsappTemplate(deps.db, account.id, templateId);
-  if (!template || template.status !== 'APPROVED') return reject('templateNotFound');
+  const template = await approvedWhatsappTemplate(deps, account.id, templateId);
+  if (template === undefined) return reject('templateNotFound');
   if (!paramsMatch(params, template.paramCount)) return reject('paramsMismatch');
 
   const payload: WhatsappPayload = {

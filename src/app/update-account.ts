@@ -7,6 +7,7 @@ import { appendLedger, appendNotedLedger, type LedgerEntry, type LedgerReason } 
 import { commitOrReject } from './commit-or-reject.ts';
 import { refuseTakenName } from './create-account.ts';
 import type { AppDeps } from './deps.ts';
+import { forgetAccount } from './read-caches.ts';
 import { applyAccountWebhookFields } from './webhook-settings.ts';
 
 // A compare-and-set that keeps failing means something rewrites the account in a
@@ -23,7 +24,7 @@ export async function updateAccount(deps: AppDeps, accountId: string, input: Acc
   const { messagesLeft, balance, addMessages = 0, addBalance = 0, ...plain } = input;
   const now = deps.clock();
 
-  return commitOrReject(deps.db, async (tx) => {
+  const updated = await commitOrReject(deps.db, async (tx) => {
     let current = await findAccount(tx, accountId);
     if (!current) throw new RejectionError({ code: 'notFound' });
 
@@ -41,6 +42,9 @@ export async function updateAccount(deps: AppDeps, accountId: string, input: Acc
     if (!updated) throw new Error(`account ${accountId} vanished inside its own update`);
     return updated;
   });
+  // After the commit: a request meanwhile reads the old settings at most until here.
+  forgetAccount(deps, accountId);
+  return updated;
 }
 
 async function setAmounts(

@@ -8,6 +8,7 @@ import {
 import { newWebhookSecret } from '../domain/webhook-secret.ts';
 import type { AppDeps } from './deps.ts';
 import { iso } from './account-view.ts';
+import { forgetAccount } from './read-caches.ts';
 
 // An account's webhook settings through its API key (GET/PUT /v1/webhooks, secret
 // rotation) and the operator's view of them. The secret is made when a URL is first
@@ -87,6 +88,7 @@ export async function putWebhookSettings(deps: AppDeps & { checkWebhookUrl: Webh
     if (url.value !== null) await giveWebhookSecret(tx, accountId);
     return settingsOf(tx, accountId);
   });
+  forgetAccount(deps, accountId);
   return ok(view(settings));
 }
 

@@ -18,9 +18,13 @@ export type RateAllowance =
   | { readonly kind: 'user'; readonly userId: string; readonly perSecond: number };
 
 // Allow-lists are stored as text; parsing one is cheap but not free, and the same
-// few lists are checked on every request.
+// few lists are checked on every request. A cached account (app/read-caches.ts) brings
+// the same array each time, found by identity before any key is built.
 const allowListCache = new Map<string, AllowList>();
+const allowListOfArray = new WeakMap<readonly string[], AllowList>();
 function allowListOf(account: Account): AllowList {
+  const known = allowListOfArray.get(account.ipAllowList);
+  if (known !== undefined) return known;
   const key = JSON.stringify(account.ipAllowList);
   let list = allowListCache.get(key);
   if (!list) {
@@ -31,6 +35,7 @@ function allowListOf(account: Account): AllowList {
     if (allowListCache.size > 1000) allowListCache.clear();
     allowListCache.set(key, list);
   }
+  allowListOfArray.set(account.ipAllowList, list);
   return list;
 }
 

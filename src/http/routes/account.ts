@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IssuedKey, KeyDeps } from '../../app/api-keys.ts';
 import { ledgerPage, type LedgerEntry as StoredLedgerEntry } from '../../app/ledger-page.ts';
 import { changeOwnAccount } from '../../app/own-account.ts';
+import { freshAccount } from '../../app/read-caches.ts';
 import { createOwnKey, listOwnKeys, revokeOwnKey, type ApiKeyRecord } from '../../app/own-api-keys.ts';
 import { accountUsage, type Usage } from '../../app/usage.ts';
 import type { Account } from '../../domain/account.ts';
@@ -63,10 +64,11 @@ const usageView = (usage: Usage): UsageView => ({
 const isOwner = (request: FastifyRequest): boolean => grantOf(callerOf(request).principal).access.includes('owner');
 
 export function accountRoutes(app: FastifyInstance, deps: KeyDeps): void {
+  // Read again: the caller's account may come from the read cache, whose amounts can be a second old (app/read-caches.ts).
   app.get('/v1/account', {
     schema: { summary: 'The account: its state, what it has left, its channels and IP allow-list, and the address this request came from', tags, response: { 200: AccountView } },
     config: { access: { scope: 'account', access: 'read' } },
-  }, async (request) => accountView(callerOf(request).account, request.ip));
+  }, async (request) => accountView((await freshAccount(deps, callerOf(request).account.id)) ?? callerOf(request).account, request.ip));
 
   app.patch('/v1/account', {
     schema: {

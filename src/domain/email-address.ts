@@ -35,11 +35,25 @@ export function parseAddress(input: string): string | null {
   return parsed;
 }
 
+// The common address, ASCII dot-atom@dot-atom (RFC 5322 atext): the parser would take
+// it as a bare addr-spec, so it is checked without it; anything else (quoted local
+// parts, UTF-8, comments, names) goes through the parser. Cross-checked in
+// test/domain/email-address-fast-path.test.ts.
+const DOT_ATOM_ADDRESS = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
+
 function parseUncached(input: string): string | null {
   if (FORBIDDEN.test(input)) return null;
   const candidate = input.trim();
   if (candidate === '' || utf8Length(candidate) > 254) return null;
+  if (DOT_ATOM_ADDRESS.test(candidate)) {
+    const at = candidate.lastIndexOf('@');
+    return at <= 64 && isMailHostname(candidate.slice(at + 1)) ? candidate : null;
+  }
+  return parseWithParser(candidate);
+}
 
+/** The full RFC 5322 / 6532 check of a trimmed candidate (exported for the fast path's cross-check). */
+export function parseWithParser(candidate: string): string | null {
   // strict: no obsolete syntax (obs-local-part with folding whitespace and the like).
   const parsed = emailAddresses.parseOneAddress({ input: candidate, rfc6532: true, strict: true, startAt: 'mailbox' });
   if (parsed === null || parsed.type !== 'mailbox') return null;

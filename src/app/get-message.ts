@@ -4,6 +4,7 @@ import { ok, reject, type Result } from '../domain/result.ts';
 import { findCapture, findMessage, listMessageEvents, listMessages, loadSendPayload, messageCreatedAt, type StoredMessage } from '../store/messages.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import type { AppDeps } from './deps.ts';
+import { isPurgedPayload } from './retention-sweep.ts';
 
 export interface MessageView {
   readonly msgid: string;
@@ -11,6 +12,8 @@ export interface MessageView {
   readonly status: string;
   readonly recipient: string;
   readonly created_at: string;
+  /** Only on a test key's message (docs/sandbox.md); live messages look as they always did. */
+  readonly mode?: 'test';
   readonly events: readonly ({ readonly type: string; readonly at: string } & Readonly<Record<string, unknown>>)[];
 }
 
@@ -39,6 +42,7 @@ export async function getMessage(deps: AppDeps, accountId: string, msgid: string
     status: message.status,
     recipient: message.recipient,
     created_at: iso(message.createdAt),
+    ...testMark(message),
     events: events.map((e) => ({ ...e.data, type: e.type, at: iso(e.at) })),
   });
 }
@@ -50,6 +54,7 @@ export interface MessageSummary {
   readonly recipient: string;
   readonly created_at: string;
   readonly updated_at: string;
+  readonly mode?: 'test';
 }
 
 export interface MessagePage {
@@ -59,8 +64,11 @@ export interface MessagePage {
 }
 
 const summary = (m: StoredMessage): MessageSummary => ({
-  msgid: m.id, channel: m.channel, status: m.status, recipient: m.recipient, created_at: iso(m.createdAt), updated_at: iso(m.updatedAt),
+  msgid: m.id, channel: m.channel, status: m.status, recipient: m.recipient, created_at: iso(m.createdAt), updated_at: iso(m.updatedAt), ...testMark(m),
 });
+
+/** A test key's message says so; a live one carries no mode field (its shape is the interface's). */
+const testMark = (m: StoredMessage): { mode?: 'test' } => (m.mode === 'test' ? { mode: 'test' } : {});
 
 /**
  * GET /v1/messages — the account's messages of the channels the caller may read
@@ -95,7 +103,8 @@ export async function getCapturedMessage(
   const readable = await readableMessage(deps, accountId, msgid, channels);
   if (!readable.ok) return readable;
   const capture = await findCapture(deps.db, readable.value.id);
-  return capture === undefined ? reject('notFound') : ok(capture);
+  if (capture !== undefined) return ok(capture);
+  return isPurgedPayload(await loadSendPayload(deps.db, readable.value.sendId)) ? reject('contentPurged') : reject('notFound');
 }
 
 /** The email as its recipient sees it: the HTML that was sent, or its text part when it had none. */
@@ -114,5 +123,6 @@ export async function getEmailPreview(deps: AppDeps, accountId: string, msgid: s
   if (!readable.ok) return readable;
   if (readable.value.channel !== 'email') return reject('notFound');
   const payload = (await loadSendPayload(deps.db, readable.value.sendId)) as Partial<EmailPayload>;
+  if (isPurgedPayload(payload)) return reject('contentPurged');
   return ok({ html: typeof payload.html === 'string' ? payload.html : null, text: typeof payload.text === 'string' ? payload.text : null });
 }

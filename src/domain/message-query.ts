@@ -1,9 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CHANNELS, type Channel } from './account.ts';
+import { KEY_MODES, type KeyMode } from './key-mode.ts';
 import { MESSAGE_STATUSES, type MessageStatus } from './message-status.ts';
 import { ok, reject, type Result } from './result.ts';
 
-// GET /v1/messages?status=&channel=&since=&until=&recipient=&cursor=&limit= — the query,
+// GET /v1/messages?status=&channel=&since=&until=&recipient=&mode=&cursor=&limit= — the query,
 // declared once (checked by the route before its handler: http/input-validation.ts),
 // then refined here. The log is ordered by (created_at, id), newest first, so a cursor
 // names both of the previous page's last message: `<created_at ms>_<msgid>`, opaque to
@@ -23,6 +24,9 @@ export const MessageListQuery = Type.Object({
   since: Type.Optional(Type.String({ errorMessage: SINCE_PROBLEM, description: 'Created at or after: ISO 8601 time or epoch milliseconds' })),
   until: Type.Optional(Type.String({ errorMessage: SINCE_PROBLEM, description: 'Created before: ISO 8601 time or epoch milliseconds' })),
   recipient: Type.Optional(Type.String({ maxLength: 320, errorMessage: 'must be one address or number', description: 'Exact recipient address or number' })),
+  mode: Type.Optional(Type.Union(KEY_MODES.map((m) => Type.Literal(m)), {
+    errorMessage: 'must be live or test', description: 'live (default): messages sent with live keys; test: with test keys (docs/sandbox.md)',
+  })),
   cursor: Type.Optional(Type.String({ pattern: CURSOR, errorMessage: 'must be the next_cursor of a previous page', description: 'next_cursor of the previous page' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, errorMessage: `must be a whole number from 1 to ${MAX_PAGE_SIZE}` })),
 });
@@ -35,6 +39,7 @@ export interface MessageQuery {
   /** Created before (epoch ms). */
   readonly until?: number;
   readonly recipient?: string;
+  readonly mode?: KeyMode;
   readonly cursor?: MessageCursor;
   readonly limit: number;
 }

@@ -44,6 +44,7 @@ export interface ApiKeysTable {
   name: Generated<string>; // what the account calls the key ('' for keys from before names)
   last_used_at: number | null; // written at most once a minute
   last_used_ip: string | null;
+  mode: Generated<string>; // live | test (migration 0013)
 }
 
 export interface SenderDomainsTable {
@@ -112,6 +113,7 @@ export interface MessagesTable {
   updated_at: number;
   campaign_id: string | null; // campaign messages only: the campaign, and
   contact_id: string | null; // the contact it is for (unique together)
+  mode: Generated<string>; // live | test: the mode of the key that sent it (migration 0013)
 }
 
 /** Delivery work: a row exists while the message still has to be (re)tried. */

@@ -251,6 +251,21 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
   assert.equal(newest?.kind, 'refund');
   assert.ok(newest.messages >= 1 && newest.messages <= 2, `refunded ${newest.messages} of 3`);
 
+  // ---- the list's settings and a contact added by hand ----
+  await nav(owner, 'Lists');
+  await owner.getByRole('link', { name: 'Newsletter' }).click();
+  await heading(owner, 'Newsletter');
+  await owner.getByLabel('List description').fill('Monthly news');
+  await owner.getByRole('button', { name: 'Save list' }).click();
+  await owner.getByText('Saved.').waitFor();
+  await owner.getByLabel('Address', { exact: true }).fill('eve@example.org');
+  await owner.getByLabel('Name (optional)').fill('Eve');
+  await owner.getByRole('button', { name: 'Add to the list' }).click();
+  await owner.getByText('eve@example.org is on the list (confirmed).').waitFor();
+  await owner.getByRole('link', { name: 'eve@example.org' }).waitFor();
+  await nav(owner, 'Lists');
+  await owner.getByRole('row', { name: /Newsletter Monthly news single 4 0 0/ }).waitFor();
+
   // ---- a viewer sees the lists and the report, and has no control that changes anything ----
   const viewer = await (await openContext(browser, base, problems)).newPage();
   await acceptInvitation(viewer, await invite('viewer@acme.test', 'viewer'));

@@ -238,6 +238,15 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
   await owner.getByRole('dialog', { name: 'Pause this campaign?' }).getByRole('button', { name: 'Pause' }).click();
   await owner.locator('.page-head .badge', { hasText: 'paused' }).waitFor();
   await checkPage(owner, 'campaign-paused');
+  // While paused the content may change, the audience (counted and billed) not.
+  await owner.getByRole('link', { name: 'Edit' }).click();
+  await heading(owner, 'Edit Slow news');
+  await owner.getByText('The audience of a sent campaign is fixed').waitFor();
+  assert.equal(await owner.getByRole('group', { name: 'Send to the confirmed subscribers of' }).getByRole('checkbox').first().isDisabled(), true);
+  await owner.getByLabel('Subject').fill('Slower news');
+  await owner.getByRole('button', { name: 'Save changes' }).click();
+  await heading(owner, 'Slow news');
+  await owner.getByText('Slower news', { exact: true }).waitFor();
   await owner.getByRole('button', { name: 'Resume' }).click();
   await owner.getByRole('dialog', { name: 'Resume this campaign?' }).getByRole('button', { name: 'Resume' }).click();
   await owner.locator('.page-head .badge', { hasText: 'running' }).waitFor();

@@ -133,6 +133,9 @@ export async function checkPage(page: Page, name: string): Promise<void> {
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;
       assert.ok(overflow <= 0, `${name}: the page scrolls sideways at 375 px (${overflow} px too wide)`);
     }
+    // From the top: scrolled (by a click further down), the sticky header and navigation
+    // would be photographed where the viewport stood, in the middle of the page.
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });

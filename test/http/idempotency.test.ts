@@ -4,6 +4,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import { listLedger } from '../../src/store/ledger.ts';
 import type { Service } from '../../src/service.ts';
 import { addWhatsappTemplate, emailBody, openAccount, readAccount, smsBody, startService, type TestAccount } from '../support/service.ts';
@@ -175,6 +176,42 @@ test('two simultaneous requests with one key: one is sent (200), the other answe
   t.diagnostic(`the other request answered ${other.statusCode}${other.headers['idempotent-replayed'] === 'true' ? ' (the replay)' : ''}`);
   if (other.statusCode === 409) assert.deepStrictEqual(other.json(), IN_FLIGHT);
   else assert.deepStrictEqual(seen(other), { ...seen(fresh[0]!), replayed: 'true' });
+  assert.deepStrictEqual(await sendLedger(service, account.id), [['email.send', -1, 0]]);
+});
+
+test('a key whose first request is still in its transaction answers 409 at once; the first then answers 200, billed once', {
+  skip: process.env.HERALD_TEST_STORE === 'postgres' ? false : 'PostgreSQL only: the test holds the first send in its transaction with a row lock of its own',
+}, async (t) => {
+  const { service, account } = await emailWorld(t);
+  const { db } = service.deps;
+  // The test's own transaction locks the account row: the first send claims its key, then waits on the row.
+  let release = (): void => {};
+  const released = new Promise<void>((resolve) => { release = resolve; });
+  const holder = new Promise<number>((resolveHolder, failHolder) => {
+    db.transaction().execute(async (trx) => {
+      await trx.selectFrom('accounts').select('id').where('id', '=', account.id).forUpdate().execute();
+      resolveHolder((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid);
+      await released;
+    }).catch(failHolder);
+  });
+  const holderPid = await holder;
+  t.after(release);
+
+  const first = keyed(service, '/v1/email', account.apiKey, emailBody());
+  const blockedByTest = async () => (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where ${holderPid} = any(pg_blocking_pids(pid))`.execute(db)).rows[0]!.n;
+  const deadline = Date.now() + 10_000;
+  while ((await blockedByTest()) === 0) {
+    assert.ok(Date.now() < deadline, 'the first send waits on the row within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const second = await keyed(service, '/v1/email', account.apiKey, emailBody());
+  release();
+  const answered = await first;
+  const third = await keyed(service, '/v1/email', account.apiKey, emailBody());
+
+  assert.deepStrictEqual(seen(second), { status: 409, replayed: undefined, type: 'application/json; charset=utf-8', body: IN_FLIGHT });
+  assert.deepStrictEqual([answered.statusCode, answered.headers['idempotent-replayed']], [200, undefined]);
+  assert.deepStrictEqual(seen(third), { ...seen(answered), replayed: 'true' });
   assert.deepStrictEqual(await sendLedger(service, account.id), [['email.send', -1, 0]]);
 });
 

@@ -279,7 +279,7 @@ test('an Idempotency-Key that is empty, longer than 255 characters or not printa
   assert.deepStrictEqual(await sendLedger(service, account.id), [['email.send', -1, 0]]);
 });
 
-test('the OpenAPI document shows the Idempotency-Key header and the 409 and 422 answers on every send', async (t) => {
+test('the OpenAPI document shows the Idempotency-Key header, the replay header and the 409 and 422 answers on every send', async (t) => {
   const service = await startService(t);
   const doc = (await service.http.inject({ method: 'GET', url: '/openapi.json' })).json();
   for (const path of ['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage', '/v1/whatsapp/sendMessage', '/v1/campaigns/{campaign_id}/send']) {
@@ -288,6 +288,7 @@ test('the OpenAPI document shows the Idempotency-Key header and the 409 and 422 
     assert.equal(header?.required, false, path);
     assert.deepStrictEqual(header.schema, { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' }, path);
     assert.ok(operation.responses['409'] && operation.responses['422'], path);
+    assert.deepStrictEqual(operation.responses['200'].headers['Idempotent-Replayed'].schema, { type: 'string', enum: ['true'] }, path);
   }
   assert.match(doc.paths['/v1/email'].post.responses['422'].description, /Idempotency key already used with a different request/);
 });

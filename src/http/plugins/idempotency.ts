@@ -69,6 +69,10 @@ export const idempotencyDocs = {
       },
     },
   },
+  /** On the 200: the header a replay carries. */
+  replayHeaders: {
+    [REPLAYED_HEADER]: { type: 'string', enum: ['true'], description: 'Present on a replay: this is the answer the key\'s first request got; nothing was sent again.' },
+  },
   responses: {
     409: { description: '`A request with this idempotency key is being processed`: retry after it is answered', ...applicationError },
     422: { description: '`Idempotency key already used with a different request`', ...applicationError },

@@ -35,6 +35,7 @@ export interface Config extends RequestLimits {
   readonly inboundSmtpTlsKey: string | undefined;
   readonly inboundSmtpTlsCert: string | undefined;
   readonly emailRetryHours: number;
+  readonly simulatorStepMs: number;
   readonly whatsappAppSecret: string | undefined;
   readonly whatsappVerifyToken: string | undefined;
   readonly redisUrl: string | undefined;
@@ -50,6 +51,7 @@ export interface Config extends RequestLimits {
   readonly passwordResetMinutes: number;
   readonly authEmailFrom: { readonly email: string; readonly name: string } | undefined;
   readonly templateCacheBytes: number;
+  readonly retentionDays: number;
   readonly logFormat: LogFormat;
   readonly metricsPort: number | undefined;
   readonly metricsHost: string;
@@ -267,6 +269,11 @@ export const SETTINGS = [
     description: 'Time a webhook receiver has to answer one delivery attempt (connect, send, status), in milliseconds; past it the attempt fails and is retried on the schedule.',
     parse: integer('HERALD_WEBHOOK_TIMEOUT_MS', 100, 120_000),
   },
+  {
+    key: 'simulatorStepMs', env: 'HERALD_SIMULATOR_STEP_MS', default: '2000',
+    description: 'The simulator recipients\' delay (docs/sandbox.md): from an accepted attempt to each later report (delivered, bounced, opened, …), and a deferred attempt\'s retry.',
+    parse: integer('HERALD_SIMULATOR_STEP_MS', 0, 600_000),
+  },
   { key: 'emailRetryHours', env: 'HERALD_EMAIL_RETRY_HOURS', default: '72', description: 'How long an email is retried after transient failures before it fails.', parse: integer('HERALD_EMAIL_RETRY_HOURS', 1, 24 * 30) },
   {
     key: 'whatsappAppSecret', env: 'HERALD_WHATSAPP_APP_SECRET', default: undefined, secret: 'value',
@@ -314,6 +321,11 @@ export const SETTINGS = [
     key: 'templateCacheBytes', env: 'HERALD_TEMPLATE_CACHE_BYTES', default: String(32 * 1024 * 1024),
     description: 'Memory the compiled email templates may keep, in bytes (an estimate per template: its length and tags); the least recently used go first, and a template that is refused is never kept.',
     parse: integer('HERALD_TEMPLATE_CACHE_BYTES', 0, 4 * 1024 * 1024 * 1024),
+  },
+  {
+    key: 'retentionDays', env: 'HERALD_RETENTION_DAYS', default: '0',
+    description: 'Days a message keeps its content: after them its body, captured MIME, the details of its events and its finished webhook deliveries are purged, in small batches (README "Retention"); statuses, event counts, the ledger, suppressions and certificates stay. 0 keeps everything.',
+    parse: integer('HERALD_RETENTION_DAYS', 0, 36_500),
   },
   {
     key: 'sessionIdleMinutes', env: 'HERALD_SESSION_IDLE_MINUTES', default: '60',

@@ -4,6 +4,7 @@ import pino, { type Logger } from 'pino';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
 import { KeyUseThrottle, newVerifiedKeyCache } from './app/api-keys.ts';
 import { ProcessHeartbeat } from './app/process-heartbeat.ts';
+import { DEFAULT_RETENTION_OPTIONS, RetentionSweep } from './app/retention-sweep.ts';
 import type { AuthDeps } from './app/sessions.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
@@ -211,7 +212,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     closeTransports = built.close;
     worker = new OutboxWorker(
       {
-        db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, logger: workerLogger, metrics: deps.metrics,
+        db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, sandbox: built.sandbox, logger: workerLogger, metrics: deps.metrics,
         // Claims and outcomes share the accepts' committer: on SQLite one fsync per batch, not per message.
         commit: deps.commit,
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
@@ -298,6 +299,11 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     runningWebhooks.start();
     stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
   }
+  // Content older than HERALD_RETENTION_DAYS is purged by the processes that deliver.
+  const retention = running && parts.delivery
+    ? new RetentionSweep({ db: store.db, commit: deps.commit, clock, logger: workerLogger }, { ...DEFAULT_RETENTION_OPTIONS, days: config.retentionDays })
+    : undefined;
+  retention?.start();
   // The operator's service health lists this process while it runs.
   const heartbeat = new ProcessHeartbeat({ db: store.db, clock, newId: deps.newId, logger: workerLogger }, role);
   await heartbeat.start();
@@ -311,6 +317,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await rateLimit.close();
       await signInRedis?.close();
       for (const stop of stops) await stop();
+      await retention?.stop();
       await runningImports?.stop();
       await runningCampaigns?.stop();
       await runningWorker?.stop();

@@ -80,6 +80,21 @@ function candidates(deps: InboundDeps, envelope: InboundEnvelope, reading: Inbou
 
 interface Applied { readonly effect: InboundEffect; readonly error: string | null }
 
+/**
+ * Thrown when a notice overtook the outbox's own record of the relay's acceptance (the
+ * message is still `sending`): applied now, its `delivered` would come before the
+ * `sent` the outbox is about to write. Nothing is kept; the listener answers 451 and the
+ * relay sends the notice again later, as an SMSC's early receipt is refused (transports.ts).
+ */
+export class NoticeTooEarly extends Error {
+  readonly msgid: string;
+  constructor(msgid: string) {
+    super(`message ${msgid} is still being sent: try the notice again later`);
+    this.name = 'NoticeTooEarly';
+    this.msgid = msgid;
+  }
+}
+
 export async function recordInboundReport(
   deps: InboundDeps,
   envelope: InboundEnvelope,
@@ -114,6 +129,7 @@ export async function recordInboundReport(
     deps.wakeWebhooks?.();
     return recorded;
   } catch (error) {
+    if (error instanceof NoticeTooEarly) throw error;
     // Effects that could not be written must not lose the report: keep it alone, with why.
     const why = `not applied: ${error instanceof Error ? error.message : String(error)}`;
     await insertInboundReport(deps.db, { ...base, messageId: null, parsed: { ...understood, returned: reading.returned }, error: why });
@@ -181,6 +197,7 @@ function confirmDelivery(
     return { effect: 'none', error: `the notice is about ${recipient.finalRecipient}, not the message's recipient` };
   }
   if (message.status === 'delivered') return { effect: 'duplicate', error: null };
+  if (message.status === 'sending') throw new NoticeTooEarly(message.id);
   if (!canTransition(message.status, 'delivered')) {
     return { effect: 'none', error: `message ${message.id} is ${message.status}: the report does not apply` };
   }

@@ -157,13 +157,13 @@ const accountLedger: StoreCommand = {
 };
 
 const keyCreate: StoreCommand = {
-  usage: 'keys create ACCOUNT_ID [--scopes email,sms,whatsapp,webhooks,account] [--expires-at ISO_TIME] [--json]',
+  usage: 'keys create ACCOUNT_ID [--scopes email,sms,whatsapp,webhooks,account] [--expires-at ISO_TIME] [--mode live|test] [--json]',
   positionals: ['ACCOUNT_ID'],
-  options: { scopes: { type: 'string' }, 'expires-at': { type: 'string' } },
+  options: { scopes: { type: 'string' }, 'expires-at': { type: 'string' }, mode: { type: 'string' } },
   needsStore: true,
   async run(deps, [id = ''], values) {
     const scopes = str(values.scopes)?.split(',').map((s) => s.trim()).filter(Boolean);
-    const input = parseNewApiKey(compact({ scopes, expiresAt: values['expires-at'] }), deps.clock());
+    const input = parseNewApiKey(compact({ scopes, expiresAt: values['expires-at'], mode: values.mode }), deps.clock());
     if (!input.ok) return input;
     if (!(await accountExists(deps, id))) return reject('notFound');
     const key = issuedKeyBody(await issueApiKey(deps, deps.db, id, input.value));

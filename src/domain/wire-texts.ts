@@ -124,6 +124,9 @@ export const WIRE_TEXTS = {
   idempotencyKeyReused: 'Idempotency key already used with a different request',
   idempotencyKeyInFlight: 'A request with this idempotency key is being processed',
 
+  // A message whose send is older than HERALD_RETENTION_DAYS (README "Retention"): 410
+  contentPurged: 'The content of this message was purged after the retention period',
+
   // Answered on the connection before any route sees the request (http/client-connections.ts)
   requestTimedOut: 'Request timed out',
   headersTooLarge: 'Request header fields too large',

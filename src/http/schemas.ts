@@ -98,6 +98,8 @@ export const whatsappResponse = {
   properties: { result: { type: 'string' }, current_balance: { type: 'number' }, msgid: { type: 'string', format: 'uuid' } },
 } as const;
 
+const testMode = { type: 'string', enum: ['test'], description: 'Only on a message sent with a test key (docs/sandbox.md)' } as const;
+
 export const messageView = {
   type: 'object', required: ['msgid', 'channel', 'status', 'recipient', 'created_at', 'events'],
   properties: {
@@ -106,6 +108,7 @@ export const messageView = {
     status: { type: 'string', enum: MESSAGE_STATUSES },
     recipient: { type: 'string' },
     created_at: { type: 'string', format: 'date-time' },
+    mode: testMode,
     events: { type: 'array', items: { type: 'object', required: ['type', 'at'], properties: { type: { type: 'string' }, at: { type: 'string', format: 'date-time' } } } },
   },
 } as const;
@@ -120,6 +123,7 @@ export const messagePage = {
         properties: {
           msgid: { type: 'string', format: 'uuid' }, channel: { type: 'string' }, status: { type: 'string', enum: MESSAGE_STATUSES },
           recipient: { type: 'string' }, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' },
+          mode: testMode,
         },
       },
     },
@@ -147,6 +151,8 @@ const eventPayloadSchema = (type: EventType) => ({
         campaign_id: { type: 'string', description: 'A message of a campaign of /v1/campaigns: the campaign (the Email Marketing family)' },
         campaign_name: { type: 'string', description: 'With campaign_id: the campaign\'s name' },
         list_ids: { type: 'array', items: { type: 'string' }, description: 'With campaign_id: the lists the campaign was sent to' },
+        test: { type: 'boolean', const: true, description: 'Sent with a test key (docs/sandbox.md); absent on live messages' },
+        simulated: { type: 'boolean', const: true, description: 'To a simulator recipient (docs/sandbox.md): nothing was sent anywhere; absent otherwise' },
       },
       additionalProperties: true,
     },

@@ -48,6 +48,7 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   malformedRequest: { status: 400, shape: 'application' },
   idempotencyKeyReused: { status: 422, shape: 'application' },
   idempotencyKeyInFlight: { status: 409, shape: 'application' },
+  contentPurged: { status: 410, shape: 'application' },
 };
 
 export interface WireError {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Config } from '../config.ts';
-import { recordInboundReport, type InboundDeps, type InboundEnvelope } from '../app/record-inbound-report.ts';
+import { NoticeTooEarly, recordInboundReport, type InboundDeps, type InboundEnvelope } from '../app/record-inbound-report.ts';
 import { msgidFromVerp } from '../domain/dsn.ts';
 import { readInboundReport } from './report-reader.ts';
 
@@ -12,7 +12,8 @@ import { readInboundReport } from './report-reader.ts';
 // or fbl@, and nothing else. No AUTH, no relaying (every other recipient gets 550),
 // one recipient per transaction, a size limit, STARTTLS only when a certificate is
 // configured. What it takes is always kept (app/record-inbound-report.ts) and answered
-// 250, even when it cannot be read; only a store failure answers 451, so the sender retries.
+// 250, even when it cannot be read; a store failure answers 451, so the sender retries,
+// and so does a success notice that overtook the outbox (the message still `sending`).
 
 /** Role mailboxes of the bounce domain: feedback loops and RFC 5321 §4.5.1's postmaster. */
 export const ROLE_MAILBOXES: readonly string[] = ['postmaster', 'abuse', 'fbl'];
@@ -94,6 +95,11 @@ export async function startInboundListener(options: InboundListenerOptions): Pro
         options.receive({ mailFrom, rcptTo }, Buffer.concat(chunks)).then(
           () => callback(),
           (error: unknown) => {
+            if (error instanceof NoticeTooEarly) {
+              log.info({ msgid: error.msgid, rcptTo }, 'delivery notice came before the message was recorded sent: refused for now');
+              callback(smtpError(451, 'The message is still being sent, try again later'));
+              return;
+            }
             log.error({ err: error, rcptTo }, 'could not keep an inbound report');
             callback(smtpError(451, 'Could not keep the message, try again later'));
           },

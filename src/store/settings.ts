@@ -12,3 +12,8 @@ export async function putSettingIfAbsent(db: Executor, key: string, value: strin
   if (stored === undefined) throw new Error(`setting ${key} vanished after insert`);
   return stored;
 }
+
+/** Stores `value` under the key, replacing what was there. */
+export async function putSetting(db: Executor, key: string, value: string): Promise<void> {
+  await db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+}

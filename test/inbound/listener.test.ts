@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import getTLSOptions from 'smtp-server/lib/tls-options.js';
+import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import { startInboundListener, type InboundListener } from '../../src/inbound/listener.ts';
+import { claimDue } from '../../src/outbox/claim.ts';
+import { recordOutcome } from '../../src/outbox/complete.ts';
 import type { Service } from '../../src/service.ts';
 import { listSuppressions } from '../../src/store/suppressions.ts';
 import { ADMIN_TOKEN, emailBody, get, openAccount, post, readAccount, startService, type TestAccount } from '../support/service.ts';
@@ -225,6 +228,19 @@ test('a success DSN (Action: relayed) to the VERP address makes the message deli
   });
 });
 
+for (const action of ['delivered', 'expanded']) {
+  test(`a success DSN with Action: ${action} makes the message delivered too`, async (t) => {
+    const world = await startWorld(t);
+    const msgid = await sentEmail(world);
+
+    await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }).replace('Action: relayed', `Action: ${action}`));
+
+    const view = await messageView(world, msgid);
+    assert.equal(view.status, 'delivered');
+    assert.equal(view.events.at(-1)?.action, action);
+  });
+}
+
 test('a success DSN sent to postmaster@ is matched by its Original-Envelope-Id', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
@@ -267,6 +283,22 @@ test('a failure DSN after a success DSN bounces the delivered message', async (t
   await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
 
   assert.deepStrictEqual((await messageView(world, msgid)).events.map((e) => e.type), ['queued', 'sending', 'sent', 'delivered', 'bounced']);
+});
+
+test('a success DSN for a message still being sent is refused with 451, kept nowhere, and applied when sent again after the outbox recorded it', async (t) => {
+  const world = await startWorld(t);
+  const res = await post(world.service, '/v1/email', world.account.apiKey, emailBody());
+  const msgid: string = res.json().to[0].msgid;
+  // A worker that claimed the message and has not recorded the relay's answer yet: the notice overtook it.
+  const [claimed] = await claimDue(world.service.store.db, world.service.store.capabilities, { owner: 'slow-worker', now: START, leaseMs: 60_000, limit: 1, channel: 'email' }, uuidv7);
+  assert.equal(claimed?.msgid, msgid);
+
+  await assert.rejects(deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid })), { responseCode: 451 });
+  assert.deepStrictEqual(await reports(world.service), []);
+
+  await recordOutcome({ db: world.service.store.db, clock: () => world.now.value, newId: uuidv7 }, 'slow-worker', claimed, { kind: 'accepted', peer: 'relay', response: '250 2.0.0 Ok' });
+  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+  assert.deepStrictEqual((await messageView(world, msgid)).events.map((e) => e.type), ['queued', 'sending', 'sent', 'delivered']);
 });
 
 test('a DSN sent to postmaster@ is matched by the Message-ID of the returned message', async (t) => {

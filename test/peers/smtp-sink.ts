@@ -70,6 +70,8 @@ export interface SinkOptions {
   readonly starttls?: boolean;
   /** Offer DSN (RFC 3461) in EHLO and keep the parameters (default false, as smtp-server). */
   readonly dsn?: boolean;
+  /** TLS from the first byte (an smtps:// relay, port 465 style) instead of STARTTLS; same certificate. */
+  readonly implicitTls?: boolean;
 }
 
 export async function startSmtpSink(options: SinkOptions = {}): Promise<SmtpSink> {
@@ -92,6 +94,7 @@ export async function startSmtpSink(options: SinkOptions = {}): Promise<SmtpSink
     disableReverseLookup: true,
     hideSTARTTLS: options.starttls === false,
     hideDSN: options.dsn !== true,
+    secure: options.implicitTls === true,
     authOptional: options.auth === undefined,
     ...(options.auth === undefined ? { disabledCommands: ['AUTH'] } : {}),
     onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void) {

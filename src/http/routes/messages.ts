@@ -44,7 +44,7 @@ export function messageRoutes(app: FastifyInstance, deps: AppDeps): void {
     schema: {
       summary: 'What the capture transport stored: message/rfc822 for email, JSON for SMS and WhatsApp',
       tags: ['messages'], params,
-      response: { 200: { description: 'The captured wire form', content: { 'message/rfc822': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } } }, 404: schemas.applicationError },
+      response: { 200: { description: 'The captured wire form', content: { 'message/rfc822': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } } }, 404: schemas.applicationError, 410: { description: 'The content was purged after the retention period (HERALD_RETENTION_DAYS)', ...schemas.applicationError } },
     },
     config: { access },
   }, async (request, reply) => {
@@ -57,7 +57,7 @@ export function messageRoutes(app: FastifyInstance, deps: AppDeps): void {
     schema: {
       summary: 'The email as its recipient sees it, for a sandboxed frame: served with a Content-Security-Policy that runs no script and loads nothing (images only as data: URLs)',
       tags: ['messages'], params,
-      response: { 200: { description: 'The HTML part as sent (the text part in a <pre> when there was none)', content: { 'text/html': { schema: { type: 'string' } } } }, 404: schemas.applicationError },
+      response: { 200: { description: 'The HTML part as sent (the text part in a <pre> when there was none)', content: { 'text/html': { schema: { type: 'string' } } } }, 404: schemas.applicationError, 410: { description: 'The content was purged after the retention period (HERALD_RETENTION_DAYS)', ...schemas.applicationError } },
     },
     config: { access },
   }, async (request, reply) => {

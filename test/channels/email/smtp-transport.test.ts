@@ -40,6 +40,14 @@ test('a relay that offers DSN is asked for notices of success, failure and delay
   assert.deepStrictEqual(sink.messages[0]?.dsn, { ret: 'HDRS', envid: MSGID, notify: ['SUCCESS', 'FAILURE', 'DELAY'], orcpt: 'rfc822;bea@example.org' });
 });
 
+test('an smtps:// relay that offers DSN is asked for the same notices over TLS from the start', async (t) => {
+  const sink = await startSink(t, { dsn: true, implicitTls: true });
+  const transport = relay(t, { url: `smtps://127.0.0.1:${sink.port}` });
+  await transport.send(outbound(), signal);
+  assert.equal(sink.messages[0]?.secure, true);
+  assert.deepStrictEqual(sink.messages[0]?.dsn, { ret: 'HDRS', envid: MSGID, notify: ['SUCCESS', 'FAILURE', 'DELAY'], orcpt: 'rfc822;ana@example.org' });
+});
+
 test('a certified message through a relay that offers DSN asks for the same notices', async (t) => {
   const sink = await startSink(t, { dsn: true });
   const transport = relay(t, { url: `smtp://127.0.0.1:${sink.port}` });

@@ -1,0 +1,155 @@
+import type { Logger } from 'pino';
+import type { Db } from '../store/database.ts';
+import type { Committer } from '../store/group-commit.ts';
+import { eventsOfSends, oldSends, purgeSendLeftovers, replaceEventData, replaceSendPayload, sendsStillQueued, type OldSend, type SendPosition } from '../store/retention.ts';
+import { getSetting, putSetting } from '../store/settings.ts';
+
+// HERALD_RETENTION_DAYS (README "Retention"): what a message carries of its recipient's
+// content — the body, the captured MIME, the details of its events, its finished webhook
+// deliveries — is purged once its send is older than the retention period. What counts
+// or proves stays: the message rows and their status, each event's type and time (so the
+// usage chart, campaign statistics and engagement segments keep their counts), the
+// ledger, suppressions and certificates (with the MIME pieces their .eml is laid out
+// over). The sweep walks sends oldest first in small batches, one transaction each, from
+// where the last batch stopped (a settings row), so it never holds the store for long.
+
+const DAY_MS = 24 * 3600 * 1000;
+/** Where the sweep stopped: the last purged send's (created_at, id), as JSON. */
+const POSITION_SETTING = 'retention_position';
+/** Event fields that the statistics read (campaign-stats.ts, segments.ts): kept; every other detail goes. */
+const KEPT_EVENT_FIELDS = ['url', 'machine', 'bounce_type'] as const;
+
+export interface RetentionOptions {
+  /** HERALD_RETENTION_DAYS; 0 keeps everything (no sweep). */
+  readonly days: number;
+  /** Sends per batch (one transaction). */
+  readonly batchSize: number;
+  /** How often a sweep starts (it runs batches until nothing is left that is old enough). */
+  readonly intervalMs: number;
+}
+
+export const DEFAULT_RETENTION_OPTIONS: Omit<RetentionOptions, 'days'> = { batchSize: 200, intervalMs: 10 * 60_000 };
+
+export interface RetentionDeps {
+  readonly db: Db;
+  readonly commit: Committer;
+  readonly clock: () => number;
+  readonly logger: Logger;
+}
+
+export interface SweepCounts {
+  readonly sends: number;
+  /** Sends passed over because a message of theirs is still in the outbox (they keep their content). */
+  readonly stillQueued: number;
+  readonly captures: number;
+  readonly pieces: number;
+  readonly events: number;
+  readonly webhookDeliveries: number;
+}
+
+const NONE: SweepCounts = { sends: 0, stillQueued: 0, captures: 0, pieces: 0, events: 0, webhookDeliveries: 0 };
+
+/** What a purged send keeps of its payload: for an email, its sender (the unsubscribe page names it) and options; nothing of the content. */
+export function purgedPayload(channel: string, payload: string): string {
+  if (channel !== 'email') return JSON.stringify({ purged: true });
+  const email = JSON.parse(payload) as Record<string, unknown>;
+  return JSON.stringify({
+    from: email['from'], replyTo: email['replyTo'], subject: '', html: null, text: null, to: [], cc: [], attachments: [],
+    ...(email['tracking'] === undefined ? {} : { tracking: email['tracking'] }),
+    ...(email['certified'] === undefined ? {} : { certified: email['certified'] }),
+    purged: true,
+  });
+}
+
+/** A payload purgedPayload() made: the send's content is gone. */
+export function isPurgedPayload(payload: unknown): boolean {
+  return typeof payload === 'object' && payload !== null && (payload as { purged?: unknown }).purged === true;
+}
+
+/** What an event keeps of its data: the fields statistics read. */
+export function purgedEventData(data: string): string {
+  const fields = JSON.parse(data) as Record<string, unknown>;
+  return JSON.stringify(Object.fromEntries(KEPT_EVENT_FIELDS.filter((key) => fields[key] !== undefined).map((key) => [key, fields[key]])));
+}
+
+/**
+ * One batch: the next `batchSize` sends older than the retention period lose their
+ * content, in one transaction with the position after them. Returns what it purged;
+ * `sends` 0 means nothing old enough is left.
+ */
+export async function purgeBatch(deps: RetentionDeps, options: Pick<RetentionOptions, 'days' | 'batchSize'>): Promise<SweepCounts> {
+  const before = deps.clock() - options.days * DAY_MS;
+  const stored = await getSetting(deps.db, POSITION_SETTING);
+  const after = stored === undefined ? undefined : (JSON.parse(stored) as SendPosition);
+  const sends = await oldSends(deps.db, before, after, options.batchSize);
+  const last = sends.at(-1);
+  if (last === undefined) return NONE;
+  return deps.commit.run(async (tx) => {
+    const queued = await sendsStillQueued(tx, sends.map((send) => send.id));
+    const purged: OldSend[] = sends.filter((send) => !queued.has(send.id));
+    const ids = purged.map((send) => send.id);
+    for (const send of purged) await replaceSendPayload(tx, send.id, purgedPayload(send.channel, send.payload));
+    let events = 0;
+    for (const event of await eventsOfSends(tx, ids)) {
+      const data = purgedEventData(event.data);
+      if (data === event.data) continue;
+      await replaceEventData(tx, event.id, data);
+      events += 1;
+    }
+    const leftovers = await purgeSendLeftovers(tx, ids);
+    await putSetting(tx, POSITION_SETTING, JSON.stringify({ createdAt: last.createdAt, id: last.id } satisfies SendPosition));
+    return { sends: purged.length, stillQueued: queued.size, events, ...leftovers };
+  });
+}
+
+/** Runs batches until nothing old enough is left; returns the totals. */
+export async function sweep(deps: RetentionDeps, options: Pick<RetentionOptions, 'days' | 'batchSize'>, shouldStop: () => boolean = () => false): Promise<SweepCounts> {
+  let total = NONE;
+  while (!shouldStop()) {
+    const batch = await purgeBatch(deps, options);
+    if (batch.sends === 0 && batch.stillQueued === 0) break;
+    total = {
+      sends: total.sends + batch.sends, stillQueued: total.stillQueued + batch.stillQueued, captures: total.captures + batch.captures,
+      pieces: total.pieces + batch.pieces, events: total.events + batch.events, webhookDeliveries: total.webhookDeliveries + batch.webhookDeliveries,
+    };
+    // Lets requests and deliveries in between batches.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return total;
+}
+
+/** The sweep on a timer, in a process that delivers (several processes may sweep: a batch run twice purges nothing more). */
+export class RetentionSweep {
+  readonly #deps: RetentionDeps;
+  readonly #options: RetentionOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+  #stopping = false;
+
+  constructor(deps: RetentionDeps, options: RetentionOptions) {
+    this.#deps = deps;
+    this.#options = options;
+  }
+
+  start(): void {
+    if (this.#options.days === 0) return;
+    const run = (): void => {
+      if (this.#running !== undefined) return; // the last sweep is still at it
+      this.#running = sweep(this.#deps, this.#options, () => this.#stopping)
+        .then((counts) => {
+          if (counts.sends > 0 || counts.stillQueued > 0) this.#deps.logger.info({ retentionDays: this.#options.days, ...counts }, 'retention: purged the content of old sends');
+        })
+        .catch((error: unknown) => this.#deps.logger.error({ err: error }, 'retention sweep failed; the next one goes on from where it stopped'))
+        .finally(() => { this.#running = undefined; });
+    };
+    run();
+    this.#timer = setInterval(run, this.#options.intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    clearInterval(this.#timer);
+    await this.#running;
+  }
+}

@@ -5,6 +5,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
+import { issueApiKey } from '../../src/app/api-keys.ts';
 import { listLedger } from '../../src/store/ledger.ts';
 import type { Service } from '../../src/service.ts';
 import { addWhatsappTemplate, emailBody, openAccount, readAccount, smsBody, startService, type TestAccount } from '../support/service.ts';
@@ -246,6 +247,20 @@ test('keys belong to the account: another account\'s same key sends its own mess
   assert.deepStrictEqual([mine.statusCode, theirs.statusCode, theirs.headers['idempotent-replayed']], [200, 200, undefined]);
   assert.notEqual(theirs.json().to[0].msgid, mine.json().to[0].msgid);
   assert.deepStrictEqual(await sendLedger(service, other.id), [['email.send', -1, 0]]);
+});
+
+test('a test key and a live key of one account have separate key spaces: a key tried in test mode never answers a live send', async (t) => {
+  const { service, account } = await emailWorld(t);
+  const testKey = (await issueApiKey(service.deps, service.deps.db, account.id, { mode: 'test' })).apiKey;
+  const tried = await keyed(service, '/v1/email', testKey, emailBody());
+  const live = await keyed(service, '/v1/email', account.apiKey, emailBody());
+  const liveAgain = await keyed(service, '/v1/email', account.apiKey, emailBody());
+
+  assert.deepStrictEqual([tried.statusCode, live.statusCode, live.headers['idempotent-replayed']], [200, 200, undefined]);
+  assert.notEqual(live.json().to[0].msgid, tried.json().to[0].msgid);
+  assert.deepStrictEqual(seen(liveAgain), { ...seen(live), replayed: 'true' });
+  // The test send is never billed; the live one once.
+  assert.deepStrictEqual(await sendLedger(service, account.id), [['email.send', -1, 0]]);
 });
 
 test('a key is kept 24 hours: a day later the same request is sent again, and expired keys are purged', async (t) => {

@@ -34,7 +34,9 @@ export async function sendWithIdempotencyKey<D extends AppDeps, T>(
   // A repeated header arrives as one value joined by ", " (Node), so an array is not expected; refused all the same.
   if (typeof header !== 'string' || !VALID_KEY.test(header)) return reject('idempotencyKeyInvalid');
   await purgeExpiredKeysIfDue(deps).catch((error: unknown) => request.log.warn({ err: error }, 'expired idempotency keys not purged'));
-  const outcome = await idempotentSend(deps, { accountId: callerOf(request).account.id, key: header, fingerprint: fingerprintOf(request) }, send);
+  const outcome = await idempotentSend(deps, {
+    accountId: callerOf(request).account.id, mode: sendingMode(request), key: header, fingerprint: fingerprintOf(request),
+  }, send);
   if (outcome.kind === 'answered') return outcome.result;
   await reply.code(outcome.status).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(outcome.answer);
   return REPLAYED;

@@ -43,13 +43,12 @@ export async function sendWithIdempotencyKey<D extends AppDeps, T>(
 }
 
 /**
- * What makes two requests the same request: method, path (with the campaign's id), the
- * sending key's mode (a test send is never replayed to a live key: docs/sandbox.md) and
- * body, keys in any order.
+ * What makes two requests the same request: method, path (with the campaign's id) and
+ * body, keys in any order. (The sending key's mode picks the key space: app/idempotent-send.ts.)
  */
 function fingerprintOf(request: FastifyRequest): string {
   const path = request.url.split('?', 1)[0] ?? '';
-  return createHash('sha256').update(`${request.method} ${path} ${sendingMode(request)}\n`).update(canonicalJson(request.body ?? null)).digest('hex');
+  return createHash('sha256').update(`${request.method} ${path}\n`).update(canonicalJson(request.body ?? null)).digest('hex');
 }
 
 /** JSON with every object's keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one request. */

@@ -278,10 +278,29 @@ test('revoking a key a second time answers 404', async (t) => {
   assert.deepStrictEqual(res.json(), { message: 'Not found' });
 });
 
+test('an account name another account holds, in any case, is refused with 409 naming the holder', async (t) => {
+  const { service } = await serviceAt(t);
+  const acme = await createAccount(service);
+  const res = await admin(service, 'POST', '/admin/v1/accounts', { name: 'ACME' });
+  assert.equal(res.statusCode, 409);
+  assert.deepStrictEqual(res.json(), {
+    message: 'Already exists', detail: `name: is taken by account ${acme.id} (names are compared without regard to case)`,
+  });
+});
+
+test('renaming an account to a name another account holds is refused with 409', async (t) => {
+  const { service } = await serviceAt(t);
+  const acme = await createAccount(service);
+  const other = await createAccount(service, { name: 'other' });
+  const res = await admin(service, 'PATCH', `/admin/v1/accounts/${other.id}`, { name: 'Acme' });
+  assert.equal(res.statusCode, 409);
+  assert.equal(res.json().detail, `name: is taken by account ${acme.id} (names are compared without regard to case)`);
+});
+
 test('a key cannot be revoked through another account', async (t) => {
   const { service } = await serviceAt(t);
   const owner = await createAccount(service, { messagesLeft: 10 });
-  const other = await createAccount(service);
+  const other = await createAccount(service, { name: 'other' });
   const res = await admin(service, 'DELETE', `/admin/v1/accounts/${other.id}/api-keys/${owner.keyId}`);
   assert.equal(res.statusCode, 404);
   assert.equal((await post(service, '/v1/sms/send', owner.apiKey, SMS)).statusCode, 200);

@@ -2,6 +2,7 @@
 // threads: the same answers as on the event loop (json-body.test.ts has the small
 // bodies), the same values, and a pool that ends its threads.
 import { test } from 'node:test';
+import { readdirSync, readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import type { Service } from '../../src/service.ts';
 import { JSON_WORKER_THRESHOLD_BYTES } from '../../src/http/json-body.ts';
@@ -88,4 +89,16 @@ test('a closed pool refuses parses, and parses under way when it closes fail', a
   await pool.close();
   await assert.rejects(underWay, /the JSON parse thread exited/);
   await assert.rejects(pool.parse(Buffer.from('{}')), /the JSON parse pool is closed/);
+});
+
+test('on Linux the pool\'s threads run at nice 10, below the event loop', { skip: process.platform !== 'linux' }, async (t) => {
+  const pool = jsonParsePool(1);
+  t.after(() => pool.close());
+  await pool.parse(Buffer.from('{}'));
+  // Field 19 of /proc/<pid>/task/<tid>/stat is the nice value (16 after the command's closing parenthesis).
+  const niceOf = (tid: string): number => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ')[16]);
+  const nice = readdirSync('/proc/self/task').map(niceOf);
+  assert.equal(nice.filter((value) => value === 10).length, 1, `nice values ${nice.join(' ')}`);
+  // The event loop keeps the process's own value (0 unless the tests themselves run niced).
+  assert.ok(niceOf(String(process.pid)) < 10);
 });

@@ -95,12 +95,13 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
       body: NewAccountBody,
       response: {
         201: { type: 'object', required: ['account', 'apiKey'], properties: { account, apiKey: { ...issuedKey, required: ['id', 'apiKey', 'scopes'] } } },
-        400: fieldError, ...errors,
+        400: fieldError, ...errors, 409: { description: 'Another account has this name (compared without regard to case)', ...fieldError },
       },
     },
   }, async (request, reply) => {
     const input = refineNewAccount(request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
+    // A taken name throws a RejectionError: the error handler answers it (409).
     const created = await createAccount(deps.app, input.value);
     const { id, apiKey, scopes: keyScopes } = created.apiKey;
     return reply.code(201).send({ account: await accountBodyOf(deps.app, created.account), apiKey: { id, apiKey, scopes: keyScopes } });
@@ -137,7 +138,7 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
     schema: {
       summary: 'Change an account; set or top up its messages and balance through the ledger', tags, security, params: accountParams,
       body: AccountUpdateBody,
-      response: { 200: account, 400: fieldError, ...accountErrors },
+      response: { 200: account, 400: fieldError, ...accountErrors, 409: { description: 'Another account has this name (compared without regard to case)', ...fieldError } },
     },
   }, async (request, reply) => {
     const input = refineAccountUpdate(request.body);

@@ -104,7 +104,7 @@ test('real answers across the routes match the document\'s schemas', async (t) =
   const account = await openAccount(service);
   const key = account.apiKey;
   const smsOnly = await keyWithScopes(service, account.id, ['sms']);
-  await addWhatsappTemplate(service, account.id);
+  const waTemplate = await addWhatsappTemplate(service, account.id);
 
   // Sends: accepted, refused by the spec's rules, by scope, by authentication, by body.
   const sent = await call('POST', '/v1/email', { key, body: emailBody({ metadata: { order: 7 }, campaign: 'july', tracking: { opens: false }, certified: false }) });
@@ -119,7 +119,7 @@ test('real answers across the routes match the document\'s schemas', async (t) =
   await call('POST', '/v1/email', { key, body: '{"to":' });
   await call('POST', '/v1/sms/send', { key, body: smsBody() });
   await call('POST', '/v1/sms/send', { key, body: smsBody({ mobile_numbers: ['12'] }) });
-  await call('POST', '/v1/whatsapp/sendTemplateMessage', { key, body: { destination: '+5215512345678', templateId: 'otp_code', params: ['Ana', '1234'] } });
+  await call('POST', '/v1/whatsapp/sendTemplateMessage', { key, body: { destination: '+5215512345678', templateId: waTemplate.id, params: ['Ana', '1234'] } });
   await call('POST', '/v1/whatsapp/sendMessage', { key, body: { destination: '+5215512345678', message: 'Hi' } });
   await service.worker.drain();
 

@@ -212,7 +212,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     closeTransports = built.close;
     worker = new OutboxWorker(
       {
-        db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, logger: workerLogger, metrics: deps.metrics,
+        db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, sandbox: built.sandbox, logger: workerLogger, metrics: deps.metrics,
         // Claims and outcomes share the accepts' committer: on SQLite one fsync per batch, not per message.
         commit: deps.commit,
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },

@@ -16,7 +16,13 @@ export type Outcome =
       /** A certified email's evidence of acceptance, signed into a receipt by outbox/complete.ts. */
       readonly evidence?: DeliveryEvidence;
     }
-  | { readonly kind: 'deferred'; readonly peer: string; readonly response: string }
+  | {
+      readonly kind: 'deferred';
+      readonly peer: string;
+      readonly response: string;
+      /** The peer said when to try again (the simulator's delay); absent: the retry policy's backoff. */
+      readonly retryAfterMs?: number;
+    }
   | {
       readonly kind: 'failed';
       readonly peer: string;

@@ -35,7 +35,7 @@ export function accountText(account: AccountBody): string[] {
 export function accountDetailsText(details: AccountDetails): string[] {
   const keys = details.apiKeys.map((k) => {
     const state = k.revokedAt !== null ? `revoked ${k.revokedAt}` : k.expiresAt !== null ? `expires ${k.expiresAt}` : 'active';
-    return `  ${k.id}  ${k.scopes.join(',')}  ${state}`;
+    return `  ${k.id}  ${k.scopes.join(',')}  ${state}${k.mode === 'test' ? '  test' : ''}`;
   });
   return [
     ...accountText(details),
@@ -54,6 +54,7 @@ export function issuedKeyText(key: IssuedKeyBody): string[] {
       ['key id', key.id],
       ['scopes', key.scopes.join(', ')],
       ['expires', key.expiresAt ?? 'never'],
+      ['mode', key.mode],
     ]),
   ];
 }

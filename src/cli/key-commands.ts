@@ -27,15 +27,15 @@ export const keyList: StoreCommand = {
 };
 
 export const keyCreate: StoreCommand = {
-  usage: 'keys create ACCOUNT_ID [--scopes email,sms,whatsapp,webhooks,account] [--expires-at ISO_TIME] [--json]',
-  summary: 'Issue an API key (printed this once), limited to the scopes given',
+  usage: 'keys create ACCOUNT_ID [--scopes email,sms,whatsapp,webhooks,account] [--expires-at ISO_TIME] [--mode live|test] [--json]',
+  summary: 'Issue an API key (printed this once), limited to the scopes given; a test key sends through the capture transports, unbilled',
   positionals: ['ACCOUNT_ID'],
-  options: { scopes: { type: 'string' }, 'expires-at': { type: 'string' } },
-  flagOf: { scopes: 'scopes', expiresAt: 'expires-at' },
+  options: { scopes: { type: 'string' }, 'expires-at': { type: 'string' }, mode: { type: 'string' } },
+  flagOf: { scopes: 'scopes', expiresAt: 'expires-at', mode: 'mode' },
   needsStore: true,
   async run(deps, [id = ''], values) {
     const scopes = str(values.scopes)?.split(',').map((s) => s.trim()).filter(Boolean);
-    const input = parseNewApiKey(compact({ scopes, expiresAt: values['expires-at'] }), deps.clock());
+    const input = parseNewApiKey(compact({ scopes, expiresAt: values['expires-at'], mode: values.mode }), deps.clock());
     if (!input.ok) return input;
     if (!(await accountExists(deps, id))) return reject('notFound');
     const key = issuedKeyBody(await issueApiKey(deps, deps.db, id, input.value));

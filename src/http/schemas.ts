@@ -129,6 +129,8 @@ const messageEvent = {
   properties: { type: { type: 'string' }, at: { type: 'string', format: 'date-time' }, ...attemptFields },
 } as const;
 
+const testMode = { type: 'string', enum: ['test'], description: 'Only on a message sent with a test key (docs/sandbox.md)' } as const;
+
 export const messageView = {
   type: 'object', required: ['msgid', 'channel', 'status', 'recipient', 'created_at', 'events'],
   properties: {
@@ -137,6 +139,7 @@ export const messageView = {
     status: { type: 'string', enum: MESSAGE_STATUSES },
     recipient: { type: 'string' },
     created_at: { type: 'string', format: 'date-time' },
+    mode: testMode,
     events: { type: 'array', items: messageEvent },
   },
 } as const;
@@ -151,6 +154,7 @@ export const messagePage = {
         properties: {
           msgid: { type: 'string', format: 'uuid' }, channel: { type: 'string' }, status: { type: 'string', enum: MESSAGE_STATUSES },
           recipient: { type: 'string' }, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' },
+          mode: testMode,
         },
       },
     },
@@ -179,6 +183,8 @@ const eventPayloadSchema = (type: EventType) => ({
         campaign_name: { type: 'string', description: 'With campaign_id: the campaign\'s name' },
         list_ids: { type: 'array', items: { type: 'string' }, description: 'With campaign_id: the lists the campaign was sent to' },
         ...attemptFields,
+        test: { type: 'boolean', const: true, description: 'Sent with a test key (docs/sandbox.md); absent on live messages' },
+        simulated: { type: 'boolean', const: true, description: 'To a simulator recipient (docs/sandbox.md): nothing was sent anywhere; absent otherwise' },
       },
       additionalProperties: true,
     },

@@ -54,7 +54,8 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
   const resolution = await (deps.commit ?? transactionPerWork(deps.db)).run(async (tx): Promise<Resolution> => {
     webhookQueued = false;
     if (outcome.kind === 'deferred' && withinHorizon(message.channel, message.createdAt, now, deps.retryHorizons)) {
-      const rescheduled = await execute(tx, RESCHEDULE, [now + retryDelayMs(message.attempt, deps.random), message.msgid, owner]);
+      const delay = outcome.retryAfterMs ?? retryDelayMs(message.attempt, deps.random);
+      const rescheduled = await execute(tx, RESCHEDULE, [now + delay, message.msgid, owner]);
       if (rescheduled !== 1) return 'lease-lost';
       noteEvent(await recordEvent(tx, { messageId: message.msgid, status: 'deferred', eventId: deps.newId(), at: now, data }));
       return 'retry';

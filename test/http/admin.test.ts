@@ -122,8 +122,8 @@ test('reading an account shows its keys without the keys themselves, and its dom
   assert.deepStrictEqual(res.json(), {
     ...accountAt(account.id, { messagesLeft: 3, rateLimitPerSecond: 1000 }),
     apiKeys: [
-      { id: account.keyId, scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'], createdAt: '2030-01-01T00:00:00.000Z', expiresAt: null, revokedAt: '2030-01-01T00:00:01.000Z' },
-      { id: key.id, scopes: ['sms'], createdAt: '2030-01-01T00:00:01.000Z', expiresAt: '2030-02-01T00:00:00.000Z', revokedAt: null },
+      { id: account.keyId, scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'], createdAt: '2030-01-01T00:00:00.000Z', expiresAt: null, revokedAt: '2030-01-01T00:00:01.000Z', mode: 'live' },
+      { id: key.id, scopes: ['sms'], createdAt: '2030-01-01T00:00:01.000Z', expiresAt: '2030-02-01T00:00:00.000Z', revokedAt: null, mode: 'live' },
     ],
     domains: [{ domain: 'example.com', verified: true }],
   });
@@ -238,7 +238,7 @@ test('a key issued with scopes answers 201 with the key, once', async (t) => {
   const body = res.json();
   assert.match(body.id, UUID);
   assert.match(body.apiKey, JWT);
-  assert.deepStrictEqual(body, { id: body.id, apiKey: body.apiKey, scopes: ['email', 'sms'], expiresAt: null });
+  assert.deepStrictEqual(body, { id: body.id, apiKey: body.apiKey, scopes: ['email', 'sms'], expiresAt: null, mode: 'live' });
 });
 
 test('a key without the sms scope is not authorized to send SMS', async (t) => {

@@ -172,6 +172,7 @@ test('two simultaneous requests with one key: one is sent (200), the other answe
   assert.equal(fresh.length, 1, answers.map((r) => `${r.statusCode} ${r.body}`).join('; '));
   const [other] = answers.filter((r) => r !== fresh[0]);
   assert.ok(other !== undefined);
+  t.diagnostic(`the other request answered ${other.statusCode}${other.headers['idempotent-replayed'] === 'true' ? ' (the replay)' : ''}`);
   if (other.statusCode === 409) assert.deepStrictEqual(other.json(), IN_FLIGHT);
   else assert.deepStrictEqual(seen(other), { ...seen(fresh[0]!), replayed: 'true' });
   assert.deepStrictEqual(await sendLedger(service, account.id), [['email.send', -1, 0]]);

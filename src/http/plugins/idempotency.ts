@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../app/deps.ts';
 import { idempotentSend, purgeExpiredKeysIfDue } from '../../app/idempotent-send.ts';
 import { reject, type Result } from '../../domain/result.ts';
-import { callerOf } from '../route-access.ts';
+import { callerOf, sendingMode } from '../route-access.ts';
 import { applicationError } from '../schemas.ts';
 
 // The Idempotency-Key header of the send routes (README "Idempotent sends"): read and
@@ -40,10 +40,14 @@ export async function sendWithIdempotencyKey<D extends AppDeps, T>(
   return REPLAYED;
 }
 
-/** What makes two requests the same request: method, path (with the campaign's id) and body, keys in any order. */
+/**
+ * What makes two requests the same request: method, path (with the campaign's id), the
+ * sending key's mode (a test send is never replayed to a live key: docs/sandbox.md) and
+ * body, keys in any order.
+ */
 function fingerprintOf(request: FastifyRequest): string {
   const path = request.url.split('?', 1)[0] ?? '';
-  return createHash('sha256').update(`${request.method} ${path}\n`).update(canonicalJson(request.body ?? null)).digest('hex');
+  return createHash('sha256').update(`${request.method} ${path} ${sendingMode(request)}\n`).update(canonicalJson(request.body ?? null)).digest('hex');
 }
 
 /** JSON with every object's keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one request. */

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { campaignPath, campaignQuery, listsQuery, type CampaignInput, type CampaignView } from '../api/campaigns.ts';
 import { api } from '../api/http.ts';
@@ -11,6 +11,7 @@ import { ErrorNotice } from '../components/query-state.tsx';
 import { isoFromLocalInput } from '../lib/format.ts';
 import { parseSampleVariables } from '../lib/sample-variables.ts';
 import { RecordPage } from './campaign-missing.tsx';
+import { ContactPreview } from './campaign-preview.tsx';
 import { AudienceEditor, SegmentCount } from './segments-builder.tsx';
 import { audienceOf, EMPTY_AUDIENCE, segmentRequestOf, type Audience } from './segments-model.ts';
 import './campaigns.css';
@@ -76,7 +77,7 @@ function Editor(props: { campaign?: CampaignView }) {
 
   const editable = existing === undefined || EDITABLE.has(existing.status);
   const audienceEditable = existing === undefined || existing.status === 'draft';
-  const variables = parseSampleVariables(draft.variables);
+  const variables = useMemo(() => parseSampleVariables(draft.variables), [draft.variables]);
   const audienceBody = segmentRequestOf(audience);
   const sendAt = draft.schedule === 'at' ? isoFromLocalInput(draft.sendAt) : undefined;
   const pace = draft.pace.trim() === '' ? null : Number(draft.pace);
@@ -184,8 +185,12 @@ function Editor(props: { campaign?: CampaignView }) {
             <dl className="syntax">
               {PLACEHOLDERS.map(([code, meaning]) => <div key={code}><dt><code>{code}</code></dt><dd>{meaning}</dd></div>)}
             </dl>
-            <p className="hint">To see the message as a contact sees it, send a test from the campaign's page: herald renders it for the contact of each address.</p>
+            <p className="hint">The preview below renders it for a contact of the audience; a test send from the campaign's page delivers it as each address's contact would get it.</p>
           </details>
+        </Section>
+        <Section title="Preview">
+          <ContactPreview listId={audience.lists[0]} subject={draft.subject} body={draft.mode === 'body' ? draft.body : undefined}
+            templateId={draft.mode === 'template' && draft.templateId !== '' ? draft.templateId : undefined} variables={variables.variables} />
         </Section>
         <Section title="Audience">
           {audienceEditable ? null : <p className="notice">The audience of a sent campaign is fixed (it was counted and billed at the send).</p>}

@@ -51,7 +51,7 @@ export function CampaignReport(props: { campaign: CampaignView }) {
                   <Stat label="Sent" value={s.sent} />
                   <Stat label="Delivered" value={s.delivered} />
                   <Stat label="Opened" value={s.opened.unique} note={`${rate(s.opened.unique, reached)} · ${formatCount(s.opened.machine)} machine opens not counted`} />
-                  <Stat label="Clicked" value={s.clicked.unique} note={`${rate(s.clicked.unique, reached)} · ${formatCount(s.clicked.human)} clicks`} />
+                  <Stat label="Clicked" value={s.clicked.unique} note={`${rate(s.clicked.unique, reached)} · ${formatCount(s.clicked.human)} click${s.clicked.human === 1 ? '' : 's'}`} />
                   <Stat label="Bounced" value={s.bounced.hard + s.bounced.soft} note={`${formatCount(s.bounced.hard)} hard · ${formatCount(s.bounced.soft)} soft`} />
                   <Stat label="Failed" value={s.failed} />
                   <Stat label="Dropped" value={s.dropped} note="suppressed addresses" />

@@ -28,7 +28,7 @@ export default function CampaignsPage() {
       actions={canWrite ? <Link className="button" to="/campaigns/new">New campaign</Link> : undefined}>
       {canWrite ? null : <p className="notice">Your role can see campaigns and their reports but not create, change or send them.</p>}
       <Section title="All campaigns">
-        <div className="filters">
+        <div className="filters narrow">
           <SelectField label="Status" value={status ?? ''} onChange={(e) => setParams(e.target.value === '' ? {} : { status: e.target.value })}>
             <option value="">any</option>
             {CAMPAIGN_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}

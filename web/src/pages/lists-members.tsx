@@ -73,7 +73,7 @@ function Contacts(props: { listId: string }) {
   return (
     <Section title="Contacts">
       <form className="inline-form" role="search" aria-label="Contacts of this list" onSubmit={submit}>
-        <TextField label="Find by address" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="ana@example.org" hint="The whole address, any case." />
+        <TextField label="Find by address" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="the whole address, any case" />
         <button type="submit" className="button secondary">Find</button>
       </form>
       <QueryState query={contacts} isEmpty={(d) => d.contacts.length === 0 && cursor === undefined}

@@ -8,6 +8,7 @@ import { getSenderDomain } from '../../../app/sender-domains.ts';
 import { updateAccount } from '../../../app/update-account.ts';
 import { verifySenderDomain } from '../../../app/verify-sender-domain.ts';
 import { SCOPES } from '../../../domain/access.ts';
+import { KEY_MODES } from '../../../domain/key-mode.ts';
 import {
   AccountUpdateBody, NewAccountBody, NewApiKeyBody, NewSenderDomainBody, refineAccountUpdate, refineNewAccount, refineNewApiKey, refineNewSenderDomain,
 } from '../../../domain/admin-input.ts';
@@ -48,13 +49,16 @@ const account = {
   },
 } as const;
 
+const keyMode = { type: 'string', enum: KEY_MODES, description: 'live, or test: sends through the capture transports, unbilled; the key starts `test_` (docs/sandbox.md)' } as const;
+
 const issuedKey = {
-  type: 'object', required: ['id', 'apiKey', 'scopes', 'expiresAt'],
+  type: 'object', required: ['id', 'apiKey', 'scopes', 'expiresAt', 'mode'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     apiKey: { type: 'string', description: 'Shown this once; only its hash is stored' },
     scopes,
     expiresAt: nullableTimestamp,
+    mode: keyMode,
   },
 } as const;
 
@@ -115,8 +119,8 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
             apiKeys: {
               type: 'array',
               items: {
-                type: 'object', required: ['id', 'scopes', 'createdAt', 'expiresAt', 'revokedAt'],
-                properties: { id: { type: 'string', format: 'uuid' }, scopes, createdAt: timestamp, expiresAt: nullableTimestamp, revokedAt: nullableTimestamp },
+                type: 'object', required: ['id', 'scopes', 'createdAt', 'expiresAt', 'revokedAt', 'mode'],
+                properties: { id: { type: 'string', format: 'uuid' }, scopes, createdAt: timestamp, expiresAt: nullableTimestamp, revokedAt: nullableTimestamp, mode: keyMode },
               },
             },
             domains: {

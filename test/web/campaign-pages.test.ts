@@ -274,6 +274,16 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
   await owner.getByRole('link', { name: 'eve@example.org' }).waitFor();
   await nav(owner, 'Lists');
   await owner.getByRole('row', { name: /Newsletter Monthly news single 4 0 0/ }).waitFor();
+  // Eve leaves the list: confirmed, recorded with its source, and counted as unsubscribed.
+  await owner.getByLabel('Address', { exact: true }).fill('eve@example.org');
+  await owner.getByRole('button', { name: 'Find' }).click();
+  await heading(owner, 'eve@example.org');
+  await owner.getByRole('button', { name: 'Unsubscribe from Newsletter' }).click();
+  await owner.getByRole('dialog', { name: 'Unsubscribe this contact?' }).getByRole('button', { name: 'Unsubscribe' }).click();
+  await owner.getByRole('row', { name: /unsubscribed api/ }).waitFor();
+  assert.equal(await owner.getByRole('button', { name: 'Unsubscribe from Newsletter' }).count(), 0);
+  await nav(owner, 'Lists');
+  await owner.getByRole('row', { name: /Newsletter Monthly news single 3 0 1/ }).waitFor();
 
   // ---- a viewer sees the lists and the report, and has no control that changes anything ----
   const viewer = await (await openContext(browser, base, problems)).newPage();

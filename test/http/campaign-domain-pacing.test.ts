@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS } from '../../src/campaigns/campaign-runner.ts';
 import { startSmtpSink } from '../peers/smtp-sink.ts';
 import { T0 } from '../support/sent-mail.ts';
-import { get } from '../support/service.ts';
+import { get, send as request } from '../support/service.ts';
 import { action, campaignBody, campaignWorld, createCampaign, makeContact, makeList, type CampaignWorld } from '../support/campaigns.ts';
 
 interface Receipt {
@@ -146,4 +146,18 @@ test('a runner that takes a campaign over keeps its domains\' pace: it is stored
   await w.runFor(1, 500, other);
   assert.equal((await get(w.service, `/v1/campaigns/${id}`, w.account.apiKey)).json().status, 'finished');
   assert.deepStrictEqual(await paces(), []);
+});
+
+test('a paused campaign\'s per-domain limit changes by PATCH: the slot already given holds, the new pace follows', async (t) => {
+  const w = await relayWorld(t);
+  const list = await audienceOf(w, Array.from({ length: 6 }, (_, i) => `r${i}@one.example`));
+  const id = await send(w, list, { messages_per_minute_per_domain: 6 });
+  await w.runFor(12, 500);
+  assert.equal((await action(w, id, 'pause')).statusCode, 200);
+  const patched = await request(w.service, 'PATCH', `/v1/campaigns/${id}`, w.account.apiKey, { messages_per_minute_per_domain: 60 });
+  assert.deepStrictEqual([patched.statusCode, patched.json().messages_per_minute_per_domain], [200, 60]);
+  assert.equal((await action(w, id, 'resume')).statusCode, 200);
+  await w.runFor(20, 500);
+  // 0 and 10 at 6 a minute; the domain's next slot (20 s) was stored before the change; then one a second.
+  assert.deepStrictEqual(w.receipts.map((r) => r.at), [0, 10, 20, 21, 22, 23]);
 });

@@ -44,7 +44,7 @@ async function nav(page: Page, name: string): Promise<void> {
   await heading(page, name);
 }
 
-test('the operator invites an owner, who keys, verifies, sends, templates, hooks and signs out through the web application', { skip: skipWithoutChromium, timeout: 240_000 }, async (t) => {
+test('the operator invites an owner, who keys, verifies, sends, templates, hooks and signs out through the web application', { skip: skipWithoutChromium, timeout: 480_000 }, async (t) => {
   buildWebIfStale();
   const dns = await startDnsServer();
   t.after(() => dns.close());

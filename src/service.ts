@@ -25,9 +25,9 @@ import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outb
 import { listenOrExplain, openOrExplain } from './startup-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
-import { openStore, type OpenedStore } from './store/dialect.ts';
+import { isPostgresLockLoss, openStore, type OpenedStore } from './store/dialect.ts';
 import { readQueueDepths } from './store/queue-depth.ts';
-import { groupCommitter, transactionPerWork } from './store/group-commit.ts';
+import { groupCommitter, type Committer } from './store/group-commit.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
 import { DEFAULT_IMPORT_RUNNER_OPTIONS, IMPORTS_WAKE, ImportRunner, type ImportRunnerOptions } from './campaigns/import-runner.ts';
@@ -108,8 +108,8 @@ export async function openAppDeps(
     const limits = requestLimitsOf(config);
     const deps: AuthDeps = {
       db: store.db,
-      // One writer (embedded SQLite): concurrent sends share one durable commit.
-      commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256, onBatch: metrics.commitBatchObserved, ...(store.direct ? { direct: store.direct } : {}) }) : transactionPerWork(store.db),
+      // Concurrent units of work (sends, claims, outcomes) share one durable commit.
+      commit: committerOf(store, metrics.commitBatchObserved),
       clock,
       metrics,
       // One source per process: its ids increase strictly, whoever asks.
@@ -159,6 +159,22 @@ export async function openAppDeps(
 
 // A webhook URL's host is resolved once when an account sets it; a resolver that hangs gets this long.
 const WEBHOOK_URL_CHECK_MS = 5000;
+
+/**
+ * The group committer of the store (store/group-commit.ts). SQLite: one writer, one
+ * batch at a time, synced off the event loop. PostgreSQL: a few batches in flight on
+ * connections of the pool, each waiting on another transaction's lock for a bounded
+ * time (see GroupCommitOptions.lockWait); docs/performance.md has the measurements
+ * behind the figures.
+ */
+function committerOf(store: OpenedStore, onBatch: (units: number) => void): Committer {
+  if (store.capabilities.singleServerProcess) return groupCommitter(store.db, { maxBatch: 256, onBatch, ...(store.direct ? { direct: store.direct } : {}) });
+  return groupCommitter(store.db, { maxBatch: PG_MAX_BATCH, lanes: PG_LANES, onBatch, lockWait: { timeoutMs: PG_LOCK_WAIT_MS, isLockLoss: isPostgresLockLoss } });
+}
+
+const PG_MAX_BATCH = 64;
+const PG_LANES = 2;
+const PG_LOCK_WAIT_MS = 1000;
 
 /**
  * Everything in one process: the API, the outbox worker, the webhook dispatcher and the

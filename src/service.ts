@@ -164,17 +164,22 @@ const WEBHOOK_URL_CHECK_MS = 5000;
  * The group committer of the store (store/group-commit.ts). SQLite: one writer, one
  * batch at a time, synced off the event loop. PostgreSQL: a few batches in flight on
  * connections of the pool, each waiting on another transaction's lock for a bounded
- * time (see GroupCommitOptions.lockWait); docs/performance.md has the measurements
- * behind the figures.
+ * time (see GroupCommitOptions.lockWait); the worker gets a committer of its own.
+ * docs/performance.md has the measurements behind the figures.
  */
 function committerOf(store: OpenedStore, onBatch: (units: number) => void): Committer {
   if (store.capabilities.singleServerProcess) return groupCommitter(store.db, { maxBatch: 256, onBatch, ...(store.direct ? { direct: store.direct } : {}) });
   return groupCommitter(store.db, { maxBatch: PG_MAX_BATCH, lanes: PG_LANES, onBatch, lockWait: { timeoutMs: PG_LOCK_WAIT_MS, isLockLoss: isPostgresLockLoss } });
 }
 
-const PG_MAX_BATCH = 64;
+// A batch holds the row lock of every account it debits from its first debit to its
+// commit, so batches of other lanes and processes debiting the same account queue
+// behind it: batches are kept small enough for that wait to stay short.
+const PG_MAX_BATCH = 32;
 const PG_LANES = 2;
-const PG_LOCK_WAIT_MS = 1000;
+// Far above a batch's duration: only a wait on a long foreign transaction (or a slow
+// deadlock) reaches it; the unit then runs alone and its batch goes on without it.
+const PG_LOCK_WAIT_MS = 5000;
 
 /**
  * Everything in one process: the API, the outbox worker, the webhook dispatcher and the
@@ -229,8 +234,10 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     worker = new OutboxWorker(
       {
         db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, logger: workerLogger, metrics: deps.metrics,
-        // Claims and outcomes share the accepts' committer: on SQLite one fsync per batch, not per message.
-        commit: deps.commit,
+        // SQLite: claims and outcomes share the accepts' committer, one fsync per batch, not
+        // per message. PostgreSQL: a committer of their own, so an outcome never waits in
+        // a batch held up by the accepts' debits of a busy account (its lease runs meanwhile).
+        commit: store.capabilities.singleServerProcess ? deps.commit : committerOf(store, deps.metrics.commitBatchObserved),
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
         issueCertificate: certificateIssuer({ db: store.db, publicUrl: config.publicUrl, clock }),
         // Only outcomes whose events queued a webhook delivery wake the dispatcher.

@@ -4,9 +4,8 @@ import { parseEmailRequest, type EmailRequest } from '../domain/email-request.ts
 import type { EmailPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { commitOrReject } from './commit-or-reject.ts';
-import { debitMessages } from '../store/accounts.ts';
+import { debitMessagesWithEntry } from '../store/accounts.ts';
 import { findEmailTemplate, type EmailTemplate } from '../store/email-templates.ts';
-import { appendLedger } from '../store/ledger.ts';
 import { insertSend, type NewMessage, type SendOptions } from '../store/messages.ts';
 import { suppressedAmong } from '../store/suppressions.ts';
 import { effectiveTracking } from '../domain/send-options.ts';
@@ -72,8 +71,8 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
     // The debit comes last: on PostgreSQL it locks the account row until commit, and
     // concurrent sends of one account queue on that lock; the shorter it is held, the better.
     if (billed > 0) {
-      if (!(await debitMessages(tx, account.id, billed, now))) throw new RejectionError({ code: 'noMessagesLeft' });
-      await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'email.send', sendId });
+      const entry = { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'email.send', sendId } as const;
+      if (!(await debitMessagesWithEntry(tx, entry, now))) throw new RejectionError({ code: 'noMessagesLeft' });
     }
     return { message: EMAIL_ACCEPTED_TEXT, to: recipients.map((r) => ({ email: r.recipient, msgid: r.id })) };
   });

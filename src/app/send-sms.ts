@@ -3,8 +3,7 @@ import type { SmsPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { commitOrReject } from './commit-or-reject.ts';
 import { parseSmsRequest, splitGsmText } from '../domain/sms-request.ts';
-import { debitMessages } from '../store/accounts.ts';
-import { appendLedger } from '../store/ledger.ts';
+import { debitMessagesWithEntry } from '../store/accounts.ts';
 import { insertSend, type NewMessage } from '../store/messages.ts';
 import type { AppDeps } from './deps.ts';
 import { eventOptions } from './event-options.ts';
@@ -37,9 +36,8 @@ export async function sendSms(deps: AppDeps, account: Account, body: unknown): P
   const committed = await commitOrReject(deps.commit, async (tx): Promise<SmsAccepted> => {
     // Debit last: the account row stays locked (PostgreSQL) only from here to the commit.
     await insertSend(tx, { id: sendId, accountId: account.id, channel: 'sms', payload, now, eventIds: deps.newId, options: options.value }, messages);
-    const debited = await debitMessages(tx, account.id, cost, now);
+    const debited = await debitMessagesWithEntry(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -cost, balanceDelta: 0, reason: 'sms.send', sendId }, now);
     if (!debited) throw new RejectionError({ code: 'noMessagesLeft' });
-    await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -cost, balanceDelta: 0, reason: 'sms.send', sendId });
     return {
       result: SMS_ACCEPTED_TEXT,
       total_contacts: numbers.length,

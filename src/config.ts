@@ -35,6 +35,7 @@ export interface Config extends RequestLimits {
   readonly inboundSmtpTlsKey: string | undefined;
   readonly inboundSmtpTlsCert: string | undefined;
   readonly emailRetryHours: number;
+  readonly simulatorStepMs: number;
   readonly whatsappAppSecret: string | undefined;
   readonly whatsappVerifyToken: string | undefined;
   readonly redisUrl: string | undefined;
@@ -267,6 +268,11 @@ export const SETTINGS = [
     key: 'webhookTimeoutMs', env: 'HERALD_WEBHOOK_TIMEOUT_MS', default: '10000',
     description: 'Time a webhook receiver has to answer one delivery attempt (connect, send, status), in milliseconds; past it the attempt fails and is retried on the schedule.',
     parse: integer('HERALD_WEBHOOK_TIMEOUT_MS', 100, 120_000),
+  },
+  {
+    key: 'simulatorStepMs', env: 'HERALD_SIMULATOR_STEP_MS', default: '2000',
+    description: 'The simulator recipients\' delay (docs/sandbox.md): from an accepted attempt to each later report (delivered, bounced, opened, …), and a deferred attempt\'s retry.',
+    parse: integer('HERALD_SIMULATOR_STEP_MS', 0, 600_000),
   },
   { key: 'emailRetryHours', env: 'HERALD_EMAIL_RETRY_HOURS', default: '72', description: 'How long an email is retried after transient failures before it fails.', parse: integer('HERALD_EMAIL_RETRY_HOURS', 1, 24 * 30) },
   {

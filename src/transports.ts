@@ -12,17 +12,21 @@ import { smsCaptureTransport } from './channels/sms/capture-transport.ts';
 import { whatsappCaptureTransport } from './channels/whatsapp/capture-transport.ts';
 import type { Config } from './config.ts';
 import { trackingTokens } from './domain/tracking-token.ts';
-import type { Transports } from './outbox/worker.ts';
+import type { SandboxTransports, Transports } from './outbox/worker.ts';
+import { simulatorTransport } from './channels/simulator/simulator-transport.ts';
 import { putCapture } from './store/messages.ts';
 
 // The one place where configuration picks the transport of each channel. The capture
-// transports (the default) are loaded with this module; a peer's transport is loaded
+// transports (the default, and always a test key's) and the simulator (docs/sandbox.md)
+// are loaded with this module; a peer's transport is loaded
 // only when configured (the SMPP one brings the smpp library, and ioredis with Redis).
 
 const ATTACHMENT_TIMEOUT_MS = 30_000;
 
 export interface BuiltTransports {
   readonly transports: Transports;
+  /** The capture transports (a test key's messages) and the simulator (its recipients), whatever is configured. */
+  readonly sandbox: SandboxTransports;
   close(): Promise<void>;
 }
 
@@ -38,10 +42,15 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
   };
   const resolveAttachments = attachmentResolver({ allowPrivate: config.fetchAllowPrivate, maxBytes: deps.limits.maxAttachmentBytes, timeoutMs: ATTACHMENT_TIMEOUT_MS });
   const closers: (() => Promise<void>)[] = [];
+  const capture: Transports = {
+    email: emailCaptureTransport({ ...compose, sink, resolveAttachments }),
+    sms: smsCaptureTransport({ sink }),
+    whatsapp: whatsappCaptureTransport({ sink }),
+  };
 
   let email: Transports['email'];
   if (config.emailTransport === 'capture') {
-    email = emailCaptureTransport({ ...compose, sink, resolveAttachments });
+    email = capture.email;
   } else if (config.emailTransport === 'mx') {
     const resolver = new Resolver({ timeout: 5000, tries: 2 });
     if (config.dnsServers.length > 0) resolver.setServers([...config.dnsServers]);
@@ -60,7 +69,7 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
 
   let sms: Transports['sms'];
   if (config.smsTransport === 'capture') {
-    sms = smsCaptureTransport({ sink });
+    sms = capture.sms;
   } else {
     // Loaded lazily, as every peer's transport: only when configured.
     const { smppTransport } = await import('./channels/sms/smpp-transport.ts');
@@ -81,7 +90,7 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
 
   let whatsapp: Transports['whatsapp'];
   if (config.whatsappTransport === 'capture') {
-    whatsapp = whatsappCaptureTransport({ sink });
+    whatsapp = capture.whatsapp;
   } else {
     // Loaded lazily, as every peer's transport: only when configured.
     const { cloudApiTransport } = await import('./channels/whatsapp/cloud-api-transport.ts');
@@ -90,6 +99,14 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
 
   return {
     transports: { email, sms, whatsapp },
+    sandbox: {
+      capture,
+      simulator: {
+        email: simulatorTransport('email', config.simulatorStepMs),
+        sms: simulatorTransport('sms', config.simulatorStepMs),
+        whatsapp: simulatorTransport('whatsapp', config.simulatorStepMs),
+      },
+    },
     async close() {
       await Promise.allSettled(closers.map((close) => close()));
     },

@@ -1,5 +1,6 @@
 import type { Account, Channel } from '../domain/account.ts';
 import type { Scope } from '../domain/access.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { EventType } from '../domain/event-catalogue.ts';
 import { formatMoney } from '../domain/money.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
@@ -44,6 +45,7 @@ export interface ApiKeyView {
   readonly createdAt: string;
   readonly expiresAt: string | null;
   readonly revokedAt: string | null;
+  readonly mode: KeyMode;
 }
 
 export interface AccountDetails extends AccountBody {
@@ -68,6 +70,8 @@ export interface IssuedKeyBody {
   readonly apiKey: string;
   readonly scopes: readonly Scope[];
   readonly expiresAt: string | null;
+  /** live, or test: sends through the capture transports, unbilled (docs/sandbox.md). */
+  readonly mode: KeyMode;
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -96,7 +100,7 @@ export function accountBody(account: Account, webhook?: { readonly secret: strin
 }
 
 export function issuedKeyBody(key: IssuedKey): IssuedKeyBody {
-  return { id: key.id, apiKey: key.apiKey, scopes: key.scopes, expiresAt: isoOrNull(key.expiresAt) };
+  return { id: key.id, apiKey: key.apiKey, scopes: key.scopes, expiresAt: isoOrNull(key.expiresAt), mode: key.mode };
 }
 
 /** The account's whole body, webhook secret and filter included: the operator API's view. */
@@ -118,7 +122,7 @@ export async function viewAccount(deps: AppDeps, accountId: string): Promise<Res
   return ok({
     ...(await accountBodyOf(deps, account)),
     apiKeys: keys.map((k) => ({
-      id: k.id, scopes: k.scopes, createdAt: iso(k.createdAt), expiresAt: isoOrNull(k.expiresAt), revokedAt: isoOrNull(k.revokedAt),
+      id: k.id, scopes: k.scopes, createdAt: iso(k.createdAt), expiresAt: isoOrNull(k.expiresAt), revokedAt: isoOrNull(k.revokedAt), mode: k.mode,
     })),
     domains: domains.map((d) => ({ domain: d.domain, verified: d.verified })),
   });

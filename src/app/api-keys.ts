@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Account } from '../domain/account.ts';
 import { ALL_SCOPES, type Scope } from '../domain/access.ts';
+import { TEST_KEY_PREFIX, type KeyMode } from '../domain/key-mode.ts';
 import { findAccount } from '../store/accounts.ts';
 import { findApiKey, insertApiKey, revokeApiKey, touchApiKey, type ApiKeyRecord } from '../store/api-keys.ts';
 import type { Executor } from '../store/database.ts';
@@ -11,6 +12,8 @@ import type { AppDeps } from './deps.ts';
 // account (`sub`), the key id (`jti`) and the scopes. The signature rejects forged and
 // malformed keys without touching the database; the stored SHA-256 of each key lets
 // an operator revoke it. The key itself is shown once and never stored or logged.
+// A test key (docs/sandbox.md) is `test_` + its JWT: the prefix lets a person see what
+// they paste, and the stored hash covers it, so it cannot be added to a live key.
 
 const ISSUER = 'herald';
 const ALGORITHM = 'HS256';
@@ -117,6 +120,7 @@ export interface IssuedKey {
   readonly expiresAt: number | null;
   readonly createdAt: number;
   readonly name: string;
+  readonly mode: KeyMode;
 }
 
 const hashKey = (apiKey: string): string => createHash('sha256').update(apiKey).digest('hex');
@@ -125,8 +129,9 @@ export async function issueApiKey(
   deps: KeyDeps,
   db: Executor,
   accountId: string,
-  options: { scopes?: readonly Scope[]; expiresAt?: number | null; name?: string } = {},
+  options: { scopes?: readonly Scope[]; expiresAt?: number | null; name?: string; mode?: KeyMode } = {},
 ): Promise<IssuedKey> {
+  const mode = options.mode ?? 'live';
   const id = deps.newId();
   const scopes = options.scopes ?? ALL_SCOPES;
   const expiresAt = options.expiresAt ?? null;
@@ -138,9 +143,10 @@ export async function issueApiKey(
     .setJti(id)
     .setIssuedAt(Math.floor(now / 1000));
   if (expiresAt !== null) jwt.setExpirationTime(Math.floor(expiresAt / 1000));
-  const apiKey = await jwt.sign(deps.signingSecret);
-  await insertApiKey(db, { id, accountId, keyHash: hashKey(apiKey), scopes, createdAt: now, expiresAt, name: options.name ?? '' });
-  return { id, apiKey, scopes, expiresAt, createdAt: now, name: options.name ?? '' };
+  const signed = await jwt.sign(deps.signingSecret);
+  const apiKey = mode === 'test' ? `${TEST_KEY_PREFIX}${signed}` : signed;
+  await insertApiKey(db, { id, accountId, keyHash: hashKey(apiKey), scopes, createdAt: now, expiresAt, name: options.name ?? '', mode });
+  return { id, apiKey, scopes, expiresAt, createdAt: now, name: options.name ?? '', mode };
 }
 
 export async function revokeKey(deps: AppDeps & Pick<KeyDeps, 'verifiedKeys'>, accountId: string, keyId: string): Promise<boolean> {
@@ -186,7 +192,9 @@ async function verifyKey(deps: KeyDeps, apiKey: string, keyHash: string, now: nu
   let keyId: string;
   let exp: number | undefined;
   try {
-    const { payload } = await jwtVerify(apiKey, deps.signingSecret, {
+    // The JWT of a test key follows its prefix; the stored hash (of the whole key) and mode decide the rest.
+    const jwt = apiKey.startsWith(TEST_KEY_PREFIX) ? apiKey.slice(TEST_KEY_PREFIX.length) : apiKey;
+    const { payload } = await jwtVerify(jwt, deps.signingSecret, {
       issuer: ISSUER,
       algorithms: [ALGORITHM],
       currentDate: new Date(now),

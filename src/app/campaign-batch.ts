@@ -1,11 +1,13 @@
 import { contactVariables, renderCampaignEmail } from '../campaigns/campaign-content.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import { trackingTokens } from '../domain/tracking-token.ts';
+import { domainOf } from '../domain/email-address.ts';
 import {
-  countPendingMessages, finishCampaign, findCampaign, hasPendingMessages, markRunning, recordBatch, type Campaign,
+  countPendingMessages, domainPaces, finishCampaign, findCampaign, forgetDomainPaces, hasPendingMessages, markRunning, recordBatch, saveDomainPaces,
+  type Campaign,
 } from '../store/campaigns.ts';
 import type { Contact } from '../store/contacts.ts';
-import { insertSend, type NewMessage } from '../store/messages.ts';
+import { insertSends, type NewMessage } from '../store/messages.ts';
 import { segmentPage } from '../store/segments.ts';
 import { suppressedAmong } from '../store/suppressions.ts';
 import type { KeyDeps } from './api-keys.ts';
@@ -22,11 +24,14 @@ import { refundUnsent } from './campaign-refund.ts';
 // batches loses nothing (the next runner resumes after the cursor) and repeats
 // nothing (the batch in hand rolled back whole).
 //
-// Pacing: with messages_per_minute, the messages of a batch become available to the
-// worker one interval apart (outbox available_at), continuing from the campaign's
-// `next_at`; the runner makes them at most `lookaheadMs` ahead of time, so a pause
-// takes hold within that window and the outbox never holds a campaign's future.
-// Unpaced, the runner keeps at most `backlog` of the campaign's messages in the outbox.
+// Pacing (docs/campaigns.md): each message gets the time the worker may take it
+// (outbox available_at), the later of the campaign's next slot (messages_per_minute,
+// continuing from the campaign's `next_at`) and its recipient domain's
+// (messages_per_minute_per_domain, kept in campaign_domains with the batch); the runner
+// makes them at most `lookaheadMs` ahead of time, stopping the walk before the first
+// contact whose time is further, so a pause takes hold within that window and the
+// outbox never holds a campaign's future. Unpaced, the runner keeps at most `backlog`
+// of the campaign's messages in the outbox.
 
 export interface CampaignWorkOptions {
   readonly leaseMs: number;
@@ -71,40 +76,56 @@ export async function advanceCampaign(
     campaign = { ...campaign, status: 'running' };
   }
   const interval = campaign.messagesPerMinute === null ? 0 : 60_000 / campaign.messagesPerMinute;
+  const domainInterval = campaign.messagesPerMinutePerDomain === null ? 0 : 60_000 / campaign.messagesPerMinutePerDomain;
   while (keepGoing()) {
     const now = deps.clock();
     if (campaign.walked) {
       if (await hasPendingMessages(deps.db, campaign.id)) return { kind: 'release', dueAt: now + options.finishPollMs };
-      return (await finishCampaign(deps.db, campaign.id, owner, now)) ? { kind: 'finished' } : { kind: 'lost' };
+      const finished = await deps.commit.run(async (tx) => {
+        if (!(await finishCampaign(tx, campaign.id, owner, now))) return false;
+        await forgetDomainPaces(tx, campaign.id);
+        return true;
+      });
+      return finished ? { kind: 'finished' } : { kind: 'lost' };
     }
     const startAt = Math.max(now, campaign.nextAt ?? now);
-    if (interval > 0 && startAt > now + options.lookaheadMs) return { kind: 'release', dueAt: startAt - options.lookaheadMs };
+    const horizon = now + options.lookaheadMs;
+    // Due again when that slot is a look-ahead away, but not sooner than half of one, so
+    // a campaign held by its pace makes its messages a few at a time, not one per claim.
+    const waitFor = (slot: number): CampaignStep => ({ kind: 'release', dueAt: Math.max(slot - options.lookaheadMs, now + options.lookaheadMs / 2) });
+    if (interval > 0 && startAt > horizon) return waitFor(startAt);
     if (interval === 0 && (await countPendingMessages(deps.db, campaign.id, options.backlog)) + options.batchSize > options.backlog) {
       return { kind: 'release', dueAt: now + options.finishPollMs };
     }
-    const limit = interval === 0 ? options.batchSize : Math.max(1, Math.min(options.batchSize, Math.floor((now + options.lookaheadMs - startAt) / interval) + 1));
+    const limit = interval === 0 ? options.batchSize : Math.max(1, Math.min(options.batchSize, Math.floor((horizon - startAt) / interval) + 1));
 
     const page = await segmentPage(deps.db, campaign.accountId, segmentOf(campaign), { ...(campaign.cursor === null ? {} : { after: campaign.cursor }), limit }, now);
     const cutoff = campaign.cutoff ?? '';
     const contacts = page.filter((c) => c.id < cutoff);
-    const walked = page.length < limit || contacts.length < page.length;
-    const prepared = await prepareBatch(deps, campaign, contacts, startAt, interval, now);
+    const plan = await planBatch(deps, campaign, contacts, { startAt, interval, domainInterval, horizon });
+    // A contact whose domain (or the campaign) has no slot within the look-ahead ends the
+    // batch before it: the walk goes on from there when that slot comes near.
+    const blockedAt = plan.blockedAt;
+    if (plan.taken.length === 0 && blockedAt !== undefined) return waitFor(blockedAt);
+    const walked = blockedAt === undefined && (page.length < limit || contacts.length < page.length);
+    const prepared = await renderBatch(deps, campaign, plan.entries, now);
     const queued = prepared.filter((p) => p.message.dropped !== true).length;
     const dropped = prepared.length - queued;
-    const cursor = contacts.at(-1)?.id ?? null;
-    const nextAt = startAt + queued * interval;
+    const cursor = plan.taken.at(-1)?.id ?? null;
     try {
       await deps.commit.run(async (tx) => {
         const recorded = await recordBatch(tx, {
-          id: campaign.id, owner, cursor, queued, dropped, walked, nextAt, leaseUntil: now + options.leaseMs, now,
+          id: campaign.id, owner, cursor, queued, dropped, walked, nextAt: plan.nextAt, leaseUntil: now + options.leaseMs, now,
         });
         if (!recorded) throw new BatchRefused();
-        for (const p of prepared) {
-          await insertSend(tx, {
+        await insertSends(tx, prepared.map((p) => ({
+          send: {
             id: p.sendId, accountId: campaign.accountId, channel: 'email', payload: p.payload, now, eventIds: deps.newId,
             options: { family: 'campaign', metadata: null, certified: false, tracking: campaign.tracking },
-          }, [p.message]);
-        }
+          },
+          messages: [p.message],
+        })));
+        if (plan.domainPaces.size > 0) await saveDomainPaces(tx, campaign.id, plan.domainPaces);
         if (walked) await refundUnsent(deps, tx, campaign, campaign.queued + queued, now);
       });
     } catch (error) {
@@ -115,28 +136,95 @@ export async function advanceCampaign(
     }
     if (queued > 0) deps.wakeOutbox();
     if (dropped > 0) deps.wakeWebhooks?.();
-    campaign = { ...campaign, cursor: cursor ?? campaign.cursor, queued: campaign.queued + queued, dropped: campaign.dropped + dropped, walked, nextAt };
+    campaign = { ...campaign, cursor: cursor ?? campaign.cursor, queued: campaign.queued + queued, dropped: campaign.dropped + dropped, walked, nextAt: plan.nextAt };
+    if (blockedAt !== undefined) return waitFor(blockedAt);
   }
   return { kind: 'release', dueAt: deps.clock() };
 }
 
+interface Pace {
+  /** When the batch's first message may go: now, or the campaign's next slot. */
+  readonly startAt: number;
+  /** ms between two messages of the campaign (messages_per_minute); 0: unpaced. */
+  readonly interval: number;
+  /** ms between two messages to one recipient domain (messages_per_minute_per_domain); 0: no limit. */
+  readonly domainInterval: number;
+  /** The latest time a message is made for now (now + the look-ahead). */
+  readonly horizon: number;
+}
+
+interface Entry {
+  readonly contact: Contact;
+  /** Suppressed: a `dropped` message, unbilled, no slot. */
+  readonly dropped: boolean;
+  /** When the worker may take it (integral ms). */
+  readonly availableAt: number;
+}
+
+interface Plan {
+  /** The contacts walked past, in order: those made into messages and those skipped (nothing debited left for them). */
+  readonly taken: readonly Contact[];
+  readonly entries: readonly Entry[];
+  /** The campaign's next slot after the batch (campaigns.next_at). */
+  readonly nextAt: number;
+  /** The domains the batch sent to and when their next message may go. */
+  readonly domainPaces: ReadonlyMap<string, number>;
+  /** The slot of the contact the batch stopped before (beyond the horizon); undefined: the batch took every contact. */
+  readonly blockedAt: number | undefined;
+}
+
 /**
- * The batch's messages, made before the transaction (rendering and signing are CPU
- * work, not database work): a suppressed address becomes a `dropped` message, unbilled;
- * the others are billed from what the send debited, up to it (a contact who joined the
- * lists since the send, with an older id, finds no message left and is skipped).
+ * Which contacts become messages in this batch, and when each may go. A message's time
+ * is the later of the campaign's next slot and its domain's; paced campaigns keep their
+ * slots in walk order, one interval apart (so no minute carries more than
+ * messages_per_minute), unpaced ones let a message go at once when its domain allows.
+ * The walk stops at the first contact whose time is beyond the horizon: contacts are
+ * walked in id order, their domains mixed, so a limited domain holds the walk back only
+ * as much as its own messages must wait anyway. A suppressed address becomes a `dropped`
+ * message, unbilled; the others are billed from what the send debited, up to it (a
+ * contact who joined the lists since the send, with an older id, finds no message left
+ * and is skipped).
  */
-async function prepareBatch(deps: KeyDeps, campaign: Campaign, contacts: readonly Contact[], startAt: number, interval: number, now: number): Promise<Prepared[]> {
-  if (contacts.length === 0) return [];
+async function planBatch(deps: KeyDeps, campaign: Campaign, contacts: readonly Contact[], pace: Pace): Promise<Plan> {
+  const { interval, domainInterval, horizon } = pace;
+  const suppressed = contacts.length === 0 ? new Set<string>() : await suppressedAmong(deps.db, campaign.accountId, contacts.map((c) => c.email));
+  const known = domainInterval === 0 || contacts.length === 0
+    ? new Map<string, number>()
+    : await domainPaces(deps.db, campaign.id, [...new Set(contacts.map((c) => domainOf(c.email)))]);
+  const domainPaceNow = new Map<string, number>();
+  let left = campaign.billed - campaign.queued;
+  let next = pace.startAt;
+  const taken: Contact[] = [];
+  const entries: Entry[] = [];
+  for (const contact of contacts) {
+    if (suppressed.has(contact.email)) {
+      entries.push({ contact, dropped: true, availableAt: pace.startAt });
+      taken.push(contact);
+      continue;
+    }
+    if (left <= 0) {
+      taken.push(contact);
+      continue;
+    }
+    const domain = domainOf(contact.email);
+    const at = Math.ceil(Math.max(next, domainPaceNow.get(domain) ?? known.get(domain) ?? next));
+    if (at > horizon) return { taken, entries, nextAt: Math.ceil(next), domainPaces: domainPaceNow, blockedAt: at };
+    left -= 1;
+    entries.push({ contact, dropped: false, availableAt: at });
+    taken.push(contact);
+    if (interval > 0) next = at + interval;
+    if (domainInterval > 0) domainPaceNow.set(domain, Math.ceil(at + domainInterval));
+  }
+  return { taken, entries, nextAt: Math.ceil(next), domainPaces: domainPaceNow, blockedAt: undefined };
+}
+
+/** The planned messages, rendered and signed before the transaction (CPU work, not database work). */
+async function renderBatch(deps: KeyDeps, campaign: Campaign, entries: readonly Entry[], now: number): Promise<Prepared[]> {
+  if (entries.length === 0) return [];
   const source = campaign.content;
   if (source === null) throw new Error(`campaign ${campaign.id} is running without content`);
-  const suppressed = await suppressedAmong(deps.db, campaign.accountId, contacts.map((c) => c.email));
-  let left = campaign.billed - campaign.queued;
-  let slot = 0;
   const prepared: Prepared[] = [];
-  for (const contact of contacts) {
-    const dropped = suppressed.has(contact.email);
-    if (!dropped && left <= 0) continue;
+  for (const { contact, dropped, availableAt } of entries) {
     const msgid = deps.newId();
     const variables = { ...campaign.variables, ...contactVariables(contact), unsubscribe_url: await unsubscribeLink(deps, campaign.accountId, msgid, now) };
     const rendered = renderCampaignEmail(deps.templates, source, variables);
@@ -145,16 +233,12 @@ async function prepareBatch(deps: KeyDeps, campaign: Campaign, contacts: readonl
       from: campaign.from, replyTo: campaign.replyTo, ...rendered.value, to: [contact.email], cc: [], attachments: [], tracking: campaign.tracking, certified: false,
     };
     const campaignKey = { campaignId: campaign.id, contactId: contact.id };
-    if (dropped) {
-      prepared.push({ sendId: deps.newId(), payload, message: { id: msgid, recipient: contact.email, role: 'to', costMessages: 0, costBalance: 0, dropped: true, campaign: campaignKey } });
-      continue;
-    }
-    left -= 1;
     prepared.push({
       sendId: deps.newId(), payload,
-      message: { id: msgid, recipient: contact.email, role: 'to', costMessages: 1, costBalance: 0, campaign: campaignKey, availableAt: Math.round(startAt + slot * interval) },
+      message: dropped
+        ? { id: msgid, recipient: contact.email, role: 'to', costMessages: 0, costBalance: 0, dropped: true, campaign: campaignKey }
+        : { id: msgid, recipient: contact.email, role: 'to', costMessages: 1, costBalance: 0, campaign: campaignKey, availableAt },
     });
-    slot += 1;
   }
   return prepared;
 }

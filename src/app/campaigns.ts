@@ -1,6 +1,6 @@
 import { campaignSource, type CampaignSource } from '../campaigns/campaign-content.ts';
 import {
-  CampaignOwnFieldsShape, CampaignPatchOwnShape, type CampaignStatus, type CampaignView, type Quote,
+  CampaignOwnFieldsShape, CampaignPatchOwnShape, DEFAULT_MESSAGES_PER_MINUTE_PER_DOMAIN, type CampaignStatus, type CampaignView, type Quote,
 } from '../campaigns/campaign-shapes.ts';
 import { parseFilter, type Filter, type SegmentRequest } from '../campaigns/segment-filter.ts';
 import { domainOf } from '../domain/email-address.ts';
@@ -36,7 +36,7 @@ export function campaignView(c: Campaign): CampaignView {
   return {
     campaign_id: c.id, name: c.name, status: c.status, subject: c.subject, from: c.from, replyTo: c.replyTo, body: c.body,
     template_id: c.templateId, variables: c.variables, lists: [...c.lists], exclude_lists: [...c.excludeLists], filter: c.filter,
-    send_at: iso(c.sendAt), messages_per_minute: c.messagesPerMinute,
+    send_at: iso(c.sendAt), messages_per_minute: c.messagesPerMinute, messages_per_minute_per_domain: c.messagesPerMinutePerDomain,
     follows: c.follows === null ? null : { campaign_id: c.follows.campaignId, to: c.follows.to },
     recipients: c.billed, created_at: iso(c.createdAt) ?? '', updated_at: iso(c.updatedAt) ?? '',
     started_at: iso(c.startedAt), finished_at: iso(c.finishedAt),
@@ -65,7 +65,7 @@ function parseContentFields(body: JsonObject, limits: RequestLimits): Result<Pic
 }
 
 /** herald's own fields, checked by shape; the filter node by node. */
-function parseOwnFields(body: JsonObject, partial: boolean): Result<Partial<Pick<CampaignFields, 'name' | 'lists' | 'excludeLists' | 'filter' | 'sendAt' | 'messagesPerMinute'>>> {
+function parseOwnFields(body: JsonObject, partial: boolean): Result<Partial<Pick<CampaignFields, 'name' | 'lists' | 'excludeLists' | 'filter' | 'sendAt' | 'messagesPerMinute' | 'messagesPerMinutePerDomain'>>> {
   const checked = checkValue(partial ? CampaignPatchOwnShape : CampaignOwnFieldsShape, body, '');
   if (!checked.ok) return checked;
   const own = checked.value;
@@ -84,6 +84,7 @@ function parseOwnFields(body: JsonObject, partial: boolean): Result<Partial<Pick
     ...(filter === undefined ? {} : { filter }),
     ...(own.send_at === undefined ? {} : { sendAt: own.send_at === null ? null : Date.parse(own.send_at) }),
     ...(own.messages_per_minute === undefined ? {} : { messagesPerMinute: own.messages_per_minute }),
+    ...(own.messages_per_minute_per_domain === undefined ? {} : { messagesPerMinutePerDomain: own.messages_per_minute_per_domain }),
   });
 }
 
@@ -126,6 +127,7 @@ export async function createCampaign(deps: AppDeps, accountId: string, body: unk
   const fields: CampaignFields = {
     ...content.value, name: own.value.name ?? '', lists: own.value.lists ?? [], excludeLists: own.value.excludeLists ?? [],
     filter: own.value.filter ?? null, sendAt: own.value.sendAt ?? null, messagesPerMinute: own.value.messagesPerMinute ?? null,
+    messagesPerMinutePerDomain: own.value.messagesPerMinutePerDomain === undefined ? DEFAULT_MESSAGES_PER_MINUTE_PER_DOMAIN : own.value.messagesPerMinutePerDomain,
   };
   const checked = await checkCampaign(deps, accountId, fields);
   if (!checked.ok) return checked;

@@ -1,5 +1,7 @@
 import type { Account, Channel } from '../domain/account.ts';
-import { insertAccount, type AccountChanges } from '../store/accounts.ts';
+import type { Executor } from '../store/database.ts';
+import { RejectionError } from '../domain/result.ts';
+import { findAccountIdByName, insertAccount, type AccountChanges } from '../store/accounts.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { issueApiKey, type IssuedKey, type KeyDeps } from './api-keys.ts';
 import { applyAccountWebhookFields } from './webhook-settings.ts';
@@ -13,12 +15,14 @@ export interface NewAccount extends AccountChanges {
  * Opens an account with a first API key of every scope, in one transaction with its
  * webhook fields (URL, filter, and the secret a URL needs). The opening balance and
  * message count enter the ledger like any later top-up, so the ledger always sums
- * to what the account holds.
+ * to what the account holds. Names are unique without regard to case: a taken one is
+ * refused with a RejectionError (409) naming the holder's id, so the operator finds the account they meant.
  */
 export async function createAccount(deps: KeyDeps, input: NewAccount): Promise<{ account: Account; apiKey: IssuedKey }> {
   const id = deps.newId();
   const now = deps.clock();
   return deps.db.transaction().execute(async (tx) => {
+    await refuseTakenName(tx, input.name);
     const account = await insertAccount(tx, id, now, input);
     await applyAccountWebhookFields(tx, id, input, now);
     if (account.messagesLeft !== 0 || account.balance !== 0) {
@@ -29,4 +33,10 @@ export async function createAccount(deps: KeyDeps, input: NewAccount): Promise<{
     const apiKey = await issueApiKey(deps, tx, id);
     return { account, apiKey };
   });
+}
+
+/** The rejection for a name another account holds (the unique index is the last word under a race). */
+export async function refuseTakenName(tx: Executor, name: string, except?: string): Promise<void> {
+  const holder = await findAccountIdByName(tx, name, except);
+  if (holder !== undefined) throw new RejectionError({ code: 'conflict', detail: `name: is taken by account ${holder} (names are compared without regard to case)` });
 }

@@ -1,7 +1,7 @@
 import type { Channel } from '../domain/account.ts';
-import { refineMessageQuery, type MessageListQuery } from '../domain/message-query.ts';
+import { encodeMessageCursor, refineMessageQuery, type MessageListQuery } from '../domain/message-query.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import { findCapture, findMessage, listMessageEvents, listMessages, loadSendPayload, type StoredMessage } from '../store/messages.ts';
+import { findCapture, findMessage, listMessageEvents, listMessages, loadSendPayload, messageCreatedAt, type StoredMessage } from '../store/messages.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import type { AppDeps } from './deps.ts';
 import { isPurgedPayload } from './retention-sweep.ts';
@@ -12,6 +12,8 @@ export interface MessageView {
   readonly status: string;
   readonly recipient: string;
   readonly created_at: string;
+  /** Only on a test key's message (docs/sandbox.md); live messages look as they always did. */
+  readonly mode?: 'test';
   readonly events: readonly ({ readonly type: string; readonly at: string } & Readonly<Record<string, unknown>>)[];
 }
 
@@ -40,6 +42,7 @@ export async function getMessage(deps: AppDeps, accountId: string, msgid: string
     status: message.status,
     recipient: message.recipient,
     created_at: iso(message.createdAt),
+    ...testMark(message),
     events: events.map((e) => ({ ...e.data, type: e.type, at: iso(e.at) })),
   });
 }
@@ -51,6 +54,7 @@ export interface MessageSummary {
   readonly recipient: string;
   readonly created_at: string;
   readonly updated_at: string;
+  readonly mode?: 'test';
 }
 
 export interface MessagePage {
@@ -60,8 +64,11 @@ export interface MessagePage {
 }
 
 const summary = (m: StoredMessage): MessageSummary => ({
-  msgid: m.id, channel: m.channel, status: m.status, recipient: m.recipient, created_at: iso(m.createdAt), updated_at: iso(m.updatedAt),
+  msgid: m.id, channel: m.channel, status: m.status, recipient: m.recipient, created_at: iso(m.createdAt), updated_at: iso(m.updatedAt), ...testMark(m),
 });
+
+/** A test key's message says so; a live one carries no mode field (its shape is the interface's). */
+const testMark = (m: StoredMessage): { mode?: 'test' } => (m.mode === 'test' ? { mode: 'test' } : {});
 
 /**
  * GET /v1/messages — the account's messages of the channels the caller may read
@@ -75,10 +82,18 @@ export async function listAccountMessages(deps: AppDeps, accountId: string, chec
   if (channel !== undefined && !channels.includes(channel)) return reject('keyNotAuthorized');
   const wanted = channel === undefined ? channels : [channel];
   if (wanted.length === 0) return ok({ data: [], next_cursor: null });
+  let after: { createdAt: number; id: string } | undefined;
+  if (cursor !== undefined) {
+    // A bare msgid (a cursor from before the log was ordered by time): its time from the store.
+    const createdAt = cursor.createdAt ?? await messageCreatedAt(deps.db, accountId, cursor.id);
+    if (createdAt === undefined) return reject('invalidField', { detail: 'cursor must be the next_cursor of a previous page' });
+    after = { createdAt, id: cursor.id };
+  }
   // One row more than asked tells whether another page exists.
-  const rows = await listMessages(deps.db, accountId, { ...filter, channels: wanted, ...(cursor === undefined ? {} : { before: cursor }), limit: limit + 1 });
+  const rows = await listMessages(deps.db, accountId, { ...filter, channels: wanted, ...(after === undefined ? {} : { after }), limit: limit + 1 });
   const page = rows.slice(0, limit);
-  return ok({ data: page.map(summary), next_cursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null });
+  const last = page.at(-1);
+  return ok({ data: page.map(summary), next_cursor: rows.length > limit && last !== undefined ? encodeMessageCursor({ createdAt: last.createdAt, id: last.id }) : null });
 }
 
 /** GET /v1/messages/:msgid/raw — what the capture transport stored, for the account's own message. */

@@ -8,7 +8,7 @@ import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { checkBody } from '../domain/schema-check.ts';
 import { effectiveTracking } from '../domain/send-options.ts';
 import { debitMessages, findAccount } from '../store/accounts.ts';
-import { findCampaign, insertCampaign, moveCampaign, startCampaign, type Campaign } from '../store/campaigns.ts';
+import { findCampaign, forgetDomainPaces, insertCampaign, moveCampaign, startCampaign, type Campaign } from '../store/campaigns.ts';
 import { findContactsByEmail } from '../store/contacts.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { insertSend, type NewMessage } from '../store/messages.ts';
@@ -100,7 +100,10 @@ export async function moveCampaignTo(deps: KeyDeps, accountId: string, id: strin
   const moved = await commitOrReject(deps.commit, async (tx) => {
     const now = deps.clock();
     const before = await moveCampaign(tx, { id, accountId, from: move.from, to: move.to, dueAt: action === 'resume' ? now : null, now });
-    if (before !== undefined && action === 'cancel') await refundUnsent(deps, tx, before, before.queued, now);
+    if (before !== undefined && action === 'cancel') {
+      await refundUnsent(deps, tx, before, before.queued, now);
+      await forgetDomainPaces(tx, id);
+    }
     return before;
   });
   if (!moved.ok) return moved;
@@ -197,7 +200,7 @@ export async function resendCampaign(deps: KeyDeps, accountId: string, id: strin
     templateId: campaign.templateId, variables: campaign.variables, lists: campaign.lists, excludeLists: campaign.excludeLists,
     filter: campaign.filter === null ? target : { and: [campaign.filter, target] },
     sendAt: checked.value.send_at === undefined || checked.value.send_at === null ? null : Date.parse(checked.value.send_at),
-    messagesPerMinute: campaign.messagesPerMinute,
+    messagesPerMinute: campaign.messagesPerMinute, messagesPerMinutePerDomain: campaign.messagesPerMinutePerDomain,
   });
   const created = await findCampaign(deps.db, accountId, newId);
   return created === undefined ? reject('notFound') : ok(campaignView(created));

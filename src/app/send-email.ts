@@ -4,8 +4,9 @@ import { parseEmailRequest, type EmailRequest } from '../domain/email-request.ts
 import type { EmailPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { commitOrReject } from './commit-or-reject.ts';
-import { debitMessagesWithEntry } from '../store/accounts.ts';
 import { findEmailTemplate, type EmailTemplate } from '../store/email-templates.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
+import { chargeMessages, costOf } from './send-charge.ts';
 import { insertSend, type NewMessage, type SendOptions } from '../store/messages.ts';
 import { suppressedAmong } from '../store/suppressions.ts';
 import { effectiveTracking } from '../domain/send-options.ts';
@@ -28,7 +29,7 @@ export const looksLikeHtml = (body: string): boolean => /<\/?[a-z][a-z0-9-]*(\s[
  * Then one transaction debits one message per recipient and stores the messages
  * with their outbox rows; a debit that would overdraw refuses the whole send.
  */
-export async function sendEmail(deps: AppDeps, account: Account, body: unknown): Promise<Result<EmailAccepted>> {
+export async function sendEmail(deps: AppDeps, account: Account, body: unknown, mode: KeyMode = 'live'): Promise<Result<EmailAccepted>> {
   if (!channelActive(account, 'email')) return reject('serviceInactive');
   const parsed = parseEmailRequest(body, deps.limits);
   if (!parsed.ok) return parsed;
@@ -50,7 +51,7 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
   const suppressed = await suppressedAmong(deps.db, account.id, listed.map((r) => r.email));
   const recipients: NewMessage[] = listed.map(({ email, role }) => {
     const dropped = suppressed.has(email.toLowerCase());
-    return { id: deps.newId(), recipient: email, role, costMessages: dropped ? 0 : 1, costBalance: 0, dropped };
+    return { id: deps.newId(), recipient: email, role, costMessages: dropped ? 0 : costOf(mode, 1), costBalance: 0, dropped };
   });
   const billed = recipients.filter((r) => r.dropped !== true).length;
   const tracking = effectiveTracking(request.options, account.tracking, content.value.html !== null);
@@ -60,7 +61,7 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
   };
   const options: SendOptions = {
     family: request.options.campaign === null ? 'transactional' : 'campaign',
-    metadata: request.options.metadata, certified: request.options.certified, tracking, campaignName: request.options.campaign,
+    metadata: request.options.metadata, certified: request.options.certified, tracking, campaignName: request.options.campaign, mode,
   };
 
   const sendId = deps.newId();
@@ -70,9 +71,9 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown):
     await insertSend(tx, { id: sendId, accountId: account.id, channel: 'email', payload, now, eventIds: deps.newId, options }, recipients);
     // The debit comes last: on PostgreSQL it locks the account row until commit, and
     // concurrent sends of one account queue on that lock; the shorter it is held, the better.
-    if (billed > 0) {
-      const entry = { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'email.send', sendId } as const;
-      if (!(await debitMessagesWithEntry(tx, entry, now))) throw new RejectionError({ code: 'noMessagesLeft' });
+    if (billed > 0 && mode === 'live') {
+      const left = await chargeMessages(tx, { account, mode, amount: billed, now, reason: 'email.send', sendId, ledgerId: deps.newId });
+      if (left === null) throw new RejectionError({ code: 'noMessagesLeft' });
     }
     return { message: EMAIL_ACCEPTED_TEXT, to: recipients.map((r) => ({ email: r.recipient, msgid: r.id })) };
   });

@@ -3,10 +3,11 @@ import type { SmsPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { commitOrReject } from './commit-or-reject.ts';
 import { parseSmsRequest, splitGsmText } from '../domain/sms-request.ts';
-import { debitMessagesWithEntry } from '../store/accounts.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import { insertSend, type NewMessage } from '../store/messages.ts';
 import type { AppDeps } from './deps.ts';
 import { eventOptions } from './event-options.ts';
+import { chargeMessages, costOf } from './send-charge.ts';
 
 export interface SmsAccepted {
   readonly result: string;
@@ -18,8 +19,8 @@ export interface SmsAccepted {
 
 export const SMS_ACCEPTED_TEXT = 'SMS queued for delivery';
 
-/** POST /v1/sms/send: costs segments × numbers prepaid messages, all or nothing. */
-export async function sendSms(deps: AppDeps, account: Account, body: unknown): Promise<Result<SmsAccepted>> {
+/** POST /v1/sms/send: costs segments × numbers prepaid messages, all or nothing (nothing with a test key). */
+export async function sendSms(deps: AppDeps, account: Account, body: unknown, mode: KeyMode = 'live'): Promise<Result<SmsAccepted>> {
   if (!channelActive(account, 'sms')) return reject('serviceInactive');
   const parsed = parseSmsRequest(body, deps.limits);
   if (!parsed.ok) return parsed;
@@ -28,21 +29,21 @@ export async function sendSms(deps: AppDeps, account: Account, body: unknown): P
   if (!options.ok) return options;
 
   const cost = segments * numbers.length;
-  const messages: NewMessage[] = numbers.map((number) => ({ id: deps.newId(), recipient: number, role: 'to', costMessages: segments, costBalance: 0 }));
+  const messages: NewMessage[] = numbers.map((number) => ({ id: deps.newId(), recipient: number, role: 'to', costMessages: costOf(mode, segments), costBalance: 0 }));
   const payload: SmsPayload = { text, segments: splitGsmText(text) };
   const sendId = deps.newId();
   const now = deps.clock();
   // The unit of work returns the answer: an Idempotency-Key is stored with it in the same transaction (app/idempotent-send.ts).
   const committed = await commitOrReject(deps.commit, async (tx): Promise<SmsAccepted> => {
     // Debit last: the account row stays locked (PostgreSQL) only from here to the commit.
-    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'sms', payload, now, eventIds: deps.newId, options: options.value }, messages);
-    const debited = await debitMessagesWithEntry(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: -cost, balanceDelta: 0, reason: 'sms.send', sendId }, now);
-    if (!debited) throw new RejectionError({ code: 'noMessagesLeft' });
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'sms', payload, now, eventIds: deps.newId, options: { ...options.value, mode } }, messages);
+    const left = await chargeMessages(tx, { account, mode, amount: cost, now, reason: 'sms.send', sendId, ledgerId: deps.newId });
+    if (left === null) throw new RejectionError({ code: 'noMessagesLeft' });
     return {
       result: SMS_ACCEPTED_TEXT,
       total_contacts: numbers.length,
       total_messages_sent: cost,
-      messages_left: debited.messagesLeft,
+      messages_left: left,
       messages: messages.map((m) => ({ mobile_number: m.recipient, msgid: m.id })),
     };
   });

@@ -1,4 +1,5 @@
 import { channelActive, type Account } from '../domain/account.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { WhatsappPayload } from '../domain/outbound.ts';
 import { reject, type Result } from '../domain/result.ts';
 import { parseWhatsappSessionRequest, sessionOpen } from '../domain/whatsapp-session-request.ts';
@@ -11,7 +12,7 @@ import { commitWhatsappSend, type WhatsappAccepted } from './send-whatsapp.ts';
  * POST /v1/whatsapp/sendMessage: free text to a destination that wrote to the
  * account's number in the last 24 hours; priced and answered like a template message.
  */
-export async function sendWhatsappSession(deps: AppDeps, account: Account, body: unknown): Promise<Result<WhatsappAccepted>> {
+export async function sendWhatsappSession(deps: AppDeps, account: Account, body: unknown, mode: KeyMode = 'live'): Promise<Result<WhatsappAccepted>> {
   if (!channelActive(account, 'whatsapp')) return reject('serviceInactive');
   const parsed = parseWhatsappSessionRequest(body);
   if (!parsed.ok) return parsed;
@@ -22,5 +23,5 @@ export async function sendWhatsappSession(deps: AppDeps, account: Account, body:
   if (!sessionOpen(await lastInboundAt(deps.db, account.id, destination), deps.clock())) return reject('noOpenSession');
 
   const payload: WhatsappPayload = { kind: 'text', text: message };
-  return commitWhatsappSend(deps, account, destination, payload, options.value);
+  return commitWhatsappSend(deps, account, destination, payload, { ...options.value, mode });
 }

@@ -4,8 +4,8 @@ import type { WhatsappPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { commitOrReject } from './commit-or-reject.ts';
 import { paramsMatch, parseWhatsappRequest, renderWhatsappBody } from '../domain/whatsapp-request.ts';
-import { debitBalance } from '../store/accounts.ts';
-import { appendLedger } from '../store/ledger.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
+import { chargeBalance, costOf } from './send-charge.ts';
 import { insertSend, type SendOptions } from '../store/messages.ts';
 import { findWhatsappTemplate } from '../store/whatsapp-templates.ts';
 import type { AppDeps } from './deps.ts';
@@ -20,7 +20,7 @@ export interface WhatsappAccepted {
 export const WHATSAPP_ACCEPTED_TEXT = 'WhatsApp message queued for delivery';
 
 /** POST /v1/whatsapp/sendTemplateMessage: costs the account's whatsappPrice from its balance. */
-export async function sendWhatsapp(deps: AppDeps, account: Account, body: unknown): Promise<Result<WhatsappAccepted>> {
+export async function sendWhatsapp(deps: AppDeps, account: Account, body: unknown, mode: KeyMode = 'live'): Promise<Result<WhatsappAccepted>> {
   if (!channelActive(account, 'whatsapp')) return reject('serviceInactive');
   const parsed = parseWhatsappRequest(body);
   if (!parsed.ok) return parsed;
@@ -35,7 +35,7 @@ export async function sendWhatsapp(deps: AppDeps, account: Account, body: unknow
   const payload: WhatsappPayload = {
     kind: 'template', templateName: template.name, language: template.language, params, renderedBody: renderWhatsappBody(template.body, params),
   };
-  return commitWhatsappSend(deps, account, destination, payload, options.value);
+  return commitWhatsappSend(deps, account, destination, payload, { ...options.value, mode });
 }
 
 /**
@@ -50,6 +50,7 @@ export async function commitWhatsappSend(
   payload: WhatsappPayload,
   options: SendOptions,
 ): Promise<Result<WhatsappAccepted>> {
+  const mode = options.mode ?? 'live';
   const price = account.whatsappPrice;
   const msgid = deps.newId();
   const sendId = deps.newId();
@@ -58,12 +59,11 @@ export async function commitWhatsappSend(
   const committed = await commitOrReject(deps.commit, async (tx): Promise<WhatsappAccepted> => {
     // Debit last: the account row stays locked (PostgreSQL) only from here to the commit.
     await insertSend(tx, { id: sendId, accountId: account.id, channel: 'whatsapp', payload, now, eventIds: deps.newId, options }, [
-      { id: msgid, recipient: destination, role: 'to', costMessages: 0, costBalance: price },
+      { id: msgid, recipient: destination, role: 'to', costMessages: 0, costBalance: costOf(mode, price) },
     ]);
-    const debited = await debitBalance(tx, account.id, price, now);
-    if (!debited) throw new RejectionError({ code: 'insufficientBalance' });
-    await appendLedger(tx, { id: deps.newId(), accountId: account.id, at: now, messagesDelta: 0, balanceDelta: -price, reason: 'whatsapp.send', sendId });
-    return { result: WHATSAPP_ACCEPTED_TEXT, current_balance: formatMoney(debited.balance), msgid };
+    const left = await chargeBalance(tx, { account, mode, amount: price, now, reason: 'whatsapp.send', sendId, ledgerId: deps.newId });
+    if (left === null) throw new RejectionError({ code: 'insufficientBalance' });
+    return { result: WHATSAPP_ACCEPTED_TEXT, current_balance: formatMoney(left), msgid };
   });
   if (!committed.ok) return committed;
   deps.metrics.messagesAccepted('whatsapp', 1);

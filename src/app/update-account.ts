@@ -5,6 +5,7 @@ import { adjustAccount, findAccount, setAccountAmounts, updateAccount as updateA
 import type { Tx } from '../store/database.ts';
 import { appendLedger, appendNotedLedger, type LedgerEntry, type LedgerReason } from '../store/ledger.ts';
 import { commitOrReject } from './commit-or-reject.ts';
+import { refuseTakenName } from './create-account.ts';
 import type { AppDeps } from './deps.ts';
 import { applyAccountWebhookFields } from './webhook-settings.ts';
 
@@ -26,6 +27,7 @@ export async function updateAccount(deps: AppDeps, accountId: string, input: Acc
     let current = await findAccount(tx, accountId);
     if (!current) throw new RejectionError({ code: 'notFound' });
 
+    if (plain.name !== undefined) await refuseTakenName(tx, plain.name, accountId);
     if (Object.keys(plain).length > 0) await updateAccountRow(tx, accountId, now, plain);
     // The filter lives beside the columns above; a URL set now gets its signing secret.
     await applyAccountWebhookFields(tx, accountId, plain, now);

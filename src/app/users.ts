@@ -174,13 +174,18 @@ export async function removeUser(deps: AuthDeps, accountId: string, userId: stri
   }
 }
 
-/** A new password for the signed-in user, who proves the current one; their other sessions end. */
+/**
+ * A new password for the signed-in user, who proves the current one: their other
+ * sessions end, and a reset link still pending stops working (it was asked for the
+ * password that is gone, perhaps by someone else, and must not undo the change).
+ */
 export async function changeOwnPassword(deps: AuthDeps, user: User, keepSessionId: string, current: string, next: string): Promise<Result<void>> {
   if (!(await verifyPassword(current, user.passwordHash))) return reject('currentPasswordIncorrect');
   const passwordHash = await hashPassword(next);
   const now = deps.clock();
   await deps.db.transaction().execute(async (tx) => {
     await setPasswordHash(tx, user.id, passwordHash, now);
+    await voidLinks(tx, user.id, 'password_reset', now);
     await endOtherUserSessions(tx, user.id, keepSessionId, now);
   });
   return ok(undefined);

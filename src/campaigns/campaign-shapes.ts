@@ -12,6 +12,13 @@ export const CAMPAIGN_NAME_MAX = 200;
 const ISO_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
 /** Highest pace a campaign may ask for; absent: as fast as the worker goes. */
 export const MAX_MESSAGES_PER_MINUTE = 1_000_000;
+/**
+ * The per-recipient-domain limit a campaign gets when its creation does not name one:
+ * 600 a minute (one message every 100 ms to gmail.com, to example.org, …), a cautious
+ * pace for a sending address big mailbox providers do not know yet, which still lets an
+ * audience spread over many domains go as fast as the worker can.
+ */
+export const DEFAULT_MESSAGES_PER_MINUTE_PER_DOMAIN = 600;
 
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'finished', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -25,9 +32,9 @@ const Lists = Type.Array(Id('A list of the account'), {
 const SendAt = Type.Union([Type.String({ pattern: ISO_TIME, errorMessage: 'must be an ISO-8601 time' }), Type.Null()], {
   description: 'When POST …/send starts sending (status `scheduled` until then); null or absent: at once',
 });
-const Pace = Type.Union([Type.Integer({ minimum: 1, maximum: MAX_MESSAGES_PER_MINUTE, errorMessage: `must be an integer from 1 to ${MAX_MESSAGES_PER_MINUTE}` }), Type.Null()], {
-  description: 'At most this many messages a minute leave for the campaign; null or absent: unpaced',
-});
+const pace = (description: string) => Type.Union([Type.Integer({ minimum: 1, maximum: MAX_MESSAGES_PER_MINUTE, errorMessage: `must be an integer from 1 to ${MAX_MESSAGES_PER_MINUTE}` }), Type.Null()], { description });
+const Pace = pace('At most this many messages a minute leave for the campaign; null or absent: unpaced');
+const DomainPace = pace(`At most this many of the campaign's messages a minute go to any one recipient domain (the part after @: gmail.com, example.org), spaced evenly; null: no per-domain limit; absent at creation: ${DEFAULT_MESSAGES_PER_MINUTE_PER_DOMAIN}`);
 
 // The content fields as POST /v1/email has them: shown in the document, checked by its parser.
 const contentFields = {
@@ -46,6 +53,7 @@ const ownFields = {
   filter: Type.Optional(Type.Union([FilterSchema, Type.Null()])),
   send_at: Type.Optional(SendAt),
   messages_per_minute: Type.Optional(Pace),
+  messages_per_minute_per_domain: Type.Optional(DomainPace),
 };
 
 export const CampaignCreateSchema = Type.Object({ ...contentFields, ...ownFields }, { additionalProperties: false });
@@ -79,6 +87,7 @@ export const CampaignViewSchema = Type.Object({
   filter: Type.Union([FilterSchema, Type.Null()]),
   send_at: Type.Union([Timestamp, Type.Null()]),
   messages_per_minute: Type.Union([Type.Integer(), Type.Null()]),
+  messages_per_minute_per_domain: Type.Union([Type.Integer(), Type.Null()], { description: 'The per-recipient-domain limit the campaign sends under; null: none' }),
   follows: Type.Union([Type.Object({ campaign_id: Type.String(), to: literals(RESEND_TARGETS) }), Type.Null()], { description: 'A follow-up (POST …/resend): the campaign it follows and whom it targets' }),
   recipients: Type.Integer({ description: 'Messages debited at send (0 before)' }),
   created_at: Timestamp,

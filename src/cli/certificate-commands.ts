@@ -4,7 +4,7 @@ import type { KeyDeps } from '../app/api-keys.ts';
 import { existingCertificateJwks } from '../app/certificate-signing-key.ts';
 import { fetchJwks, parseJwks, receiptFromFile, verifyReceipt } from '../app/certificates.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import type { OnDemandStoreCommand, Printed, Values } from './commands.ts';
+import type { OnDemandStoreCommand, Printed, Values } from './command-kit.ts';
 
 // `certificates verify`: checks a delivery receipt and a .eml against each other.
 // With --jwks (a file, or a URL) it needs neither the database nor herald's
@@ -37,6 +37,7 @@ async function keySet(source: Values[string], openDeps: () => Promise<KeyDeps>):
 
 export const certificatesVerify: OnDemandStoreCommand = {
   usage: 'certificates verify RECEIPT(.jws|.json) MESSAGE.eml [--jwks FILE|URL] [--json]',
+  summary: 'Check a delivery receipt and a .eml against each other (--jwks: the issuer\'s key, offline)',
   positionals: ['RECEIPT', 'MESSAGE'],
   options: { jwks: { type: 'string' } },
   needsStore: 'on-demand',

@@ -1,6 +1,9 @@
 import type { AccountBody, AccountDetails, IssuedKeyBody, LedgerEntryView } from '../app/account-view.ts';
-import type { SenderDomainView } from '../app/add-sender-domain.ts';
+import type { EmailTemplateSummary } from '../app/email-templates.ts';
 import type { WhatsappTemplateView } from '../app/list-whatsapp-templates.ts';
+import type { SenderDomainDetails } from '../app/sender-domains.ts';
+import type { UserBody } from '../app/user-view.ts';
+import type { SenderDomainVerification } from '../app/verify-sender-domain.ts';
 
 // What the CLI prints without --json: aligned "label  value" lines for a person.
 
@@ -32,7 +35,7 @@ export function accountText(account: AccountBody): string[] {
 export function accountDetailsText(details: AccountDetails): string[] {
   const keys = details.apiKeys.map((k) => {
     const state = k.revokedAt !== null ? `revoked ${k.revokedAt}` : k.expiresAt !== null ? `expires ${k.expiresAt}` : 'active';
-    return `  ${k.id}  ${k.scopes.join(',')}  ${state}`;
+    return `  ${k.id}  ${k.scopes.join(',')}  ${state}${k.mode === 'test' ? '  test' : ''}`;
   });
   return [
     ...accountText(details),
@@ -51,12 +54,89 @@ export function issuedKeyText(key: IssuedKeyBody): string[] {
       ['key id', key.id],
       ['scopes', key.scopes.join(', ')],
       ['expires', key.expiresAt ?? 'never'],
+      ['mode', key.mode],
     ]),
   ];
 }
 
-export function domainText(domain: SenderDomainView): string {
-  return `Sender domain ${domain.domain} added${domain.verified ? ' (verified)' : ' (not verified: email from it is refused until it is)'}`;
+/** Rows of a table: columns padded to their widest cell, two spaces apart. */
+function table(rows: readonly (readonly string[])[], indent = '  '): string[] {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? [];
+  return rows.map((row) => `${indent}${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')}`.trimEnd());
+}
+
+const domainState = (domain: SenderDomainDetails): string =>
+  domain.verified ? `verified${domain.verifiedAt === null ? '' : ` ${domain.verifiedAt}`}` : 'not verified: email from it is refused until it is';
+
+export function domainLine(domain: SenderDomainDetails): string {
+  return `${domain.domain} (${domainState(domain)})`;
+}
+
+/** A domain and the records to publish, one per line, as a DNS host asks for them. */
+export function domainDetailsText(domain: SenderDomainDetails): string[] {
+  return [
+    `Sender domain ${domainLine(domain)}`,
+    'DNS records to publish:',
+    ...table([['type', 'name', 'value'], ...domain.records.map((r) => [r.type, r.name, r.value])]),
+  ];
+}
+
+export function verificationText(result: SenderDomainVerification): string[] {
+  return [
+    domainLine(result),
+    ...table(result.checks.map((c) => [c.record, c.error ?? (c.ok ? 'matches' : c.found ? 'found, but not the value to publish' : 'not found')])),
+  ];
+}
+
+export interface AccountListEntry {
+  readonly id: string;
+  readonly name: string;
+  readonly active: boolean;
+  readonly messagesLeft: number;
+  readonly balance: number;
+  readonly users: number;
+}
+
+export function accountListText(accounts: readonly AccountListEntry[], more: boolean): string[] {
+  if (accounts.length === 0) return ['No accounts.'];
+  return [
+    ...table([['id', 'name', 'active', 'messages', 'balance', 'users'], ...accounts.map((a) => [
+      a.id, a.name, a.active ? 'yes' : 'no', String(a.messagesLeft), String(a.balance), String(a.users),
+    ])], ''),
+    ...(more ? ['(more: raise --limit or narrow --name)'] : []),
+  ];
+}
+
+export interface KeyListEntry {
+  readonly id: string;
+  readonly name: string;
+  readonly scopes: readonly string[];
+  readonly expiresAt: string | null;
+  readonly revokedAt: string | null;
+  readonly lastUsedAt: string | null;
+}
+
+export function keyListText(keys: readonly KeyListEntry[]): string[] {
+  if (keys.length === 0) return ['No API keys.'];
+  const state = (k: KeyListEntry): string => (k.revokedAt !== null ? `revoked ${k.revokedAt}` : k.expiresAt !== null ? `expires ${k.expiresAt}` : 'active');
+  return table([['id', 'name', 'scopes', 'state', 'last used'], ...keys.map((k) => [
+    k.id, k.name === '' ? '-' : k.name, k.scopes.join(','), state(k), k.lastUsedAt ?? 'never',
+  ])], '');
+}
+
+export function emailTemplateListText(templates: readonly EmailTemplateSummary[]): string[] {
+  return ['Email templates:', ...(templates.length === 0 ? ['  (none)'] : table(templates.map((t) => [t.template_id, t.name, t.subject ?? ''])))];
+}
+
+export function whatsappTemplateListText(templates: readonly WhatsappTemplateView[]): string[] {
+  return ['WhatsApp templates:', ...(templates.length === 0 ? ['  (none)'] : table(templates.map((t) => [
+    t.templateId, t.name, t.language, t.status, `${t.paramCount} parameter${t.paramCount === 1 ? '' : 's'}`,
+  ])))];
+}
+
+export function userListText(users: readonly UserBody[]): string[] {
+  if (users.length === 0) return ['No users.'];
+  return table([['id', 'email', 'role', 'status', 'last sign-in'], ...users.map((u) => [u.user_id, u.email, u.role, u.status, u.last_sign_in_at ?? 'never'])], '');
 }
 
 export function ledgerText(entries: readonly LedgerEntryView[]): string[] {

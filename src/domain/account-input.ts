@@ -3,6 +3,7 @@
 // (`invalidField` with `<field>: <what is wrong>`), snake_case as on the rest of /v1.
 import { isScope, SCOPES, type Scope } from './access.ts';
 import { fieldsOf, invalidField, ISO_TIME, parseExpiry, parseText } from './admin-input.ts';
+import { isKeyMode, type KeyMode } from './key-mode.ts';
 import { normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
 import { ownField, type JsonObject } from './json-object.ts';
 import { ok, type Result } from './result.ts';
@@ -28,13 +29,14 @@ export interface NewOwnKey {
   readonly name: string;
   readonly scopes: readonly Scope[];
   readonly expiresAt: number | null;
+  readonly mode: KeyMode;
 }
 
-/** POST /v1/api-keys: `{name, scopes, expires_at?}`. */
+/** POST /v1/api-keys: `{name, scopes, expires_at?, mode?}`. */
 export function parseNewOwnKey(body: unknown, now: number): Result<NewOwnKey> {
-  const fields = fieldsOf(body, ['name', 'scopes', 'expires_at']);
+  const fields = fieldsOf(body, ['name', 'scopes', 'expires_at', 'mode']);
   if (!fields.ok) return fields;
-  const { name, scopes, expires_at: expiresAt } = fields.value;
+  const { name, scopes, expires_at: expiresAt, mode } = fields.value;
   const text = parseText(name, KEY_NAME_MAX);
   if (text === null) return invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters, without control characters`);
   const problem = `must be a non-empty array of ${SCOPES.map((s) => `"${s}"`).join(', ')}`;
@@ -43,8 +45,9 @@ export function parseNewOwnKey(body: unknown, now: number): Result<NewOwnKey> {
   if ([...wanted].some((s) => !isScope(s))) return invalidField('scopes', problem);
   const expiry = parseExpiry(expiresAt, 'expires_at', now);
   if (!expiry.ok) return expiry;
+  if (mode !== undefined && !isKeyMode(mode)) return invalidField('mode', 'must be "live" or "test"');
   // Canonical order, duplicates dropped: the scopes are a set.
-  return ok({ name: text, scopes: SCOPES.filter((s) => wanted.has(s)), expiresAt: expiry.value });
+  return ok({ name: text, scopes: SCOPES.filter((s) => wanted.has(s)), expiresAt: expiry.value, mode: mode ?? 'live' });
 }
 
 /** A time bound of a query: ISO-8601 or epoch milliseconds. */

@@ -13,6 +13,7 @@ import type { Channel } from './account.ts';
 import { EVENT_TYPES, isEventType, type EventType } from './event-catalogue.ts';
 import { parseAddress } from './email-address.ts';
 import { normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
+import { KEY_MODES, type KeyMode } from './key-mode.ts';
 import { isJsonObject, ownField } from './json-object.ts';
 import { parseMoney, type Minor } from './money.ts';
 import { ok, type Result } from './result.ts';
@@ -103,6 +104,10 @@ export type AccountUpdateBody = Static<typeof AccountUpdateBody>;
 export const NewApiKeyBody = Type.Object({
   scopes: Type.Optional(Type.Array(Type.Union(SCOPES.map((c) => Type.Literal(c))), { minItems: 1, errorMessage: SCOPES_PROBLEM, description: 'Default: every scope' })),
   expiresAt: Type.Optional(Nullable(Type.String(), { errorMessage: EXPIRY_PROBLEM, description: 'UTC, ISO-8601 with an offset, in the future; default: never' })),
+  mode: Type.Optional(Type.Union(KEY_MODES.map((m) => Type.Literal(m)), {
+    errorMessage: 'must be "live" or "test"',
+    description: 'live (default) or test: a test key (prefixed `test_`) sends through the capture transports, unbilled (docs/sandbox.md)',
+  })),
 }, { additionalProperties: false });
 export type NewApiKeyBody = Static<typeof NewApiKeyBody>;
 
@@ -149,6 +154,7 @@ export interface AccountUpdateInput extends AccountInput {
 export interface NewApiKeyInput {
   readonly scopes: readonly Scope[];
   readonly expiresAt: number | null;
+  readonly mode: KeyMode;
 }
 
 export interface NewSenderDomainInput {
@@ -286,7 +292,7 @@ export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[
 
 /** POST /admin/v1/accounts/:id/api-keys, after its schema; `now` decides whether expiresAt is in the future. */
 export function refineNewApiKey(body: NewApiKeyBody, now: number): Result<NewApiKeyInput> {
-  const { scopes, expiresAt } = body;
+  const { scopes, expiresAt, mode } = body;
   // Canonical order, duplicates dropped: the scopes are a set.
   const parsedScopes: readonly Scope[] = scopes === undefined ? ALL_SCOPES : SCOPES.filter((c) => scopes.includes(c));
   let expiry: number | null = null;
@@ -296,7 +302,7 @@ export function refineNewApiKey(body: NewApiKeyBody, now: number): Result<NewApi
     if (at <= now) return invalidField('expiresAt', 'must be in the future');
     expiry = at;
   }
-  return ok({ scopes: parsedScopes, expiresAt: expiry });
+  return ok({ scopes: parsedScopes, expiresAt: expiry, mode: mode ?? 'live' });
 }
 
 /** POST /admin/v1/accounts/:id/api-keys from a caller that is not its route (the CLI). */

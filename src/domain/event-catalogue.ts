@@ -83,6 +83,10 @@ export interface EventSubject {
   readonly tracking?: { readonly opens: boolean; readonly clicks: boolean };
   /** A message of a campaign (POST /v1/campaigns): its id, name and lists, posted as campaign_id, campaign_name, list_ids. */
   readonly campaign?: { readonly id: string; readonly name: string; readonly listIds: readonly string[] };
+  /** Sent with a test key: posted as `test: true` (docs/sandbox.md). */
+  readonly test?: boolean;
+  /** To a simulator recipient (domain/simulator.ts): posted as `simulated: true`. */
+  readonly simulated?: boolean;
 }
 
 /** The JSON body of a webhook post, in the Standard Webhooks shape `{type, timestamp, data}`. */
@@ -97,11 +101,14 @@ export interface EventPayload {
  * bounce_type, url, machine, …) sit next to the message's; the message's fields win
  * a clash, so an event can never pose as another message. A campaign's message also
  * carries campaign_id, campaign_name and list_ids. Certified email carries
- * `certified: true` and no tracking fields.
+ * `certified: true` and no tracking fields. A test key's message carries `test: true`,
+ * a simulator recipient's `simulated: true` (absent otherwise, never false).
  */
 export function eventPayload(type: EventType, at: number, subject: EventSubject, fields: Readonly<Record<string, unknown>>): EventPayload {
   const data: Record<string, unknown> = { ...fields };
   delete data['tracking'];
+  delete data['test'];
+  delete data['simulated'];
   Object.assign(data, {
     msgid: subject.msgid,
     account: subject.accountId,
@@ -113,6 +120,8 @@ export function eventPayload(type: EventType, at: number, subject: EventSubject,
   if (subject.campaign !== undefined) {
     Object.assign(data, { campaign_id: subject.campaign.id, campaign_name: subject.campaign.name, list_ids: subject.campaign.listIds });
   }
+  if (subject.test === true) data['test'] = true;
+  if (subject.simulated === true) data['simulated'] = true;
   if (subject.certified) data['certified'] = true;
   else if (subject.tracking !== undefined) data['tracking'] = subject.tracking;
   return { type, timestamp: new Date(at).toISOString(), data };

@@ -246,6 +246,10 @@ export const KeyScope = Type.Union(KEY_SCOPES.map((scope) => Type.Literal(scope)
 });
 export type KeyScope = Static<typeof KeyScope>;
 
+export const KeyModeField = Type.Union([Type.Literal('live'), Type.Literal('test')], {
+  description: 'live, or test: a test key (it starts `test_`) sends through the capture transports whatever is configured, is never billed, and its messages are listed with `GET /v1/messages?mode=test` (docs/sandbox.md)',
+});
+
 export const ApiKeyView = Type.Object({
   key_id: Id('The key'),
   name: Type.String(),
@@ -255,6 +259,7 @@ export const ApiKeyView = Type.Object({
   last_used_at: Nullable(Timestamp('Recorded at most once a minute')),
   last_used_ip: Nullable(Type.String()),
   revoked_at: Nullable(Timestamp()),
+  mode: KeyModeField,
 });
 export type ApiKeyView = Static<typeof ApiKeyView>;
 
@@ -265,6 +270,7 @@ export const NewApiKeyRequest = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   scopes: Type.Array(KeyScope, { minItems: 1 }),
   expires_at: Type.Optional(Nullable(Timestamp('In the future; absent or null: never'))),
+  mode: Type.Optional(KeyModeField),
 }, { additionalProperties: false });
 export type NewApiKeyRequest = Static<typeof NewApiKeyRequest>;
 
@@ -275,6 +281,7 @@ export const IssuedApiKey = Type.Object({
   scopes: Type.Array(KeyScope),
   created_at: Timestamp(),
   expires_at: Nullable(Timestamp()),
+  mode: KeyModeField,
 });
 export type IssuedApiKey = Static<typeof IssuedApiKey>;
 

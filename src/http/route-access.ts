@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { channelsOf, grantAllows, keyGrant, roleGrant, type Grant, type RouteAccess } from '../domain/access.ts';
 import type { Account, Channel } from '../domain/account.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { SessionRecord, User } from '../domain/user.ts';
 import type { ApiKeyRecord } from '../store/api-keys.ts';
 import { applicationError } from './schemas.ts';
@@ -68,6 +69,12 @@ export function signedInOf(request: FastifyRequest): Caller & { readonly princip
   const caller = callerOf(request);
   if (caller.principal.kind !== 'user') throw new Error('route is not sessionOnly');
   return caller as Caller & { readonly principal: Extract<Principal, { kind: 'user' }> };
+}
+
+/** The mode of what the caller sends: its key's (live or test, docs/sandbox.md); a signed-in user's sends are live. */
+export function sendingMode(request: FastifyRequest): KeyMode {
+  const { principal } = callerOf(request);
+  return principal.kind === 'key' ? principal.key.mode : 'live';
 }
 
 /** The channels whose messages the caller may see. */

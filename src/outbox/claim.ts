@@ -1,4 +1,5 @@
 import type { Channel } from '../domain/account.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { Db } from '../store/database.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
@@ -15,6 +16,8 @@ export interface ClaimedMessage {
   readonly costMessages: number;
   readonly costBalance: number;
   readonly payload: unknown;
+  /** A test key's message goes through the capture transport of its channel (docs/sandbox.md). */
+  readonly mode: KeyMode;
 }
 
 /**
@@ -60,6 +63,7 @@ export async function claimDue(
         costMessages: Number(row.cost_messages),
         costBalance: Number(row.cost_balance),
         payload,
+        mode: row.mode === 'test' ? 'test' : 'live',
       };
     });
   });
@@ -77,11 +81,11 @@ const CLAIM_SKIP_LOCKED = statement(claimText(' for update skip locked'));
 
 interface ClaimedRow {
   id: string; account_id: string; channel: string; recipient: string; created_at: number;
-  cost_messages: number; cost_balance: number; send_id: string; payload: string;
+  cost_messages: number; cost_balance: number; send_id: string; payload: string; mode: string;
 }
 
 const readClaimed = statementPerCount((count) => `
-  select m.id, m.account_id, m.channel, m.recipient, m.created_at, m.cost_messages, m.cost_balance, m.send_id, s.payload
+  select m.id, m.account_id, m.channel, m.recipient, m.created_at, m.cost_messages, m.cost_balance, m.send_id, s.payload, m.mode
   from messages m join sends s on s.id = m.send_id
   where m.id in (${placeholders(1, count)})`);
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Outcome, Transport } from '../channels/channel.ts';
 import { CHANNELS, type Channel } from '../domain/account.ts';
+import { isSimulatorRecipient } from '../domain/simulator.ts';
 import type { EmailPayload, Outbound, SmsPayload, WhatsappPayload } from '../domain/outbound.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
@@ -13,6 +14,16 @@ export interface Transports {
   readonly email: Transport<EmailPayload>;
   readonly sms: Transport<SmsPayload>;
   readonly whatsapp: Transport<WhatsappPayload>;
+}
+
+/**
+ * The sandbox's transports (docs/sandbox.md), chosen per message before the configured
+ * ones: a simulator recipient's message goes to the simulator, a test key's message to
+ * the capture transport of its channel, whatever is configured.
+ */
+export interface SandboxTransports {
+  readonly capture: Transports;
+  readonly simulator: Transports;
 }
 
 export interface WorkerOptions {
@@ -30,6 +41,8 @@ export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'owner'> = { batchSize:
 
 type WorkerDeps = CompletionDeps & {
   capabilities: DialectCapabilities; transports: Transports; logger: Logger;
+  /** Absent only in tests that build a bare worker (they use no test keys or simulator recipients). */
+  sandbox?: SandboxTransports;
   /** Counts outcomes and transports that throw; absent in tests that build a bare worker. */
   metrics?: Metrics;
 };
@@ -112,8 +125,16 @@ export class OutboxWorker {
     }
   }
 
+  /** Simulator recipients first (they never go anywhere), then a test key's capture, then what is configured. */
+  #transportOf(message: ClaimedMessage): Transport<unknown> {
+    const sandbox = this.#deps.sandbox;
+    if (sandbox !== undefined && isSimulatorRecipient(message.channel, message.recipient)) return sandbox.simulator[message.channel] as Transport<unknown>;
+    if (sandbox !== undefined && message.mode === 'test') return sandbox.capture[message.channel] as Transport<unknown>;
+    return this.#deps.transports[message.channel] as Transport<unknown>;
+  }
+
   async #send(message: ClaimedMessage): Promise<Outcome> {
-    const transport = this.#deps.transports[message.channel] as Transport<unknown>;
+    const transport = this.#transportOf(message);
     const outbound: Outbound<unknown> = {
       msgid: message.msgid, accountId: message.accountId, attempt: message.attempt, recipient: message.recipient, payload: message.payload,
     };

@@ -62,6 +62,18 @@ export async function insertAccount(db: Executor, id: string, now: number, field
   return toAccount(row);
 }
 
+/**
+ * The id of the account with this name, compared as the unique index does (lower()),
+ * other than `except`; undefined when the name is free.
+ */
+export async function findAccountIdByName(db: Executor, name: string, except?: string): Promise<string | undefined> {
+  const row = await db.selectFrom('accounts').select('id')
+    .where(sql<boolean>`lower(name) = lower(${name})`)
+    .$if(except !== undefined, (q) => q.where('id', '!=', except ?? ''))
+    .executeTakeFirst();
+  return row?.id;
+}
+
 /** Read for every authenticated request: a prepared statement (store/prepared-statement.ts). */
 export async function findAccount(db: Executor, id: string): Promise<Account | undefined> {
   const [row] = await queryRows<AccountRow>(db, FIND_ACCOUNT, [id]);

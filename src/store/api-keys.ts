@@ -1,4 +1,5 @@
 import { isScope, type Scope } from '../domain/access.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { ApiKeyRow, Executor } from './database.ts';
 
 export interface ApiKeyRecord {
@@ -13,6 +14,8 @@ export interface ApiKeyRecord {
   readonly name: string;
   readonly lastUsedAt: number | null;
   readonly lastUsedIp: string | null;
+  /** A test key's messages go through the capture transports, unbilled (docs/sandbox.md). */
+  readonly mode: KeyMode;
 }
 
 const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
@@ -27,6 +30,8 @@ const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   name: row.name,
   lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
   lastUsedIp: row.last_used_ip,
+  // Only 'test' is a test key: anything else written by hand is live, as every key before.
+  mode: row.mode === 'test' ? 'test' : 'live',
 });
 
 export async function insertApiKey(db: Executor, key: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt' | 'lastUsedIp'>): Promise<void> {
@@ -34,7 +39,7 @@ export async function insertApiKey(db: Executor, key: Omit<ApiKeyRecord, 'revoke
     .insertInto('api_keys')
     .values({
       id: key.id, account_id: key.accountId, key_hash: key.keyHash, scopes: key.scopes.join(' '),
-      created_at: key.createdAt, expires_at: key.expiresAt, revoked_at: null, name: key.name,
+      created_at: key.createdAt, expires_at: key.expiresAt, revoked_at: null, name: key.name, mode: key.mode,
     })
     .execute();
 }

@@ -5,7 +5,7 @@ import type { Filter } from '../campaigns/segment-filter.ts';
 import type { NamedAddress } from '../domain/email-request.ts';
 import type { CampaignsTable, Executor } from './database.ts';
 import type { DialectCapabilities } from './dialect.ts';
-import { execute, queryRows, statement } from './prepared-statement.ts';
+import { execute, insertAll, insertRows, MAX_IN_LIST, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
 
 // An account's campaigns, and the campaign runner's bookkeeping on them. The runner
 // holds a campaign under a lease (lease_owner, lease_expires_at) while it walks the
@@ -32,6 +32,8 @@ export interface Campaign {
   readonly filter: Filter | null;
   readonly sendAt: number | null;
   readonly messagesPerMinute: number | null;
+  /** At most this many messages a minute to any one recipient domain; null: no per-domain limit. */
+  readonly messagesPerMinutePerDomain: number | null;
   readonly follows: { readonly campaignId: string; readonly to: ResendTarget } | null;
   readonly content: CampaignSource | null;
   readonly tracking: { readonly opens: boolean; readonly clicks: boolean };
@@ -58,7 +60,7 @@ export const toCampaign = (row: CampaignRow): Campaign => ({
   body: row.body, templateId: row.template_id, variables: JSON.parse(row.variables) as Record<string, string>,
   lists: JSON.parse(row.lists) as string[], excludeLists: JSON.parse(row.exclude_lists) as string[],
   filter: row.filter === null ? null : (JSON.parse(row.filter) as Filter), sendAt: num(row.send_at),
-  messagesPerMinute: num(row.messages_per_minute),
+  messagesPerMinute: num(row.messages_per_minute), messagesPerMinutePerDomain: num(row.messages_per_minute_per_domain),
   follows: row.parent_id === null ? null : { campaignId: row.parent_id, to: row.resend_to as ResendTarget },
   content: row.content === null ? null : (JSON.parse(row.content) as CampaignSource),
   tracking: { opens: Number(row.track_opens) === 1, clicks: Number(row.track_clicks) === 1 },
@@ -69,13 +71,13 @@ export const toCampaign = (row: CampaignRow): Campaign => ({
 
 /** The columns a draft's editable fields fill. */
 export type CampaignFields = Pick<Campaign,
-  'name' | 'subject' | 'from' | 'replyTo' | 'body' | 'templateId' | 'variables' | 'lists' | 'excludeLists' | 'filter' | 'sendAt' | 'messagesPerMinute'>;
+  'name' | 'subject' | 'from' | 'replyTo' | 'body' | 'templateId' | 'variables' | 'lists' | 'excludeLists' | 'filter' | 'sendAt' | 'messagesPerMinute' | 'messagesPerMinutePerDomain'>;
 
 const fieldColumns = (c: CampaignFields) => ({
   name: c.name, subject: c.subject, from_email: c.from.email, from_name: c.from.name, reply_to_email: c.replyTo.email,
   reply_to_name: c.replyTo.name, body: c.body, template_id: c.templateId, variables: JSON.stringify(c.variables),
   lists: JSON.stringify(c.lists), exclude_lists: JSON.stringify(c.excludeLists), filter: c.filter === null ? null : JSON.stringify(c.filter),
-  send_at: c.sendAt, messages_per_minute: c.messagesPerMinute,
+  send_at: c.sendAt, messages_per_minute: c.messagesPerMinute, messages_per_minute_per_domain: c.messagesPerMinutePerDomain,
 });
 
 export async function insertCampaign(
@@ -250,16 +252,53 @@ export async function countPendingMessages(db: Executor, campaignId: string, cap
   return Number(row?.n ?? 0);
 }
 
-const PENDING_UP_TO = statement(`
-  select count(*) as n from (select 1 from outbox o join messages m on m.id = o.message_id where m.campaign_id = $1 limit $2) pending`);
-
-// From the outbox side: near the end of a campaign the outbox holds few rows.
-const PENDING = statement('select 1 from outbox o join messages m on m.id = o.message_id where m.campaign_id = $1 limit 1');
+// The campaign's messages in a status that has delivery work, each confirmed by its
+// outbox row (the truth of "work left"), through messages_campaign_status (migration
+// 0014): the waiting ones only, not every message the campaign made.
+const waiting = (limit: string) => `
+  select 1 from messages m
+  where m.campaign_id = $1 and m.status in ('queued', 'sending', 'deferred')
+    and exists (select 1 from outbox o where o.message_id = m.id)
+  limit ${limit}`;
+const PENDING_UP_TO = statement(`select count(*) as n from (${waiting('$2')}) pending`);
+const PENDING = statement(waiting('1'));
 
 /** Ends a walked campaign whose messages all have their final outcome. False when the runner lost it. */
 export async function finishCampaign(db: Executor, id: string, owner: string, now: number): Promise<boolean> {
   return (await execute(db, FINISH, [now, id, owner])) === 1;
 }
+
+/**
+ * When the campaign's next message to each of `domains` may go (the runner's
+ * per-domain pace); a domain it never sent to is absent.
+ */
+export async function domainPaces(db: Executor, campaignId: string, domains: readonly string[]): Promise<Map<string, number>> {
+  const paces = new Map<string, number>();
+  for (let i = 0; i < domains.length; i += MAX_IN_LIST) {
+    const part = domains.slice(i, i + MAX_IN_LIST);
+    const rows = await queryRows<{ domain: string; next_at: number }>(db, domainPacesOf(part.length), [campaignId, ...part]);
+    for (const row of rows) paces.set(row.domain, Number(row.next_at));
+  }
+  return paces;
+}
+
+const domainPacesOf = statementPerCount((count) =>
+  `select domain, next_at from campaign_domains where campaign_id = $1 and domain in (${placeholders(2, count)})`);
+
+/** Stores the domains' next times (a batch's), in the batch's transaction. */
+export async function saveDomainPaces(db: Executor, campaignId: string, paces: ReadonlyMap<string, number>): Promise<void> {
+  await insertAll(db, DOMAIN_PACE, [...paces].map(([domain, nextAt]) => [campaignId, domain, nextAt]));
+}
+
+const DOMAIN_PACE = insertRows('campaign_domains', ['campaign_id', 'domain', 'next_at'],
+  'on conflict (campaign_id, domain) do update set next_at = excluded.next_at');
+
+/** An ended campaign's domain paces: nothing will read them again. */
+export async function forgetDomainPaces(db: Executor, campaignId: string): Promise<void> {
+  await execute(db, FORGET_DOMAIN_PACES, [campaignId]);
+}
+
+const FORGET_DOMAIN_PACES = statement('delete from campaign_domains where campaign_id = $1');
 
 const FINISH = statement(`
   update campaigns set status = 'finished', finished_at = $1, updated_at = $1, due_at = null, lease_owner = null, lease_expires_at = null

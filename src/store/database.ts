@@ -44,6 +44,7 @@ export interface ApiKeysTable {
   name: Generated<string>; // what the account calls the key ('' for keys from before names)
   last_used_at: number | null; // written at most once a minute
   last_used_ip: string | null;
+  mode: Generated<string>; // live | test (migration 0013)
 }
 
 export interface SenderDomainsTable {
@@ -112,6 +113,18 @@ export interface MessagesTable {
   updated_at: number;
   campaign_id: string | null; // campaign messages only: the campaign, and
   contact_id: string | null; // the contact it is for (unique together)
+  mode: Generated<string>; // live | test: the mode of the key that sent it (migration 0013)
+}
+
+/** A simulator recipient's later report, due at due_at (migration 0013; outbox/simulated-reports.ts). */
+export interface SimulatedReportsTable {
+  id: string; // UUIDv7: a message's reports in their order
+  message_id: string;
+  account_id: string;
+  step: string; // delivered | bounced | failed | complained | unsubscribed | opened | clicked | read
+  due_at: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
 }
 
 /** Delivery work: a row exists while the message still has to be (re)tried. */
@@ -375,6 +388,7 @@ export interface CampaignsTable {
   filter: string | null; // JSON filter (campaigns/segment-filter.ts)
   send_at: number | null;
   messages_per_minute: number | null;
+  messages_per_minute_per_domain: number | null; // migration 0014; null: no per-domain limit
   parent_id: string | null;
   resend_to: string | null; // not_opened | not_clicked
   content: string | null; // JSON {subject, html, text}, fixed at send
@@ -397,8 +411,16 @@ export interface CampaignsTable {
   finished_at: number | null;
 }
 
+/** When a campaign's next message to a recipient domain may go (migration 0014). */
+export interface CampaignDomainsTable {
+  campaign_id: string;
+  domain: string;
+  next_at: number;
+}
+
 export interface Database {
   campaigns: CampaignsTable;
+  campaign_domains: CampaignDomainsTable;
   users: UsersTable;
   sessions: SessionsTable;
   user_links: UserLinksTable;
@@ -419,6 +441,7 @@ export interface Database {
   sends: SendsTable;
   messages: MessagesTable;
   outbox: OutboxTable;
+  simulated_reports: SimulatedReportsTable;
   message_events: MessageEventsTable;
   captures: CapturesTable;
   mime_pieces: MimePiecesTable;

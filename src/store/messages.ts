@@ -1,4 +1,5 @@
 import { CHANNELS, type Channel } from '../domain/account.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor, MessageRow } from './database.ts';
 import { execute, insertAll, insertRows, onPostgres, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
@@ -27,6 +28,8 @@ export interface SendOptions {
   readonly tracking: { readonly opens: boolean; readonly clicks: boolean };
   /** The `campaign` field of POST /v1/email, stored for GET /v1/campaigns/tags/:name/stats. */
   readonly campaignName?: string | null;
+  /** The sending key's mode; test messages go through the capture transports, unbilled (default live). */
+  readonly mode?: KeyMode;
 }
 
 const DEFAULT_SEND_OPTIONS: SendOptions = { family: 'transactional', metadata: null, certified: false, tracking: { opens: false, clicks: false } };
@@ -45,6 +48,8 @@ export interface StoredMessage {
   /** A campaign message's campaign and contact (null on every other message; the contact also once erased). */
   readonly campaignId: string | null;
   readonly contactId: string | null;
+  /** The mode of the key that sent it (docs/sandbox.md). */
+  readonly mode: KeyMode;
 }
 
 export interface MessageEvent {
@@ -53,46 +58,44 @@ export interface MessageEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-const INSERT_SEND = statement(`
-  insert into sends (id, account_id, channel, payload, created_at, family, metadata, certified, track_opens, track_clicks, campaign_name)
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`);
-const MESSAGE_COLUMN_NAMES = [
+const SEND_COLUMNS = ['id', 'account_id', 'channel', 'payload', 'created_at', 'family', 'metadata', 'certified', 'track_opens', 'track_clicks', 'campaign_name'];
+const MESSAGE_COLUMNS = [
   'id', 'account_id', 'send_id', 'channel', 'recipient', 'recipient_role', 'status', 'cost_messages', 'cost_balance', 'created_at', 'updated_at',
-  'campaign_id', 'contact_id',
+  'campaign_id', 'contact_id', 'mode',
 ];
-const MESSAGES = insertRows('messages', MESSAGE_COLUMN_NAMES);
-const EVENTS = insertRows('message_events', ['id', 'message_id', 'type', 'at', 'data']);
-const OUTBOX = insertRows('outbox', ['message_id', 'channel', 'available_at', 'attempts']);
+const EVENT_COLUMNS = ['id', 'message_id', 'type', 'at', 'data'];
+const OUTBOX_COLUMNS = ['message_id', 'channel', 'available_at', 'attempts'];
+const SENDS = insertRows('sends', SEND_COLUMNS);
+const MESSAGES = insertRows('messages', MESSAGE_COLUMNS);
+const EVENTS = insertRows('message_events', EVENT_COLUMNS);
+const OUTBOX = insertRows('outbox', OUTBOX_COLUMNS);
 
-const SEND_COLUMNS = 11;
-const MESSAGE_COLUMNS = 13;
-const EVENT_COLUMNS = 5;
-const OUTBOX_COLUMNS = 4;
 /** Most recipients a send stores in one statement on PostgreSQL; a larger send's statements are already multi-row. */
 const SEND_IN_ONE_STATEMENT_MAX = 50;
 
 /**
- * PostgreSQL: a send of `rows` recipients, none dropped, in ONE statement (one round
+ * PostgreSQL: one send of `rows` recipients, none dropped, in ONE statement (one round
  * trip instead of four): data-modifying CTEs, one per table. PostgreSQL checks the
  * foreign keys (messages → sends, events and outbox → messages) at the end of the
  * statement, when every row is in. SQLite has no INSERT in WITH, and needs none: its
  * statements run in process.
  */
 const insertSendInOneStatement = statementPerCount((rows) => {
-  let next = SEND_COLUMNS + 1;
-  const valueRows = (columns: number): string => Array.from({ length: rows }, () => {
-    const row = `(${placeholders(next, columns)})`;
-    next += columns;
+  let next = 1;
+  const values = (columns: readonly string[], count: number): string => Array.from({ length: count }, () => {
+    const row = `(${placeholders(next, columns.length)})`;
+    next += columns.length;
     return row;
   }).join(', ');
-  const messages = valueRows(MESSAGE_COLUMNS);
-  const events = valueRows(EVENT_COLUMNS);
-  const outbox = valueRows(OUTBOX_COLUMNS);
+  const send = values(SEND_COLUMNS, 1);
+  const messages = values(MESSAGE_COLUMNS, rows);
+  const events = values(EVENT_COLUMNS, rows);
+  const outbox = values(OUTBOX_COLUMNS, rows);
   return `
-  with send as (${INSERT_SEND.postgres}),
-       message as (insert into messages (${MESSAGE_COLUMN_NAMES.join(', ')}) values ${messages}),
-       event as (insert into message_events (id, message_id, type, at, data) values ${events})
-  insert into outbox (message_id, channel, available_at, attempts) values ${outbox}`;
+  with send as (insert into sends (${SEND_COLUMNS.join(', ')}) values ${send}),
+       message as (insert into messages (${MESSAGE_COLUMNS.join(', ')}) values ${messages}),
+       event as (insert into message_events (${EVENT_COLUMNS.join(', ')}) values ${events})
+  insert into outbox (${OUTBOX_COLUMNS.join(', ')}) values ${outbox}`;
 });
 
 /**
@@ -103,36 +106,60 @@ const insertSendInOneStatement = statementPerCount((rows) => {
  */
 export async function insertSend(
   db: Executor,
-  send: { id: string; accountId: string; channel: Channel; payload: unknown; now: number; eventIds: () => string; options?: SendOptions },
+  send: NewSend,
   messages: readonly NewMessage[],
 ): Promise<void> {
-  const { id: sendId, accountId, channel, now } = send;
-  const options = send.options ?? DEFAULT_SEND_OPTIONS;
-  const sendRow = [
-    sendId, accountId, channel, JSON.stringify(send.payload), now, options.family,
-    options.metadata === null ? null : JSON.stringify(options.metadata),
-    options.certified ? 1 : 0, options.tracking.opens ? 1 : 0, options.tracking.clicks ? 1 : 0, options.campaignName ?? null,
-  ];
-  const queued = messages.filter((m) => m.dropped !== true);
-  const messageRows = queued.map((m) => [
-    m.id, accountId, sendId, channel, m.recipient, m.role, 'queued', m.costMessages, m.costBalance, now, now,
-    m.campaign?.campaignId ?? null, m.campaign?.contactId ?? null,
+  await insertSends(db, [{ send, messages }]);
+}
+
+export interface NewSend {
+  readonly id: string;
+  readonly accountId: string;
+  readonly channel: Channel;
+  readonly payload: unknown;
+  readonly now: number;
+  readonly eventIds: () => string;
+  readonly options?: SendOptions;
+}
+
+/**
+ * insertSend for many sends at once (a campaign batch: one send per contact): each
+ * table's rows go in one multi-row statement per 500 rows on PostgreSQL, rather than a
+ * round trip per row.
+ */
+export async function insertSends(db: Executor, sends: readonly { readonly send: NewSend; readonly messages: readonly NewMessage[] }[]): Promise<void> {
+  const sendRows = sends.map(({ send }) => {
+    const options = send.options ?? DEFAULT_SEND_OPTIONS;
+    return [
+      send.id, send.accountId, send.channel, JSON.stringify(send.payload), send.now, options.family,
+      options.metadata === null ? null : JSON.stringify(options.metadata),
+      options.certified ? 1 : 0, options.tracking.opens ? 1 : 0, options.tracking.clicks ? 1 : 0, options.campaignName ?? null,
+    ];
+  });
+  const queued = sends.flatMap(({ send, messages }) => messages.filter((m) => m.dropped !== true).map((m) => ({ send, m })));
+  const messageRows = queued.map(({ send, m }) => [
+    m.id, send.accountId, send.id, send.channel, m.recipient, m.role, 'queued', m.costMessages, m.costBalance, send.now, send.now,
+    m.campaign?.campaignId ?? null, m.campaign?.contactId ?? null, send.options?.mode ?? 'live',
   ]);
-  const eventRows = queued.map((m) => [send.eventIds(), m.id, 'queued', now, '{}']);
-  const outboxRows = queued.map((m) => [m.id, channel, m.availableAt ?? now, 0]);
-  if (queued.length === messages.length && queued.length > 0 && queued.length <= SEND_IN_ONE_STATEMENT_MAX && onPostgres(db)) {
-    await execute(db, insertSendInOneStatement(queued.length), [...sendRow, ...messageRows.flat(), ...eventRows.flat(), ...outboxRows.flat()]);
+  const eventRows = queued.map(({ send, m }) => [send.eventIds(), m.id, 'queued', send.now, '{}']);
+  const outboxRows = queued.map(({ send, m }) => [m.id, send.channel, m.availableAt ?? send.now, 0]);
+  const [only] = sends;
+  if (sends.length === 1 && only !== undefined && queued.length === only.messages.length && queued.length > 0 && queued.length <= SEND_IN_ONE_STATEMENT_MAX && onPostgres(db)) {
+    await execute(db, insertSendInOneStatement(queued.length), [...sendRows.flat(), ...messageRows.flat(), ...eventRows.flat(), ...outboxRows.flat()]);
     return;
   }
-  await execute(db, INSERT_SEND, sendRow);
+  await insertAll(db, SENDS, sendRows);
   await insertAll(db, MESSAGES, messageRows);
   await insertAll(db, EVENTS, eventRows);
   await insertAll(db, OUTBOX, outboxRows);
-  for (const m of messages.filter((m) => m.dropped === true)) {
-    await insertAll(db, MESSAGES, [[
-      m.id, accountId, sendId, channel, m.recipient, m.role, 'dropped', 0, 0, now, now, m.campaign?.campaignId ?? null, m.campaign?.contactId ?? null,
-    ]]);
-    await recordEvent(db, { messageId: m.id, type: 'dropped', eventId: send.eventIds(), at: now, data: { reason: 'suppressed' } });
+  for (const { send, messages } of sends) {
+    for (const m of messages.filter((m) => m.dropped === true)) {
+      await insertAll(db, MESSAGES, [[
+        m.id, send.accountId, send.id, send.channel, m.recipient, m.role, 'dropped', 0, 0, send.now, send.now, m.campaign?.campaignId ?? null, m.campaign?.contactId ?? null,
+        send.options?.mode ?? 'live',
+      ]]);
+      await recordEvent(db, { messageId: m.id, type: 'dropped', eventId: send.eventIds(), at: send.now, data: { reason: 'suppressed' } });
+    }
   }
 }
 
@@ -146,7 +173,7 @@ function toStoredMessage(row: MessageRow): StoredMessage {
   return {
     id: row.id, accountId: row.account_id, sendId: row.send_id, channel: row.channel as Channel, recipient: row.recipient,
     role: row.recipient_role, status: row.status as MessageStatus, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
-    providerRef: row.provider_ref, campaignId: row.campaign_id, contactId: row.contact_id,
+    providerRef: row.provider_ref, campaignId: row.campaign_id, contactId: row.contact_id, mode: row.mode === 'test' ? 'test' : 'live',
   };
 }
 
@@ -159,27 +186,48 @@ export interface MessageFilter {
   /** Created before (epoch ms). */
   readonly until?: number;
   readonly recipient?: string;
+  /** Only messages of this mode (live unless asked: test messages are listed apart). */
+  readonly mode?: KeyMode;
   /** Keyset cursor: only messages with a smaller id (UUIDv7, so older). */
-  readonly before?: string;
+  /** Only messages after this one in the log's order (older, or as old with a smaller id). */
+  readonly after?: { readonly createdAt: number; readonly id: string };
   readonly limit: number;
 }
 
-/** The account's messages, newest first, one page; ids are UUIDv7 so id order is time order. */
+/**
+ * The account's messages, newest first by (created_at, id), one page. The index
+ * messages_account_created_id (account_id, created_at, id) serves this order and a date
+ * window together, and the status and recipient indexes end in (created_at, id) too
+ * (migration 0016): every filter reads one page of index, never sorts a day or an account.
+ * The cursor's condition is written `created_at <= t and (created_at < t or id < i)`
+ * rather than as a row value, so both stores take `created_at <= t` as the index bound.
+ */
 export async function listMessages(db: Executor, accountId: string, filter: MessageFilter): Promise<StoredMessage[]> {
+  const after = filter.after;
   const rows = await db
     .selectFrom('messages')
     .selectAll()
     .where('account_id', '=', accountId)
+    .where('mode', '=', filter.mode ?? 'live')
     .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status ?? ''))
     .$if(filter.channels.length < CHANNELS.length, (q) => q.where('channel', 'in', filter.channels))
     .$if(filter.since !== undefined, (q) => q.where('created_at', '>=', filter.since ?? 0))
     .$if(filter.until !== undefined, (q) => q.where('created_at', '<', filter.until ?? 0))
     .$if(filter.recipient !== undefined, (q) => q.where('recipient', '=', filter.recipient ?? ''))
-    .$if(filter.before !== undefined, (q) => q.where('id', '<', filter.before ?? ''))
+    .$if(after !== undefined, (q) => q
+      .where('created_at', '<=', after?.createdAt ?? 0)
+      .where((w) => w.or([w('created_at', '<', after?.createdAt ?? 0), w('id', '<', after?.id ?? '')])))
+    .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(filter.limit)
     .execute();
   return rows.map(toStoredMessage);
+}
+
+/** The creation time of the account's message `id`, for a cursor that names only the id. */
+export async function messageCreatedAt(db: Executor, accountId: string, id: string): Promise<number | undefined> {
+  const row = await db.selectFrom('messages').select('created_at').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : Number(row.created_at);
 }
 
 export async function listMessageEvents(db: Executor, messageId: string): Promise<MessageEvent[]> {

@@ -11,6 +11,10 @@ import * as audience from './migrations/0009-audience.ts';
 import * as campaigns from './migrations/0010-campaigns.ts';
 import * as accountApp from './migrations/0011-account-app.ts';
 import * as idempotencyKeys from './migrations/0012-idempotency-keys.ts';
+import * as sandbox from './migrations/0013-sandbox.ts';
+import * as campaignDomainPace from './migrations/0014-campaign-domain-pace.ts';
+import * as messagesLogOrder from './migrations/0016-messages-log-order.ts';
+import * as uniqueAccountNames from './migrations/0017-unique-account-names.ts';
 import * as retention from './migrations/0018-retention.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
@@ -27,6 +31,10 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-campaigns': campaigns,
   '0011-account-app': accountApp,
   '0012-idempotency-keys': idempotencyKeys,
+  '0013-sandbox': sandbox,
+  '0014-campaign-domain-pace': campaignDomainPace,
+  '0016-messages-log-order': messagesLogOrder,
+  '0017-unique-account-names': uniqueAccountNames,
   '0018-retention': retention,
 };
 

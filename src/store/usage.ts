@@ -4,7 +4,8 @@ import type { Executor } from './database.ts';
 
 // The counts behind /v1/usage: per UTC day and channel, the messages accepted and the
 // outcomes recorded. Epoch milliseconds divided by a day's length is the day number on
-// both engines (integer division of integers).
+// both engines (integer division of integers). A test key's messages (docs/sandbox.md) are
+// no use of the account: they are left out of every count.
 
 export const DAY_MS = 86_400_000;
 /** The outcomes counted; `complained` feeds the complaint rate only. */
@@ -22,6 +23,7 @@ export async function acceptedPerDay(db: Executor, accountId: string, since: num
     .selectFrom('messages')
     .select([sql<number>`created_at / ${sql.lit(DAY_MS)}`.as('day'), 'channel', db.fn.countAll<number>().as('n')])
     .where('account_id', '=', accountId)
+    .where('mode', '=', 'live')
     .where('created_at', '>=', since)
     .where('status', '<>', 'dropped')
     .groupBy([sql`created_at / ${sql.lit(DAY_MS)}`, 'channel'])
@@ -36,6 +38,7 @@ export async function outcomesPerDay(db: Executor, accountId: string, since: num
     .innerJoin('messages as m', 'm.id', 'e.message_id')
     .select([sql<number>`e.at / ${sql.lit(DAY_MS)}`.as('day'), 'm.channel', 'e.type', db.fn.countAll<number>().as('n')])
     .where('m.account_id', '=', accountId)
+    .where('m.mode', '=', 'live')
     .where('m.created_at', '>=', since - OUTCOME_LAG_MS)
     .where('e.at', '>=', since)
     .where('e.type', 'in', OUTCOME_TYPES)

@@ -1,5 +1,6 @@
 import type { Channel } from '../domain/account.ts';
 import { eventPayload, filterAccepts, publicEventType, type EventFamily, type EventType } from '../domain/event-catalogue.ts';
+import { isSimulatorRecipient } from '../domain/simulator.ts';
 import type { DeliveryStatus } from '../domain/webhook-delivery-query.ts';
 import type { Executor } from './database.ts';
 import { execute, queryRows, statement } from './prepared-statement.ts';
@@ -43,6 +44,8 @@ export async function enqueueWebhookDelivery(db: Executor, event: RecordedEvent)
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
     certified,
     ...(channel === 'email' && !certified ? { tracking: { opens: row.track_opens === 1, clicks: row.track_clicks === 1 } } : {}),
+    ...(row.mode === 'test' ? { test: true } : {}),
+    ...(isSimulatorRecipient(channel, row.recipient) ? { simulated: true } : {}),
     ...(row.campaign_id === null ? {} : { campaign: { id: row.campaign_id, name: row.campaign_name ?? '', listIds: JSON.parse(row.campaign_lists ?? '[]') as string[] } }),
   }, event.data);
   await insertDelivery(db, { id: event.id, accountId: row.account_id, messageId: event.messageId, type, payload: JSON.stringify(payload), at: event.at });
@@ -52,13 +55,13 @@ export async function enqueueWebhookDelivery(db: Executor, event: RecordedEvent)
 interface EventSubject {
   account_id: string; channel: string; recipient: string; webhook_url: string | null; webhook_disabled_at: number | null; webhook_events: string | null;
   family: string; metadata: string | null; certified: number; track_opens: number; track_clicks: number;
-  campaign_id: string | null; campaign_name: string | null; campaign_lists: string | null;
+  campaign_id: string | null; campaign_name: string | null; campaign_lists: string | null; mode: string;
 }
 
 const EVENT_SUBJECT = statement(`
   select m.account_id, m.channel, m.recipient, a.webhook_url, a.webhook_disabled_at, a.webhook_events,
          s.family, s.metadata, s.certified, s.track_opens, s.track_clicks,
-         m.campaign_id, c.name as campaign_name, c.lists as campaign_lists
+         m.campaign_id, c.name as campaign_name, c.lists as campaign_lists, m.mode
   from messages m
   join accounts a on a.id = m.account_id
   join sends s on s.id = m.send_id

@@ -1,6 +1,7 @@
 // Signed tracking tokens: what they carry, and everything that makes one refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { hkdfSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { TOKEN_LIFETIME_SECONDS, trackingTokens } from '../../src/domain/tracking-token.ts';
 
@@ -86,4 +87,11 @@ test('a click token can only be made for an absolute http(s) URL', async () => {
 
 test('signing is deterministic: the same claims at the same time give the same token', async () => {
   assert.equal(await tokens.sign(CLICK, NOW), await tokens.sign(CLICK, NOW));
+});
+
+test('a token is the compact JWS jose writes for the same claims and key, byte for byte', async () => {
+  const key = new Uint8Array(hkdfSync('sha256', SECRET, new Uint8Array(0), 'herald tracking tokens v1', 32));
+  const expected = await new SignJWT({ k: 'c', a: ACCOUNT, m: MSG, u: CLICK.url })
+    .setProtectedHeader({ alg: 'HS256' }).setExpirationTime(NOW / 1000 + TOKEN_LIFETIME_SECONDS.click).sign(key);
+  assert.equal(await tokens.sign(CLICK, NOW), expected);
 });

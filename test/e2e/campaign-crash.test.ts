@@ -44,10 +44,14 @@ async function call(api: HeraldProcess, apiKey: string, method: string, path: st
   }
 }
 
-/** A list of `count` contacts, imported as CSV and read by the process's import runner; the list id. */
+/**
+ * A list of `count` contacts, imported as CSV and read by the process's import runner;
+ * the list id. Their addresses are spread over 100 domains, as a real audience's are:
+ * the campaign keeps the default per-domain pace, whose state must survive the kill too.
+ */
 async function audienceOf(api: HeraldProcess, apiKey: string, count: number): Promise<string> {
   const list = (await (await call(api, apiKey, 'POST', '/v1/lists', { name: 'Everyone', optin: 'single' })).json() as { list_id: string }).list_id;
-  const csv = ['email,name,city', ...Array.from({ length: count }, (_, i) => `c${i}@example.org,Contact ${i},City ${i % 7}`)].join('\n');
+  const csv = ['email,name,city', ...Array.from({ length: count }, (_, i) => `c${i}@d${i % 100}.example.org,Contact ${i},City ${i % 7}`)].join('\n');
   const accepted = await call(api, apiKey, 'POST', `/v1/contacts/imports?list_id=${list}`, csv, 'text/csv');
   assert.equal(accepted.status, 202, await accepted.clone().text());
   const { import_id: importId } = await accepted.json() as { import_id: string };

@@ -98,7 +98,7 @@ test('POST /v1/api-keys answers the key once, with its scopes in canonical order
   assert.match(body.api_key, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
   assert.deepStrictEqual(body, {
     key_id: body.key_id, api_key: body.api_key, name: 'ci', scopes: ['email', 'sms'],
-    created_at: '2030-03-10T12:00:00.000Z', expires_at: '2031-01-01T00:00:00.000Z',
+    created_at: '2030-03-10T12:00:00.000Z', expires_at: '2031-01-01T00:00:00.000Z', mode: 'live',
   });
   assert.equal((await post(service, '/v1/sms/send', body.api_key, smsBody())).statusCode, 200);
   assert.deepStrictEqual(answer(await call(service, 'GET', '/v1/api-keys', body.api_key)), { status: 401, body: NOT_AUTHORIZED });
@@ -145,11 +145,11 @@ test('GET /v1/api-keys lists the keys oldest first with their last use, time and
       api_keys: [
         {
           key_id: first, name: '', scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'], created_at: '2030-03-10T12:00:00.000Z', expires_at: null,
-          last_used_at: '2030-03-10T12:00:01.000Z', last_used_ip: '198.51.100.4', revoked_at: null,
+          last_used_at: '2030-03-10T12:00:01.000Z', last_used_ip: '198.51.100.4', revoked_at: null, mode: 'live',
         },
         {
           key_id: ci.key_id, name: 'ci', scopes: ['email'], created_at: '2030-03-10T12:00:01.000Z', expires_at: null,
-          last_used_at: null, last_used_ip: null, revoked_at: '2030-03-10T12:00:02.000Z',
+          last_used_at: null, last_used_ip: null, revoked_at: '2030-03-10T12:00:02.000Z', mode: 'live',
         },
       ],
     },

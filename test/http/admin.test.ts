@@ -122,8 +122,8 @@ test('reading an account shows its keys without the keys themselves, and its dom
   assert.deepStrictEqual(res.json(), {
     ...accountAt(account.id, { messagesLeft: 3, rateLimitPerSecond: 1000 }),
     apiKeys: [
-      { id: account.keyId, scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'], createdAt: '2030-01-01T00:00:00.000Z', expiresAt: null, revokedAt: '2030-01-01T00:00:01.000Z' },
-      { id: key.id, scopes: ['sms'], createdAt: '2030-01-01T00:00:01.000Z', expiresAt: '2030-02-01T00:00:00.000Z', revokedAt: null },
+      { id: account.keyId, scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'], createdAt: '2030-01-01T00:00:00.000Z', expiresAt: null, revokedAt: '2030-01-01T00:00:01.000Z', mode: 'live' },
+      { id: key.id, scopes: ['sms'], createdAt: '2030-01-01T00:00:01.000Z', expiresAt: '2030-02-01T00:00:00.000Z', revokedAt: null, mode: 'live' },
     ],
     domains: [{ domain: 'example.com', verified: true }],
   });
@@ -238,7 +238,7 @@ test('a key issued with scopes answers 201 with the key, once', async (t) => {
   const body = res.json();
   assert.match(body.id, UUID);
   assert.match(body.apiKey, JWT);
-  assert.deepStrictEqual(body, { id: body.id, apiKey: body.apiKey, scopes: ['email', 'sms'], expiresAt: null });
+  assert.deepStrictEqual(body, { id: body.id, apiKey: body.apiKey, scopes: ['email', 'sms'], expiresAt: null, mode: 'live' });
 });
 
 test('a key without the sms scope is not authorized to send SMS', async (t) => {
@@ -278,10 +278,29 @@ test('revoking a key a second time answers 404', async (t) => {
   assert.deepStrictEqual(res.json(), { message: 'Not found' });
 });
 
+test('an account name another account holds, in any case, is refused with 409 naming the holder', async (t) => {
+  const { service } = await serviceAt(t);
+  const acme = await createAccount(service);
+  const res = await admin(service, 'POST', '/admin/v1/accounts', { name: 'ACME' });
+  assert.equal(res.statusCode, 409);
+  assert.deepStrictEqual(res.json(), {
+    message: 'Already exists', detail: `name: is taken by account ${acme.id} (names are compared without regard to case)`,
+  });
+});
+
+test('renaming an account to a name another account holds is refused with 409', async (t) => {
+  const { service } = await serviceAt(t);
+  const acme = await createAccount(service);
+  const other = await createAccount(service, { name: 'other' });
+  const res = await admin(service, 'PATCH', `/admin/v1/accounts/${other.id}`, { name: 'Acme' });
+  assert.equal(res.statusCode, 409);
+  assert.equal(res.json().detail, `name: is taken by account ${acme.id} (names are compared without regard to case)`);
+});
+
 test('a key cannot be revoked through another account', async (t) => {
   const { service } = await serviceAt(t);
   const owner = await createAccount(service, { messagesLeft: 10 });
-  const other = await createAccount(service);
+  const other = await createAccount(service, { name: 'other' });
   const res = await admin(service, 'DELETE', `/admin/v1/accounts/${other.id}/api-keys/${owner.keyId}`);
   assert.equal(res.statusCode, 404);
   assert.equal((await post(service, '/v1/sms/send', owner.apiKey, SMS)).statusCode, 200);

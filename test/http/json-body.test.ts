@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Service } from '../../src/service.ts';
-import { jsonComplexity } from '../../src/http/json-body.ts';
+import { jsonComplexity } from '../../src/http/json-checks.ts';
 import { captureLog } from '../support/captured-log.ts';
 import { ADMIN_TOKEN, emailBody, openAccount, post, postFrom, startService } from '../support/service.ts';
 

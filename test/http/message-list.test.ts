@@ -107,3 +107,68 @@ test('a malformed filter is a 400 naming the parameter', async (t) => {
     assert.deepStrictEqual(res.json(), { message: 'Invalid request, a field has the wrong type or value', detail }, query);
   }
 });
+
+/** Every page of `query` with `limit`, followed by next_cursor to the end: the msgids in order. */
+async function allPages(service: Service, account: TestAccount, query: string, limit: number): Promise<string[]> {
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await get(service, `/v1/messages?limit=${limit}${query}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, account.apiKey);
+    assert.equal(res.statusCode, 200, res.body);
+    const page = res.json() as { data: { msgid: string }[]; next_cursor: string | null };
+    seen.push(...page.data.map((m) => m.msgid));
+    cursor = page.next_cursor;
+  } while (cursor !== null);
+  return seen;
+}
+
+test('paging across messages made in the same millisecond gives each once, by id within the millisecond, the same every time', async (t) => {
+  let now = T0;
+  const service = await startService(t, { clock: () => now });
+  const account = await openAccount(service);
+  const older = await sendEmails(service, account, ['a1@example.org', 'a2@example.org', 'a3@example.org', 'a4@example.org', 'a5@example.org']);
+  now += 1;
+  const newer = await sendEmails(service, account, ['b1@example.org', 'b2@example.org', 'b3@example.org', 'b4@example.org']);
+  const expected = [...[...newer].sort().reverse(), ...[...older].sort().reverse()];
+  for (const limit of [1, 2, 3, 4, 5, 9]) {
+    assert.deepStrictEqual(await allPages(service, account, '', limit), expected, `pages of ${limit}`);
+  }
+  // A date window pages the same way: the first millisecond only.
+  assert.deepStrictEqual(await allPages(service, account, `&since=${T0}&until=${T0 + 1}`, 2), [...older].sort().reverse());
+});
+
+test('the log is in creation time order even where ids are not, and a cursor carries the time', async (t) => {
+  let now = T0;
+  const service = await startService(t, { clock: () => now });
+  const account = await openAccount(service);
+  const [late] = await sendEmails(service, account, ['late@example.org']);
+  // A message made after it (a larger id) but stamped earlier, as a second process's clock may.
+  now -= 60_000;
+  const [early] = await sendEmails(service, account, ['early@example.org']);
+  const first = await get(service, '/v1/messages?limit=1', account.apiKey);
+  assert.deepStrictEqual(first.json().data.map((m: { msgid: string }) => m.msgid), [late]);
+  assert.equal(first.json().next_cursor, `${T0}_${late}`);
+  assert.deepStrictEqual(await allPages(service, account, '', 1), [late, early]);
+});
+
+test('a cursor that is a bare msgid (as herald gave before) still pages on from that message', async (t) => {
+  let now = T0;
+  const service = await startService(t, { clock: () => now });
+  const account = await openAccount(service);
+  const ids: string[] = [];
+  for (const email of ['a@example.org', 'b@example.org', 'c@example.org']) {
+    ids.push(...await sendEmails(service, account, [email]));
+    now += 1000;
+  }
+  const res = await get(service, `/v1/messages?cursor=${ids[2]}`, account.apiKey);
+  assert.equal(res.statusCode, 200, res.body);
+  assert.deepStrictEqual(res.json().data.map((m: { msgid: string }) => m.msgid), [ids[1], ids[0]]);
+});
+
+test('a cursor naming no message of the account is a 400', async (t) => {
+  const service = await startService(t);
+  const account = await openAccount(service);
+  const res = await get(service, '/v1/messages?cursor=01890a5d-ac96-774b-bcce-b302099a8057', account.apiKey);
+  assert.equal(res.statusCode, 400);
+  assert.deepStrictEqual(res.json(), { message: 'Invalid request, a field has the wrong type or value', detail: 'cursor must be the next_cursor of a previous page' });
+});

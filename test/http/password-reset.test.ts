@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { simpleParser } from 'mailparser';
 import { get } from '../support/service.ts';
 import { linkIn, serviceEmails } from '../support/service-email.ts';
-import { asUser, invite, publicPost, sessionOf, signedInUser, signIn, tokenOf, usersWorld } from '../support/users.ts';
+import { asUser, invite, PASSWORD, publicPost, sessionOf, signedInUser, signIn, tokenOf, usersWorld } from '../support/users.ts';
 
 const SENDER = { HERALD_AUTH_EMAIL_FROM: 'Acme Sign-in <signin@acme.example>', HERALD_PUBLIC_URL: 'https://herald.example.com' };
 const SENT = { message: 'If a user has this address, an email with a link to set a new password is on its way' };
@@ -79,4 +79,28 @@ test('without a sender nothing is emailed and a reset request still gets the sam
   assert.equal(res.statusCode, 202);
   assert.deepStrictEqual(res.json(), SENT);
   assert.deepStrictEqual(await serviceEmails(world.service), []);
+});
+
+test('changing the password cancels a reset link still pending', async (t) => {
+  const world = await usersWorld(t, { env: SENDER });
+  const session = await signedInUser(world, 'ana@example.org', 'owner');
+  await publicPost(world.service, '/v1/auth/password-reset', { email: 'ana@example.org' });
+  const [email] = (await serviceEmails(world.service)).filter((e) => e.raw.includes('password-reset#'));
+  const link = linkIn(email!.raw, '/app/password-reset') ?? assert.fail('no link in the email');
+  const changed = await asUser(world.service, session, 'POST', '/v1/me/password', { current_password: PASSWORD, new_password: NEW_PASSWORD });
+  assert.equal(changed.statusCode, 204, changed.body);
+  const res = await publicPost(world.service, '/v1/auth/password-reset/complete', { token: tokenOf(link), password: 'yet another long password' });
+  assert.equal(res.statusCode, 404);
+  assert.deepStrictEqual(res.json(), { message: 'This link is invalid, used or expired' });
+  assert.equal((await signIn(world.service, 'ana@example.org', NEW_PASSWORD)).statusCode, 200);
+});
+
+test('changing the password ends the user\'s other sessions and keeps the one that changed it', async (t) => {
+  const world = await usersWorld(t, { env: SENDER });
+  const here = await signedInUser(world, 'ana@example.org', 'owner');
+  const elsewhere = sessionOf(await signIn(world.service, 'ana@example.org'));
+  const changed = await asUser(world.service, here, 'POST', '/v1/me/password', { current_password: PASSWORD, new_password: NEW_PASSWORD });
+  assert.equal(changed.statusCode, 204, changed.body);
+  assert.equal((await asUser(world.service, elsewhere, 'GET', '/v1/session')).statusCode, 401);
+  assert.equal((await asUser(world.service, here, 'GET', '/v1/session')).statusCode, 200);
 });

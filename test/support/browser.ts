@@ -82,7 +82,14 @@ function noRequestUnderWay(page: Page): Promise<void> {
 /** Waits until the page has no request under way and shows no loading state (spinner, dimmed table). */
 export async function settle(page: Page): Promise<void> {
   await noRequestUnderWay(page);
-  await page.waitForFunction('document.readyState === "complete" && document.querySelector(".state.loading, .loading-table, [aria-busy=\\"true\\"]") === null');
+  // Polled with page.evaluate (the DevTools protocol, which the page's CSP does not govern):
+  // waitForFunction polls by evaluating its text inside the page, which script-src 'self' refuses as eval.
+  const quiet = 'document.readyState === "complete" && document.querySelector(".state.loading, .loading-table, [aria-busy=\\"true\\"]") === null';
+  const deadline = Date.now() + 30_000;
+  while (!(await page.evaluate(quiet))) {
+    if (Date.now() > deadline) throw new Error(`${page.url()} still shows a loading state after 30 s`);
+    await page.waitForTimeout(50);
+  }
   await noRequestUnderWay(page);
 }
 
@@ -126,6 +133,9 @@ export async function checkPage(page: Page, name: string): Promise<void> {
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;
       assert.ok(overflow <= 0, `${name}: the page scrolls sideways at 375 px (${overflow} px too wide)`);
     }
+    // From the top: scrolled (by a click further down), the sticky header and navigation
+    // would be photographed where the viewport stood, in the middle of the page.
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });

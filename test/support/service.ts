@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createAccount, type NewAccount } from '../../src/app/create-account.ts';
+import { findAccountIdByName } from '../../src/store/accounts.ts';
 import { issueApiKey } from '../../src/app/api-keys.ts';
 import type { Account } from '../../src/domain/account.ts';
 import type { Scope } from '../../src/domain/access.ts';
@@ -45,7 +46,11 @@ export interface TestAccount {
 
 /** An account with a verified example.com sender domain and an all-scope key. */
 export async function openAccount(service: Pick<Service, 'deps'>, input: Partial<NewAccount> = {}): Promise<TestAccount> {
-  const { account, apiKey } = await createAccount(service.deps, { name: 'acme', messagesLeft: 1000, rateLimitPerSecond: 1000, ...input });
+  // Names are unique: a second "acme" in one database is "acme 2", then "acme 3"…
+  const base = input.name ?? 'acme';
+  let name = base;
+  for (let n = 2; (await findAccountIdByName(service.deps.db, name)) !== undefined; n++) name = `${base} ${n}`;
+  const { account, apiKey } = await createAccount(service.deps, { messagesLeft: 1000, rateLimitPerSecond: 1000, ...input, name });
   await insertSenderDomain(service.deps.db, { id: service.deps.newId(), accountId: account.id, domain: 'example.com', verified: true, createdAt: service.deps.clock() });
   return { id: account.id, apiKey: apiKey.apiKey };
 }

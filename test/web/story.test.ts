@@ -44,7 +44,7 @@ async function nav(page: Page, name: string): Promise<void> {
   await heading(page, name);
 }
 
-test('the operator invites an owner, who keys, verifies, sends, templates, hooks and signs out through the web application', { skip: skipWithoutChromium, timeout: 240_000 }, async (t) => {
+test('the operator invites an owner, who keys, verifies, sends, templates, hooks and signs out through the web application', { skip: skipWithoutChromium, timeout: 480_000 }, async (t) => {
   buildWebIfStale();
   const dns = await startDnsServer();
   t.after(() => dns.close());
@@ -133,7 +133,7 @@ test('the operator invites an owner, who keys, verifies, sends, templates, hooks
   // ---- a send with the key over plain HTTP shows in the log, with its preview and timeline ----
   const sent = await fetch(`${base}/v1/email`, {
     method: 'POST', headers: auth,
-    body: JSON.stringify(emailBody({ from: { email: 'news@news.acme.test', name: 'Acme' }, replyTo: { email: 'help@news.acme.test', name: 'Help' }, body: '<p>Hi there from the key</p>' })),
+    body: JSON.stringify(emailBody({ from: { email: 'news@news.acme.test', name: 'Acme' }, replyTo: { email: 'help@news.acme.test', name: 'Help' }, body: '<h2>Hi there from the key</h2><p>Your order <strong>A-1001</strong> ships today. Reply to this email if anything is wrong.</p>' })),
   });
   assert.equal(sent.status, 200, await sent.clone().text());
   await nav(owner, 'Messages');
@@ -154,7 +154,7 @@ test('the operator invites an owner, who keys, verifies, sends, templates, hooks
   await owner.getByRole('alert').filter({ hasText: 'Incorrect variable syntax' }).waitFor();
   assert.equal(await owner.getByRole('button', { name: 'Save template' }).isDisabled(), true);
   await checkPage(owner, 'template-refused');
-  await owner.getByRole('textbox', { name: 'HTML' }).fill('<p>Hello {{name}}</p>');
+  await owner.getByRole('textbox', { name: 'HTML' }).fill('<p>Hello {{name}}</p>\n<p>Your order {{order}} is on its way.</p>');
   await owner.frameLocator('iframe[title="HTML preview"]').getByText('Hello Ana').waitFor();
   await owner.getByRole('button', { name: 'Save template' }).click();
   await owner.getByText('template_id', { exact: true }).waitFor();

@@ -41,11 +41,11 @@ export function accountView(account: Account, callerIp: string): AccountView {
 
 const keyView = (key: ApiKeyRecord): ApiKeyView => ({
   key_id: key.id, name: key.name, scopes: [...key.scopes], created_at: iso(key.createdAt), expires_at: isoOrNull(key.expiresAt),
-  last_used_at: isoOrNull(key.lastUsedAt), last_used_ip: key.lastUsedIp, revoked_at: isoOrNull(key.revokedAt),
+  last_used_at: isoOrNull(key.lastUsedAt), last_used_ip: key.lastUsedIp, revoked_at: isoOrNull(key.revokedAt), mode: key.mode,
 });
 
 const issuedView = (key: IssuedKey): IssuedApiKey => ({
-  key_id: key.id, api_key: key.apiKey, name: key.name, scopes: [...key.scopes], created_at: iso(key.createdAt), expires_at: isoOrNull(key.expiresAt),
+  key_id: key.id, api_key: key.apiKey, name: key.name, scopes: [...key.scopes], created_at: iso(key.createdAt), expires_at: isoOrNull(key.expiresAt), mode: key.mode,
 });
 
 const ledgerView = (entry: StoredLedgerEntry): LedgerEntry => ({
@@ -86,7 +86,7 @@ export function accountRoutes(app: FastifyInstance, deps: KeyDeps): void {
 
   app.post('/v1/api-keys', {
     schema: {
-      summary: 'Make an API key with scopes and an optional expiry; the key is in this answer only (herald keeps its hash). Only an owner may give the `account` scope',
+      summary: 'Make an API key with scopes, an optional expiry and a mode (live or test); the key is in this answer only (herald keeps its hash). Only an owner may give the `account` scope',
       tags, body: NewApiKeyRequest, response: { 201: IssuedApiKey, ...badField },
     },
     config: { access: { scope: 'account', access: 'write' } },

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyDeps } from '../../app/api-keys.ts';
 import { createCampaign, getCampaign, listAccountCampaigns, patchCampaign, quoteCampaign, removeCampaign } from '../../app/campaigns.ts';
 import { moveCampaignTo, resendCampaign, sendCampaign, sendCampaignTest } from '../../app/send-campaign.ts';
@@ -8,7 +8,7 @@ import {
   TestSendSchema, type CampaignStatus, StatsSchema, TimelineQuerySchema, TimelineSchema, RecipientQuerySchema, RecipientPageSchema,
 } from '../../campaigns/campaign-shapes.ts';
 import type { Result } from '../../domain/result.ts';
-import { callerOf } from '../route-access.ts';
+import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { idempotencyDocs, REPLAYED, sendWithIdempotencyKey } from '../plugins/idempotency.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
@@ -30,6 +30,10 @@ const read = { access: { scope: 'email', access: 'read' } } as const;
 const write = { access: { scope: 'email', access: 'write' } } as const;
 
 const answer = <T>(reply: FastifyReply, result: Result<T>, code = 200) => (result.ok ? reply.code(code).send(result.value) : sendRejection(reply, result.rejection));
+
+// Campaign messages are live and billed: a test key (docs/sandbox.md) may prepare a campaign but not send it.
+const liveOnly = (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined =>
+  sendingMode(request) === 'test' ? sendRejection(reply, { code: 'keyNotAuthorized' }) : undefined;
 
 export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
   app.post('/v1/campaigns', {
@@ -80,7 +84,7 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
       summary: 'Send a draft: now (running) or at send_at (scheduled); debits one message per recipient, or refuses whole', tags, params,
       headers: idempotencyDocs.headers,
       response: {
-        200: CampaignViewSchema, 400: { description: '`The campaign has no recipients`, or the content no longer renders' }, ...noSuchCampaign, ...audienceErrors,
+        200: { ...CampaignViewSchema, headers: idempotencyDocs.replayHeaders }, 400: { description: '`The campaign has no recipients`, the content no longer renders, or an invalid `Idempotency-Key`' }, ...noSuchCampaign, ...audienceErrors,
         ...idempotencyDocs.responses,
         // Two 409s: the campaign's status (with `status`), or its Idempotency-Key still in use (`message` only).
         409: {
@@ -91,6 +95,7 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
     },
     config: write,
   }, async (request, reply) => {
+    if (liveOnly(request, reply) !== undefined) return reply;
     const result = await sendWithIdempotencyKey(deps, request, reply, (sendDeps) => sendCampaign(sendDeps, callerOf(request).account.id, request.params.campaign_id));
     return result === REPLAYED ? reply : answer(reply, result);
   });
@@ -114,7 +119,7 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
       },
     },
     config: write,
-  }, async (request, reply) => answer(reply, await sendCampaignTest(deps, callerOf(request).account.id, request.params.campaign_id, request.body)));
+  }, async (request, reply) => liveOnly(request, reply) ?? answer(reply, await sendCampaignTest(deps, callerOf(request).account.id, request.params.campaign_id, request.body)));
 
   app.post<CampaignParams>('/v1/campaigns/:campaign_id/resend', {
     schema: {

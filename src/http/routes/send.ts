@@ -5,13 +5,14 @@ import { sendSms } from '../../app/send-sms.ts';
 import { sendWhatsapp } from '../../app/send-whatsapp.ts';
 import { sendWhatsappSession } from '../../app/send-whatsapp-session.ts';
 import type { Account } from '../../domain/account.ts';
+import type { KeyMode } from '../../domain/key-mode.ts';
 import type { Result } from '../../domain/result.ts';
 import { idempotencyDocs, REPLAYED, sendWithIdempotencyKey } from '../plugins/idempotency.ts';
-import { callerOf } from '../route-access.ts';
+import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 
-type SendUseCase = (deps: AppDeps, account: Account, body: unknown) => Promise<Result<unknown>>;
+type SendUseCase = (deps: AppDeps, account: Account, body: unknown, mode: KeyMode) => Promise<Result<unknown>>;
 
 // The send operations: the spec's three and WhatsApp session messages. Each is: its channel's scope, one use case, its Result
 // written as the spec's 200 body or error body.
@@ -36,19 +37,21 @@ const OPERATIONS = [
 export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
   for (const operation of OPERATIONS) {
     app.post(operation.url, {
-      // Texts have no attachments: their bodies are bounded far below the email's (413 before reading).
-      ...(operation.scope === 'email' ? {} : { bodyLimit: deps.limits.maxTextRequestBytes }),
+      // Texts have no attachments: their bodies are bounded far below the email's (413 before
+      // reading), and never above the server's HERALD_BODY_LIMIT.
+      ...(operation.scope === 'email' ? {} : { bodyLimit: Math.min(deps.limits.maxTextRequestBytes, app.initialConfig.bodyLimit ?? Infinity) }),
       schema: {
         summary: operation.summary,
         tags: ['send'],
         body: operation.body,
         headers: idempotencyDocs.headers,
-        response: { 200: operation.ok, ...schemas.commonErrors, ...idempotencyDocs.responses },
+        response: { 200: { ...operation.ok, headers: idempotencyDocs.replayHeaders }, ...schemas.commonErrors, ...idempotencyDocs.responses },
       },
       config: { access: { scope: operation.scope, access: 'write' } },
     }, async (request, reply) => {
       const account = callerOf(request).account;
-      const result = await sendWithIdempotencyKey(deps, request, reply, (sendDeps) => (operation.useCase as SendUseCase)(sendDeps, account, request.body));
+      const mode = sendingMode(request);
+      const result = await sendWithIdempotencyKey(deps, request, reply, (sendDeps) => (operation.useCase as SendUseCase)(sendDeps, account, request.body, mode));
       if (result === REPLAYED) return reply;
       // From the request's arrival (authentication, rate limit and body included) to its answer.
       deps.metrics.acceptObserved(operation.scope, result.ok ? 'accepted' : 'refused', reply.elapsedTime / 1000);

@@ -53,8 +53,8 @@ export const campaignPath = (campaignId: string, tail = ''): string => `/v1/camp
 
 export const countSegment = (request: SegmentRequest) => api<{ contacts: number }>('/v1/segments/count', { method: 'POST', body: request });
 
-/** Starts an import of a CSV text into a list: herald answers at once with the id to follow. */
-export const startImport = (csv: string, listId: string) => api<{ import_id: string }>('/v1/contacts/imports', {
+/** Starts an import of a CSV text or file into a list: herald answers at once with the id to follow. */
+export const startImport = (csv: string | Blob, listId: string) => api<{ import_id: string }>('/v1/contacts/imports', {
   method: 'POST', query: { list_id: listId }, text: { body: csv, type: 'text/csv' },
 });
 

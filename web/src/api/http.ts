@@ -47,8 +47,8 @@ export function withQuery(path: string, query: Query | undefined): string {
 export interface RequestOptions {
   readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly body?: unknown;
-  /** A body sent as it is (a CSV file) with its media type, instead of JSON. */
-  readonly text?: { readonly body: string; readonly type: string };
+  /** A body sent as it is (a CSV text, or a file streamed from disk) with its media type, instead of JSON. */
+  readonly text?: { readonly body: string | Blob; readonly type: string };
   readonly query?: Query;
   readonly realm?: Realm;
   /** Don't treat a 401 as the end of the session (sign-in forms: a wrong password is a 401 too). */

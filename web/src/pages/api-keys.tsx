@@ -4,7 +4,7 @@ import { api } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
 import type { ApiKeyCreated, ApiKeyList, ApiKeyListed, KeyScope, NewApiKeyInput } from '../api/types.ts';
 import { CopyValue } from '../components/copy-button.tsx';
-import { CheckboxGroup, TextField } from '../components/field.tsx';
+import { CheckboxGroup, SelectField, TextField } from '../components/field.tsx';
 import { ConfirmDialog, Modal } from '../components/dialog.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
@@ -51,6 +51,7 @@ function CreateKey() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<KeyScope[]>(['email']);
   const [expiry, setExpiry] = useState('');
+  const [mode, setMode] = useState<'live' | 'test'>('live');
   const [touched, setTouched] = useState(false);
   const [created, setCreated] = useState<ApiKeyCreated | undefined>();
   const create = useMutation({
@@ -70,7 +71,7 @@ function CreateKey() {
     event.preventDefault();
     setTouched(true);
     if (nameError !== undefined || scopeError !== undefined || expiryError !== undefined) return;
-    create.mutate({ name: name.trim(), scopes, ...(expiresAt === undefined ? {} : { expires_at: expiresAt }) });
+    create.mutate({ name: name.trim(), scopes, mode, ...(expiresAt === undefined ? {} : { expires_at: expiresAt }) });
   };
   return (
     <Section title="Create a key">
@@ -78,6 +79,11 @@ function CreateKey() {
         <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} placeholder="production server" error={touched ? nameError : undefined} maxLength={100} />
         <TextField label="Expires (optional)" type="datetime-local" value={expiry} onChange={(e) => setExpiry(e.target.value)}
           hint="Your local time. Leave empty for a key that does not expire." error={touched ? expiryError : undefined} />
+        <SelectField label="Mode" value={mode} onChange={(e) => setMode(e.target.value === 'test' ? 'test' : 'live')}
+          hint="A test key (it starts test_) sends nothing anywhere and is never billed: its messages are captured and listed apart.">
+          <option value="live">Live</option>
+          <option value="test">Test</option>
+        </SelectField>
         <div className="span-2">
           <CheckboxGroup legend="Scopes" options={SCOPES} value={scopes} onChange={setScopes} hint="What the key may do. A key can never make a key with more than it has." />
           {touched && scopeError !== undefined ? <p className="field-error">{scopeError}</p> : null}
@@ -90,7 +96,7 @@ function CreateKey() {
           <div className="dialog-body">
             <p><strong>Copy it now:</strong> herald keeps only its hash and will not show it again.</p>
             <CopyValue value={created.api_key} label="the API key" />
-            <p className="hint">Key “{created.name}”, scopes {created.scopes.join(', ')}{created.expires_at === null ? ', no expiry' : <>, expires <Time iso={created.expires_at} /></>}.</p>
+            <p className="hint">{created.mode === 'test' ? 'Test key' : 'Key'} “{created.name}”, scopes {created.scopes.join(', ')}{created.expires_at === null ? ', no expiry' : <>, expires <Time iso={created.expires_at} /></>}.</p>
             <div className="dialog-actions"><button type="button" className="button" onClick={() => setCreated(undefined)}>I have copied it</button></div>
           </div>
         )}
@@ -121,7 +127,7 @@ function KeyTable(props: { keys: readonly ApiKeyListed[]; canRevoke: boolean }) 
               const state = keyState(key);
               return (
                 <tr key={key.key_id}>
-                  <th scope="row">{key.name}<div className="muted mono small">{key.key_id}</div></th>
+                  <th scope="row">{key.name}{key.mode === 'test' ? <> <StatusBadge status="test" /></> : null}<div className="muted mono small">{key.key_id}</div></th>
                   <td>{key.scopes.join(', ')}</td>
                   <td><Time iso={key.created_at} /></td>
                   <td>{key.last_used_at === null ? <span className="muted">never</span> : <><Time iso={key.last_used_at} /><div className="muted mono small">{key.last_used_ip}</div></>}</td>

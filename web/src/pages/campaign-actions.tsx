@@ -138,7 +138,7 @@ export function QuotePanel(props: { campaign: CampaignView }) {
               <div className="stat"><dt>Recipients</dt><dd>{formatCount(q.recipients)}<span className="stat-note">one message each</span></dd></div>
               <div className="stat"><dt>Messages left</dt><dd>{formatCount(q.messages_left)}<span className="stat-note">{q.messages > q.messages_left ? 'too few for this send' : 'enough for this send'}</span></dd></div>
             </dl>
-            <h3>Not reached, and why</h3>
+            <h3 className="subhead">Not reached, and why</h3>
             <ul className="plain-list">
               <li>{formatCount(q.excluded.unsubscribed)} unsubscribed from the lists</li>
               <li>{formatCount(q.excluded.unconfirmed)} not confirmed yet</li>

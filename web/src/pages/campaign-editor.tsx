@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { campaignPath, campaignQuery, listsQuery, type CampaignInput, type CampaignView } from '../api/campaigns.ts';
 import { api } from '../api/http.ts';
@@ -11,6 +11,7 @@ import { ErrorNotice } from '../components/query-state.tsx';
 import { isoFromLocalInput } from '../lib/format.ts';
 import { parseSampleVariables } from '../lib/sample-variables.ts';
 import { RecordPage } from './campaign-missing.tsx';
+import { ContactPreview } from './campaign-preview.tsx';
 import { AudienceEditor, SegmentCount } from './segments-builder.tsx';
 import { audienceOf, EMPTY_AUDIENCE, segmentRequestOf, type Audience } from './segments-model.ts';
 import './campaigns.css';
@@ -76,15 +77,18 @@ function Editor(props: { campaign?: CampaignView }) {
 
   const editable = existing === undefined || EDITABLE.has(existing.status);
   const audienceEditable = existing === undefined || existing.status === 'draft';
-  const variables = parseSampleVariables(draft.variables);
+  const variables = useMemo(() => parseSampleVariables(draft.variables), [draft.variables]);
   const audienceBody = segmentRequestOf(audience);
   const sendAt = draft.schedule === 'at' ? isoFromLocalInput(draft.sendAt) : undefined;
+  // A paused campaign keeps the time it was scheduled for, now past: only a new time must be ahead.
+  const scheduleChanged = existing === undefined || (sendAt ?? null) !== (existing.send_at === null ? null : new Date(existing.send_at).toISOString())
+    && !(draft.schedule === 'at' && draft.sendAt === localInput(existing.send_at));
   const pace = draft.pace.trim() === '' ? null : Number(draft.pace);
 
   const errors = {
     name: draft.name.trim() === '' ? 'Give the campaign a name (only you see it)' : undefined,
     audience: audienceEditable && !audienceBody.ok ? audienceBody.error : undefined,
-    sendAt: draft.schedule === 'at' && (sendAt === undefined || Date.parse(sendAt) <= Date.now()) ? 'Choose a time in the future' : undefined,
+    sendAt: draft.schedule === 'at' && scheduleChanged && (sendAt === undefined || Date.parse(sendAt) <= Date.now()) ? 'Choose a time in the future' : undefined,
     pace: pace !== null && (!Number.isInteger(pace) || pace < 1 || pace > 1_000_000) ? 'A whole number from 1 to 1,000,000, or empty' : undefined,
     variables: draft.mode === 'template' ? variables.error : undefined,
   };
@@ -97,7 +101,7 @@ function Editor(props: { campaign?: CampaignView }) {
         from: { email: draft.fromEmail.trim(), name: draft.fromName.trim() },
         replyTo: { email: draft.replyEmail.trim(), name: draft.replyName.trim() },
         ...content,
-        send_at: sendAt ?? null,
+        ...(scheduleChanged ? { send_at: sendAt ?? null } : {}),
         messages_per_minute: pace,
         ...(audienceEditable && audienceBody.ok
           ? { lists: audienceBody.value.lists, exclude_lists: audienceBody.value.exclude_lists ?? [], filter: audienceBody.value.filter ?? null }
@@ -184,8 +188,12 @@ function Editor(props: { campaign?: CampaignView }) {
             <dl className="syntax">
               {PLACEHOLDERS.map(([code, meaning]) => <div key={code}><dt><code>{code}</code></dt><dd>{meaning}</dd></div>)}
             </dl>
-            <p className="hint">To see the message as a contact sees it, send a test from the campaign's page: herald renders it for the contact of each address.</p>
+            <p className="hint">The preview below renders it for a contact of the audience; a test send from the campaign's page delivers it as each address's contact would get it.</p>
           </details>
+        </Section>
+        <Section title="Preview">
+          <ContactPreview listId={audience.lists[0]} subject={draft.subject} body={draft.mode === 'body' ? draft.body : undefined}
+            templateId={draft.mode === 'template' && draft.templateId !== '' ? draft.templateId : undefined} variables={variables.variables} />
         </Section>
         <Section title="Audience">
           {audienceEditable ? null : <p className="notice">The audience of a sent campaign is fixed (it was counted and billed at the send).</p>}

@@ -25,7 +25,7 @@ export function CampaignRecipients(props: { campaignId: string; live: boolean })
   });
   return (
     <Section title="Recipients">
-      <div className="filters">
+      <div className="filters narrow">
         <SelectField label="Message status" value={status} onChange={(e) => { setStatus(e.target.value); pages.reset(); }}>
           <option value="">any</option>
           {RECIPIENT_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}

@@ -50,13 +50,16 @@ function CampaignDetails(props: { campaign: CampaignView }) {
           <div><dt>Lists</dt><dd>{listLinks(c.lists)}</dd></div>
           <div><dt>Leaving out</dt><dd>{listLinks(c.exclude_lists)}</dd></div>
           <div><dt>Send at</dt><dd><Time iso={c.send_at} fallback="when sent" /></dd></div>
-          <div><dt>Pace</dt><dd>{c.messages_per_minute === null ? 'as fast as herald sends' : `${formatCount(c.messages_per_minute)} messages a minute`}</dd></div>
+          <div><dt>Pace</dt><dd>{c.messages_per_minute === null ? 'as fast as herald sends' : `${formatCount(c.messages_per_minute)} message${c.messages_per_minute === 1 ? '' : 's'} a minute`}</dd></div>
           {sent ? <div><dt>Recipients</dt><dd>{formatCount(c.recipients)} (debited at the send)</dd></div> : null}
           <div><dt>Created</dt><dd><Time iso={c.created_at} /></dd></div>
           {c.started_at === null ? null : <div><dt>Started</dt><dd><Time iso={c.started_at} /></dd></div>}
           {c.finished_at === null ? null : <div><dt>{c.status === 'cancelled' ? 'Cancelled' : 'Finished'}</dt><dd><Time iso={c.finished_at} /></dd></div>}
           {c.follows === null ? null : (
             <div><dt>Follows up</dt><dd><Link to={`/campaigns/${c.follows.campaign_id}`}>the campaign</Link>, to who {c.follows.to === 'not_opened' ? 'did not open it' : 'did not click in it'}</dd></div>
+          )}
+          {c.body === null ? null : (
+            <div className="full"><dt>Body</dt><dd><details><summary>Show the source</summary><pre className="attributes" tabIndex={0}>{c.body}</pre></details></dd></div>
           )}
           {c.filter === null ? null : <div className="full"><dt>Filter</dt><dd><pre className="attributes" tabIndex={0}>{JSON.stringify(c.filter, null, 2)}</pre></dd></div>}
         </dl>

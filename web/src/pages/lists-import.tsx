@@ -7,6 +7,9 @@ import { ErrorNotice } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { formatCount } from '../lib/format.ts';
 
+/** Files up to this size are read here first, to show the import's progress against their rows. */
+const COUNTED_BYTES = 8 * 1024 * 1024;
+
 /** Data rows of a CSV text, for the progress bar: its lines after the header (a quoted line break counts twice; herald's count is the truth). */
 function estimateRows(csv: string): number {
   const lines = csv.split(/\r?\n/).filter((line) => line.trim() !== '');
@@ -26,8 +29,9 @@ export function ImportContacts(props: { listId: string; listName: string }) {
   const [importId, setImportId] = useState<string | undefined>();
   const start = useMutation({
     mutationFn: async () => {
-      const csv = file === undefined ? pasted : await file.text();
-      setExpected(estimateRows(csv));
+      // A big file goes to herald as it is on disk, unread here: its rows read are counted without a total.
+      const csv = file === undefined ? pasted : file.size <= COUNTED_BYTES ? await file.text() : file;
+      setExpected(typeof csv === 'string' ? estimateRows(csv) : 0);
       return startImport(csv, props.listId);
     },
     onSuccess: (answer) => setImportId(answer.import_id),
@@ -65,6 +69,7 @@ export function ImportContacts(props: { listId: string; listName: string }) {
             placeholder={'email,name,city\nana@example.org,Ana,Lima'} />
         ) : null}
         {start.isError ? <ErrorNotice error={start.error} /> : null}
+        {start.isPending ? <p className="muted" role="status">Uploading{file === undefined ? '' : ` ${file.name}`}: herald stores it as it arrives, then reads it in the background…</p> : null}
         <button type="submit" className="button" disabled={busy || (file === undefined && pasted.trim() === '')}>{busy ? 'Importing…' : 'Import'}</button>
       </form>
       {importId === undefined ? null : progress.isError ? <ErrorNotice error={progress.error} onRetry={() => void progress.refetch()} /> : <ImportProgress view={progress.data} expected={expected} />}
@@ -76,13 +81,15 @@ function ImportProgress(props: { view: ImportView | undefined; expected: number 
   const view = props.view;
   const labelId = useId();
   if (view === undefined) return <p className="muted" role="status">Uploaded; waiting for herald to start reading…</p>;
+  const known = props.expected > 0;
   const max = Math.max(props.expected, view.rows, 1);
   return (
     <div className="import-progress">
       <div className="progress-line">
-        <span id={labelId}>Import <StatusBadge status={view.status} />: {formatCount(view.rows)} of about {formatCount(max)} rows read</span>
-        {/* A finished import shows full; a running one its rows read. */}
-        <progress aria-labelledby={labelId} value={view.status === 'running' ? view.rows : max} max={max} />
+        <span id={labelId}>Import <StatusBadge status={view.status} />: {formatCount(view.rows)}{known ? ` of about ${formatCount(max)}` : ''} rows read</span>
+        {/* A finished import shows full; a running one its rows read, or a moving bar when the total is not known. */}
+        {view.status !== 'running' ? <progress aria-labelledby={labelId} value={1} max={1} />
+          : known ? <progress aria-labelledby={labelId} value={view.rows} max={max} /> : <progress aria-labelledby={labelId} />}
       </div>
       <p role="status">
         {view.status === 'running' ? 'Reading… ' : view.status === 'finished' ? 'Import finished: ' : 'Import stopped: '}

@@ -8,12 +8,22 @@ import { ErrorNotice, Loading, QueryState } from '../components/query-state.tsx'
 import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
 
+/** Statuses after which more events are expected soon; the page asks again every IN_FLIGHT_POLL_MS. */
+const IN_FLIGHT: ReadonlySet<string> = new Set(['queued', 'sending', 'deferred']);
+const IN_FLIGHT_POLL_MS = 2_000;
+
 const notFound = (error: unknown): boolean => error instanceof ApiError && error.status === 404;
 
 /** A message: its timeline with the peers' words, and what went out on its channel. */
 export default function MessagePage() {
   const msgid = useParams().msgid ?? '';
-  const message = useQuery({ queryKey: ['message', msgid], queryFn: () => api<MessageView>(`/v1/messages/${encodeURIComponent(msgid)}`) });
+  const message = useQuery({
+    queryKey: ['message', msgid],
+    queryFn: () => api<MessageView>(`/v1/messages/${encodeURIComponent(msgid)}`),
+    // Still on its way: the next events (sent, delivered, a bounce…) appear without a reload.
+    // Only while the tab is seen (TanStack Query pauses intervals in the background).
+    refetchInterval: (query) => (IN_FLIGHT.has(query.state.data?.status ?? '') ? IN_FLIGHT_POLL_MS : false),
+  });
   if (message.isError && notFound(message.error)) {
     return (
       <Page title="Message not found" description={<Link to="/messages">← All messages</Link>}>

@@ -153,17 +153,18 @@ function ConditionRow(props: { rule: Rule; index: number; disabled: boolean; onC
 /** The audience counted by herald as it is edited (POST /v1/segments/count, a moment after typing stops). */
 export function SegmentCount(props: { audience: Audience }) {
   const built = segmentRequestOf(props.audience);
-  const request: SegmentRequest | undefined = built.ok ? built.value : undefined;
+  // Debounced as text: equal audiences are equal strings, so an unchanged audience asks nothing again.
+  const request = built.ok ? JSON.stringify(built.value) : undefined;
   const settled = useDebounced(request, 300);
   const count = useQuery({
     queryKey: ['segment-count', settled],
-    queryFn: () => countSegment(settled as SegmentRequest),
+    queryFn: () => countSegment(JSON.parse(settled ?? '{}') as SegmentRequest),
     enabled: settled !== undefined,
     placeholderData: (previous) => previous,
     retry: false,
     staleTime: 0,
   });
-  const stale = JSON.stringify(settled) !== JSON.stringify(request);
+  const stale = settled !== request;
   return (
     <div className="segment-count" aria-live="polite">
       {!built.ok ? <p className="muted">{built.error}.</p>

@@ -2,7 +2,9 @@
 // by "all" (and) or "any" (or), turned into the filter language of POST /v1/segments/count
 // (docs/campaigns.md) and back. A filter the rows cannot show (nested groups, a follow-up's
 // own narrowing) is edited as JSON instead, so no filter herald accepts is lost by editing.
-import type { Filter, SegmentRequest } from '../api/campaigns.ts';
+// Imported by relative path, not the @herald alias: the model is also type-checked and unit-tested
+// with the server's own configuration (test/web/segments-model.test.ts), which has no alias.
+import type { Filter, SegmentRequest } from '../../../src/campaigns/segment-filter.ts';
 
 export type Subject = 'email' | 'name' | 'created_at' | 'attribute' | 'opened' | 'clicked' | 'not_opened' | 'delivered_within';
 export type Operator = 'eq' | 'neq' | 'contains' | 'in' | 'gt' | 'lt' | 'exists' | 'missing';

@@ -25,10 +25,10 @@ export default function SegmentsPage() {
       </Section>
       <Section title="Count">
         <SegmentCount audience={audience} />
-        <div className="row">
-          {canWrite && request.ok ? <Link className="button" to="/campaigns/new" state={{ audience }}>Create a campaign for this audience</Link> : null}
-          {json === undefined ? null : <CopyButton text={json} label="Copy the audience as the JSON of POST /v1/segments/count" />}
-        </div>
+        {canWrite && request.ok ? <p><Link className="button wrapping" to="/campaigns/new" state={{ audience }}>Create a campaign for this audience</Link></p> : null}
+        {json === undefined ? null : (
+          <p className="row"><span className="hint">The audience as the JSON of <code>POST /v1/segments/count</code></span> <CopyButton text={json} label="Copy the audience as JSON" /></p>
+        )}
       </Section>
     </Page>
   );

@@ -8,6 +8,7 @@ import { getSenderDomain } from '../../../app/sender-domains.ts';
 import { updateAccount } from '../../../app/update-account.ts';
 import { verifySenderDomain } from '../../../app/verify-sender-domain.ts';
 import { SCOPES } from '../../../domain/access.ts';
+import { KEY_MODES } from '../../../domain/key-mode.ts';
 import {
   AccountUpdateBody, NewAccountBody, NewApiKeyBody, NewSenderDomainBody, refineAccountUpdate, refineNewAccount, refineNewApiKey, refineNewSenderDomain,
 } from '../../../domain/admin-input.ts';
@@ -48,13 +49,16 @@ const account = {
   },
 } as const;
 
+const keyMode = { type: 'string', enum: KEY_MODES, description: 'live, or test: sends through the capture transports, unbilled; the key starts `test_` (docs/sandbox.md)' } as const;
+
 const issuedKey = {
-  type: 'object', required: ['id', 'apiKey', 'scopes', 'expiresAt'],
+  type: 'object', required: ['id', 'apiKey', 'scopes', 'expiresAt', 'mode'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     apiKey: { type: 'string', description: 'Shown this once; only its hash is stored' },
     scopes,
     expiresAt: nullableTimestamp,
+    mode: keyMode,
   },
 } as const;
 
@@ -91,12 +95,13 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
       body: NewAccountBody,
       response: {
         201: { type: 'object', required: ['account', 'apiKey'], properties: { account, apiKey: { ...issuedKey, required: ['id', 'apiKey', 'scopes'] } } },
-        400: fieldError, ...errors,
+        400: fieldError, ...errors, 409: { description: 'Another account has this name (compared without regard to case)', ...fieldError },
       },
     },
   }, async (request, reply) => {
     const input = refineNewAccount(request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
+    // A taken name throws a RejectionError: the error handler answers it (409).
     const created = await createAccount(deps.app, input.value);
     const { id, apiKey, scopes: keyScopes } = created.apiKey;
     return reply.code(201).send({ account: await accountBodyOf(deps.app, created.account), apiKey: { id, apiKey, scopes: keyScopes } });
@@ -114,8 +119,8 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
             apiKeys: {
               type: 'array',
               items: {
-                type: 'object', required: ['id', 'scopes', 'createdAt', 'expiresAt', 'revokedAt'],
-                properties: { id: { type: 'string', format: 'uuid' }, scopes, createdAt: timestamp, expiresAt: nullableTimestamp, revokedAt: nullableTimestamp },
+                type: 'object', required: ['id', 'scopes', 'createdAt', 'expiresAt', 'revokedAt', 'mode'],
+                properties: { id: { type: 'string', format: 'uuid' }, scopes, createdAt: timestamp, expiresAt: nullableTimestamp, revokedAt: nullableTimestamp, mode: keyMode },
               },
             },
             domains: {
@@ -133,7 +138,7 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
     schema: {
       summary: 'Change an account; set or top up its messages and balance through the ledger', tags, security, params: accountParams,
       body: AccountUpdateBody,
-      response: { 200: account, 400: fieldError, ...accountErrors },
+      response: { 200: account, 400: fieldError, ...accountErrors, 409: { description: 'Another account has this name (compared without regard to case)', ...fieldError } },
     },
   }, async (request, reply) => {
     const input = refineAccountUpdate(request.body);

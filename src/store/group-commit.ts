@@ -58,9 +58,12 @@ export interface GroupCommitOptions {
 }
 
 /**
- * Group commit for an embedded database with one writer (SQLite): units of work that
- * arrive while a batch is being committed wait, and then go together into ONE
- * transaction. The batch pays for one durable commit (one fsync) instead of one each.
+ * Group commit: units of work that arrive while a batch is being committed wait, and
+ * then go together into ONE transaction. The batch pays for one durable commit (one
+ * fsync; on PostgreSQL also one BEGIN and one COMMIT round trip) instead of one each.
+ * SQLite has one writer and runs one batch at a time; on PostgreSQL `lanes` batches
+ * run side by side on pooled connections, and `lockWait` bounds how long a batch waits
+ * on another transaction's lock (see GroupCommitOptions).
  * No caller hears "done" before the shared commit is durable; if the commit itself
  * fails, every unit in it fails.
  *
@@ -177,8 +180,9 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
   };
 }
 
-/** Units lost in a lock wait and put back lose their answer in this batch. */
+/** Times a unit is put back after losing a lock wait (or a deadlock) before that error is its answer. */
 const MAX_LOCK_RETRIES = 5;
+/** Stands, in a settled batch, for a unit put back: a later batch answers it. */
 const PUT_BACK: Pending = { work: async () => undefined, resolve: () => {}, reject: () => {}, retries: 0, alone: false };
 
 const failureOf = (outcome: UnitOutcome | undefined): unknown => (outcome === undefined || outcome.ok ? undefined : outcome.error);

@@ -22,6 +22,8 @@ import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/r
 import { DEFAULT_SIGN_IN_LIMITS, signInThrottle, type SignInLimits } from './http/plugins/sign-in-throttle.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
+import { SimulatedReportQueue } from './outbox/simulated-reports.ts';
+import { recordSimulatedStep } from './app/record-simulated-step.ts';
 import { listenOrExplain, openOrExplain } from './startup-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
@@ -192,6 +194,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   let webhooks: WebhookDispatcher | undefined;
   let imports: ImportRunner | undefined;
   let campaigns: CampaignRunner | undefined;
+  let simulatedReports: SimulatedReportQueue | undefined;
   const { store, deps } = await openAppDeps(config, {
     clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake(), wakeCampaigns: () => campaigns?.wake(),
   });
@@ -221,6 +224,15 @@ export async function createRoleService(config: Config, options: ServiceOptions 
         onWebhookQueued: () => webhooks?.wake(),
       },
       workerOptions,
+    );
+    // The simulator recipients' later reports (docs/sandbox.md), where messages are delivered.
+    simulatedReports = new SimulatedReportQueue(
+      {
+        db: store.db, commit: deps.commit, clock, capabilities: store.capabilities, logger: workerLogger,
+        record: (tx, report, at) => recordSimulatedStep(tx, deps, report, at),
+        onRecorded: () => webhooks?.wake(),
+      },
+      { owner: `simulator-${randomUUID()}`, leaseMs: workerOptions.leaseMs, pollMs: Math.min(1000, Math.max(10, config.simulatorStepMs / 2)) },
     );
   }
   if (parts.webhooks) {
@@ -295,6 +307,8 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     runningWorker.start();
     stops.push(store.notifier.listen(OUTBOX_WAKE, (payload) => runningWorker.wake(CHANNELS.find((channel) => channel === payload))));
   }
+  const runningReports = simulatedReports;
+  if (running && runningReports !== undefined) runningReports.start();
   if (running && runningWebhooks !== undefined) {
     runningWebhooks.start();
     stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
@@ -321,6 +335,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await runningImports?.stop();
       await runningCampaigns?.stop();
       await runningWorker?.stop();
+      await runningReports?.stop();
       await runningWebhooks?.close();
       await closeTransports();
       await heartbeat.stop();

@@ -13,8 +13,7 @@ import { whatsappCaptureTransport } from './channels/whatsapp/capture-transport.
 import type { Config } from './config.ts';
 import { trackingTokens } from './domain/tracking-token.ts';
 import type { SandboxTransports, Transports } from './outbox/worker.ts';
-import { recordSimulatedStep } from './app/record-simulated-step.ts';
-import { Simulator } from './channels/simulator/simulator-transport.ts';
+import { simulatorTransport } from './channels/simulator/simulator-transport.ts';
 import { putCapture } from './store/messages.ts';
 
 // The one place where configuration picks the transport of each channel. The capture
@@ -48,8 +47,6 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
     sms: smsCaptureTransport({ sink }),
     whatsapp: whatsappCaptureTransport({ sink }),
   };
-  const simulator = new Simulator({ stepMs: config.simulatorStepMs, logger, recordStep: (target, step) => recordSimulatedStep(deps, target, step) });
-  closers.push(() => simulator.close());
 
   let email: Transports['email'];
   if (config.emailTransport === 'capture') {
@@ -102,7 +99,14 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
 
   return {
     transports: { email, sms, whatsapp },
-    sandbox: { capture, simulator: { email: simulator.transport('email'), sms: simulator.transport('sms'), whatsapp: simulator.transport('whatsapp') } },
+    sandbox: {
+      capture,
+      simulator: {
+        email: simulatorTransport('email', config.simulatorStepMs),
+        sms: simulatorTransport('sms', config.simulatorStepMs),
+        whatsapp: simulatorTransport('whatsapp', config.simulatorStepMs),
+      },
+    },
     async close() {
       await Promise.allSettled(closers.map((close) => close()));
     },

@@ -1,3 +1,4 @@
+import type { KeyMode } from '../domain/key-mode.ts';
 import { reject, type Result } from '../domain/result.ts';
 import type { Db, Tx } from '../store/database.ts';
 import type { Committer } from '../store/group-commit.ts';
@@ -17,8 +18,12 @@ import type { AppDeps } from './deps.ts';
 //    the primary key for the first transaction, then finds the key taken, rolls its own
 //    send back (nothing billed) and answers the first one's answer (or 422);
 //  - a refused send (4xx) rolls its claim back with it: the key stays free.
+// Test keys (the sandbox) have a key space of their own, so a key tried in test mode never
+// answers a live send: their keys are stored behind TEST_KEY_SPACE, which no key can hold.
 
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
+/** Before a test-mode key as stored: a tab, outside the printable characters a key is made of. */
+const TEST_KEY_SPACE = 'test\t';
 /** A keyed send's answer: every send answers 200 when it commits. */
 const ANSWER_STATUS = 200;
 /** Expired keys are purged at most this often per process, this many at a time; a full batch lets the next purge run at once. */
@@ -27,6 +32,8 @@ const PURGE_BATCH = 500;
 
 export interface IdempotentRequest {
   readonly accountId: string;
+  /** The caller's key mode: live and test keys of one account have separate key spaces. */
+  readonly mode: KeyMode;
   /** The Idempotency-Key header, already checked (1–255 printable characters). */
   readonly key: string;
   /** SHA-256 of what makes the request this request (method, path, body). */
@@ -73,17 +80,18 @@ export async function idempotentSend<D extends AppDeps, T>(
   send: (deps: D) => Promise<Result<T>>,
 ): Promise<IdempotentOutcome<T>> {
   const keys = keysOf(deps.db);
-  const slot = `${request.accountId}\n${request.key}`;
+  const key = request.mode === 'test' ? `${TEST_KEY_SPACE}${request.key}` : request.key;
+  const slot = `${request.accountId}\n${key}`;
   if (keys.inFlight.has(slot)) return { kind: 'answered', result: reject('idempotencyKeyInFlight') };
   keys.inFlight.add(slot);
   try {
-    const stored = await findIdempotencyKey(deps.db, request.accountId, request.key, deps.clock());
+    const stored = await findIdempotencyKey(deps.db, request.accountId, key, deps.clock());
     if (stored !== undefined) return storedOutcome(stored, request);
     try {
-      return { kind: 'answered', result: await send({ ...deps, commit: keyedCommitter(deps, request) }) };
+      return { kind: 'answered', result: await send({ ...deps, commit: keyedCommitter(deps, request, key) }) };
     } catch (error) {
       if (!(error instanceof IdempotencyKeyTaken)) throw error;
-      const first = await findIdempotencyKey(deps.db, request.accountId, request.key, deps.clock());
+      const first = await findIdempotencyKey(deps.db, request.accountId, key, deps.clock());
       // Gone already (expired in between): as good as still in flight; a retry sends.
       return first === undefined ? { kind: 'answered', result: reject('idempotencyKeyInFlight') } : storedOutcome(first, request);
     }
@@ -98,7 +106,7 @@ function storedOutcome<T>(stored: StoredAnswer, request: IdempotentRequest): Ide
 }
 
 /** deps.commit, with the key claimed first and the answer (what the unit returns) stored last, in the same unit of work. */
-function keyedCommitter(deps: AppDeps, request: IdempotentRequest): Committer {
+function keyedCommitter(deps: AppDeps, request: IdempotentRequest, key: string): Committer {
   let committed = false;
   return {
     run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -107,10 +115,10 @@ function keyedCommitter(deps: AppDeps, request: IdempotentRequest): Committer {
       committed = true;
       const now = deps.clock();
       return deps.commit.run(async (tx) => {
-        const claim = { accountId: request.accountId, key: request.key, fingerprint: request.fingerprint, now, expiresAt: now + IDEMPOTENCY_KEY_TTL_MS };
+        const claim = { accountId: request.accountId, key, fingerprint: request.fingerprint, now, expiresAt: now + IDEMPOTENCY_KEY_TTL_MS };
         if (!(await claimIdempotencyKey(tx, claim))) throw new IdempotencyKeyTaken();
         const answer = await work(tx);
-        await recordIdempotentAnswer(tx, request.accountId, request.key, ANSWER_STATUS, JSON.stringify(answer));
+        await recordIdempotentAnswer(tx, request.accountId, key, ANSWER_STATUS, JSON.stringify(answer));
         return answer;
       });
     },

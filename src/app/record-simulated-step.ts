@@ -1,21 +1,19 @@
 import type { Channel } from '../domain/account.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
-import type { SimulatedStep } from '../domain/simulator.ts';
+import type { LaterStep } from '../domain/simulator.ts';
 import type { Executor } from '../store/database.ts';
 import { findMessage, loadSendPayload, recordEvent, type StoredMessage } from '../store/messages.ts';
+import type { SimulatedReport } from '../store/simulated-reports.ts';
 import { addSuppression } from '../store/suppressions.ts';
 import { leaveEveryList } from './campaign-consent.ts';
 import type { AppDeps } from './deps.ts';
 
-// What a simulator recipient's "peer" reports after it took the message
-// (channels/simulator/): recorded exactly as the real report would be — the same status
-// transition through recordEvent, the same suppression for a hard bounce, a complaint
-// or an unsubscribe — so the webhooks that follow are the real ones (marked
-// `simulated: true` by the webhook producer, from the recipient).
-
-export type SimulatedStepResult = 'recorded' | 'not-yet' | 'unknown-message';
-
-type LaterStep = Exclude<SimulatedStep, 'deferred' | 'sent'>;
+// What a simulator recipient's "peer" reports after it took the message, recorded
+// exactly as the real report would be — the same status transition through
+// recordEvent, the same suppression for a hard bounce, a complaint or an unsubscribe —
+// so the webhooks that follow are the real ones (marked `simulated: true` by the
+// webhook producer, from the recipient). Runs in the unit of work of
+// outbox/simulated-reports.ts, which removes the report with it.
 
 const PEER = 'simulator';
 
@@ -25,24 +23,12 @@ export const SIMULATED_CLICK_URL = 'https://simulator.herald.test/clicked';
 /** A documentation address (RFC 5737), so no simulated open or click poses as a real client. */
 const CLIENT = { ip: '192.0.2.1', user_agent: 'herald-simulator' } as const;
 
-/**
- * Records one later step of a simulator recipient's message. `not-yet`: the accepting
- * outcome has not committed (the message is still queued, sending or deferred), so the
- * caller tries again a little later, as a peer resends a receipt that came too early.
- */
-export async function recordSimulatedStep(
-  deps: Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks'>,
-  target: { readonly msgid: string; readonly accountId: string; readonly channel: Channel },
-  step: LaterStep,
-): Promise<SimulatedStepResult> {
-  const message = await findMessage(deps.db, target.accountId, target.msgid);
-  if (message === undefined || message.channel !== target.channel) return 'unknown-message';
-  if (message.status === 'queued' || message.status === 'sending' || message.status === 'deferred') return 'not-yet';
-  const clickUrl = step === 'clicked' ? await firstLink(deps.db, message) : undefined;
-  const at = deps.clock();
-  await deps.commit.run((tx) => write(tx, deps, message, step, at, clickUrl));
-  deps.wakeWebhooks?.();
-  return 'recorded';
+/** Records one report; a message that no longer exists (erased with its account) records nothing. */
+export async function recordSimulatedStep(tx: Executor, deps: Pick<AppDeps, 'newId'>, report: SimulatedReport, at: number): Promise<void> {
+  const message = await findMessage(tx, report.accountId, report.messageId);
+  if (message === undefined) return;
+  const clickUrl = report.step === 'clicked' ? await firstLink(tx, message) : undefined;
+  await write(tx, deps, message, report.step, at, clickUrl);
 }
 
 async function write(tx: Executor, deps: Pick<AppDeps, 'newId'>, message: StoredMessage, step: LaterStep, at: number, clickUrl: string | undefined): Promise<void> {

@@ -1,6 +1,7 @@
 import type { DeliveryEvidence } from '../domain/certificate.ts';
 import type { BounceDetails } from '../domain/dsn.ts';
 import type { Outbound } from '../domain/outbound.ts';
+import type { LaterStep } from '../domain/simulator.ts';
 
 // What a transport reports back. Expected failures are outcomes, not exceptions:
 // the peer's code and words travel up unchanged and outbox/retry-policy decides.
@@ -15,6 +16,8 @@ export type Outcome =
       readonly providerRef?: string;
       /** A certified email's evidence of acceptance, signed into a receipt by outbox/complete.ts. */
       readonly evidence?: DeliveryEvidence;
+      /** The simulator's later reports, `stepMs` apart, stored with this outcome (docs/sandbox.md). */
+      readonly simulated?: { readonly later: readonly LaterStep[]; readonly stepMs: number };
     }
   | {
       readonly kind: 'deferred';

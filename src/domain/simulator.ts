@@ -17,12 +17,15 @@ export type SimulatedStep =
   | 'deferred' | 'sent' | 'delivered' | 'bounced' | 'failed'
   | 'complained' | 'unsubscribed' | 'opened' | 'clicked' | 'read';
 
+/** What the peer reports after it took the message. */
+export type LaterStep = Exclude<SimulatedStep, 'deferred' | 'sent'>;
+
 export interface Scenario {
   readonly name: string;
   /** Outcomes of the delivery attempts, one per attempt; the last one's (`sent` or `failed`) ends the delivery. */
   readonly attempts: readonly ('deferred' | 'sent' | 'failed')[];
   /** What the peer reports after the accepting attempt, one delay apart each. */
-  readonly later: readonly Exclude<SimulatedStep, 'deferred' | 'sent'>[];
+  readonly later: readonly LaterStep[];
 }
 
 const EMAIL_SCENARIOS: readonly Scenario[] = [

@@ -39,6 +39,8 @@ import { addRequestIdHeader, failedRequestHandler, requestIdOf } from './failed-
 import { inputValidator } from './input-validation.ts';
 import { ACCOUNT_API_STYLE, OPERATOR_API_STYLE } from '../domain/schema-check.ts';
 import { eventWebhooks } from './schemas.ts';
+import { finishDocument, referencePageLook } from './openapi-document.ts';
+import type { OpenAPIV3_1 } from 'openapi-types';
 import { SESSION_COOKIE } from './account-api-schemas.ts';
 import { limitDocs } from './limits-table.ts';
 import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
@@ -115,7 +117,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'herald', version: '1.0.0', description: 'Email, SMS and WhatsApp template messages for prepaid accounts.' },
+        info: { title: 'herald API', version: '1.0.0', description: 'Email, SMS and WhatsApp template messages for prepaid accounts.' },
         components: {
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
@@ -127,8 +129,10 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
         // The request limits in effect on this server (README "Limits"); an extension, which the types do not list.
         ...{ 'x-herald-limits': limitDocs(deps.app.limits) },
       },
+      // operationIds, servers, security and the answers every route of a kind gives (openapi-document.ts).
+      transformObject: (built) => finishDocument(('openapiObject' in built ? built.openapiObject : {}) as OpenAPIV3_1.Document, { publicUrl: deps.app.publicUrl }),
     });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
+    await app.register(swaggerUi, { routePrefix: '/docs', ...referencePageLook });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }
 

@@ -35,10 +35,27 @@ export const commonErrors = {
   500: { description: 'Internal failure while validating authentication', ...authenticationError },
 } as const;
 
+/** herald's own send fields beyond the spec's (domain/send-options.ts); SMS and WhatsApp take metadata and campaign. */
+export const sendOptionFields = {
+  metadata: { type: 'object', additionalProperties: true, description: 'Any JSON object (≤ 4,096 bytes, ≤ 16 levels): echoed in every webhook event of the send' },
+  campaign: { type: 'string', maxLength: 200, description: 'A campaign name: the send belongs to the `campaign` family of events' },
+} as const;
+
+/** Email only: certified delivery and tracking over the account's defaults. */
+export const emailOptionFields = {
+  ...sendOptionFields,
+  certified: { type: 'boolean', description: 'Keep signed evidence of delivery (docs/certified-delivery.md); certified email is never tracked' },
+  tracking: {
+    type: 'object', additionalProperties: false, description: 'Open and click tracking for this send, over the account\'s defaults',
+    properties: { opens: { type: 'boolean' }, clicks: { type: 'boolean' } },
+  },
+} as const;
+
 export const emailRequest = {
   type: 'object',
   required: ['to', 'from', 'replyTo', 'subject'],
   properties: {
+    ...emailOptionFields,
     to: { type: 'array', items: recipient },
     options: { type: 'object', properties: { cc: { type: 'array', items: recipient }, bcc: { type: 'array', items: recipient } } },
     from: named,
@@ -46,7 +63,7 @@ export const emailRequest = {
     subject: { type: 'string', minLength: 1 },
     body: { type: 'string', description: 'HTML or plain text; not required when template_id is given (the template wins when both are).' },
     template_id: { type: 'string' },
-    variables: { type: 'object', additionalProperties: { type: 'string' } },
+    variables: { type: 'object', additionalProperties: { type: 'string' }, description: 'Values for the template\'s `{{name}}` placeholders; text only (any other value is `Incorrect variable syntax`)' },
     attachments: {
       type: 'array',
       items: {
@@ -70,6 +87,7 @@ export const smsRequest = {
   properties: {
     message: { type: 'string', description: '160 characters a segment; characters outside GSM 03.38 are transliterated or removed' },
     mobile_numbers: { type: 'array', items: { type: 'string', pattern: '^\\+[0-9]{10,15}$' } },
+    ...sendOptionFields,
   },
 } as const;
 
@@ -90,12 +108,25 @@ export const whatsappRequest = {
     destination: { type: 'string', pattern: '^\\+?[0-9]{8,15}$' },
     templateId: { type: 'string' },
     params: { type: 'array', items: { type: 'string' } },
+    ...sendOptionFields,
   },
 } as const;
 
 export const whatsappResponse = {
   type: 'object', required: ['result', 'current_balance'],
   properties: { result: { type: 'string' }, current_balance: { type: 'number' }, msgid: { type: 'string', format: 'uuid' } },
+} as const;
+
+/** What a delivery attempt's event carries (outbox/complete.ts); a DSN's, a report's or an engagement's carry their own fields. */
+export const attemptFields = {
+  attempt: { type: 'integer', minimum: 1, description: 'The delivery attempt (1 for the first)' },
+  peer: { type: 'string', description: 'Who answered: an MX host, a relay, the SMSC, Meta, or `capture`' },
+  response: { type: 'string', description: 'The peer\'s answer, e.g. `250 2.0.0 OK` or `550 5.1.1 …`' },
+} as const;
+
+const messageEvent = {
+  type: 'object', required: ['type', 'at'], additionalProperties: true,
+  properties: { type: { type: 'string' }, at: { type: 'string', format: 'date-time' }, ...attemptFields },
 } as const;
 
 const testMode = { type: 'string', enum: ['test'], description: 'Only on a message sent with a test key (docs/sandbox.md)' } as const;
@@ -109,7 +140,7 @@ export const messageView = {
     recipient: { type: 'string' },
     created_at: { type: 'string', format: 'date-time' },
     mode: testMode,
-    events: { type: 'array', items: { type: 'object', required: ['type', 'at'], properties: { type: { type: 'string' }, at: { type: 'string', format: 'date-time' } } } },
+    events: { type: 'array', items: messageEvent },
   },
 } as const;
 
@@ -151,6 +182,7 @@ const eventPayloadSchema = (type: EventType) => ({
         campaign_id: { type: 'string', description: 'A message of a campaign of /v1/campaigns: the campaign (the Email Marketing family)' },
         campaign_name: { type: 'string', description: 'With campaign_id: the campaign\'s name' },
         list_ids: { type: 'array', items: { type: 'string' }, description: 'With campaign_id: the lists the campaign was sent to' },
+        ...attemptFields,
         test: { type: 'boolean', const: true, description: 'Sent with a test key (docs/sandbox.md); absent on live messages' },
         simulated: { type: 'boolean', const: true, description: 'To a simulator recipient (docs/sandbox.md): nothing was sent anywhere; absent otherwise' },
       },

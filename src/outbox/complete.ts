@@ -7,6 +7,7 @@ import { insertCertificate } from '../store/certificates.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { recordEvent, type EventEffects } from '../store/messages.ts';
 import { execute, statement } from '../store/prepared-statement.ts';
+import { insertSimulatedReports } from '../store/simulated-reports.ts';
 import { addSuppression } from '../store/suppressions.ts';
 import type { ClaimedMessage } from './claim.ts';
 import { retryDelayMs, withinHorizon, type RetryHorizons } from './retry-policy.ts';
@@ -66,6 +67,10 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     if (outcome.kind === 'accepted') {
       const status = outcome.delivered === true ? 'delivered' : 'sent';
       noteEvent(await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) }));
+      // A simulator recipient's later reports commit with the acceptance they follow (outbox/simulated-reports.ts records them).
+      if (outcome.simulated !== undefined) {
+        await insertSimulatedReports(tx, { id: message.msgid, accountId: message.accountId }, outcome.simulated.later, { now, stepMs: outcome.simulated.stepMs, newId: deps.newId });
+      }
       if (certificate !== undefined) {
         await insertCertificate(tx, { messageId: message.msgid, accountId: message.accountId, receipt: certificate.receipt, eml: certificate.eml, createdAt: now });
         noteEvent(await recordEvent(tx, { messageId: message.msgid, type: 'certified', eventId: deps.newId(), at: now, data: { certificate_url: certificate.url } }));

@@ -116,6 +116,17 @@ export interface MessagesTable {
   mode: Generated<string>; // live | test: the mode of the key that sent it (migration 0013)
 }
 
+/** A simulator recipient's later report, due at due_at (migration 0013; outbox/simulated-reports.ts). */
+export interface SimulatedReportsTable {
+  id: string; // UUIDv7: a message's reports in their order
+  message_id: string;
+  account_id: string;
+  step: string; // delivered | bounced | failed | complained | unsubscribed | opened | clicked | read
+  due_at: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+}
+
 /** Delivery work: a row exists while the message still has to be (re)tried. */
 export interface OutboxTable {
   message_id: string;
@@ -430,6 +441,7 @@ export interface Database {
   sends: SendsTable;
   messages: MessagesTable;
   outbox: OutboxTable;
+  simulated_reports: SimulatedReportsTable;
   message_events: MessageEventsTable;
   captures: CapturesTable;
   mime_pieces: MimePiecesTable;

@@ -28,9 +28,9 @@ test('keys create --mode test prints a test_ key in test mode', async (t) => {
   assert.equal(key.mode, 'test');
 });
 
-test('keys create --mode with anything but live or test exits 1 naming the field', async (t) => {
+test('keys create --mode with anything but live or test exits 1 naming the flag and the value', async (t) => {
   const run = herald(t);
   const id = await accountId(run);
   const created = await run('keys', 'create', id, '--mode', 'sandbox');
-  assert.deepStrictEqual([created.code, created.stderr], [1, 'herald: mode: must be "live" or "test"\n']);
+  assert.deepStrictEqual([created.code, created.stderr], [1, 'herald: --mode: "sandbox" must be "live" or "test"\n']);
 });

@@ -4,6 +4,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import { issueApiKey } from '../../src/app/api-keys.ts';
 import { listLedger } from '../../src/store/ledger.ts';
 import type { Service } from '../../src/service.ts';
 import { addWhatsappTemplate, emailBody, openAccount, readAccount, smsBody, startService, type TestAccount } from '../support/service.ts';
@@ -178,6 +180,42 @@ test('two simultaneous requests with one key: one is sent (200), the other answe
   assert.deepStrictEqual(await sendLedger(service, account.id), [['email.send', -1, 0]]);
 });
 
+test('a key whose first request is still in its transaction answers 409 at once; the first then answers 200, billed once', {
+  skip: process.env.HERALD_TEST_STORE === 'postgres' ? false : 'PostgreSQL only: the test holds the first send in its transaction with a row lock of its own',
+}, async (t) => {
+  const { service, account } = await emailWorld(t);
+  const { db } = service.deps;
+  // The test's own transaction locks the account row: the first send claims its key, then waits on the row.
+  let release = (): void => {};
+  const released = new Promise<void>((resolve) => { release = resolve; });
+  const holder = new Promise<number>((resolveHolder, failHolder) => {
+    db.transaction().execute(async (trx) => {
+      await trx.selectFrom('accounts').select('id').where('id', '=', account.id).forUpdate().execute();
+      resolveHolder((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid);
+      await released;
+    }).catch(failHolder);
+  });
+  const holderPid = await holder;
+  t.after(release);
+
+  const first = keyed(service, '/v1/email', account.apiKey, emailBody());
+  const blockedByTest = async () => (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where ${holderPid} = any(pg_blocking_pids(pid))`.execute(db)).rows[0]!.n;
+  const deadline = Date.now() + 10_000;
+  while ((await blockedByTest()) === 0) {
+    assert.ok(Date.now() < deadline, 'the first send waits on the row within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const second = await keyed(service, '/v1/email', account.apiKey, emailBody());
+  release();
+  const answered = await first;
+  const third = await keyed(service, '/v1/email', account.apiKey, emailBody());
+
+  assert.deepStrictEqual(seen(second), { status: 409, replayed: undefined, type: 'application/json; charset=utf-8', body: IN_FLIGHT });
+  assert.deepStrictEqual([answered.statusCode, answered.headers['idempotent-replayed']], [200, undefined]);
+  assert.deepStrictEqual(seen(third), { ...seen(answered), replayed: 'true' });
+  assert.deepStrictEqual(await sendLedger(service, account.id), [['email.send', -1, 0]]);
+});
+
 test('a refused request is not remembered: the key then serves the corrected request', async (t) => {
   const { service, account } = await emailWorld(t);
   const refused = await keyed(service, '/v1/sms/send', account.apiKey, smsBody({ message: '' }));
@@ -211,6 +249,20 @@ test('keys belong to the account: another account\'s same key sends its own mess
   assert.deepStrictEqual(await sendLedger(service, other.id), [['email.send', -1, 0]]);
 });
 
+test('a test key and a live key of one account have separate key spaces: a key tried in test mode never answers a live send', async (t) => {
+  const { service, account } = await emailWorld(t);
+  const testKey = (await issueApiKey(service.deps, service.deps.db, account.id, { mode: 'test' })).apiKey;
+  const tried = await keyed(service, '/v1/email', testKey, emailBody());
+  const live = await keyed(service, '/v1/email', account.apiKey, emailBody());
+  const liveAgain = await keyed(service, '/v1/email', account.apiKey, emailBody());
+
+  assert.deepStrictEqual([tried.statusCode, live.statusCode, live.headers['idempotent-replayed']], [200, 200, undefined]);
+  assert.notEqual(live.json().to[0].msgid, tried.json().to[0].msgid);
+  assert.deepStrictEqual(seen(liveAgain), { ...seen(live), replayed: 'true' });
+  // The test send is never billed; the live one once.
+  assert.deepStrictEqual(await sendLedger(service, account.id), [['email.send', -1, 0]]);
+});
+
 test('a key is kept 24 hours: a day later the same request is sent again, and expired keys are purged', async (t) => {
   const clock = { now: Date.UTC(2030, 0, 1) };
   const { service, account } = await emailWorld(t, () => clock.now);
@@ -242,7 +294,7 @@ test('an Idempotency-Key that is empty, longer than 255 characters or not printa
   assert.deepStrictEqual(await sendLedger(service, account.id), [['email.send', -1, 0]]);
 });
 
-test('the OpenAPI document shows the Idempotency-Key header and the 409 and 422 answers on every send', async (t) => {
+test('the OpenAPI document shows the Idempotency-Key header, the replay header and the 409 and 422 answers on every send', async (t) => {
   const service = await startService(t);
   const doc = (await service.http.inject({ method: 'GET', url: '/openapi.json' })).json();
   for (const path of ['/v1/email', '/v1/sms/send', '/v1/whatsapp/sendTemplateMessage', '/v1/whatsapp/sendMessage', '/v1/campaigns/{campaign_id}/send']) {
@@ -251,6 +303,7 @@ test('the OpenAPI document shows the Idempotency-Key header and the 409 and 422 
     assert.equal(header?.required, false, path);
     assert.deepStrictEqual(header.schema, { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' }, path);
     assert.ok(operation.responses['409'] && operation.responses['422'], path);
+    assert.deepStrictEqual(operation.responses['200'].headers['Idempotent-Replayed'].schema, { type: 'string', enum: ['true'] }, path);
   }
   assert.match(doc.paths['/v1/email'].post.responses['422'].description, /Idempotency key already used with a different request/);
 });

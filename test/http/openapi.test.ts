@@ -13,7 +13,7 @@ test('/openapi.json is an OpenAPI 3.1 document of version 1.0.0 listing the thre
     assert.ok(doc.paths[path]?.post, `${path} is documented`);
   }
   assert.deepStrictEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  assert.deepStrictEqual(Object.keys(doc.paths['/v1/email'].post.responses).sort(), ['200', '400', '401', '403', '409', '422', '429', '500']);
+  assert.deepStrictEqual(Object.keys(doc.paths['/v1/email'].post.responses).sort(), ['200', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
 });
 
 test('/docs serves the reference page', async (t) => {

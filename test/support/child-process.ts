@@ -15,9 +15,9 @@ export function heraldEnv(env: Readonly<Record<string, string>>): NodeJS.Process
   return { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('HERALD_'))), ...env };
 }
 
-/** Runs a command in the repository to its end, collecting its exit code and output. */
-export function runToEnd(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  const child = spawn(command, args, { cwd: REPO, env });
+/** Runs a command (in the repository, unless `cwd` says where) to its end, collecting its exit code and output. */
+export function runToEnd(command: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd = REPO): Promise<Run> {
+  const child = spawn(command, args, { cwd, env });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -101,9 +101,9 @@ export interface OpenedAccount {
   readonly apiKey: string;
 }
 
-/** Opens an account through an API process's admin API, with the verified sender domain example.com. */
+/** Opens an account (a name of its own: names are unique) through an API process's admin API, with the verified sender domain example.com. */
 export async function openAccountByAdmin(api: HeraldProcess, fields: { messagesLeft: number; rateLimitPerSecond: number }): Promise<OpenedAccount> {
-  const opened = await fetch(`${api.url}/admin/v1/accounts`, { method: 'POST', headers: adminHeaders, body: JSON.stringify({ name: 'multi-process', ...fields }) });
+  const opened = await fetch(`${api.url}/admin/v1/accounts`, { method: 'POST', headers: adminHeaders, body: JSON.stringify({ name: `multi-process ${randomUUID()}`, ...fields }) });
   if (opened.status !== 201) throw new Error(`opening the account: ${opened.status} ${await opened.text()}`);
   const { account, apiKey } = (await opened.json()) as { account: { id: string }; apiKey: { apiKey: string } };
   const domain = await fetch(`${api.url}/admin/v1/accounts/${account.id}/domains`, { method: 'POST', headers: adminHeaders, body: JSON.stringify({ domain: 'example.com', verified: true }) });

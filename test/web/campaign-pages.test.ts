@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { buildWebIfStale, checkPage, launchChromium, openContext, skipWithoutChromium, type PageProblems } from '../support/browser.ts';
-import { ADMIN_TOKEN, get, openAccount, startService } from '../support/service.ts';
+import { ADMIN_TOKEN, emailBody, get, openAccount, startService } from '../support/service.ts';
 import { simpleParser } from 'mailparser';
 import { visit } from '../support/sent-mail.ts';
 
@@ -98,6 +98,12 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
   await nav(owner, 'Lists');
   await owner.getByRole('link', { name: 'Newsletter' }).waitFor();
   await checkPage(owner, 'lists');
+  await owner.getByLabel('Address', { exact: true }).fill('nobody@example.org');
+  await owner.getByRole('button', { name: 'Find' }).click();
+  await owner.getByText('No contact of this account has the address nobody@example.org.').waitFor();
+  await owner.getByLabel('Address', { exact: true }).fill('CID@example.org');
+  await owner.getByRole('button', { name: 'Find' }).click();
+  await heading(owner, 'cid@example.org');
 
   // ---- a segment counted as it is built, carried into a new campaign ----
   await nav(owner, 'Segments');
@@ -172,8 +178,18 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
   await owner.getByRole('rowheader', { name: 'https://shop.example.com/july' }).waitFor();
   await owner.getByRole('link', { name: 'cid@example.org' }).waitFor();
   await checkPage(owner, 'campaign-report');
+  // A transactional send tagged `campaign: welcome` is counted by its tag.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  const tagged = await fetch(`${base}/v1/email`, {
+    method: 'POST', headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(emailBody({ to: [{ email: 'dan@example.org' }], campaign: 'welcome' })),
+  });
+  assert.equal(tagged.status, 200, await tagged.clone().text());
   await nav(owner, 'Campaigns');
   await owner.getByRole('row', { name: /July news/ }).getByText('finished').waitFor();
+  await owner.getByLabel('The campaign field of POST /v1/email').fill('welcome');
+  await owner.getByRole('button', { name: 'Count' }).click();
+  assert.equal(await stat(owner, 'Recipients').textContent(), '1messages made');
   await checkPage(owner, 'campaigns');
 
   // ---- a follow-up to who did not open: scheduled, then cancelled ----
@@ -222,6 +238,15 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
   await owner.getByRole('dialog', { name: 'Pause this campaign?' }).getByRole('button', { name: 'Pause' }).click();
   await owner.locator('.page-head .badge', { hasText: 'paused' }).waitFor();
   await checkPage(owner, 'campaign-paused');
+  // While paused the content may change, the audience (counted and billed) not.
+  await owner.getByRole('link', { name: 'Edit' }).click();
+  await heading(owner, 'Edit Slow news');
+  await owner.getByText('The audience of a sent campaign is fixed').waitFor();
+  assert.equal(await owner.getByRole('group', { name: 'Send to the confirmed subscribers of' }).getByRole('checkbox').first().isDisabled(), true);
+  await owner.getByLabel('Subject').fill('Slower news');
+  await owner.getByRole('button', { name: 'Save changes' }).click();
+  await heading(owner, 'Slow news');
+  await owner.getByText('Slower news', { exact: true }).waitFor();
   await owner.getByRole('button', { name: 'Resume' }).click();
   await owner.getByRole('dialog', { name: 'Resume this campaign?' }).getByRole('button', { name: 'Resume' }).click();
   await owner.locator('.page-head .badge', { hasText: 'running' }).waitFor();
@@ -234,6 +259,31 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
   const newest = ((await withKey('/v1/ledger')).json() as { entries: { kind: string; messages: number }[] }).entries[0];
   assert.equal(newest?.kind, 'refund');
   assert.ok(newest.messages >= 1 && newest.messages <= 2, `refunded ${newest.messages} of 3`);
+
+  // ---- the list's settings and a contact added by hand ----
+  await nav(owner, 'Lists');
+  await owner.getByRole('link', { name: 'Newsletter' }).click();
+  await heading(owner, 'Newsletter');
+  await owner.getByLabel('List description').fill('Monthly news');
+  await owner.getByRole('button', { name: 'Save list' }).click();
+  await owner.getByText('Saved.').waitFor();
+  await owner.getByLabel('Address', { exact: true }).fill('eve@example.org');
+  await owner.getByLabel('Name (optional)').fill('Eve');
+  await owner.getByRole('button', { name: 'Add to the list' }).click();
+  await owner.getByText('eve@example.org is on the list (confirmed).').waitFor();
+  await owner.getByRole('link', { name: 'eve@example.org' }).waitFor();
+  await nav(owner, 'Lists');
+  await owner.getByRole('row', { name: /Newsletter Monthly news single 4 0 0/ }).waitFor();
+  // Eve leaves the list: confirmed, recorded with its source, and counted as unsubscribed.
+  await owner.getByLabel('Address', { exact: true }).fill('eve@example.org');
+  await owner.getByRole('button', { name: 'Find' }).click();
+  await heading(owner, 'eve@example.org');
+  await owner.getByRole('button', { name: 'Unsubscribe from Newsletter' }).click();
+  await owner.getByRole('dialog', { name: 'Unsubscribe this contact?' }).getByRole('button', { name: 'Unsubscribe' }).click();
+  await owner.getByRole('row', { name: /unsubscribed api/ }).waitFor();
+  assert.equal(await owner.getByRole('button', { name: 'Unsubscribe from Newsletter' }).count(), 0);
+  await nav(owner, 'Lists');
+  await owner.getByRole('row', { name: /Newsletter Monthly news single 3 0 1/ }).waitFor();
 
   // ---- a viewer sees the lists and the report, and has no control that changes anything ----
   const viewer = await (await openContext(browser, base, problems)).newPage();

@@ -34,20 +34,21 @@ export async function sendWithIdempotencyKey<D extends AppDeps, T>(
   // A repeated header arrives as one value joined by ", " (Node), so an array is not expected; refused all the same.
   if (typeof header !== 'string' || !VALID_KEY.test(header)) return reject('idempotencyKeyInvalid');
   await purgeExpiredKeysIfDue(deps).catch((error: unknown) => request.log.warn({ err: error }, 'expired idempotency keys not purged'));
-  const outcome = await idempotentSend(deps, { accountId: callerOf(request).account.id, key: header, fingerprint: fingerprintOf(request) }, send);
+  const outcome = await idempotentSend(deps, {
+    accountId: callerOf(request).account.id, mode: sendingMode(request), key: header, fingerprint: fingerprintOf(request),
+  }, send);
   if (outcome.kind === 'answered') return outcome.result;
   await reply.code(outcome.status).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(outcome.answer);
   return REPLAYED;
 }
 
 /**
- * What makes two requests the same request: method, path (with the campaign's id), the
- * sending key's mode (a test send is never replayed to a live key: docs/sandbox.md) and
- * body, keys in any order.
+ * What makes two requests the same request: method, path (with the campaign's id) and
+ * body, keys in any order. (The sending key's mode picks the key space: app/idempotent-send.ts.)
  */
 function fingerprintOf(request: FastifyRequest): string {
   const path = request.url.split('?', 1)[0] ?? '';
-  return createHash('sha256').update(`${request.method} ${path} ${sendingMode(request)}\n`).update(canonicalJson(request.body ?? null)).digest('hex');
+  return createHash('sha256').update(`${request.method} ${path}\n`).update(canonicalJson(request.body ?? null)).digest('hex');
 }
 
 /** JSON with every object's keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one request. */
@@ -72,6 +73,10 @@ export const idempotencyDocs = {
           + 'Refusals (4xx) are not remembered. An invalid value: 400 `Invalid request, the Idempotency-Key header must be 1 to 255 printable characters`.',
       },
     },
+  },
+  /** On the 200: the header a replay carries. */
+  replayHeaders: {
+    [REPLAYED_HEADER]: { type: 'string', enum: ['true'], description: 'Present on a replay: this is the answer the key\'s first request got; nothing was sent again.' },
   },
   responses: {
     409: { description: '`A request with this idempotency key is being processed`: retry after it is answered', ...applicationError },

@@ -84,7 +84,7 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
       summary: 'Send a draft: now (running) or at send_at (scheduled); debits one message per recipient, or refuses whole', tags, params,
       headers: idempotencyDocs.headers,
       response: {
-        200: CampaignViewSchema, 400: { description: '`The campaign has no recipients`, the content no longer renders, or an invalid `Idempotency-Key`' }, ...noSuchCampaign, ...audienceErrors,
+        200: { ...CampaignViewSchema, headers: idempotencyDocs.replayHeaders }, 400: { description: '`The campaign has no recipients`, the content no longer renders, or an invalid `Idempotency-Key`' }, ...noSuchCampaign, ...audienceErrors,
         ...idempotencyDocs.responses,
         // Two 409s: the campaign's status (with `status`), or its Idempotency-Key still in use (`message` only).
         409: {

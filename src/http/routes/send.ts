@@ -45,7 +45,7 @@ export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: ['send'],
         body: operation.body,
         headers: idempotencyDocs.headers,
-        response: { 200: operation.ok, ...schemas.commonErrors, ...idempotencyDocs.responses },
+        response: { 200: { ...operation.ok, headers: idempotencyDocs.replayHeaders }, ...schemas.commonErrors, ...idempotencyDocs.responses },
       },
       config: { access: { scope: operation.scope, access: 'write' } },
     }, async (request, reply) => {

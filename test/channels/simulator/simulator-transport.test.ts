@@ -1,64 +1,34 @@
-// The simulator as a transport (src/channels/simulator/): the attempt's outcome at once,
-// the later reports handed to its recordStep one step apart, in order; a report that
-// comes before the outcome committed is offered again; close() cancels what is not due.
+// The simulator as a transport (src/channels/simulator/): each attempt's outcome at once,
+// the accepting one carrying the reports that follow (stored with it by the outbox).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
-import pino from 'pino';
-import { Simulator, type StepResult } from '../../../src/channels/simulator/simulator-transport.ts';
+import { simulatorTransport } from '../../../src/channels/simulator/simulator-transport.ts';
 
 const outbound = (recipient: string, attempt = 1) => ({ msgid: 'm-1', accountId: 'a-1', attempt, recipient, payload: {} });
 const signal = new AbortController().signal;
 
-function simulator(stepMs: number, answers: StepResult[] = []) {
-  const steps: string[] = [];
-  const sim = new Simulator({
-    stepMs,
-    logger: pino({ level: 'silent' }),
-    recordStep: async (_target, step) => {
-      steps.push(step);
-      return answers.shift() ?? 'recorded';
-    },
+test('an attempt to clicked@ is accepted, carrying delivered, opened and clicked a step apart', async () => {
+  const outcome = await simulatorTransport('email', 250).send(outbound('clicked@simulator.herald.test'), signal);
+  assert.deepStrictEqual(outcome, {
+    kind: 'accepted', peer: 'simulator', response: '250 2.0.0 Ok: queued (simulated)', simulated: { later: ['delivered', 'opened', 'clicked'], stepMs: 250 },
   });
-  return { sim, steps };
-}
-
-test('an attempt to clicked@ is accepted at once and its reports follow in order', async (t) => {
-  const { sim, steps } = simulator(5);
-  t.after(() => sim.close());
-  const outcome = await sim.transport('email').send(outbound('clicked@simulator.herald.test'), signal);
-  assert.deepStrictEqual([outcome.kind, steps], ['accepted', []]);
-  for (let i = 0; steps.length < 3 && i < 1000; i++) await sleep(5);
-  assert.deepStrictEqual(steps, ['delivered', 'opened', 'clicked']);
 });
 
-test('deferred@ is deferred on its first attempt, with the step as the retry delay, and accepted on the second', async (t) => {
-  const { sim } = simulator(1234);
-  t.after(() => sim.close());
-  const first = await sim.transport('email').send(outbound('deferred@simulator.herald.test', 1), signal);
-  const second = await sim.transport('email').send(outbound('deferred@simulator.herald.test', 2), signal);
-  assert.deepStrictEqual([first.kind, first.kind === 'deferred' ? first.retryAfterMs : undefined, second.kind], ['deferred', 1234, 'accepted']);
+test('deferred@ is deferred on its first attempt, with the step as the retry delay, and accepted on the second', async () => {
+  const transport = simulatorTransport('email', 1234);
+  const first = await transport.send(outbound('deferred@simulator.herald.test', 1), signal);
+  const second = await transport.send(outbound('deferred@simulator.herald.test', 2), signal);
+  assert.deepStrictEqual([first, second.kind], [
+    { kind: 'deferred', peer: 'simulator', response: '451 4.3.0 Temporary failure, try again later (simulated)', retryAfterMs: 1234 }, 'accepted',
+  ]);
 });
 
-test('a report that finds its message not yet accepted is offered again, then the next one follows', async (t) => {
-  const { sim, steps } = simulator(0, ['not-yet', 'not-yet']);
-  t.after(() => sim.close());
-  await sim.transport('whatsapp').send(outbound('447700900300'), signal);
-  for (let i = 0; steps.length < 4 && i < 500; i++) await sleep(10);
-  assert.deepStrictEqual(steps, ['delivered', 'delivered', 'delivered', 'read']);
+test('a WhatsApp destination of the read range is accepted, carrying delivered then read', async () => {
+  const outcome = await simulatorTransport('whatsapp', 5).send(outbound('447700900300'), signal);
+  assert.deepStrictEqual(outcome.kind === 'accepted' ? outcome.simulated : undefined, { later: ['delivered', 'read'], stepMs: 5 });
 });
 
-test('close() cancels the reports not yet due', async () => {
-  const { sim, steps } = simulator(50);
-  await sim.transport('sms').send(outbound('+447700900100'), signal);
-  await sim.close();
-  await sleep(100);
-  assert.deepStrictEqual(steps, []);
-});
-
-test('a recipient outside the simulator is refused without leaving', async (t) => {
-  const { sim } = simulator(5);
-  t.after(() => sim.close());
-  const outcome = await sim.transport('email').send(outbound('ana@example.org'), signal);
+test('a recipient outside the simulator is refused without leaving', async () => {
+  const outcome = await simulatorTransport('email', 5).send(outbound('ana@example.org'), signal);
   assert.deepStrictEqual(outcome, { kind: 'failed', peer: 'simulator', response: 'not a simulator recipient', leftTheHouse: false });
 });

@@ -80,12 +80,15 @@ function Editor(props: { campaign?: CampaignView }) {
   const variables = useMemo(() => parseSampleVariables(draft.variables), [draft.variables]);
   const audienceBody = segmentRequestOf(audience);
   const sendAt = draft.schedule === 'at' ? isoFromLocalInput(draft.sendAt) : undefined;
+  // A paused campaign keeps the time it was scheduled for, now past: only a new time must be ahead.
+  const scheduleChanged = existing === undefined || (sendAt ?? null) !== (existing.send_at === null ? null : new Date(existing.send_at).toISOString())
+    && !(draft.schedule === 'at' && draft.sendAt === localInput(existing.send_at));
   const pace = draft.pace.trim() === '' ? null : Number(draft.pace);
 
   const errors = {
     name: draft.name.trim() === '' ? 'Give the campaign a name (only you see it)' : undefined,
     audience: audienceEditable && !audienceBody.ok ? audienceBody.error : undefined,
-    sendAt: draft.schedule === 'at' && (sendAt === undefined || Date.parse(sendAt) <= Date.now()) ? 'Choose a time in the future' : undefined,
+    sendAt: draft.schedule === 'at' && scheduleChanged && (sendAt === undefined || Date.parse(sendAt) <= Date.now()) ? 'Choose a time in the future' : undefined,
     pace: pace !== null && (!Number.isInteger(pace) || pace < 1 || pace > 1_000_000) ? 'A whole number from 1 to 1,000,000, or empty' : undefined,
     variables: draft.mode === 'template' ? variables.error : undefined,
   };
@@ -98,7 +101,7 @@ function Editor(props: { campaign?: CampaignView }) {
         from: { email: draft.fromEmail.trim(), name: draft.fromName.trim() },
         replyTo: { email: draft.replyEmail.trim(), name: draft.replyName.trim() },
         ...content,
-        send_at: sendAt ?? null,
+        ...(scheduleChanged ? { send_at: sendAt ?? null } : {}),
         messages_per_minute: pace,
         ...(audienceEditable && audienceBody.ok
           ? { lists: audienceBody.value.lists, exclude_lists: audienceBody.value.exclude_lists ?? [], filter: audienceBody.value.filter ?? null }

@@ -26,6 +26,27 @@ function Progress(props: { label: string; value: number; max: number }) {
   );
 }
 
+/** The counts of a campaign, or of the API sends tagged with a `campaign` name: equal to their webhook events. */
+export function StatTiles(props: { stats: Stats }) {
+  const s = props.stats;
+  // Rates against the messages that arrived (delivered, or sent where the relay reports no delivery).
+  const reached = s.delivered > 0 ? s.delivered : s.sent;
+  return (
+    <dl className="stats">
+      <Stat label="Recipients" value={s.recipients} note="messages made" />
+      <Stat label="Sent" value={s.sent} />
+      <Stat label="Delivered" value={s.delivered} />
+      <Stat label="Opened" value={s.opened.unique} note={`${rate(s.opened.unique, reached)} · ${formatCount(s.opened.machine)} machine opens not counted`} />
+      <Stat label="Clicked" value={s.clicked.unique} note={`${rate(s.clicked.unique, reached)} · ${formatCount(s.clicked.human)} click${s.clicked.human === 1 ? '' : 's'}`} />
+      <Stat label="Bounced" value={s.bounced.hard + s.bounced.soft} note={`${formatCount(s.bounced.hard)} hard · ${formatCount(s.bounced.soft)} soft`} />
+      <Stat label="Failed" value={s.failed} />
+      <Stat label="Dropped" value={s.dropped} note="suppressed addresses" />
+      <Stat label="Unsubscribed" value={s.unsubscribed} />
+      <Stat label="Complaints" value={s.complained} />
+    </dl>
+  );
+}
+
 /** A sent campaign's counts (equal to its webhook events), its progress, opens and clicks over time, and its links. */
 export function CampaignReport(props: { campaign: CampaignView }) {
   const c = props.campaign;
@@ -41,23 +62,11 @@ export function CampaignReport(props: { campaign: CampaignView }) {
       <Section title="Results">
         <QueryState query={stats}>
           {(s) => {
-            const reached = s.delivered > 0 ? s.delivered : s.sent;
             return (
               <>
                 {c.recipients > 0 ? <Progress label="Messages made" value={s.recipients} max={c.recipients} /> : null}
                 {s.recipients > 0 ? <Progress label="With an outcome (sent, bounced, failed or dropped)" value={s.sent + s.bounced.hard + s.bounced.soft + s.failed + s.dropped} max={s.recipients} /> : null}
-                <dl className="stats">
-                  <Stat label="Recipients" value={s.recipients} note="messages made" />
-                  <Stat label="Sent" value={s.sent} />
-                  <Stat label="Delivered" value={s.delivered} />
-                  <Stat label="Opened" value={s.opened.unique} note={`${rate(s.opened.unique, reached)} · ${formatCount(s.opened.machine)} machine opens not counted`} />
-                  <Stat label="Clicked" value={s.clicked.unique} note={`${rate(s.clicked.unique, reached)} · ${formatCount(s.clicked.human)} click${s.clicked.human === 1 ? '' : 's'}`} />
-                  <Stat label="Bounced" value={s.bounced.hard + s.bounced.soft} note={`${formatCount(s.bounced.hard)} hard · ${formatCount(s.bounced.soft)} soft`} />
-                  <Stat label="Failed" value={s.failed} />
-                  <Stat label="Dropped" value={s.dropped} note="suppressed addresses" />
-                  <Stat label="Unsubscribed" value={s.unsubscribed} />
-                  <Stat label="Complaints" value={s.complained} />
-                </dl>
+                <StatTiles stats={s} />
                 {live ? <p className="hint" role="status">herald is still working on this campaign; the numbers follow every few seconds.</p> : null}
               </>
             );

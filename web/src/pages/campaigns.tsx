@@ -1,13 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { CAMPAIGN_STATUSES, campaignsQuery, LIVE_STATUSES, type CampaignStatus } from '../api/campaigns.ts';
+import { CAMPAIGN_STATUSES, campaignsQuery, LIVE_STATUSES, type CampaignStatus, type Stats } from '../api/campaigns.ts';
+import { api } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
-import { SelectField } from '../components/field.tsx';
+import { SelectField, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
 import { formatCount } from '../lib/format.ts';
+import { StatTiles } from './campaign-report.tsx';
 import './campaigns.css';
 
 const statusIn = (value: string | null): CampaignStatus | undefined => CAMPAIGN_STATUSES.find((s) => s === value);
@@ -59,6 +62,35 @@ export default function CampaignsPage() {
           )}
         </QueryState>
       </Section>
+      <TaggedSends />
     </Page>
+  );
+}
+
+/** The counts of the POST /v1/email sends that carried `campaign: <name>` (GET /v1/campaigns/tags/:name/stats). */
+function TaggedSends() {
+  const [name, setName] = useState('');
+  const [asked, setAsked] = useState<string | undefined>();
+  const stats = useQuery({
+    queryKey: ['tag-stats', asked],
+    queryFn: () => api<Stats>(`/v1/campaigns/tags/${encodeURIComponent(asked ?? '')}/stats`),
+    enabled: asked !== undefined,
+  });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    if (name.trim() !== '') setAsked(name.trim());
+  };
+  return (
+    <Section title="Sends tagged through the API">
+      <form className="inline-form" onSubmit={submit}>
+        <TextField label="The campaign field of POST /v1/email" value={name} onChange={(e) => setName(e.target.value)} placeholder="welcome-series" />
+        <button type="submit" className="button secondary" disabled={name.trim() === ''}>Count</button>
+      </form>
+      {asked === undefined ? <p className="hint">Transactional sends may carry a <code>campaign</code> name; herald counts them the same way as a campaign.</p> : (
+        <QueryState query={stats} isEmpty={(s) => s.recipients === 0} empty={<Empty title={`No send carried “${asked}”`} />}>
+          {(s) => <StatTiles stats={s} />}
+        </QueryState>
+      )}
+    </Section>
   );
 }

@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { listQuery, listsQuery, type ContactPage, type ContactView, type ListPatch, type ListView } from '../api/campaigns.ts';
 import { api } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
+import type { EmailTemplateSummary } from '../api/types.ts';
 import { ConfirmDialog } from '../components/dialog.tsx';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
@@ -145,7 +146,9 @@ function ListSettings(props: { list: ListView }) {
   const [description, setDescription] = useState(list.description ?? '');
   const [fromEmail, setFromEmail] = useState(list.from?.email ?? '');
   const [fromName, setFromName] = useState(list.from?.name ?? '');
+  const [templateId, setTemplateId] = useState(list.confirmation_template_id ?? '');
   const [deleting, setDeleting] = useState(false);
+  const templates = useQuery({ queryKey: ['templates'], queryFn: () => api<{ templates: EmailTemplateSummary[] }>('/v1/email/templates') });
   const save = useMutation({
     mutationFn: (body: ListPatch) => api<ListView>(`/v1/lists/${encodeURIComponent(list.list_id)}`, { method: 'PATCH', body }),
     onSuccess: (saved) => {
@@ -166,6 +169,7 @@ function ListSettings(props: { list: ListView }) {
     save.mutate({
       name: name.trim(), optin, description: description.trim() === '' ? null : description.trim(),
       from: hasFrom ? { email: fromEmail.trim(), name: fromName.trim() } : null,
+      confirmation_template_id: templateId === '' ? null : templateId,
     });
   };
   return (
@@ -179,6 +183,14 @@ function ListSettings(props: { list: ListView }) {
         <div className="span-2"><TextArea label="List description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} maxLength={1000} /></div>
         <TextField label="Sender address" type="email" value={fromEmail} onChange={(e) => setFromEmail(e.target.value)} hint="Sends the confirmation emails; a campaign editor offers it as the default sender." />
         <TextField label="Sender name" value={fromName} onChange={(e) => setFromName(e.target.value)} />
+        <div className="span-2">
+          <SelectField label="Confirmation email" value={templateId} onChange={(e) => setTemplateId(e.target.value)}
+            hint={<>A double opt-in list sends it to each new subscriber. A template of yours must place <code>{'{{confirm_url}}'}</code>; it may use {'{{list_name}}'}, {'{{email}}'} and {'{{name}}'}.</>}>
+            <option value="">herald's own text</option>
+            {(templates.data?.templates ?? []).map((t) => <option key={t.template_id} value={t.template_id}>{t.name}</option>)}
+            {templateId !== '' && templates.data?.templates.every((t) => t.template_id !== templateId) === true ? <option value={templateId}>a template no longer there (herald's text is used)</option> : null}
+          </SelectField>
+        </div>
         {save.isError ? <div className="span-2"><ErrorNotice error={save.error} /></div> : null}
         {save.isSuccess ? <p className="notice span-2" role="status">Saved.</p> : null}
         <div className="span-2 row">

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { listsQuery, type ListCreate, type ListCreated } from '../api/campaigns.ts';
+import { listsQuery, type ContactPage, type ListCreate, type ListCreated } from '../api/campaigns.ts';
 import { api } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
@@ -44,7 +44,35 @@ export default function ListsPage() {
           )}
         </QueryState>
       </Section>
+      <FindContact />
     </Page>
+  );
+}
+
+/** A contact of any list (or none) by its address: its page, with its lists and consent. */
+function FindContact() {
+  const navigate = useNavigate();
+  const [email, setEmail] = useState('');
+  const find = useMutation({
+    mutationFn: () => api<ContactPage>('/v1/contacts', { query: { email: email.trim(), limit: 1 } }),
+    onSuccess: (page) => {
+      const found = page.contacts[0];
+      if (found !== undefined) navigate(`/contacts/${found.contact_id}`);
+    },
+  });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    if (email.trim() !== '') find.mutate();
+  };
+  return (
+    <Section title="Find a contact">
+      <form className="inline-form" role="search" aria-label="Contacts" onSubmit={submit}>
+        <TextField label="Address" type="search" value={email} onChange={(e) => { setEmail(e.target.value); find.reset(); }} placeholder="the whole address, any case" />
+        <button type="submit" className="button secondary" disabled={find.isPending || email.trim() === ''}>Find</button>
+      </form>
+      {find.isError ? <ErrorNotice error={find.error} /> : null}
+      {find.isSuccess && find.data.contacts.length === 0 ? <p role="status">No contact of this account has the address {email.trim()}.</p> : null}
+    </Section>
   );
 }
 

@@ -1,0 +1,81 @@
+import type { Logger } from 'pino';
+import type { Db, Executor } from '../store/database.ts';
+import type { DialectCapabilities } from '../store/dialect.ts';
+import { transactionPerWork, type Committer } from '../store/group-commit.ts';
+import { claimDueReports, releaseAllReportLeases, removeLeasedReport, type SimulatedReport } from '../store/simulated-reports.ts';
+import { LeaseLoop } from '../queue/lease-loop.ts';
+
+// The simulator's later reports (docs/sandbox.md) as a queue on the lease loop: due
+// reports are leased (head of line per message), and each is removed and recorded in
+// one unit of work conditioned on its lease, so a report is recorded once, by one
+// process, and one left by a process that stopped is recorded by the next.
+
+export interface SimulatedReportOptions {
+  readonly owner: string;
+  readonly leaseMs: number;
+  /** How often due reports are looked for: they fall due on their own time, nobody wakes the queue. */
+  readonly pollMs: number;
+}
+
+interface ReportDeps {
+  readonly db: Db;
+  readonly commit?: Committer;
+  readonly clock: () => number;
+  readonly capabilities: DialectCapabilities;
+  readonly logger: Logger;
+  /** Writes what a report means (app/record-simulated-step.ts), in the unit of work that removes it. */
+  readonly record: (tx: Executor, report: SimulatedReport, at: number) => Promise<void>;
+  /** After a commit that recorded events (their webhook deliveries are due). */
+  readonly onRecorded?: () => void;
+}
+
+const LANES = ['simulator'] as const;
+
+export class SimulatedReportQueue {
+  readonly #deps: ReportDeps;
+  readonly #commit: Committer;
+  readonly #options: SimulatedReportOptions;
+  readonly #loop: LeaseLoop<'simulator', SimulatedReport>;
+
+  constructor(deps: ReportDeps, options: SimulatedReportOptions) {
+    this.#deps = deps;
+    this.#options = options;
+    this.#commit = deps.commit ?? transactionPerWork(deps.db);
+    this.#loop = new LeaseLoop<'simulator', SimulatedReport>({
+      name: 'simulator',
+      lanes: LANES,
+      releaseAllLeases: () => releaseAllReportLeases(deps.db),
+      claim: (_lane, limit) => (limit === 0 ? Promise.resolve([]) : this.#commit.run((tx) =>
+        claimDueReports(tx, deps.capabilities, { owner: options.owner, now: deps.clock(), leaseMs: options.leaseMs, limit }))),
+      deliver: (report) => this.#record(report),
+      unwritten: () => 0,
+    }, { batchSize: 64, concurrency: 16, pollMs: options.pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock });
+  }
+
+  start(): void {
+    this.#loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.#loop.stop();
+  }
+
+  /** Records what is due now; for tests. */
+  drain(): Promise<number> {
+    return this.#loop.drain();
+  }
+
+  async #record(report: SimulatedReport): Promise<void> {
+    try {
+      const recorded = await this.#commit.run(async (tx) => {
+        if (!(await removeLeasedReport(tx, report.id, this.#options.owner))) return false;
+        await this.#deps.record(tx, report, this.#deps.clock());
+        return true;
+      });
+      if (recorded) this.#deps.onRecorded?.();
+    } catch (error) {
+      // The store failed: the lease expires and the report is recorded then.
+      this.#deps.logger.error({ err: error, msgid: report.messageId, step: report.step }, 'could not record a simulated report');
+    }
+  }
+}

@@ -25,6 +25,9 @@ const RSS_LIMIT_BYTES = 300 * 1024 * 1024;
 // The machine running the tests may be busy with other work: a case's time limits must
 // hold on one of this many tries (a real stall, such as a 10 s template compile, fails all).
 const TIME_TRIES = 3;
+// The time limits measure herald's event loop, not the test files running beside it: npm
+// test runs this file alone after the parallel pass (HERALD_TEST_ALONE=1), where it skips.
+const skip = process.env.HERALD_TEST_ALONE === '1' ? false : 'runs alone after the other test files (npm test sets HERALD_TEST_ALONE=1)';
 
 let herald: HeraldProcess;
 let probe: HealthProbe;
@@ -75,6 +78,7 @@ const templateEmail = (subject: string): string => email({ body: undefined, temp
 const ifNesting = (levels: number): string => '{{#if a}}'.repeat(levels) + 'x' + '{{/if}}'.repeat(levels);
 
 before(async () => {
+  if (skip !== false) return;
   dataDir = mkdtempSync(join(tmpdir(), 'herald-hostile-'));
   herald = await startHerald('all', { HERALD_DATABASE_URL: `sqlite:${join(dataDir, 'herald.db')}`, HERALD_ADMIN_TOKEN: ADMIN_TOKEN }, 60_000, 'deploy-script');
   probe = probeHealth(herald.url);
@@ -206,7 +210,7 @@ const CASES: readonly HostileCase[] = [
  */
 function hostileTest(name: string, owner: string | undefined, body: () => Promise<void>, todo?: string): void {
   if (owner !== undefined) test(name, { todo: `its limit comes with ${owner}, not on main yet` });
-  else test(name, { ...(todo === undefined ? {} : { todo }) }, body);
+  else test(name, { skip, ...(todo === undefined ? {} : { todo }) }, body);
 }
 
 /**
@@ -247,7 +251,7 @@ hostileTest('40 template sends with distinct 5 MB subjects: each its 4xx within 
 });
 
 
-test('a bare CR in a body is sent as CRLF: 200 within 1 s, and the captured MIME has no bare CR', async () => {
+test('a bare CR in a body is sent as CRLF: 200 within 1 s, and the captured MIME has no bare CR', { skip }, async () => {
   const errorsBefore = herald.errorLines().length;
   const from = Date.now();
   const answer = await send('/v1/email', email({ body: 'line one\rline two\r\rend' }));
@@ -265,7 +269,7 @@ test('a bare CR in a body is sent as CRLF: 200 within 1 s, and the captured MIME
   assert.deepStrictEqual(herald.errorLines().slice(errorsBefore), []);
 });
 
-test('an unauthenticated body sent at 1 byte/s is answered 403 within 1 s and its socket closed', async () => {
+test('an unauthenticated body sent at 1 byte/s is answered 403 within 1 s and its socket closed', { skip }, async () => {
   const socket = connect(Number(new URL(herald.url).port), '127.0.0.1');
   await once(socket, 'connect');
   const from = Date.now();
@@ -287,7 +291,7 @@ test('an unauthenticated body sent at 1 byte/s is answered 403 within 1 s and it
   }
 });
 
-test('afterwards the process is alive and its resident memory is back under 300 MB', async () => {
+test('afterwards the process is alive and its resident memory is back under 300 MB', { skip }, async () => {
   assert.equal(herald.exit, undefined, herald.output());
   const health = await call('GET', '/healthz', undefined);
   assert.equal(health.status, 200);

@@ -28,9 +28,9 @@ import { recordSimulatedStep } from './app/record-simulated-step.ts';
 import { listenOrExplain, openOrExplain } from './startup-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
-import { openStore, type OpenedStore } from './store/dialect.ts';
+import { isPostgresLockLoss, openStore, type OpenedStore } from './store/dialect.ts';
 import { readQueueDepths } from './store/queue-depth.ts';
-import { groupCommitter, transactionPerWork } from './store/group-commit.ts';
+import { groupCommitter, type Committer } from './store/group-commit.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
 import { DEFAULT_IMPORT_RUNNER_OPTIONS, IMPORTS_WAKE, ImportRunner, type ImportRunnerOptions } from './campaigns/import-runner.ts';
@@ -111,8 +111,8 @@ export async function openAppDeps(
     const limits = requestLimitsOf(config);
     const deps: AuthDeps = {
       db: store.db,
-      // One writer (embedded SQLite): concurrent sends share one durable commit.
-      commit: store.capabilities.singleServerProcess ? groupCommitter(store.db, { maxBatch: 256, onBatch: metrics.commitBatchObserved, ...(store.direct ? { direct: store.direct } : {}) }) : transactionPerWork(store.db),
+      // Concurrent units of work (sends, claims, outcomes) share one durable commit.
+      commit: committerOf(store, metrics.commitBatchObserved),
       clock,
       metrics,
       // One source per process: its ids increase strictly, whoever asks.
@@ -164,6 +164,27 @@ export async function openAppDeps(
 
 // A webhook URL's host is resolved once when an account sets it; a resolver that hangs gets this long.
 const WEBHOOK_URL_CHECK_MS = 5000;
+
+/**
+ * The group committer of the store (store/group-commit.ts). SQLite: one writer, one
+ * batch at a time, synced off the event loop. PostgreSQL: a few batches in flight on
+ * connections of the pool, each waiting on another transaction's lock for a bounded
+ * time (see GroupCommitOptions.lockWait); the worker gets a committer of its own.
+ * docs/performance.md has the measurements behind the figures.
+ */
+function committerOf(store: OpenedStore, onBatch: (units: number) => void): Committer {
+  if (store.capabilities.singleServerProcess) return groupCommitter(store.db, { maxBatch: 256, onBatch, ...(store.direct ? { direct: store.direct } : {}) });
+  return groupCommitter(store.db, { maxBatch: PG_MAX_BATCH, lanes: PG_LANES, onBatch, lockWait: { timeoutMs: PG_LOCK_WAIT_MS, isLockLoss: isPostgresLockLoss } });
+}
+
+// A batch holds the row lock of every account it debits from its first debit to its
+// commit, so batches of other lanes and processes debiting the same account queue
+// behind it: batches are kept small enough for that wait to stay short.
+const PG_MAX_BATCH = 32;
+const PG_LANES = 2;
+// Far above a batch's duration: only a wait on a long foreign transaction (or a slow
+// deadlock) reaches it; the unit then runs alone and its batch goes on without it.
+const PG_LOCK_WAIT_MS = 5000;
 
 /**
  * Everything in one process: the API, the outbox worker, the webhook dispatcher and the
@@ -219,8 +240,10 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     worker = new OutboxWorker(
       {
         db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, sandbox: built.sandbox, logger: workerLogger, metrics: deps.metrics,
-        // Claims and outcomes share the accepts' committer: on SQLite one fsync per batch, not per message.
-        commit: deps.commit,
+        // SQLite: claims and outcomes share the accepts' committer, one fsync per batch, not
+        // per message. PostgreSQL: a committer of their own, so an outcome never waits in
+        // a batch held up by the accepts' debits of a busy account (its lease runs meanwhile).
+        commit: store.capabilities.singleServerProcess ? deps.commit : committerOf(store, deps.metrics.commitBatchObserved),
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
         issueCertificate: certificateIssuer({ db: store.db, publicUrl: config.publicUrl, clock }),
         // Only outcomes whose events queued a webhook delivery wake the dispatcher.

@@ -1,6 +1,6 @@
 import type { Account } from '../domain/account.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
-import { findAccount, debitBalance, debitMessages } from '../store/accounts.ts';
+import { findAccount, debitBalance, debitMessagesWithEntry } from '../store/accounts.ts';
 import type { Tx } from '../store/database.ts';
 import { appendLedger, type LedgerReason } from '../store/ledger.ts';
 
@@ -21,12 +21,11 @@ interface Charge {
 /** Takes `amount` prepaid messages; returns the messages left. */
 export async function chargeMessages(tx: Tx, charge: Charge): Promise<number | null> {
   if (charge.mode === 'test') return (await findAccount(tx, charge.account.id))?.messagesLeft ?? 0;
-  const debited = await debitMessages(tx, charge.account.id, charge.amount, charge.now);
-  if (!debited) return null;
-  await appendLedger(tx, {
+  // With its ledger entry: one statement on PostgreSQL (store/accounts.ts).
+  const debited = await debitMessagesWithEntry(tx, {
     id: charge.ledgerId(), accountId: charge.account.id, at: charge.now, messagesDelta: -charge.amount, balanceDelta: 0, reason: charge.reason, sendId: charge.sendId,
-  });
-  return debited.messagesLeft;
+  }, charge.now);
+  return debited === null ? null : debited.messagesLeft;
 }
 
 /** Takes `amount` of money (minor units) from the balance; returns the balance left. */

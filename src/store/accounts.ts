@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Account, Channel } from '../domain/account.ts';
 import type { AccountRow, AccountsTable, Executor } from './database.ts';
 import type { AccountInput } from '../domain/admin-input.ts';
-import { queryRows, statement } from './prepared-statement.ts';
+import { appendLedger, type LedgerEntry } from './ledger.ts';
+import { onPostgres, queryRows, statement } from './prepared-statement.ts';
 
 export function toAccount(row: AccountRow): Account {
   return {
@@ -119,6 +120,30 @@ const DEBIT_MESSAGES = statement(`
   update accounts set messages_left = messages_left - $1, updated_at = $2
   where id = $3 and messages_left >= $1
   returning messages_left`);
+
+/**
+ * debitMessages of a send and its ledger entry (`entry.messagesDelta` is minus the
+ * count), the entry written only when the debit took. On PostgreSQL one statement, one
+ * round trip instead of two (a data-modifying CTE); SQLite runs the two in process.
+ */
+export async function debitMessagesWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ messagesLeft: number } | null> {
+  const count = -entry.messagesDelta;
+  if (!onPostgres(db)) {
+    const debited = await debitMessages(db, entry.accountId, count, now);
+    if (debited) await appendLedger(db, entry);
+    return debited;
+  }
+  const [row] = await queryRows<{ messages_left: number }>(db, DEBIT_MESSAGES_WITH_ENTRY, [
+    count, now, entry.accountId, entry.id, entry.at, entry.messagesDelta, entry.balanceDelta, entry.reason, entry.sendId,
+  ]);
+  return row ? { messagesLeft: Number(row.messages_left) } : null;
+}
+
+const DEBIT_MESSAGES_WITH_ENTRY = statement(`
+  with debit as (${DEBIT_MESSAGES.postgres}),
+       entry as (insert into ledger (id, account_id, at, messages_delta, balance_delta, reason, send_id)
+                 select $4, $3, $5, $6, $7, $8, $9 from debit)
+  select messages_left from debit`);
 
 /** Same as debitMessages, for money (WhatsApp). */
 export async function debitBalance(db: Executor, id: string, amount: number, now: number): Promise<{ balance: number } | null> {

@@ -448,3 +448,14 @@ const POSTGRES_QUERY_SQL: QuerySql = {
 export function querySql(db: Kysely<Database>): QuerySql {
   return db.getExecutor().adapter instanceof PostgresAdapter ? POSTGRES_QUERY_SQL : SQLITE_QUERY_SQL;
 }
+
+// ---- Lock waits lost (the group committer, store/group-commit.ts) ----
+
+// SQLSTATEs of a statement that gave up a lock: lock_not_available (lock_timeout),
+// deadlock_detected (chosen as the victim), serialization_failure.
+const LOCK_LOSSES = new Set(['55P03', '40P01', '40001']);
+
+/** Whether a PostgreSQL error says the statement lost a lock wait: run again, it may pass. */
+export function isPostgresLockLoss(error: unknown): boolean {
+  return error instanceof Error && LOCK_LOSSES.has((error as { code?: unknown }).code as string);
+}

@@ -11,7 +11,10 @@ export interface Committer {
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 }
 
-/** One transaction per unit of work: right for PostgreSQL, where a pool runs transactions side by side. */
+/**
+ * One transaction per unit of work: for callers given no committer (tests, tools). The
+ * service commits through groupCommitter on both engines.
+ */
 export function transactionPerWork(db: Db): Committer {
   return { run: (work) => db.transaction().execute(work) };
 }
@@ -20,6 +23,10 @@ interface Pending {
   readonly work: (tx: Tx) => Promise<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  /** Times the unit was put back after losing a lock wait (see GroupCommitOptions.lockWait). */
+  retries: number;
+  /** Run in a batch of its own, waiting on locks as long as it takes (it lost a bounded wait before). */
+  alone: boolean;
 }
 
 export interface GroupCommitOptions {
@@ -33,12 +40,30 @@ export interface GroupCommitOptions {
   readonly direct?: DirectSqlite;
   /** Told the number of units of each committed transaction (the batch-size metric). */
   readonly onBatch?: (units: number) => void;
+  /**
+   * Batches in flight at once, each on a connection of its own (default 1). SQLite has
+   * one writer: 1. PostgreSQL runs transactions side by side, so while one batch waits
+   * on the server another is filled and sent.
+   */
+  readonly lanes?: number;
+  /**
+   * Locks held by other transactions (PostgreSQL: another process's claim of the same
+   * Idempotency-Key, another batch's debit of the same account). A unit waiting on one
+   * holds its whole batch, so a batch of several units waits at most `timeoutMs`
+   * (`SET LOCAL lock_timeout`); a unit that lost such a wait, or was chosen as a
+   * deadlock's victim, is run again by itself, waiting as long as it takes, as it
+   * would in a transaction of its own. Absent (SQLite): a writer never waits on a row.
+   */
+  readonly lockWait?: { readonly timeoutMs: number; readonly isLockLoss: (error: unknown) => boolean };
 }
 
 /**
- * Group commit for an embedded database with one writer (SQLite): units of work that
- * arrive while a batch is being committed wait, and then go together into ONE
- * transaction. The batch pays for one durable commit (one fsync) instead of one each.
+ * Group commit: units of work that arrive while a batch is being committed wait, and
+ * then go together into ONE transaction. The batch pays for one durable commit (one
+ * fsync; on PostgreSQL also one BEGIN and one COMMIT round trip) instead of one each.
+ * SQLite has one writer and runs one batch at a time; on PostgreSQL `lanes` batches
+ * run side by side on pooled connections, and `lockWait` bounds how long a batch waits
+ * on another transaction's lock (see GroupCommitOptions).
  * No caller hears "done" before the shared commit is durable; if the commit itself
  * fails, every unit in it fails.
  *
@@ -63,10 +88,11 @@ export interface GroupCommitOptions {
  */
 export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
   const queue: Pending[] = [];
-  let flushing = false;
+  const lanes = Math.max(1, options.lanes ?? 1);
+  let running = 0;
   // Whether the last batch saw a unit fail: then failures are likely, and savepoints cheaper than a second run.
   let expectFailures = false;
-  const { direct } = options;
+  const { direct, lockWait } = options;
 
   const commit = async (batch: readonly Pending[], mode: BatchMode): Promise<BatchRun> => {
     if (direct === undefined) return runBatch(db, batch, undefined, mode);
@@ -84,43 +110,88 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
     return run;
   };
 
-  const flush = async (): Promise<void> => {
-    flushing = true;
+  /** The next batch: a unit put back to run alone goes by itself, the others up to maxBatch together. */
+  const nextBatch = (): Pending[] => {
+    const lone = queue.findIndex((unit) => unit.alone);
+    if (lone === 0) return queue.splice(0, 1);
+    return queue.splice(0, lone < 0 ? options.maxBatch : Math.min(lone, options.maxBatch));
+  };
+
+  const lane = async (): Promise<void> => {
     try {
       while (queue.length > 0) {
-        const batch = queue.splice(0, options.maxBatch);
+        const batch = nextBatch();
+        const lockTimeoutMs = lockWait !== undefined && batch.length > 1 ? lockWait.timeoutMs : undefined;
         let run: BatchRun | undefined;
         if (!expectFailures || batch.length === 1) {
-          run = await commit(batch, { savepoints: false });
+          run = await commit(batch, { savepoints: false, lockTimeoutMs });
+          const loser = run.kind === 'rerun' && lostLock(run.error) ? batch[run.index] : undefined;
+          if (loser !== undefined && loser.retries < MAX_LOCK_RETRIES) {
+            // Nothing of the batch is stored: the unit that lost a lock wait goes alone, the others again together.
+            loser.alone = true;
+            loser.retries += 1;
+            queue.unshift(...batch.filter((unit) => unit !== loser), loser);
+            continue;
+          }
           if (run.kind === 'rerun') run = undefined;
         }
         if (run === undefined) {
-          run = await commit(batch, { savepoints: true });
-          expectFailures = run.kind === 'done' && run.outcomes.some((outcome) => !outcome.ok);
+          run = await commit(batch, { savepoints: true, lockTimeoutMs });
+          expectFailures = run.kind === 'done' && run.outcomes.some((outcome) => !outcome.ok && !lostLock(outcome.error));
         }
         if (run.kind === 'done') options.onBatch?.(batch.length);
-        settle(batch, run, direct);
+        settle(putBackLockLosers(batch, run), run, direct);
       }
     } finally {
-      flushing = false;
+      running -= 1;
     }
+  };
+
+  const lostLock = (error: unknown): boolean => lockWait?.isLockLoss(error) === true;
+
+  /**
+   * The units that lost a lock wait (or a deadlock) go back to the head of the queue, to
+   * run alone; the others are answered. A unit alone that loses again (a deadlock) tries
+   * a few more times before its error is its answer.
+   */
+  const putBackLockLosers = (batch: readonly Pending[], run: BatchRun): readonly Pending[] => {
+    if (lockWait === undefined) return batch;
+    const losers = batch.filter((unit, i) => unit.retries < MAX_LOCK_RETRIES && lostLock(run.kind === 'done' ? failureOf(run.outcomes[i]) : run.kind === 'failed' ? run.error : undefined));
+    if (losers.length === 0) return batch;
+    for (const unit of losers) {
+      unit.retries += 1;
+      unit.alone = true;
+    }
+    queue.unshift(...losers);
+    return batch.map((unit) => (losers.includes(unit) ? PUT_BACK : unit));
   };
 
   return {
     run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({ work, resolve: resolve as (value: unknown) => void, reject, retries: 0, alone: false });
         // Requests parsed in the same turn of the event loop join this batch.
-        if (!flushing) setImmediate(() => void flush());
-        flushing = true;
+        if (running < lanes) {
+          running += 1;
+          setImmediate(() => void lane());
+        }
       });
     },
   };
 }
 
+/** Times a unit is put back after losing a lock wait (or a deadlock) before that error is its answer. */
+const MAX_LOCK_RETRIES = 5;
+/** Stands, in a settled batch, for a unit put back: a later batch answers it. */
+const PUT_BACK: Pending = { work: async () => undefined, resolve: () => {}, reject: () => {}, retries: 0, alone: false };
+
+const failureOf = (outcome: UnitOutcome | undefined): unknown => (outcome === undefined || outcome.ok ? undefined : outcome.error);
+
 interface BatchMode {
   /** Each unit in a savepoint of its own, so a failing one is undone alone. */
   readonly savepoints: boolean;
+  /** PostgreSQL: how long a statement of the batch may wait on a lock (GroupCommitOptions.lockWait). */
+  readonly lockTimeoutMs: number | undefined;
 }
 
 type UnitOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
@@ -130,8 +201,8 @@ type BatchRun =
   | { readonly kind: 'done'; readonly outcomes: readonly UnitOutcome[] }
   /** Nothing of the batch is stored: the transaction (or its commit) failed. */
   | { readonly kind: 'failed'; readonly error: unknown }
-  /** A unit failed without savepoints: all rolled back, to be run again with them. */
-  | { readonly kind: 'rerun' };
+  /** A unit (the batch's `index`th) failed without savepoints: all rolled back, to be run again with them. */
+  | { readonly kind: 'rerun'; readonly index: number; readonly error: unknown };
 
 /** One batch in one transaction; the connection is `db`'s (or the one held for the batch). */
 async function runBatch(db: Kysely<Database>, batch: readonly Pending[], direct: DirectSqlite | undefined, mode: BatchMode): Promise<BatchRun> {
@@ -142,17 +213,25 @@ async function runBatch(db: Kysely<Database>, batch: readonly Pending[], direct:
     return { kind: 'failed', error };
   }
   if (direct) bindDirect(trx, direct);
+  if (mode.lockTimeoutMs !== undefined) {
+    try {
+      await sql.raw(`set local lock_timeout = ${Math.round(mode.lockTimeoutMs)}`).execute(trx);
+    } catch (error) {
+      await trx.rollback().execute().catch(() => {});
+      return { kind: 'failed', error };
+    }
+  }
   const savepoints = mode.savepoints ? savepointStatements(trx, direct) : undefined;
   const outcomes: UnitOutcome[] = [];
   try {
-    for (const unit of batch) {
+    for (const [index, unit] of batch.entries()) {
       await savepoints?.begin();
       try {
         const value = await unit.work(trx);
         await savepoints?.release();
         outcomes.push({ ok: true, value });
       } catch (error) {
-        if (!savepoints) throw new UnitFailed(error);
+        if (!savepoints) throw new UnitFailed(error, index);
         await savepoints.rollback();
         outcomes.push({ ok: false, error });
       }
@@ -163,7 +242,7 @@ async function runBatch(db: Kysely<Database>, batch: readonly Pending[], direct:
     await trx.rollback().execute().catch(() => {});
     if (!(error instanceof UnitFailed)) return { kind: 'failed', error };
     // A batch of one needs no savepoint: its unit's failure is simply the unit's.
-    return batch.length > 1 ? { kind: 'rerun' } : { kind: 'done', outcomes: [{ ok: false, error: error.cause }] };
+    return batch.length > 1 ? { kind: 'rerun', index: error.index, error: error.cause } : { kind: 'done', outcomes: [{ ok: false, error: error.cause }] };
   } finally {
     unbindDirect(trx);
   }
@@ -194,8 +273,10 @@ function settle(batch: readonly Pending[], run: BatchRun, direct: DirectSqlite |
 
 /** A unit's own error, thrown through a batch that runs without savepoints. */
 class UnitFailed extends Error {
-  constructor(cause: unknown) {
+  readonly index: number;
+  constructor(cause: unknown, index: number) {
     super('a unit of work failed', { cause });
+    this.index = index;
   }
 }
 

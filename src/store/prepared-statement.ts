@@ -114,8 +114,13 @@ export function toSqliteValue(value: unknown): SqliteValue {
   return value as SqliteValue;
 }
 
+/** Whether `db` is PostgreSQL's, for the few statements written for one engine only. */
+export function onPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
 function compiled(db: Executor, declared: Statement, parameters: readonly unknown[]): CompiledQuery {
-  const text = db.getExecutor().adapter instanceof PostgresAdapter ? declared.postgres : declared.sqlite;
+  const text = onPostgres(db) ? declared.postgres : declared.sqlite;
   return CompiledQuery.raw(text, [...parameters]);
 }
 

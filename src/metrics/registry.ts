@@ -84,7 +84,7 @@ export function createMetrics(): Metrics {
     labelNames: ['kind'] as const, registers,
   });
   const commitBatch = new Histogram({
-    name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (SQLite; one fsync each).', buckets: BATCH_BUCKETS, registers,
+    name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (one durable commit each).', buckets: BATCH_BUCKETS, registers,
   });
 
   let readQueues: (() => Promise<QueueSnapshot>) | undefined;

@@ -1,14 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { createAccount } from '../src/app/create-account.ts';
-import { uuidv7Source } from '../src/app/uuidv7-source.ts';
 import { loadConfig } from '../src/config.ts';
 import { createService } from '../src/service.ts';
-import type { Db } from '../src/store/database.ts';
 import { startChild, type Child } from './lib/child.ts';
 import { harness, parseBenchOptions, progress, report, rerunCommand, type BenchDefaults, type Figure } from './lib/common.ts';
 import { databaseKinds, freshDatabase } from './lib/databases.ts';
 import type { FastifyReady } from './lib/fastify-child.ts';
+import { DAY_MS, fillMessages, recipientOf } from './lib/fill-messages.ts';
 
 // The web application's messages log at scale: N = 1,000,000 messages in one account
 // (email 70 %, SMS 25 %, WhatsApp 5 %; spread over 30 days; 50,000 recipients; mostly
@@ -23,61 +22,8 @@ export const NAME = 'messages-log';
 const DEFAULTS: BenchDefaults = { n: 1_000_000, clients: 1, timeoutS: 1800 };
 const ROUNDS = 200;
 const TARGET_P95_MS = 300;
-const BATCH = 2000;
-const DAY_MS = 86_400_000;
-const RECIPIENTS = 50_000;
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-
-function channelOf(i: number): 'email' | 'sms' | 'whatsapp' {
-  const slot = i % 20;
-  return slot < 14 ? 'email' : slot < 19 ? 'sms' : 'whatsapp';
-}
-
-/** A well-mixed hash of i (so a message's status does not follow its channel). */
-function mix(i: number): number {
-  let h = Math.imul(i ^ (i >>> 16), 0x45d9f3b);
-  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-function statusOf(i: number): string {
-  const slot = mix(i) % 100;
-  return slot < 2 ? 'failed' : slot < 5 ? 'bounced' : slot < 13 ? 'sent' : 'delivered';
-}
-
-function recipientOf(i: number, channel: string): string {
-  const person = (i * 31) % RECIPIENTS;
-  return channel === 'email' ? `user${person}@example${person % 97}.org` : `+52155${String(person).padStart(8, '0')}`;
-}
-
-/** N messages of one account straight into the store, oldest first, ids as herald makes them (UUIDv7 of their creation time). */
-async function populate(db: Db, accountId: string, n: number, start: number): Promise<void> {
-  let at = start;
-  const ids = uuidv7Source(() => at);
-  const step = (30 * DAY_MS) / n;
-  for (let first = 0; first < n; first += BATCH) {
-    const count = Math.min(BATCH, n - first);
-    const sends: { id: string; account_id: string; channel: string; payload: string; created_at: number; family: string; metadata: null; certified: number; track_opens: number; track_clicks: number }[] = [];
-    const messages: Record<string, string | number | null>[] = [];
-    for (let i = first; i < first + count; i += 1) {
-      at = Math.floor(start + i * step);
-      const channel = channelOf(i);
-      // One accepted request per 100 messages of a channel: the bulk sends of a busy account.
-      if (i % 100 < 3) sends.push({ id: ids(), account_id: accountId, channel, payload: '{}', created_at: at, family: 'transactional', metadata: null, certified: 0, track_opens: 0, track_clicks: 0 });
-      const sendId = sends.findLast((s) => s.channel === channel)?.id ?? sends[0]?.id ?? '';
-      messages.push({
-        id: ids(), account_id: accountId, send_id: sendId, channel, recipient: recipientOf(i, channel), recipient_role: 'to', status: statusOf(i),
-        cost_messages: channel === 'whatsapp' ? 0 : 1, cost_balance: channel === 'whatsapp' ? 147 : 0, created_at: at, updated_at: at + 2000,
-      });
-    }
-    await db.transaction().execute(async (tx) => {
-      await tx.insertInto('sends').values(sends).execute();
-      await tx.insertInto('messages').values(messages as never).execute();
-    });
-    if ((first / BATCH) % 50 === 0) progress(`  ${first + count} of ${n} messages written`);
-  }
-}
 
 interface Latencies { readonly p50: number; readonly p95: number; readonly max: number; readonly rows: number }
 
@@ -128,8 +74,8 @@ export async function messagesLog(args: readonly string[]): Promise<number> {
       const start = Date.now() - 30 * DAY_MS;
       progress(`${kind}: writing ${options.n} messages of one account (and ${options.n / 10} of another)`);
       const t0 = performance.now();
-      await h.budget.within(populate(service.store.db, account.id, options.n, start), () => `writing the ${kind} messages`);
-      await h.budget.within(populate(service.store.db, other.account.id, Math.floor(options.n / 10), start), () => `writing the ${kind} neighbour's messages`);
+      await h.budget.within(fillMessages(service.store.db, account.id, options.n, start), () => `writing the ${kind} messages`);
+      await h.budget.within(fillMessages(service.store.db, other.account.id, Math.floor(options.n / 10), start), () => `writing the ${kind} neighbour's messages`);
       progress(`${kind}: written in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
       // Statistics as autovacuum would have them by now on a store that grew to this size.
       await sql`analyze`.execute(service.store.db);

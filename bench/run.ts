@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<(args: readonly string[]) => Promise
   'metrics-scrape': async () => (await import('./metrics-scrape.ts')).metricsScrape,
   templates: async () => (await import('./templates.ts')).templates,
   'messages-log': async () => (await import('./messages-log.ts')).messagesLog,
+  'big-store': async () => (await import('./big-store.ts')).bigStore,
 };
 
 const USAGE = `usage: npm run bench [-- <name> [flags]]

@@ -1,9 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
+import { pino } from 'pino';
 import { createAccount } from '../../src/app/create-account.ts';
 import { createWhatsappTemplate } from '../../src/app/create-whatsapp-template.ts';
 import { generateDkimKeys } from '../../src/app/dkim-keys.ts';
 import { loadConfig } from '../../src/config.ts';
+import { sweep } from '../../src/app/retention-sweep.ts';
 import { createService } from '../../src/service.ts';
 import { insertSenderDomain } from '../../src/store/sender-domains.ts';
 import { serveParent } from './child.ts';
@@ -26,6 +28,17 @@ export interface HeraldReady {
 
 /** Price of one WhatsApp message on the bench account, in 1/10,000 units (0.05). */
 export const BENCH_WHATSAPP_PRICE = 500;
+
+/** The store's size (bench/big-store.ts): SQLite, the pages in use (the file less its free pages, WAL included); PostgreSQL, pg_total_relation_size over every table. */
+export interface StoreBytes {
+  readonly bytes: number;
+}
+
+/** One statement's query plan (SQLite's EXPLAIN QUERY PLAN, its `detail` lines). */
+export interface StatementPlan {
+  readonly sql: string;
+  readonly plan: readonly string[];
+}
 
 export interface HeraldStats {
   /** Messages by status. */
@@ -68,6 +81,17 @@ async function readStats(): Promise<HeraldStats> {
   return { statuses: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])), outbox: Number(outbox.n) };
 }
 
+const postgres = !config.databaseUrl.startsWith('sqlite:');
+
+async function storeBytes(): Promise<StoreBytes> {
+  if (postgres) {
+    const { rows } = await sql<{ bytes: string }>`select coalesce(sum(pg_total_relation_size(c.oid)), 0) as bytes from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema() and c.relkind = 'r'`.execute(deps.db);
+    return { bytes: Number(rows[0]?.bytes ?? 0) };
+  }
+  const pragma = async (name: string): Promise<number> => Number(Object.values((await sql.raw(`pragma ${name}`).execute(deps.db)).rows[0] as Record<string, unknown>)[0]);
+  return { bytes: ((await pragma('page_count')) - (await pragma('freelist_count'))) * (await pragma('page_size')) };
+}
+
 serveParent(
   { port: address.port, apiKey: apiKey.apiKey, databaseUrl: config.databaseUrl, whatsappTemplateId: template.value.templateId } satisfies HeraldReady,
   {
@@ -81,6 +105,25 @@ serveParent(
         stats = await readStats();
       }
       return stats;
+    },
+    storeBytes,
+    async eventCount(): Promise<number> {
+      const row = await deps.db.selectFrom('message_events').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    /** HERALD_RETENTION_DAYS' sweep (app/retention-sweep.ts), run now with the clock at `at`: what it purged. */
+    async retentionSweep(args) {
+      const { at, days } = args as { at: number; days: number };
+      return sweep({ db: deps.db, commit: deps.commit, clock: () => at, logger: pino({ level: 'silent' }) }, { days, batchSize: 200 });
+    },
+    /** SQLite: EXPLAIN QUERY PLAN of each statement (parameters unbound: the plan, not the rows). */
+    async explain(args): Promise<StatementPlan[]> {
+      const plans: StatementPlan[] = [];
+      for (const text of (args as { statements: string[] }).statements) {
+        const { rows } = await sql.raw<{ detail: string }>(`explain query plan ${text}`).execute(deps.db);
+        plans.push({ sql: text, plan: rows.map((row) => row.detail) });
+      }
+      return plans;
     },
     async sqlTimings() {
       return sqlTimings();

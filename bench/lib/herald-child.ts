@@ -40,6 +40,13 @@ export interface StatementPlan {
   readonly plan: readonly string[];
 }
 
+export interface TableScans {
+  readonly table: string;
+  readonly seqScans: number;
+  readonly indexScans: number;
+  readonly rows: number;
+}
+
 export interface HeraldStats {
   /** Messages by status. */
   readonly statuses: Record<string, number>;
@@ -115,6 +122,12 @@ serveParent(
     async retentionSweep(args) {
       const { at, days } = args as { at: number; days: number };
       return sweep({ db: deps.db, commit: deps.commit, clock: () => at, logger: pino({ level: 'silent' }) }, { days, batchSize: 200 });
+    },
+    /** PostgreSQL: sequential and index scans so far of each table with more than `minRows` rows (pg_stat_user_tables). */
+    async tableScans(args): Promise<TableScans[]> {
+      const { minRows } = args as { minRows: number };
+      const { rows } = await sql<{ table: string; seq: string; idx: string | null; rows: string }>`select relname as "table", seq_scan as seq, idx_scan as idx, n_live_tup as rows from pg_stat_user_tables where n_live_tup > ${minRows} order by relname`.execute(deps.db);
+      return rows.map((row) => ({ table: row.table, seqScans: Number(row.seq), indexScans: Number(row.idx ?? 0), rows: Number(row.rows) }));
     },
     /** SQLite: EXPLAIN QUERY PLAN of each statement (parameters unbound: the plan, not the rows). */
     async explain(args): Promise<StatementPlan[]> {

@@ -10,6 +10,7 @@ import { databaseKinds, freshDatabase, type BenchDatabase, type DatabaseKind } f
 import { DAY_MS, fillMessages } from './lib/fill-messages.ts';
 import type { HeraldStats, StatementPlan, StoreBytes, TableScans } from './lib/herald-child.ts';
 import { startHerald, type Herald } from './lib/herald-process.ts';
+import { cpuSeconds } from './lib/proc-stats.ts';
 import type { SqlTiming } from './lib/sql-timing.ts';
 
 // Issue 15, item 4: does a send cost the same on a store that has lived? Two parts,
@@ -24,7 +25,7 @@ import type { SqlTiming } from './lib/sql-timing.ts';
 //    default 50; worker off: the accept path alone) of POST /v1/email and
 //    /v1/sms/send on an empty store and on one already holding --n messages (default
 //    1,000,000) with their 2–3 events each, written straight into it (bench/lib/fill-messages.ts)
-//    in another account; two rounds, in opposite orders, so that drift on the shared
+//    in another account; four rounds, in alternating orders, so that drift on the shared
 //    machine weighs on both. Target: the full store within 10 % of the empty one. Then
 //    (SQLite) EXPLAIN QUERY PLAN of every statement the full store ran under the load:
 //    any SCAN of a table is named; (PostgreSQL) the sequential scans the server counted
@@ -36,9 +37,14 @@ const SAMPLE = 1000;
 const CHANNELS: readonly BenchChannel[] = ['email', 'sms'];
 const TARGET_RATIO = 0.9;
 const RETENTION_DAYS = 30;
-const ROUNDS = 2;
+const ROUNDS = 4;
 /** A table this large would show a scan in the accept rate (PostgreSQL's check). */
 const BIG_TABLE_ROWS = 10_000;
+
+/** A load's figures and herald's CPU per answered request over it (/proc: much less swayed by the rest of the machine than the rate). */
+interface Measured extends LoadFigures {
+  readonly cpuMsPerRequest: number;
+}
 
 const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
 
@@ -159,7 +165,7 @@ export async function bigStore(args: readonly string[]): Promise<number> {
       // Only what the loads run is explained, not start-up and migrations.
       for (const herald of heralds.values()) await herald.call('recordSqlTiming', { on: true, reset: true });
       const scansBefore = kind === 'postgres' ? await heralds.get('full')!.call<TableScans[]>('tableScans', { minRows: BIG_TABLE_ROWS }) : [];
-      const results = new Map<string, LoadFigures[]>();
+      const results = new Map<string, Measured[]>();
       for (let r = 0; r < ROUNDS; r += 1) {
         for (const channel of CHANNELS) {
           for (const [label] of r % 2 === 0 ? stores : [...stores].reverse()) {
@@ -167,15 +173,17 @@ export async function bigStore(args: readonly string[]): Promise<number> {
             const level = { url: `http://127.0.0.1:${herald.ready.port}${SEND_PATHS[channel]}`, headers: { authorization: `Bearer ${herald.ready.apiKey}` }, body: acceptBodies(channel, herald.ready.whatsappTemplateId), connections, signal: budget.signal };
             const base = r * 10_000_000 + 1_000_000;
             if (options.warmupS > 0) await budget.within(runLoad({ ...level, body: (i) => level.body(base + i), durationS: options.warmupS }), () => `warming up ${channel} on the ${label} ${kind} store`);
-            const got = await budget.within(runLoad({ ...level, body: (i) => level.body(base + 5_000_000 + i), durationS: options.durationS }), () => `loading ${channel} on the ${label} ${kind} store`);
-            progress(`${kind} ${channel} ${label} store, round ${r + 1}: ${got.rps.toFixed(0)} requests/s, p99 ${got.p99Ms} ms`);
+            const cpuBefore = cpuSeconds(herald.pid);
+            const load = await budget.within(runLoad({ ...level, body: (i) => level.body(base + 5_000_000 + i), durationS: options.durationS }), () => `loading ${channel} on the ${label} ${kind} store`);
+            const got = { ...load, cpuMsPerRequest: ((cpuSeconds(herald.pid) - cpuBefore) * 1000) / load.requests };
+            progress(`${kind} ${channel} ${label} store, round ${r + 1}: ${got.rps.toFixed(0)} requests/s, p99 ${got.p99Ms} ms, ${got.cpuMsPerRequest.toFixed(3)} ms CPU/request`);
             const key = `${channel}.${label}`;
             results.set(key, [...(results.get(key) ?? []), got]);
           }
         }
       }
       for (const channel of CHANNELS) {
-        const mean = (label: string, pick: (f: LoadFigures) => number): number => { const list = results.get(`${channel}.${label}`) ?? []; return list.reduce((s, f) => s + pick(f), 0) / list.length; };
+        const mean = (label: string, pick: (f: Measured) => number): number => { const list = results.get(`${channel}.${label}`) ?? []; return list.reduce((s, f) => s + pick(f), 0) / list.length; };
         const emptyRps = mean('empty', (f) => f.rps);
         const fullRps = mean('full', (f) => f.rps);
         const ratio = fullRps / emptyRps;
@@ -184,12 +192,18 @@ export async function bigStore(args: readonly string[]): Promise<number> {
         figures.push(
           { name: `${NAME}.${kind}.${channel}.empty.rps`, value: round(emptyRps), unit: 'requests/s', conditions: { ...conditions, p99Ms: mean('empty', (f) => f.p99Ms) } },
           { name: `${NAME}.${kind}.${channel}.full.rps`, value: round(fullRps), unit: 'requests/s', conditions: { ...conditions, p99Ms: mean('full', (f) => f.p99Ms) } },
+          { name: `${NAME}.${kind}.${channel}.empty.cpuMsPerRequest`, value: round(mean('empty', (f) => f.cpuMsPerRequest), 3), unit: 'ms CPU/request', conditions },
+          { name: `${NAME}.${kind}.${channel}.full.cpuMsPerRequest`, value: round(mean('full', (f) => f.cpuMsPerRequest), 3), unit: 'ms CPU/request', conditions },
           { name: `${NAME}.${kind}.${channel}.ratio`, value: round(ratio, 3), unit: 'full/empty rps', conditions: { ...conditions, target: `≥ ${TARGET_RATIO}`, met } },
         );
-        verdicts.push(`target ${channel}/${kind} (full store ≥ ${100 * TARGET_RATIO} % of the empty store's accept rate): ${met ? 'MET' : 'NOT MET'} — full ${fullRps.toFixed(0)} req/s (p99 ${mean('full', (f) => f.p99Ms).toFixed(0)} ms) vs empty ${emptyRps.toFixed(0)} req/s (p99 ${mean('empty', (f) => f.p99Ms).toFixed(0)} ms) = ${(100 * ratio).toFixed(1)} %`);
+        verdicts.push(`target ${channel}/${kind} (full store ≥ ${100 * TARGET_RATIO} % of the empty store's accept rate): ${met ? 'MET' : 'NOT MET'} — full ${fullRps.toFixed(0)} req/s (p99 ${mean('full', (f) => f.p99Ms).toFixed(0)} ms) vs empty ${emptyRps.toFixed(0)} req/s (p99 ${mean('empty', (f) => f.p99Ms).toFixed(0)} ms) = ${(100 * ratio).toFixed(1)} %; herald CPU per request ${mean('full', (f) => f.cpuMsPerRequest).toFixed(3)} ms full vs ${mean('empty', (f) => f.cpuMsPerRequest).toFixed(3)} ms empty (×${(mean('full', (f) => f.cpuMsPerRequest) / mean('empty', (f) => f.cpuMsPerRequest)).toFixed(2)})`);
       }
       notes.push(`${kind}: the full store (${options.n} messages and their events) was written in ${fillS.toFixed(0)} s and holds ${(fullBytes / 1e6).toFixed(0)} MB`);
-      if (kind === 'sqlite') notes.push(...await explainHotStatements(heralds.get('full')!), ...await statementGrowth(heralds.get('empty')!, heralds.get('full')!));
+      if (kind === 'sqlite') {
+        // Growth first: EXPLAIN's own statements are recorded too.
+        const growth = await statementGrowth(heralds.get('empty')!, heralds.get('full')!);
+        notes.push(...await explainHotStatements(heralds.get('full')!), ...growth);
+      }
       else notes.push(...await postgresScans(heralds.get('full')!, scansBefore));
       for (const herald of heralds.values()) await herald.close();
     }
@@ -222,7 +236,8 @@ async function statementGrowth(empty: Herald, full: Herald): Promise<string[]> {
   const after = await full.call<SqlTiming[]>('sqlTimings');
   const perRun = (t: SqlTiming | undefined): number => (t === undefined || t.count === 0 ? 0 : (1000 * t.ms) / t.count);
   const total = (list: Iterable<SqlTiming>): number => [...list].reduce((sum, t) => sum + t.ms, 0);
-  const rows = after.map((t) => ({ sql: t.sql, empty: perRun(before.get(t.sql)), full: perRun(t) })).sort((a, b) => (b.full - b.empty) - (a.full - a.empty));
+  // Statements of the requests, not the once-a-minute ones (a key's last use), whose few executions say nothing.
+  const rows = after.filter((t) => t.count >= 1000).map((t) => ({ sql: t.sql, empty: perRun(before.get(t.sql)), full: perRun(t) })).sort((a, b) => (b.full - b.empty) - (a.full - a.empty));
   return [
     `sqlite: SQL time over the loads, empty store ${(total(before.values()) / 1000).toFixed(2)} s, full store ${(total(after) / 1000).toFixed(2)} s; per execution, the statements that grew most:`,
     ...rows.slice(0, 5).map((r) => `  ${r.empty.toFixed(1)} → ${r.full.toFixed(1)} µs: ${r.sql.replace(/\s+/g, ' ').slice(0, 140)}`),

@@ -74,6 +74,8 @@ export interface RoleService {
   readonly imports: ImportRunner | undefined;
   /** Makes campaign messages (drain() in tests); absent in an `api` process. */
   readonly campaigns: CampaignRunner | undefined;
+  /** Records the simulator recipients' later reports (docs/sandbox.md); absent in an `api` process. */
+  readonly simulatedReports: SimulatedReportQueue | undefined;
   readonly store: OpenedStore;
   readonly deps: AuthDeps;
   readonly adminToken: AdminTokenCheck;
@@ -219,6 +221,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   let imports: ImportRunner | undefined;
   let campaigns: CampaignRunner | undefined;
   let simulatedReports: SimulatedReportQueue | undefined;
+  const simulatorPollMs = Math.min(1000, Math.max(10, config.simulatorStepMs / 2));
   const { store, deps } = await openAppDeps(config, {
     clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake(), wakeCampaigns: () => campaigns?.wake(),
   });
@@ -258,7 +261,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
         record: (tx, report, at) => recordSimulatedStep(tx, deps, report, at),
         onRecorded: () => webhooks?.wake(),
       },
-      { owner: `simulator-${randomUUID()}`, leaseMs: workerOptions.leaseMs, pollMs: Math.min(1000, Math.max(10, config.simulatorStepMs / 2)) },
+      { owner: `simulator-${randomUUID()}`, leaseMs: workerOptions.leaseMs, pollMs: simulatorPollMs },
     );
   }
   if (parts.webhooks) {
@@ -285,6 +288,8 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     if (dispatcher !== undefined) watchedLoops.push({ what: 'webhook delivery loop', pollMs: dispatcherPollMs, lastTurnAt: () => dispatcher.lastTurnAt() });
     const runner = campaigns;
     if (runner !== undefined) watchedLoops.push({ what: 'campaign loop', pollMs: campaignPollMs, lastTurnAt: () => runner.lastTurnAt() });
+    const reports = simulatedReports;
+    if (reports !== undefined) watchedLoops.push({ what: 'simulator report loop', pollMs: simulatorPollMs, lastTurnAt: () => reports.lastTurnAt() });
   }
 
   // Failed sign-ins are counted in Redis when there is one, so every API process slows the same guesser.
@@ -348,7 +353,8 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   const heartbeat = new ProcessHeartbeat({ db: store.db, clock, newId: deps.newId, logger: workerLogger }, role);
   await heartbeat.start();
   return {
-    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, store, deps, adminToken,
+    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, simulatedReports: runningReports,
+    store, deps, adminToken,
     inboundSmtpPort: inbound?.port, metrics: deps.metrics,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.

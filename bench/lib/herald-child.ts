@@ -5,7 +5,7 @@ import { createAccount } from '../../src/app/create-account.ts';
 import { createWhatsappTemplate } from '../../src/app/create-whatsapp-template.ts';
 import { generateDkimKeys } from '../../src/app/dkim-keys.ts';
 import { loadConfig } from '../../src/config.ts';
-import { sweep } from '../../src/app/retention-sweep.ts';
+import { DEFAULT_RETENTION_OPTIONS, sweep } from '../../src/app/retention-sweep.ts';
 import { createService } from '../../src/service.ts';
 import { insertSenderDomain } from '../../src/store/sender-domains.ts';
 import { serveParent } from './child.ts';
@@ -121,7 +121,7 @@ serveParent(
     /** HERALD_RETENTION_DAYS' sweep (app/retention-sweep.ts), run now with the clock at `at`: what it purged. */
     async retentionSweep(args) {
       const { at, days } = args as { at: number; days: number };
-      return sweep({ db: deps.db, commit: deps.commit, clock: () => at, logger: pino({ level: 'silent' }) }, { days, batchSize: 200 });
+      return sweep({ db: deps.db, commit: deps.commit, clock: () => at, logger: pino({ level: 'silent' }) }, { ...DEFAULT_RETENTION_OPTIONS, days });
     },
     /** PostgreSQL: sequential and index scans so far of each table with more than `minRows` rows (pg_stat_user_tables). */
     async tableScans(args): Promise<TableScans[]> {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../store/database.ts';
 import type { Committer } from '../store/group-commit.ts';
-import { eventsOfSends, oldSends, purgeSendLeftovers, replaceEventData, replaceSendPayload, sendsStillQueued, type OldSend, type SendPosition } from '../store/retention.ts';
+import { eventsOfSends, messageCounts, oldSends, purgeSendLeftovers, replaceEventData, replaceSendPayload, sendsStillQueued, type OldSend, type SendPosition } from '../store/retention.ts';
 import { getSetting, putSetting } from '../store/settings.ts';
 
 // HERALD_RETENTION_DAYS (README "Retention"): what a message carries of its recipient's
@@ -22,13 +22,15 @@ const KEPT_EVENT_FIELDS = ['url', 'machine', 'bounce_type'] as const;
 export interface RetentionOptions {
   /** HERALD_RETENTION_DAYS; 0 keeps everything (no sweep). */
   readonly days: number;
-  /** Sends per batch (one transaction). */
+  /** Most sends per batch (one transaction). */
   readonly batchSize: number;
+  /** Most messages per batch (a send to many recipients counts each): at least one send is taken. */
+  readonly batchMessages: number;
   /** How often a sweep starts (it runs batches until nothing is left that is old enough). */
   readonly intervalMs: number;
 }
 
-export const DEFAULT_RETENTION_OPTIONS: Omit<RetentionOptions, 'days'> = { batchSize: 200, intervalMs: 10 * 60_000 };
+export const DEFAULT_RETENTION_OPTIONS: Omit<RetentionOptions, 'days'> = { batchSize: 200, batchMessages: 2000, intervalMs: 10 * 60_000 };
 
 export interface RetentionDeps {
   readonly db: Db;
@@ -77,11 +79,15 @@ export function purgedEventData(data: string): string {
  * content, in one transaction with the position after them. Returns what it purged;
  * `sends` 0 means nothing old enough is left.
  */
-export async function purgeBatch(deps: RetentionDeps, options: Pick<RetentionOptions, 'days' | 'batchSize'>): Promise<SweepCounts> {
+export async function purgeBatch(deps: RetentionDeps, options: Pick<RetentionOptions, 'days' | 'batchSize' | 'batchMessages'>): Promise<SweepCounts> {
   const before = deps.clock() - options.days * DAY_MS;
   const stored = await getSetting(deps.db, POSITION_SETTING);
   const after = stored === undefined ? undefined : (JSON.parse(stored) as SendPosition);
-  const sends = await oldSends(deps.db, before, after, options.batchSize);
+  const oldest = await oldSends(deps.db, before, after, options.batchSize);
+  // A batch is one transaction that holds the writer: its size is bounded in messages too.
+  const counts = await messageCounts(deps.db, oldest.map((send) => send.id));
+  let messages = 0;
+  const sends = oldest.filter((send, i) => (messages += counts.get(send.id) ?? 0) <= options.batchMessages || i === 0);
   const last = sends.at(-1);
   if (last === undefined) return NONE;
   return deps.commit.run(async (tx) => {
@@ -103,7 +109,7 @@ export async function purgeBatch(deps: RetentionDeps, options: Pick<RetentionOpt
 }
 
 /** Runs batches until nothing old enough is left; returns the totals. */
-export async function sweep(deps: RetentionDeps, options: Pick<RetentionOptions, 'days' | 'batchSize'>, shouldStop: () => boolean = () => false): Promise<SweepCounts> {
+export async function sweep(deps: RetentionDeps, options: Pick<RetentionOptions, 'days' | 'batchSize' | 'batchMessages'>, shouldStop: () => boolean = () => false): Promise<SweepCounts> {
   let total = NONE;
   while (!shouldStop()) {
     const batch = await purgeBatch(deps, options);

@@ -60,6 +60,11 @@ export class SimulatedReportQueue {
     return this.#loop.stop();
   }
 
+  /** When the loop last began a turn (queue/lease-loop.ts); /readyz reads it. */
+  lastTurnAt(): number | undefined {
+    return this.#loop.lastTurnAt();
+  }
+
   /** Records what is due now; for tests. */
   drain(): Promise<number> {
     return this.#loop.drain();

@@ -5,6 +5,9 @@
 
 // The loop turns at least once per poll; this many polls without a turn is a stuck or stopped loop.
 const STALLED_AFTER_POLLS = 10;
+// A loop polling faster than this is judged on it: a busy machine delays any turn by a
+// few hundred milliseconds, which must not make a process unready.
+const SHORTEST_POLL_MS = 1000;
 
 /** A running loop as readiness sees it. */
 export interface WatchedLoop {
@@ -18,7 +21,7 @@ export interface WatchedLoop {
 export function stalledLoop(loops: readonly WatchedLoop[], now: number): string | undefined {
   for (const loop of loops) {
     const last = loop.lastTurnAt();
-    const limitMs = STALLED_AFTER_POLLS * loop.pollMs;
+    const limitMs = STALLED_AFTER_POLLS * Math.max(loop.pollMs, SHORTEST_POLL_MS);
     if (last === undefined) return `the ${loop.what} has not started`;
     if (now - last > limitMs) return `the ${loop.what} has not run for ${Math.round((now - last) / 1000)} s (limit ${limitMs / 1000} s)`;
   }

@@ -31,6 +31,14 @@ export async function oldSends(db: Executor, before: number, after: SendPosition
   return rows.map((row) => ({ id: row.id, createdAt: Number(row.created_at), channel: row.channel, payload: row.payload }));
 }
 
+/** How many messages each of the sends has. */
+export async function messageCounts(db: Executor, sendIds: readonly string[]): Promise<Map<string, number>> {
+  if (sendIds.length === 0) return new Map();
+  const { rows } = await sql<{ send_id: string; n: number | string }>`
+    select send_id, count(*) as n from messages where send_id in (${sql.join(sendIds)}) group by send_id`.execute(db);
+  return new Map(rows.map((row) => [row.send_id, Number(row.n)]));
+}
+
 /** Those of `sendIds` with a message still in the outbox: still being delivered, so kept whole. */
 export async function sendsStillQueued(db: Executor, sendIds: readonly string[]): Promise<Set<string>> {
   if (sendIds.length === 0) return new Set();

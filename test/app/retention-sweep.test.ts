@@ -11,7 +11,7 @@ import { eventsOf, sendAndDeliver, sentMail, trackingWorld, visit, type Tracking
 import { startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';
 
 const DAY = 86_400_000;
-const THIRTY_DAYS: Pick<RetentionOptions, 'days' | 'batchSize'> = { days: 30, batchSize: 200 };
+const THIRTY_DAYS: Pick<RetentionOptions, 'days' | 'batchSize' | 'batchMessages'> = { days: 30, batchSize: 200, batchMessages: 2000 };
 const PURGED = { message: 'The content of this message was purged after the retention period' };
 
 const depsOf = (world: TrackingWorld) => ({ db: world.service.deps.db, commit: world.service.deps.commit, clock: world.service.deps.clock, logger: pino({ level: 'silent' }) });
@@ -144,11 +144,33 @@ test('each batch purges at most its size and the next goes on from where it stop
   const world = await trackingWorld(t);
   for (let i = 0; i < 3; i++) await sendAndDeliver(world);
   world.clock.now += 31 * DAY;
-  const options = { days: 30, batchSize: 2 };
+  const options = { days: 30, batchSize: 2, batchMessages: 2000 };
 
   assert.deepStrictEqual([
     (await purgeBatch(depsOf(world), options)).sends,
     (await purgeBatch(depsOf(world), options)).sends,
     (await purgeBatch(depsOf(world), options)).sends,
   ], [2, 1, 0]);
+});
+
+test('a batch holds at most its messages: a send to three recipients fills a batch of four on its own', async (t) => {
+  const world = await trackingWorld(t);
+  const three = [{ email: 'ana@example.org' }, { email: 'bo@example.org' }, { email: 'cy@example.org' }];
+  for (let i = 0; i < 2; i++) await sendAndDeliver(world, { to: three });
+  world.clock.now += 31 * DAY;
+  const options = { days: 30, batchSize: 200, batchMessages: 4 };
+
+  assert.deepStrictEqual([
+    (await purgeBatch(depsOf(world), options)).sends,
+    (await purgeBatch(depsOf(world), options)).sends,
+    (await purgeBatch(depsOf(world), options)).sends,
+  ], [1, 1, 0]);
+});
+
+test('a send larger than a batch\'s messages is still purged, alone', async (t) => {
+  const world = await trackingWorld(t);
+  await sendAndDeliver(world, { to: [{ email: 'ana@example.org' }, { email: 'bo@example.org' }, { email: 'cy@example.org' }] });
+  world.clock.now += 31 * DAY;
+
+  assert.equal((await purgeBatch(depsOf(world), { days: 30, batchSize: 200, batchMessages: 2 })).sends, 1);
 });

@@ -21,6 +21,20 @@ async function defaultRateAccount(service: Service): Promise<{ id: string; apiKe
   return { id: account.id, apiKey: apiKey.apiKey };
 }
 
+/**
+ * Runs `burst` with the key of a fresh account at `rate` until the burst fits in one
+ * second: on a busy machine sequential requests can straddle two rate windows, and the
+ * request meant to be refused would then open the next one.
+ */
+async function inOneWindow<T>(service: Service, rate: number, burst: (apiKey: string) => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    const account = await openAccount(service, { rateLimitPerSecond: rate });
+    const started = performance.now();
+    const result = await burst(account.apiKey);
+    if (performance.now() - started < 900 || tries === 3) return result;
+  }
+}
+
 test('an account opened without a rate is limited to 2 requests per second', async (t) => {
   const service = await startService(t);
   const account = await defaultRateAccount(service);
@@ -43,20 +57,22 @@ test('10 simultaneous requests at 2 per second: at most 2 pass, the rest get 429
 
 test('a rate-limited request gets 429 with the exact body', async (t) => {
   const service = await startService(t);
-  const account = await openAccount(service, { rateLimitPerSecond: 2 });
-  await post(service, '/v1/email', account.apiKey, emailBody());
-  await post(service, '/v1/email', account.apiKey, emailBody());
-  const res = await post(service, '/v1/email', account.apiKey, emailBody());
+  const res = await inOneWindow(service, 2, async (apiKey) => {
+    await post(service, '/v1/email', apiKey, emailBody());
+    await post(service, '/v1/email', apiKey, emailBody());
+    return post(service, '/v1/email', apiKey, emailBody());
+  });
   assert.equal(res.statusCode, 429);
   assert.deepStrictEqual(res.json(), RATE_LIMITED);
 });
 
 test('a rate-limited request carries Retry-After and the RateLimit headers', async (t) => {
   const service = await startService(t);
-  const account = await openAccount(service, { rateLimitPerSecond: 2 });
-  await post(service, '/v1/email', account.apiKey, emailBody());
-  await post(service, '/v1/email', account.apiKey, emailBody());
-  const res = await post(service, '/v1/email', account.apiKey, emailBody());
+  const res = await inOneWindow(service, 2, async (apiKey) => {
+    await post(service, '/v1/email', apiKey, emailBody());
+    await post(service, '/v1/email', apiKey, emailBody());
+    return post(service, '/v1/email', apiKey, emailBody());
+  });
   assert.equal(res.statusCode, 429);
   assert.match(String(res.headers['retry-after']), /^[1-9][0-9]*$/);
   assert.equal(res.headers['ratelimit-limit'], '2');
@@ -96,29 +112,33 @@ test('the limit is per account: one account at its limit does not slow another',
 
 test('the limit counts every operation of the account together', async (t) => {
   const service = await startService(t);
-  const account = await openAccount(service, { rateLimitPerSecond: 2 });
-  assert.equal((await post(service, '/v1/email', account.apiKey, emailBody())).statusCode, 200);
-  assert.equal((await post(service, '/v1/sms/send', account.apiKey, smsBody())).statusCode, 200);
-  const res = await post(service, '/v1/sms/send', account.apiKey, smsBody());
+  const [email, sms, res] = await inOneWindow(service, 2, async (apiKey) => [
+    await post(service, '/v1/email', apiKey, emailBody()),
+    await post(service, '/v1/sms/send', apiKey, smsBody()),
+    await post(service, '/v1/sms/send', apiKey, smsBody()),
+  ]);
+  assert.deepStrictEqual([email.statusCode, sms.statusCode], [200, 200]);
   assert.equal(res.statusCode, 429);
   assert.deepStrictEqual(res.json(), RATE_LIMITED);
 });
 
 test('the SMS operation gets the same 429 body', async (t) => {
   const service = await startService(t);
-  const account = await openAccount(service, { rateLimitPerSecond: 1 });
-  await post(service, '/v1/sms/send', account.apiKey, smsBody());
-  const res = await post(service, '/v1/sms/send', account.apiKey, smsBody());
+  const res = await inOneWindow(service, 1, async (apiKey) => {
+    await post(service, '/v1/sms/send', apiKey, smsBody());
+    return post(service, '/v1/sms/send', apiKey, smsBody());
+  });
   assert.equal(res.statusCode, 429);
   assert.deepStrictEqual(res.json(), RATE_LIMITED);
 });
 
 test('the WhatsApp operation gets the same 429 body', async (t) => {
   const service = await startService(t);
-  const account = await openAccount(service, { rateLimitPerSecond: 1 });
   const url = '/v1/whatsapp/sendTemplateMessage';
-  await post(service, url, account.apiKey, { destination: '5215512345678', templateId: 'x', params: [] });
-  const res = await post(service, url, account.apiKey, { destination: '5215512345678', templateId: 'x', params: [] });
+  const res = await inOneWindow(service, 1, async (apiKey) => {
+    await post(service, url, apiKey, { destination: '5215512345678', templateId: 'x', params: [] });
+    return post(service, url, apiKey, { destination: '5215512345678', templateId: 'x', params: [] });
+  });
   assert.equal(res.statusCode, 429);
   assert.deepStrictEqual(res.json(), RATE_LIMITED);
 });

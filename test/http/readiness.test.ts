@@ -14,7 +14,7 @@ async function workerProcess(t: TestContext, clock: () => number): Promise<RoleS
   const service = await createRoleService(config, { role: 'worker', logger: false, clock, workerOptions: { pollMs: 1000 } });
   t.after(() => service.close());
   // Each loop's first turn follows the release of old leases.
-  const loops = [service.worker, service.webhooks, service.campaigns];
+  const loops = [service.worker, service.webhooks, service.campaigns, service.simulatedReports];
   while (loops.some((loop) => loop?.lastTurnAt() === undefined)) await sleep(5);
   return service;
 }
@@ -40,14 +40,14 @@ test('a worker whose delivery loop stopped is ready for ten poll intervals, then
   }]);
 });
 
-for (const { loop, what } of [{ loop: 'webhooks', what: 'webhook delivery loop' }, { loop: 'campaigns', what: 'campaign loop' }] as const) {
+for (const { loop, what } of [{ loop: 'webhooks', what: 'webhook delivery loop' }, { loop: 'campaigns', what: 'campaign loop' }, { loop: 'simulatedReports', what: 'simulator report loop' }] as const) {
   test(`a worker whose ${what} stopped answers 503 naming it after ten poll intervals`, async (t) => {
     let now = START;
     const service = await workerProcess(t, () => now);
     await service[loop]?.stop();
     now += 15_000;
     // The other loops keep turning on the moved clock; only the stopped one is named.
-    const others = [service.worker, service.webhooks, service.campaigns].filter((other) => other !== service[loop]);
+    const others = [service.worker, service.webhooks, service.campaigns, service.simulatedReports].filter((other) => other !== service[loop]);
     const deadline = Date.now() + 5000;
     while (others.some((other) => other?.lastTurnAt() !== now) && Date.now() < deadline) await sleep(20);
     const stalled = await service.http.inject({ method: 'GET', url: '/readyz' });
@@ -64,7 +64,7 @@ test('a worker whose loop runs again after a stall is ready again', async (t) =>
   now += 60_000;
   // The clock jumped past the limit; each loop's next turn (its 1 s poll at the latest) catches up.
   const deadline = Date.now() + 5000;
-  const loops = [service.worker, service.webhooks, service.campaigns];
+  const loops = [service.worker, service.webhooks, service.campaigns, service.simulatedReports];
   while (loops.some((loop) => loop?.lastTurnAt() !== now) && Date.now() < deadline) await sleep(20);
   const res = await service.http.inject({ method: 'GET', url: '/readyz' });
   assert.deepStrictEqual([res.statusCode, res.json()], [200, { status: 'ready' }]);

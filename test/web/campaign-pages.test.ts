@@ -1,7 +1,8 @@
 // The marketing pages of the web application (issues 12 and 13), in Debian's Chromium
 // against a real herald with the built front end: an owner creates a list, imports a
 // small CSV (a bad row refused on its own), finds a contact and its consent, builds a
-// segment counted live, makes a campaign of it, sends a test and the campaign, and sees
+// segment counted live, makes a campaign of it (its pace per recipient domain set in the
+// editor, as the API and the page then have it), sends a test and the campaign, and sees
 // its report (counts, opens and clicks over time, links, recipients); a follow-up to the
 // non-openers is scheduled and cancelled; a viewer sees everything and can change
 // nothing. Every page is checked with axe-core and photographed at 1280 and 375 px
@@ -37,10 +38,16 @@ async function acceptInvitation(page: Page, link: string): Promise<void> {
   await heading(page, 'Overview');
 }
 
-/** The description term's value in the report's counts. */
-function stat(page: Page, label: string) {
-  return page.locator('.stat').filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
+/** The value of the description term `label` among the `within` elements (each a dt and its dd). */
+function described(page: Page, within: string, label: string) {
+  return page.locator(within).filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
 }
+/** The description term's value in the report's counts. */
+const stat = (page: Page, label: string) => described(page, '.stat', label);
+/** The description term's value among the campaign page's facts. */
+const fact = (page: Page, label: string) => described(page, '.facts > div', label);
+/** The campaign id of the campaign page or editor the browser is on. */
+const campaignIdOf = (page: Page): string => /\/campaigns\/([^/]+)/.exec(new URL(page.url()).pathname)?.[1] ?? assert.fail(`no campaign in ${page.url()}`);
 
 test('an owner makes a list, imports contacts, builds a segment, sends a campaign and reads its report; a viewer changes nothing', { skip: skipWithoutChromium, timeout: 240_000 }, async (t) => {
   buildWebIfStale();
@@ -131,11 +138,22 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
   await owner.getByText('Subject: July news for Ana').waitFor();
   await owner.getByLabel('Preview as').selectOption({ label: 'Bob <bob@example.org>' });
   await owner.frameLocator('iframe[title="Preview of the message"]').getByText('Hi Bob of Quito, see July.').waitFor();
-  await owner.getByLabel('Messages per minute').fill('600');
+  await owner.getByLabel('Messages per minute', { exact: true }).fill('600');
+  // The per-domain pace starts at herald's default; a figure out of range is refused on the field.
+  const domainPace = owner.getByRole('spinbutton', { name: 'Messages per minute to one domain' });
+  assert.equal(await domainPace.inputValue(), '600');
+  await domainPace.fill('0');
+  await owner.getByRole('button', { name: 'Save draft' }).click();
+  await owner.getByText('A whole number from 1 to 1,000,000, or choose No limit').waitFor();
+  assert.equal(await domainPace.getAttribute('aria-invalid'), 'true');
+  await domainPace.fill('120');
   await owner.getByText('2 contacts in this audience now').waitFor();
   await checkPage(owner, 'campaign-editor');
   await owner.getByRole('button', { name: 'Save draft' }).click();
   await heading(owner, 'July news');
+  const july = (await withKey(`/v1/campaigns/${campaignIdOf(owner)}`)).json() as { messages_per_minute: number | null; messages_per_minute_per_domain: number | null };
+  assert.deepStrictEqual([july.messages_per_minute, july.messages_per_minute_per_domain], [600, 120]);
+  assert.equal(await fact(owner, 'Pace per domain').textContent(), '120 messages a minute to any one recipient domain');
   await owner.getByRole('heading', { name: 'Audience now' }).waitFor();
   assert.equal(await stat(owner, 'Recipients').textContent(), '2one message each');
   await checkPage(owner, 'campaign-draft');
@@ -204,10 +222,17 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
   assert.equal(await owner.getByRole('group', { name: 'Condition 2' }).getByLabel('Condition on').inputValue(), 'not_opened');
   await owner.getByRole('radio', { name: 'At a time' }).check();
   await owner.getByLabel('Send at').fill('2099-01-01T09:00');
+  // The follow-up kept the per-domain pace of the campaign it follows; "No limit" lifts it.
+  assert.equal(await owner.getByRole('spinbutton', { name: 'Messages per minute to one domain' }).inputValue(), '120');
+  await owner.getByRole('checkbox', { name: 'No limit per domain' }).check();
+  assert.equal(await owner.getByRole('spinbutton', { name: 'Messages per minute to one domain' }).isDisabled(), true);
   await owner.getByText('1 contact in this audience now').waitFor();
   await checkPage(owner, 'campaign-edit');
   await owner.getByRole('button', { name: 'Save changes' }).click();
   await heading(owner, 'July news (not opened)');
+  const followUp = (await withKey(`/v1/campaigns/${campaignIdOf(owner)}`)).json() as { messages_per_minute_per_domain: number | null };
+  assert.equal(followUp.messages_per_minute_per_domain, null);
+  assert.equal(await fact(owner, 'Pace per domain').textContent(), 'no limit');
   await owner.getByRole('button', { name: 'Schedule' }).click();
   await owner.getByRole('dialog', { name: 'Send this campaign?' }).getByRole('button', { name: 'Schedule' }).click();
   await owner.locator('.page-head .badge', { hasText: 'scheduled' }).waitFor();

@@ -28,6 +28,16 @@ const PLACEHOLDERS: readonly [string, string][] = [
 /** Campaigns that may still change: the content and schedule while draft, scheduled or paused; the audience only while draft. */
 const EDITABLE = new Set(['draft', 'scheduled', 'paused']);
 
+/** What herald gives a campaign created without a per-domain pace (DEFAULT_MESSAGES_PER_MINUTE_PER_DOMAIN, a value the bundle does not import). */
+const DEFAULT_DOMAIN_PACE = 600;
+
+/** A pace field's number (null when empty, which only some fields allow); the error unless a whole number from 1 to 1,000,000. */
+function paceOf(text: string, errorText: string, emptyAllowed: boolean): { value: number | null; error: string | undefined } {
+  if (text.trim() === '') return { value: null, error: emptyAllowed ? undefined : errorText };
+  const value = Number(text);
+  return { value, error: !Number.isInteger(value) || value < 1 || value > 1_000_000 ? errorText : undefined };
+}
+
 export default function CampaignEditorPage() {
   const campaignId = useParams().campaignId;
   const campaign = useQuery({ ...campaignQuery(campaignId ?? ''), enabled: campaignId !== undefined });
@@ -49,6 +59,8 @@ function localInput(iso: string | null): string {
 interface Draft {
   name: string; subject: string; fromEmail: string; fromName: string; replyEmail: string; replyName: string;
   mode: 'body' | 'template'; body: string; templateId: string; variables: string; schedule: 'send' | 'at'; sendAt: string; pace: string;
+  /** The per-domain pace, and whether "No limit" is chosen instead (null on the wire). */
+  domainPace: string; domainUnlimited: boolean;
 }
 
 function draftOf(c: CampaignView | undefined): Draft {
@@ -58,6 +70,8 @@ function draftOf(c: CampaignView | undefined): Draft {
     mode: c?.template_id ? 'template' : 'body', body: c?.body ?? STARTER, templateId: c?.template_id ?? '',
     variables: Object.entries(c?.variables ?? {}).map(([k, v]) => `${k}=${v}`).join('\n'),
     schedule: c?.send_at ? 'at' : 'send', sendAt: localInput(c?.send_at ?? null), pace: c?.messages_per_minute?.toString() ?? '',
+    domainPace: c === undefined ? String(DEFAULT_DOMAIN_PACE) : c.messages_per_minute_per_domain?.toString() ?? '',
+    domainUnlimited: c !== undefined && c.messages_per_minute_per_domain === null,
   };
 }
 
@@ -83,13 +97,17 @@ function Editor(props: { campaign?: CampaignView }) {
   // A paused campaign keeps the time it was scheduled for, now past: only a new time must be ahead.
   const scheduleChanged = existing === undefined || (sendAt ?? null) !== (existing.send_at === null ? null : new Date(existing.send_at).toISOString())
     && !(draft.schedule === 'at' && draft.sendAt === localInput(existing.send_at));
-  const pace = draft.pace.trim() === '' ? null : Number(draft.pace);
+  const pace = paceOf(draft.pace, 'A whole number from 1 to 1,000,000, or empty', true);
+  // "No limit" is its own choice: an empty field is not a limit, and a new campaign starts at herald's default.
+  const domainPace = draft.domainUnlimited ? { value: null, error: undefined }
+    : paceOf(draft.domainPace, 'A whole number from 1 to 1,000,000, or choose No limit', false);
 
   const errors = {
     name: draft.name.trim() === '' ? 'Give the campaign a name (only you see it)' : undefined,
     audience: audienceEditable && !audienceBody.ok ? audienceBody.error : undefined,
     sendAt: draft.schedule === 'at' && scheduleChanged && (sendAt === undefined || Date.parse(sendAt) <= Date.now()) ? 'Choose a time in the future' : undefined,
-    pace: pace !== null && (!Number.isInteger(pace) || pace < 1 || pace > 1_000_000) ? 'A whole number from 1 to 1,000,000, or empty' : undefined,
+    pace: pace.error,
+    domainPace: domainPace.error,
     variables: draft.mode === 'template' ? variables.error : undefined,
   };
 
@@ -102,7 +120,8 @@ function Editor(props: { campaign?: CampaignView }) {
         replyTo: { email: draft.replyEmail.trim(), name: draft.replyName.trim() },
         ...content,
         ...(scheduleChanged ? { send_at: sendAt ?? null } : {}),
-        messages_per_minute: pace,
+        messages_per_minute: pace.value,
+        messages_per_minute_per_domain: domainPace.value,
         ...(audienceEditable && audienceBody.ok
           ? { lists: audienceBody.value.lists, exclude_lists: audienceBody.value.exclude_lists ?? [], filter: audienceBody.value.filter ?? null }
           : {}),
@@ -216,6 +235,12 @@ function Editor(props: { campaign?: CampaignView }) {
             ) : null}
             <TextField label="Messages per minute" type="number" min={1} max={1000000} inputMode="numeric" value={draft.pace} onChange={set('pace')}
               hint="Empty: as fast as herald sends." error={touched ? errors.pace : undefined} />
+            <div>
+              <TextField label="Messages per minute to one domain" type="number" min={1} max={1000000} inputMode="numeric" value={draft.domainPace} onChange={set('domainPace')}
+                disabled={draft.domainUnlimited} hint="At most this many messages a minute to one recipient domain, e.g. gmail.com."
+                error={touched ? errors.domainPace : undefined} />
+              <label className="checkbox"><input type="checkbox" checked={draft.domainUnlimited} onChange={(e) => setDraft({ ...draft, domainUnlimited: e.target.checked })} /> No limit per domain</label>
+            </div>
           </div>
         </Section>
         {save.isError ? <ErrorNotice error={save.error} /> : null}

@@ -27,6 +27,8 @@ export default function CampaignPage() {
   );
 }
 
+const perMinute = (n: number): string => `${formatCount(n)} message${n === 1 ? '' : 's'} a minute`;
+
 function CampaignDetails(props: { campaign: CampaignView }) {
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
@@ -50,7 +52,8 @@ function CampaignDetails(props: { campaign: CampaignView }) {
           <div><dt>Lists</dt><dd>{listLinks(c.lists)}</dd></div>
           <div><dt>Leaving out</dt><dd>{listLinks(c.exclude_lists)}</dd></div>
           <div><dt>Send at</dt><dd><Time iso={c.send_at} fallback="when sent" /></dd></div>
-          <div><dt>Pace</dt><dd>{c.messages_per_minute === null ? 'as fast as herald sends' : `${formatCount(c.messages_per_minute)} message${c.messages_per_minute === 1 ? '' : 's'} a minute`}</dd></div>
+          <div><dt>Pace</dt><dd>{c.messages_per_minute === null ? 'as fast as herald sends' : perMinute(c.messages_per_minute)}</dd></div>
+          <div><dt>Pace per domain</dt><dd>{c.messages_per_minute_per_domain === null ? 'no limit' : `${perMinute(c.messages_per_minute_per_domain)} to any one recipient domain`}</dd></div>
           {sent ? <div><dt>Recipients</dt><dd>{formatCount(c.recipients)} (debited at the send)</dd></div> : null}
           <div><dt>Created</dt><dd><Time iso={c.created_at} /></dd></div>
           {c.started_at === null ? null : <div><dt>Started</dt><dd><Time iso={c.started_at} /></dd></div>}

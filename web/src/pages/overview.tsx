@@ -23,8 +23,10 @@ function Stat(props: { label: string; value: string; note?: string }) {
 }
 
 export default function OverviewPage() {
-  const account = useQuery(accountQuery);
-  const usage = useQuery({ queryKey: ['usage', 30], queryFn: () => api<Usage>('/v1/usage', { query: { days: 30 } }) });
+  // Asked again on every visit: what was sent since the last one must show (the default 10 s
+  // staleness would keep an empty overview after a first send).
+  const account = useQuery({ ...accountQuery, staleTime: 0 });
+  const usage = useQuery({ queryKey: ['usage', 30], queryFn: () => api<Usage>('/v1/usage', { query: { days: 30 } }), staleTime: 0 });
 
   return (
     <Page title="Overview" description="What the account has left and what it sent in the last 30 days.">

@@ -36,8 +36,8 @@ const GROUPS: Record<string, readonly Step[]> = {
   ],
   // herald against the peers a user would pick instead (Postfix, Kannel), when installed.
   peers: [
-    ['email-e2e', ['--dkim', 'off', '--db', 'sqlite']],
-    ['sms-e2e', ['--numbers', '1', '--db', 'sqlite']],
+    ['email-e2e', ['--dkim', 'off']],
+    ['sms-e2e', ['--numbers', '1']],
   ],
   all: Object.keys(BENCHES).map((name): Step => [name, []]),
 };

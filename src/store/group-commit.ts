@@ -97,6 +97,8 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
   const commit = async (batch: readonly Pending[], mode: BatchMode): Promise<BatchRun> => {
     if (direct === undefined) return runBatch(db, batch, undefined, mode);
     let run: BatchRun = { kind: 'failed', error: new Error('the batch did not run') };
+    const held = direct.beforeBatch();
+    if (held !== undefined) await held;
     await db.connection().execute(async (connection) => {
       // Held for the whole batch: no other statement runs on the connection while the
       // commit does not sync, and later statements (outside batches) sync as always.

@@ -110,7 +110,7 @@ async function fillStore(database: BenchDatabase, n: number): Promise<void> {
   const service = await createService(loadConfig({ HERALD_DATABASE_URL: database.url }), { logger: false, worker: false, imports: false });
   try {
     const { account } = await createAccount(service.deps, { name: 'tenant of old', messagesLeft: 0 });
-    await fillMessages(service.store.db, account.id, n, Date.now() - 31 * DAY_MS, { events: true });
+    await fillMessages(service.store, account.id, n, Date.now() - 31 * DAY_MS, { events: true });
     // Statistics as autovacuum would have them by now on a store that grew to this size.
     await sql`analyze`.execute(service.store.db);
   } finally {

@@ -188,10 +188,12 @@ function openSqlite(location: string): OpenedStore {
     // memory, a savepoint costs a third as much (and holds only a batch's pages).
     raw.exec('PRAGMA temp_store = MEMORY');
     if (location !== ':memory:') {
-      raw.exec('PRAGMA wal_autocheckpoint = 0');
       checkpointer = startWalCheckpointer(location, {
-        // Without its thread the connection checkpoints for itself again, as SQLite does by default.
-        onFailure: () => raw.isOpen && raw.exec('PRAGMA wal_autocheckpoint = 1000'),
+        setAutocheckpoint: (pages) => {
+          if (raw.isOpen) raw.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
+        },
+        // The connection checkpoints for itself again, as SQLite does by default: slower, never wrong.
+        onFailure: (error) => process.emitWarning(`herald: the SQLite checkpoint thread failed, the service's connection checkpoints again: ${error instanceof Error ? error.message : String(error)}`),
       });
     }
     opened = new NodeSqliteDatabase(raw, () => {

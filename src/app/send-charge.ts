@@ -21,7 +21,7 @@ interface Charge {
 /** Takes `amount` prepaid messages; returns the messages left. */
 export async function chargeMessages(tx: Tx, charge: Charge): Promise<number | null> {
   if (charge.mode === 'test') return (await findAccount(tx, charge.account.id))?.messagesLeft ?? 0;
-  // With its ledger entry: one statement on PostgreSQL (store/accounts.ts).
+  // With its ledger entry; on PostgreSQL taken with the batch's other debits at its end (store/accounts.ts).
   const debited = await debitMessagesWithEntry(tx, {
     id: charge.ledgerId(), accountId: charge.account.id, at: charge.now, messagesDelta: -charge.amount, balanceDelta: 0, reason: charge.reason, sendId: charge.sendId,
   }, charge.now);

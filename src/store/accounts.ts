@@ -133,7 +133,7 @@ const DEBIT_MESSAGES = statement(`
 export async function debitMessagesWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ messagesLeft: number } | null> {
   const count = -entry.messagesDelta;
   const batch = deferringBatch(db);
-  if (batch !== undefined) return batch.wait(entry, now);
+  if (batch !== undefined) return { messagesLeft: (await batch.wait(entry, now)).messagesLeft };
   if (!onPostgres(db)) {
     const debited = await debitMessages(db, entry.accountId, count, now);
     if (debited) await appendLedger(db, entry);
@@ -150,6 +150,19 @@ const DEBIT_MESSAGES_WITH_ENTRY = statement(`
        entry as (insert into ledger (id, account_id, at, messages_delta, balance_delta, reason, send_id)
                  select $4, $3, $5, $6, $7, $8, $9 from debit)
   select messages_left from debit`);
+
+/**
+ * debitBalance of a send and its ledger entry (`entry.balanceDelta` is minus the amount),
+ * the entry written only when the debit took; deferred to the batch's end on PostgreSQL
+ * like debitMessagesWithEntry, else the two statements.
+ */
+export async function debitBalanceWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ balance: number } | null> {
+  const batch = deferringBatch(db);
+  if (batch !== undefined) return { balance: (await batch.wait(entry, now)).balance };
+  const debited = await debitBalance(db, entry.accountId, -entry.balanceDelta, now);
+  if (debited) await appendLedger(db, entry);
+  return debited;
+}
 
 /** Same as debitMessages, for money (WhatsApp). */
 export async function debitBalance(db: Executor, id: string, amount: number, now: number): Promise<{ balance: number } | null> {

@@ -9,7 +9,7 @@ import { isPostgresLockLoss, openStore } from '../../src/store/dialect.ts';
 import { groupCommitter } from '../../src/store/group-commit.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import type { Db, Tx } from '../../src/store/database.ts';
-import { debitMessagesWithEntry, insertAccount } from '../../src/store/accounts.ts';
+import { debitBalanceWithEntry, debitMessagesWithEntry, insertAccount } from '../../src/store/accounts.ts';
 import { freshSchema, TEST_POSTGRES_URL } from '../support/postgres.ts';
 
 const skip = TEST_POSTGRES_URL === undefined ? 'TEST_POSTGRES_URL is not set' : false;
@@ -177,4 +177,32 @@ test('deferred debits: the account row is locked only once every unit of the bat
   })));
   assert.deepStrictEqual(results, [99, 98, 97, 96, 95, 94]);
   assert.deepStrictEqual(seen, [true, true, true, true, true, true]);
+});
+
+test('deferred debits: messages and money of one account in one batch, each unit answered its own figure; money short reruns per unit', { skip }, async (t) => {
+  const { db } = await openDb(t);
+  await insertAccount(db, 'acc-m', 1, { name: 'acc-m', messagesLeft: 10, balance: 100 });
+  const committer = groupCommitter(db, { maxBatch: 32, lanes: 1, lockWait: LOCK_WAIT, deferDebits: true });
+  const moneyUnit = (amount: number, n: number) => async (tx: Tx): Promise<string> => {
+    const debited = await debitBalanceWithEntry(tx, {
+      id: `l${String(n).padStart(3, '0')}`, accountId: 'acc-m', at: 10 + n, messagesDelta: 0, balanceDelta: -amount, reason: 'whatsapp.send', sendId: `s${n}`,
+    }, 10 + n);
+    if (debited === null) throw new Error(`unit ${n}: insufficient balance`);
+    return `balance ${debited.balance}`;
+  };
+  const first = await Promise.all([
+    committer.run(debitUnit('acc-m', 2, 0)), committer.run(moneyUnit(30, 1)), committer.run(debitUnit('acc-m', 3, 2)), committer.run(moneyUnit(30, 3)),
+  ]);
+  assert.deepStrictEqual(first, [8, 'balance 70', 5, 'balance 40']);
+  // 40 left: the third 30 passes alone in order, the fourth is refused; the message debit between them is unaffected.
+  const second = await Promise.allSettled([
+    committer.run(moneyUnit(30, 4)), committer.run(debitUnit('acc-m', 1, 5)), committer.run(moneyUnit(30, 6)),
+  ]);
+  assert.deepStrictEqual(second.map((o) => (o.status === 'fulfilled' ? o.value : String(o.reason))), ['balance 10', 4, 'Error: unit 6: insufficient balance']);
+  const account = await db.selectFrom('accounts').select(['messages_left', 'balance']).where('id', '=', 'acc-m').executeTakeFirstOrThrow();
+  assert.deepStrictEqual([Number(account.messages_left), Number(account.balance)], [4, 10]);
+  const ledger = await db.selectFrom('ledger').select(['send_id', 'messages_delta', 'balance_delta']).orderBy('id').execute();
+  assert.deepStrictEqual(ledger.map((e) => [e.send_id, Number(e.messages_delta), Number(e.balance_delta)]), [
+    ['s0', -2, 0], ['s1', 0, -30], ['s2', -3, 0], ['s3', 0, -30], ['s4', 0, -30], ['s5', -1, 0],
+  ]);
 });

@@ -57,8 +57,8 @@ export interface GroupCommitOptions {
    */
   readonly lockWait?: { readonly timeoutMs: number; readonly isLockLoss: (error: unknown) => boolean };
   /**
-   * PostgreSQL: the prepaid-message debits of a batch (store/accounts.ts
-   * debitMessagesWithEntry) wait for the end of the batch and are taken there, once per
+   * PostgreSQL: the debits of a batch (store/accounts.ts debitMessagesWithEntry,
+   * debitBalanceWithEntry) wait for the end of the batch and are taken there, once per
    * account, in one statement (store/batch-debits.ts), so an account's row is locked
    * for that statement and the COMMIT only, not from the batch's first debit on.
    */

@@ -3,10 +3,11 @@ import type { JsonParseOutcome } from './json-checks.ts';
 
 // A few worker threads that check and parse large JSON bodies (json-parse-worker.ts), so
 // the event loop only waits for them. Started on the first large body, never before: a
-// service that gets none runs no threads. The body is moved to the thread, not copied;
-// the parsed value comes back by structured clone, which for a body of a few long
-// strings (the hostile ones) is a copy of their bytes, several times cheaper than the
-// UTF-8 check, the scan and JSON.parse that the thread ran.
+// service that gets none runs no threads, and a thread idle for JSON_PARSE_IDLE_MS ends.
+// The body is moved to the thread, not copied; the parsed value comes back by structured
+// clone, which for a body of a few long strings (the hostile ones) is a copy of their
+// bytes, several times cheaper than the UTF-8 check, the scan and JSON.parse that the
+// thread ran.
 
 /** Threads in the pool: parses beyond them wait their turn, so at most this many cores are taken. */
 export const JSON_PARSE_WORKERS = 2;
@@ -15,6 +16,11 @@ export const JSON_PARSE_WORKERS = 2;
  * its text and parsed value need a few tens of MB.
  */
 const WORKER_HEAP_MB = 256;
+/**
+ * A thread idle this long ends: after a large body its heap holds tens of MB until a
+ * collection that an idle thread may never run. The next large body starts a new one.
+ */
+export const JSON_PARSE_IDLE_MS = 5_000;
 
 export interface JsonParseJob {
   readonly id: number;
@@ -35,9 +41,10 @@ interface Pending {
 interface Thread {
   readonly worker: Worker;
   readonly pending: Map<number, Pending>;
+  idle?: NodeJS.Timeout;
 }
 
-export function jsonParsePool(size = JSON_PARSE_WORKERS): JsonParsePool {
+export function jsonParsePool(size = JSON_PARSE_WORKERS, idleMs = JSON_PARSE_IDLE_MS): JsonParsePool {
   const threads: Thread[] = [];
   let nextId = 0;
   let closed = false;
@@ -51,7 +58,10 @@ export function jsonParsePool(size = JSON_PARSE_WORKERS): JsonParsePool {
     worker.on('message', ({ id, outcome }: { id: number; outcome: JsonParseOutcome }) => {
       const pending = thread.pending.get(id);
       thread.pending.delete(id);
-      if (thread.pending.size === 0) worker.unref();
+      if (thread.pending.size === 0) {
+        worker.unref();
+        thread.idle = setTimeout(() => retire(thread), idleMs).unref();
+      }
       pending?.resolve(outcome);
     });
     // A thread that failed is replaced by the next parse; its parses fail as exceptions (bugs).
@@ -67,6 +77,14 @@ export function jsonParsePool(size = JSON_PARSE_WORKERS): JsonParsePool {
     return thread;
   }
 
+  /** Out of the pool first, so no parse is given to it while it ends. */
+  function retire(thread: Thread): void {
+    const at = threads.indexOf(thread);
+    if (at === -1 || thread.pending.size > 0) return;
+    threads.splice(at, 1);
+    void thread.worker.terminate();
+  }
+
   /** An idle thread, a new one while there are fewer than `size`, else the least busy. */
   function pick(): Thread {
     const idle = threads.find((thread) => thread.pending.size === 0);
@@ -79,6 +97,7 @@ export function jsonParsePool(size = JSON_PARSE_WORKERS): JsonParsePool {
     parse(body) {
       if (closed) return Promise.reject(new Error('the JSON parse pool is closed'));
       const thread = pick();
+      clearTimeout(thread.idle);
       const id = nextId++;
       return new Promise((resolve, reject) => {
         thread.pending.set(id, { resolve, reject });

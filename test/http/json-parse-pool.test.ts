@@ -102,3 +102,16 @@ test('on Linux the pool\'s threads run at nice 10, below the event loop', { skip
   // The event loop keeps the process's own value (0 unless the tests themselves run niced).
   assert.ok(niceOf(String(process.pid)) < 10);
 });
+
+test('a thread idle for the idle time ends, and the next parse starts another', { skip: process.platform !== 'linux' }, async (t) => {
+  const pool = jsonParsePool(1, 50);
+  t.after(() => pool.close());
+  const threads = (): number => readdirSync('/proc/self/task').length;
+  const before = threads();
+  assert.deepStrictEqual(await pool.parse(Buffer.from('{"a":1}')), { value: { a: 1 } });
+  assert.equal(threads(), before + 1);
+  const deadline = Date.now() + 5000;
+  while (threads() > before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(threads(), before);
+  assert.deepStrictEqual(await pool.parse(Buffer.from('{"b":2}')), { value: { b: 2 } });
+});

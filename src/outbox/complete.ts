@@ -43,6 +43,8 @@ export type Resolution = 'sent' | 'retry' | 'failed' | 'lease-lost';
 export async function recordOutcome(deps: CompletionDeps, owner: string, message: ClaimedMessage, outcome: Outcome): Promise<Resolution> {
   const now = deps.clock();
   const data = { attempt: message.attempt, peer: outcome.peer, response: outcome.response };
+  // The attempt's `sending` step rides on its outcome's event (store/message-timeline.ts).
+  const sendingAt = message.claimedAt;
   // Signed before the transaction opens, so it holds no crypto; a lost lease just discards it.
   const certificate = outcome.kind === 'accepted' && outcome.evidence !== undefined && deps.issueCertificate !== undefined
     ? await deps.issueCertificate({ msgid: message.msgid, accountId: message.accountId }, outcome.evidence)
@@ -58,7 +60,7 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
       const delay = outcome.retryAfterMs ?? retryDelayMs(message.attempt, deps.random);
       const rescheduled = await execute(tx, RESCHEDULE, [now + delay, message.msgid, owner]);
       if (rescheduled !== 1) return 'lease-lost';
-      noteEvent(await recordEvent(tx, { messageId: message.msgid, status: 'deferred', eventId: deps.newId(), at: now, data }));
+      noteEvent(await recordEvent(tx, { messageId: message.msgid, status: 'deferred', eventId: deps.newId(), at: now, data, sendingAt }));
       return 'retry';
     }
 
@@ -66,7 +68,7 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     if (released !== 1) return 'lease-lost';
     if (outcome.kind === 'accepted') {
       const status = outcome.delivered === true ? 'delivered' : 'sent';
-      noteEvent(await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) }));
+      noteEvent(await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data, sendingAt, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) }));
       // A simulator recipient's later reports commit with the acceptance they follow (outbox/simulated-reports.ts records them).
       if (outcome.simulated !== undefined) {
         await insertSimulatedReports(tx, { id: message.msgid, accountId: message.accountId }, outcome.simulated.later, { now, stepMs: outcome.simulated.stepMs, newId: deps.newId });
@@ -82,7 +84,7 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     const leftTheHouse = outcome.kind === 'failed' && outcome.leftTheHouse;
     const status = outcome.kind === 'failed' && outcome.bounced === true ? 'bounced' : 'failed';
     const details = outcome.kind === 'failed' ? outcome.details : undefined;
-    noteEvent(await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse, ...details } }));
+    noteEvent(await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse, ...details }, sendingAt }));
     // A hard bounce: the address is bad, so the account never sends to it again (send-email drops it).
     if (details?.bounce_type === 'hard') {
       await addSuppression(tx, { accountId: message.accountId, address: message.recipient, reason: 'bounced', messageId: message.msgid, at: now });
@@ -96,7 +98,7 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
 
 // Both conditioned on the lease: a worker whose lease ran out changes nothing.
 const RESCHEDULE = statement(`
-  update outbox set available_at = $1, lease_owner = null, lease_expires_at = null
+  update outbox set available_at = $1, lease_owner = null, lease_expires_at = null, claimed_at = null
   where message_id = $2 and lease_owner = $3`);
 const RELEASE = statement('delete from outbox where message_id = $1 and lease_owner = $2');
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { acceptBodies, SEND_PATHS } from './lib/accept-requests.ts';
 import { runLoad, type LoadFigures } from './lib/autocannon-load.ts';
 import { startChild, type Child } from './lib/child.ts';
-import { harness, parseBenchOptions, progress, report, rerunCommand, type BenchChannel, type BenchDefaults, type Figure } from './lib/common.ts';
+import { harness, parseBenchOptions, postgresToSqlite, progress, report, rerunCommand, type BenchChannel, type BenchDefaults, type Figure } from './lib/common.ts';
 import { databaseKinds, freshDatabase, type BenchDatabase } from './lib/databases.ts';
 import type { FastifyReady } from './lib/fastify-child.ts';
 import type { HeraldStats } from './lib/herald-child.ts';
@@ -176,6 +176,9 @@ export async function accept(args: readonly string[]): Promise<number> {
         if (atTarget) {
           verdicts.push(`target ${channel}/${kind} (≥ ${100 * TARGET.ratio} % of bare Fastify rps and p99 < ${TARGET.p99Ms} ms at ${TARGET.connections} connections): ${met ? 'MET' : 'NOT MET'} — ${(100 * ratio).toFixed(1)} %, p99 ${measured.p99Ms} ms`);
         }
+      }
+      if (connections === TARGET.connections) {
+        figures.push(...postgresToSqlite(`${prefix}.c${connections}`, heraldResults.map(({ run, measured }) => ({ kind: run.database.kind, rate: measured.rps })), { channel, connections, worker: options.worker }));
       }
     }
 

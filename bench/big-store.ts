@@ -25,7 +25,7 @@ import type { SqlTiming } from './lib/sql-timing.ts';
 //    default 50; worker off: the accept path alone) of POST /v1/email and
 //    /v1/sms/send on an empty store and on one already holding --n messages (default
 //    1,000,000) with their 2–3 events each, written straight into it (bench/lib/fill-messages.ts)
-//    in another account; four rounds, in alternating orders, so that drift on the shared
+//    in another account; --rounds rounds (default 4), in alternating orders, so that drift on the shared
 //    machine weighs on both. Target: the full store within 10 % of the empty one. Then
 //    (SQLite) EXPLAIN QUERY PLAN of every statement the full store ran under the load:
 //    any SCAN of a table is named; (PostgreSQL) the sequential scans the server counted
@@ -37,7 +37,6 @@ const SAMPLE = 1000;
 const CHANNELS: readonly BenchChannel[] = ['email', 'sms'];
 const TARGET_RATIO = 0.9;
 const RETENTION_DAYS = 30;
-const ROUNDS = 4;
 /** A table this large would show a scan in the accept rate (PostgreSQL's check). */
 const BIG_TABLE_ROWS = 10_000;
 
@@ -111,7 +110,7 @@ async function fillStore(database: BenchDatabase, n: number): Promise<void> {
   const service = await createService(loadConfig({ HERALD_DATABASE_URL: database.url }), { logger: false, worker: false, imports: false });
   try {
     const { account } = await createAccount(service.deps, { name: 'tenant of old', messagesLeft: 0 });
-    await fillMessages(service.store.db, account.id, n, Date.now() - 31 * DAY_MS, { events: true });
+    await fillMessages(service.store, account.id, n, Date.now() - 31 * DAY_MS, { events: true });
     // Statistics as autovacuum would have them by now on a store that grew to this size.
     await sql`analyze`.execute(service.store.db);
   } finally {
@@ -166,7 +165,7 @@ export async function bigStore(args: readonly string[]): Promise<number> {
       for (const herald of heralds.values()) await herald.call('recordSqlTiming', { on: true, reset: true });
       const scansBefore = kind === 'postgres' ? await heralds.get('full')!.call<TableScans[]>('tableScans', { minRows: BIG_TABLE_ROWS }) : [];
       const results = new Map<string, Measured[]>();
-      for (let r = 0; r < ROUNDS; r += 1) {
+      for (let r = 0; r < options.rounds; r += 1) {
         for (const channel of CHANNELS) {
           for (const [label] of r % 2 === 0 ? stores : [...stores].reverse()) {
             const herald = heralds.get(label)!;
@@ -188,7 +187,7 @@ export async function bigStore(args: readonly string[]): Promise<number> {
         const fullRps = mean('full', (f) => f.rps);
         const ratio = fullRps / emptyRps;
         const met = ratio >= TARGET_RATIO;
-        const conditions = { channel, path: SEND_PATHS[channel], connections, durationS: options.durationS, warmupS: options.warmupS, rounds: ROUNDS, worker: 'off: the accept path alone', fullStore: `${options.n} messages with their events (1.9 per message), another account, ${round(fullBytes / 1e6)} MB`, store: full.description };
+        const conditions = { channel, path: SEND_PATHS[channel], connections, durationS: options.durationS, warmupS: options.warmupS, rounds: options.rounds, worker: 'off: the accept path alone', fullStore: `${options.n} messages with their events (1.9 per message), another account, ${round(fullBytes / 1e6)} MB`, store: full.description };
         figures.push(
           { name: `${NAME}.${kind}.${channel}.empty.rps`, value: round(emptyRps), unit: 'requests/s', conditions: { ...conditions, p99Ms: mean('empty', (f) => f.p99Ms) } },
           { name: `${NAME}.${kind}.${channel}.full.rps`, value: round(fullRps), unit: 'requests/s', conditions: { ...conditions, p99Ms: mean('full', (f) => f.p99Ms) } },

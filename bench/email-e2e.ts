@@ -7,7 +7,7 @@ import { skipWithoutPostfix, startPostfix } from '../test/peers/postfix.ts';
 import { startSmtpSink } from '../test/peers/smtp-sink.ts';
 import { closedPort as freePort } from '../test/support/closed-port.ts';
 import { startChild } from './lib/child.ts';
-import { harness, onPush, parseBenchOptions, progress, report, rerunCommand, seconds, whenCount, type BenchDefaults, type Figure } from './lib/common.ts';
+import { harness, onPush, parseBenchOptions, postgresToSqlite, progress, report, rerunCommand, seconds, whenCount, type BenchDefaults, type Figure } from './lib/common.ts';
 import { databaseKinds, freshDatabase, type BenchDatabase } from './lib/databases.ts';
 import { emailRequest } from './lib/email-content.ts';
 import type { HeraldStats } from './lib/herald-child.ts';
@@ -33,8 +33,8 @@ import type { SqlTiming } from './lib/sql-timing.ts';
 export const NAME = 'email-e2e';
 /** The issue's N = 10,000 (bench/README.md, "Time": all of `npm run bench` stays under 10 minutes). */
 const DEFAULTS: BenchDefaults = { n: 10_000, clients: 16, timeoutS: 300 };
-/** The issue's target: ≥ 60 % of raw nodemailer into the same sink, and above Postfix's ~600 messages/s relay. */
-const TARGET = { ratio: 0.6, absolute: 600 } as const;
+/** Issue 15's target: on SQLite, with DKIM on both sides, ≥ 60 % of raw nodemailer into the same sink. */
+const TARGET = { ratio: 0.6 } as const;
 /** Issue 15's targets against Postfix in the same run: herald on SQLite ≥ 1.5×, on PostgreSQL ≥ 1× (both without DKIM). */
 const POSTFIX_TARGET: Readonly<Record<string, number>> = { sqlite: 1.5, postgres: 1 };
 /** herald's worker keeps this many deliveries per channel in flight (DEFAULT_WORKER_OPTIONS.concurrency). */
@@ -198,12 +198,16 @@ export async function emailE2e(args: readonly string[]): Promise<number> {
       seconds: [seconds(before.ms), seconds(after.ms)], avgMessageBytes: Math.round(before.bytes), newSmtpConnections: [before.connections, after.connections],
       cpuMsPerMessage: Number(((before.cpuMsPerMessage + after.cpuMsPerMessage) / 2).toFixed(3)),
     };
-    const figures: Figure[] = [{ name: `${NAME}.baseline`, value: baselineRate, unit: 'messages/s', conditions: baselineConditions }];
+    // Without DKIM the figures say so in their names: the suite runs both, and they differ.
+    const prefix = options.dkim ? NAME : `${NAME}.dkim-off`;
+    const figures: Figure[] = [{ name: `${prefix}.baseline`, value: baselineRate, unit: 'messages/s', conditions: baselineConditions }];
     const notes = [`baseline before ${before.rate.toFixed(0)}/s (${seconds(before.ms)} s), after ${after.rate.toFixed(0)}/s (${seconds(after.ms)} s), ${baselineConditions.avgMessageBytes} B/message, CPU ${baselineConditions.cpuMsPerMessage} ms/message`];
     for (const r of results) {
       const kind = r.database.kind;
       const ratio = r.rate / baselineRate;
-      const met = ratio >= TARGET.ratio && r.rate > TARGET.absolute;
+      // The target is stated for SQLite with DKIM; other runs report the ratio without one.
+      const targeted = kind === 'sqlite' && options.dkim;
+      const met = ratio >= TARGET.ratio;
       const heraldConditions = {
         ...shared, clients, transport: `smtp relay, pool ${RELAY_POOL}`, database: r.database.description,
         logLevel: `${options.logLevel} (stdout to /dev/null)`, seconds: r.seconds,
@@ -211,21 +215,21 @@ export async function emailE2e(args: readonly string[]): Promise<number> {
         cpuMsPerMessage: Number(r.cpuMsPerMessage.toFixed(3)),
       };
       figures.push(
-        { name: `${NAME}.${kind}.herald`, value: r.rate, unit: 'messages/s', conditions: heraldConditions },
-        { name: `${NAME}.${kind}.ratio`, value: ratio, unit: 'herald/baseline', conditions: { n, clients, dkim: options.dkim, database: kind, target: `≥ ${TARGET.ratio} and > ${TARGET.absolute} messages/s (Postfix's relay)`, met } },
+        { name: `${prefix}.${kind}.herald`, value: r.rate, unit: 'messages/s', conditions: heraldConditions },
+        { name: `${prefix}.${kind}.ratio`, value: ratio, unit: 'herald/baseline', conditions: { n, clients, dkim: options.dkim, database: kind, ...(targeted ? { target: `≥ ${TARGET.ratio} (with DKIM)`, met } : {}) } },
         {
-          name: `${NAME}.${kind}.accept`, value: r.acceptRate, unit: 'requests/s',
+          name: `${prefix}.${kind}.accept`, value: r.acceptRate, unit: 'requests/s',
           conditions: { n, clients, seconds: r.acceptSeconds, while: 'the worker delivers at the same time', database: r.database.description, logLevel: heraldConditions.logLevel },
         },
       );
       notes.push(
         `herald/${kind}: ${r.rate.toFixed(0)} messages/s in ${r.seconds} s = ${(100 * ratio).toFixed(1)} % of the baseline (${r.avgMessageBytes} B/message, ${r.newSmtpConnections} new SMTP connections, CPU ${r.cpuMsPerMessage.toFixed(2)} ms/message); statuses ${JSON.stringify(r.stats.statuses)}, outbox rows left ${r.stats.outbox}`,
-        `target ${kind} (≥ ${100 * TARGET.ratio} % of raw nodemailer and > ${TARGET.absolute} messages/s): ${met ? 'MET' : 'NOT MET'}`,
       );
+      if (targeted) notes.push(`target ${kind} (≥ ${100 * TARGET.ratio} % of raw nodemailer, with DKIM): ${met ? 'MET' : 'NOT MET'}`);
     }
     if (postfix !== undefined) {
       figures.push({
-        name: `${NAME}.postfix`, value: postfix.rate, unit: 'messages/s',
+        name: `${prefix}.postfix`, value: postfix.rate, unit: 'messages/s',
         conditions: { ...shared, sender: `nodemailer ${RELAY_POOL}-connection pool into Debian's Postfix (throwaway directory, queue on disk), relaying to the sink without TLS`, seconds: seconds(postfix.ms) },
       });
       notes.push(`Postfix relay: ${postfix.rate.toFixed(0)} messages/s in ${seconds(postfix.ms)} s, from the first message handed to Postfix to the last at the sink`);
@@ -233,10 +237,14 @@ export async function emailE2e(args: readonly string[]): Promise<number> {
         const kind = r.database.kind;
         const ratio = r.rate / postfix.rate;
         const target = POSTFIX_TARGET[kind] ?? 1;
-        figures.push({ name: `${NAME}.${kind}.vs-postfix`, value: ratio, unit: 'herald/Postfix', conditions: { n, clients, dkim: options.dkim, database: kind, target: `≥ ${target} (issue 15, without DKIM)`, met: ratio >= target } });
-        notes.push(`target ${kind} against Postfix (≥ ${target}×${options.dkim ? ', stated without DKIM: rerun with --dkim off' : ''}): ${ratio.toFixed(2)}× — ${ratio >= target ? 'MET' : 'NOT MET'}`);
+        // Postfix does not sign: the target compares the two without DKIM.
+        figures.push({ name: `${prefix}.${kind}.vs-postfix`, value: ratio, unit: 'herald/Postfix', conditions: { n, clients, dkim: options.dkim, database: kind, ...(options.dkim ? {} : { target: `≥ ${target} (without DKIM)`, met: ratio >= target }) } });
+        notes.push(options.dkim
+          ? `${kind} against Postfix: ${ratio.toFixed(2)}× (herald signing, Postfix not; the target is stated without DKIM: --dkim off)`
+          : `target ${kind} against Postfix (≥ ${target}×, without DKIM): ${ratio.toFixed(2)}× — ${ratio >= target ? 'MET' : 'NOT MET'}`);
       }
     }
+    figures.push(...postgresToSqlite(prefix, results.map((r) => ({ kind: r.database.kind, rate: r.rate })), { n, clients, dkim: options.dkim }));
     report(`${NAME}: ${n} emails, HTTP accept → SMTP sink`, figures, notes);
 
     for (const r of results) {

@@ -74,8 +74,8 @@ export async function messagesLog(args: readonly string[]): Promise<number> {
       const start = Date.now() - 30 * DAY_MS;
       progress(`${kind}: writing ${options.n} messages of one account (and ${options.n / 10} of another)`);
       const t0 = performance.now();
-      await h.budget.within(fillMessages(service.store.db, account.id, options.n, start), () => `writing the ${kind} messages`);
-      await h.budget.within(fillMessages(service.store.db, other.account.id, Math.floor(options.n / 10), start), () => `writing the ${kind} neighbour's messages`);
+      await h.budget.within(fillMessages(service.store, account.id, options.n, start), () => `writing the ${kind} messages`);
+      await h.budget.within(fillMessages(service.store, other.account.id, Math.floor(options.n / 10), start), () => `writing the ${kind} neighbour's messages`);
       progress(`${kind}: written in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
       // Statistics as autovacuum would have them by now on a store that grew to this size.
       await sql`analyze`.execute(service.store.db);

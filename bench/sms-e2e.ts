@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSmsc } from '../test/peers/smsc.ts';
 import { startChild } from './lib/child.ts';
-import { harness, parseBenchOptions, progress, report, rerunCommand, seconds, whenCount, type BenchDefaults, type Figure } from './lib/common.ts';
+import { harness, parseBenchOptions, postgresToSqlite, progress, report, rerunCommand, seconds, whenCount, type BenchDefaults, type Figure } from './lib/common.ts';
 import { databaseKinds, freshDatabase, type BenchDatabase } from './lib/databases.ts';
 import type { HeraldStats } from './lib/herald-child.ts';
 import { startHerald } from './lib/herald-process.ts';
@@ -33,8 +33,8 @@ import type { SmppChildStart, SmppPrepare } from './lib/smpp-child.ts';
 export const NAME = 'sms-e2e';
 /** The issue's N = 20,000 (bench/README.md, "Time": all of `npm run bench` stays under 10 minutes). */
 const DEFAULTS: BenchDefaults = { n: 20_000, clients: 16, timeoutS: 300, numbers: [1, 100] };
-/** The issue's target: ≥ 40 % of the raw smpp client, and above Kannel's ~8,000 SMS/s. */
-const TARGET = { ratio: 0.4, absolute: 8000 } as const;
+/** Issue 15's target at 100 numbers per request, on SQLite: ≥ 40 % of the raw smpp client. */
+const TARGET = { ratio: 0.4, perRequest: 100 } as const;
 /** Issue 15's targets at one number per request, against Kannel with its spool store in the same run. */
 const KANNEL_TARGET: Readonly<Record<string, number>> = { sqlite: 1, postgres: 0.5 };
 const KANNEL_STORES: readonly KannelStore[] = ['none', 'spool'];
@@ -222,7 +222,8 @@ export async function smsE2e(args: readonly string[]): Promise<number> {
       // One number per request keeps the figure names of earlier runs; other levels say theirs.
       const name = r.perRequest === 1 ? `${NAME}.${kind}` : `${NAME}.${kind}.per${r.perRequest}`;
       const ratio = r.rate / baselineRate;
-      const met = ratio >= TARGET.ratio && r.rate > TARGET.absolute;
+      const targeted = kind === 'sqlite' && r.perRequest === TARGET.perRequest;
+      const met = ratio >= TARGET.ratio;
       const heraldConditions = {
         ...shared, clients, numbersPerRequest: r.perRequest, transport: `smpp window=${WINDOW} throughput=0`, database: r.database.description,
         logLevel: `${options.logLevel} (stdout to /dev/null)`, seconds: r.seconds, messageStatuses: r.stats.statuses,
@@ -230,7 +231,7 @@ export async function smsE2e(args: readonly string[]): Promise<number> {
       };
       figures.push(
         { name: `${name}.herald`, value: r.rate, unit: 'submits/s', conditions: heraldConditions },
-        { name: `${name}.ratio`, value: ratio, unit: 'herald/baseline', conditions: { n, clients, numbersPerRequest: r.perRequest, window: WINDOW, database: kind, target: `≥ ${TARGET.ratio} and > ${TARGET.absolute} SMS/s (Kannel)`, met } },
+        { name: `${name}.ratio`, value: ratio, unit: 'herald/baseline', conditions: { n, clients, numbersPerRequest: r.perRequest, window: WINDOW, database: kind, ...(targeted ? { target: `≥ ${TARGET.ratio}`, met } : {}) } },
         {
           name: `${name}.accept`, value: r.acceptRate, unit: 'requests/s',
           conditions: { n, clients, numbersPerRequest: r.perRequest, seconds: r.acceptSeconds, while: 'the worker delivers at the same time', database: r.database.description, logLevel: heraldConditions.logLevel },
@@ -238,8 +239,8 @@ export async function smsE2e(args: readonly string[]): Promise<number> {
       );
       notes.push(
         `herald/${kind}, ${r.perRequest} number(s) per request: ${r.rate.toFixed(0)} submits/s in ${r.seconds} s = ${(100 * ratio).toFixed(1)} % of the baseline, CPU ${r.cpuMsPerSms.toFixed(2)} ms/SMS; statuses at the end ${JSON.stringify(r.stats.statuses)}, outbox rows left ${r.stats.outbox}`,
-        `target ${kind}, ${r.perRequest} per request (≥ ${100 * TARGET.ratio} % of the raw smpp client and > ${TARGET.absolute} SMS/s): ${met ? 'MET' : 'NOT MET'}`,
       );
+      if (targeted) notes.push(`target ${kind}, ${r.perRequest} per request (≥ ${100 * TARGET.ratio} % of the raw smpp client): ${met ? 'MET' : 'NOT MET'}`);
     }
     for (const k of kannelResults) {
       figures.push({
@@ -256,6 +257,10 @@ export async function smsE2e(args: readonly string[]): Promise<number> {
       const target = KANNEL_TARGET[kind] ?? 1;
       figures.push({ name: `${NAME}.${kind}.vs-kannel`, value: ratio, unit: 'herald/Kannel (spool store)', conditions: { n, clients, numbersPerRequest: 1, database: kind, target: `≥ ${target}`, met: ratio >= target } });
       notes.push(`target ${kind}, 1 per request against Kannel with its spool store (≥ ${target}×): ${ratio.toFixed(2)}× — ${ratio >= target ? 'MET' : 'NOT MET'}`);
+    }
+    for (const perRequest of options.numbers) {
+      const level = results.filter((r) => r.perRequest === perRequest);
+      figures.push(...postgresToSqlite(perRequest === 1 ? NAME : `${NAME}.per${perRequest}`, level.map((r) => ({ kind: r.database.kind, rate: r.rate })), { n, clients, numbersPerRequest: perRequest }));
     }
     report(`${NAME}: ${n} SMS, HTTP accept → submit_sm at the SMSC`, figures, notes);
 

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { DEFAULT_DISPATCHER_OPTIONS } from '../src/webhooks/dispatcher.ts';
 import { newWebhookSecret } from '../src/domain/webhook-secret.ts';
 import { startChild } from './lib/child.ts';
-import { harness, parseBenchOptions, progress, report, rerunCommand, seconds, whenCount, type BenchDefaults, type Figure } from './lib/common.ts';
+import { harness, parseBenchOptions, postgresToSqlite, progress, report, rerunCommand, seconds, whenCount, type BenchDefaults, type Figure } from './lib/common.ts';
 import { databaseKinds, freshDatabase, type BenchDatabase } from './lib/databases.ts';
 import { cpuSeconds } from './lib/proc-stats.ts';
 import { printProfile, profileClockUs } from './lib/profile-summary.ts';
@@ -241,6 +241,10 @@ export async function webhooks(args: readonly string[]): Promise<number> {
       );
     }
     if (receiver.rejected() > 0) notes.push(`${receiver.rejected()} posts failed verification`);
+    figures.push(
+      ...postgresToSqlite(NAME, results.map((r) => ({ kind: r.database.kind, rate: r.rate })), { n, what: 'end to end' }),
+      ...postgresToSqlite(`${NAME}.backlog`, results.map((r) => ({ kind: r.database.kind, rate: r.backlogRate })), { n, what: 'from a backlog' }),
+    );
     report(`${NAME}: ${n} events, recorded status change → verified receipt`, figures, notes);
 
     for (const r of results) {

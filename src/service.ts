@@ -176,12 +176,15 @@ const WEBHOOK_URL_CHECK_MS = 5000;
  */
 function committerOf(store: OpenedStore, onBatch: (units: number) => void): Committer {
   if (store.capabilities.singleServerProcess) return groupCommitter(store.db, { maxBatch: 256, onBatch, ...(store.direct ? { direct: store.direct } : {}) });
-  return groupCommitter(store.db, { maxBatch: PG_MAX_BATCH, lanes: PG_LANES, onBatch, lockWait: { timeoutMs: PG_LOCK_WAIT_MS, isLockLoss: isPostgresLockLoss } });
+  return groupCommitter(store.db, {
+    maxBatch: PG_MAX_BATCH, lanes: PG_LANES, onBatch, lockWait: { timeoutMs: PG_LOCK_WAIT_MS, isLockLoss: isPostgresLockLoss }, deferDebits: true,
+  });
 }
 
-// A batch holds the row lock of every account it debits from its first debit to its
-// commit, so batches of other lanes and processes debiting the same account queue
-// behind it: batches are kept small enough for that wait to stay short.
+// A batch holds the row lock of every account it debits from its debits (taken together
+// at its end, deferDebits) to its commit; a batch run again with savepoints (a unit
+// failed) debits per unit and holds it longer: batches are kept small enough for the
+// wait of other lanes and processes on that lock to stay short.
 const PG_MAX_BATCH = 32;
 const PG_LANES = 2;
 // Far above a batch's duration: only a wait on a long foreign transaction (or a slow

@@ -44,6 +44,8 @@ export interface BenchOptions {
   readonly channels: readonly BenchChannel[];
   /** Mobile numbers per request, one measured round each (sms-e2e). */
   readonly numbers: readonly number[];
+  /** Rounds of loads on the empty and the full store (big-store). */
+  readonly rounds: number;
 }
 
 export type DatabaseChoice = 'all' | 'sqlite' | 'postgres';
@@ -63,6 +65,7 @@ const DEFAULT_TIMEOUT_S = 120;
 const DEFAULT_DURATION_S = 5;
 const DEFAULT_WARMUP_S = 1;
 const DEFAULT_CONNECTIONS = [10, 50, 100] as const;
+const DEFAULT_ROUNDS = 4;
 
 export function machine(): Machine {
   const list = cpus();
@@ -95,6 +98,7 @@ export function parseBenchOptions(args: readonly string[], defaults: BenchDefaul
         worker: { type: 'string' },
         channels: { type: 'string' },
         numbers: { type: 'string' },
+        rounds: { type: 'string' },
       },
     }));
   } catch (error) {
@@ -132,6 +136,7 @@ export function parseBenchOptions(args: readonly string[], defaults: BenchDefaul
     worker: onOff('worker', values.worker),
     channels: channels as BenchChannel[],
     numbers: [...new Set(numbers)].sort((a, b) => a - b),
+    rounds: whole('rounds', values.rounds, DEFAULT_ROUNDS, 1),
   };
 }
 
@@ -150,6 +155,7 @@ export function rerunCommand(name: string, options: BenchOptions, defaults: Benc
   if (!options.worker) flags.push('--worker off');
   if (options.channels.join(',') !== BENCH_CHANNELS.join(',')) flags.push(`--channels ${options.channels.join(',')}`);
   if (options.numbers.join(',') !== (defaults.numbers ?? [1]).join(',')) flags.push(`--numbers ${options.numbers.join(',')}`);
+  if (options.rounds !== DEFAULT_ROUNDS) flags.push(`--rounds ${options.rounds}`);
   return `npm run bench -- ${[name, ...flags].join(' ')}`;
 }
 
@@ -228,8 +234,30 @@ export function onPush<T>(array: T[], onPushed: () => void): () => void {
 
 const fmt = (value: number): string => (Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toPrecision(3));
 
+/** Every figure reported in this process, in order: `npm run bench` ends with a table of the targets among them. */
+export const reported: Figure[] = [];
+
+/** Issue 15: on PostgreSQL every figure ≥ this share of SQLite's, measured in the same run. */
+export const POSTGRES_TARGET = 0.5;
+
+/**
+ * PostgreSQL's rate over SQLite's for one figure measured on both in this run (none
+ * when either store was not run), with issue 15's target.
+ */
+export function postgresToSqlite(name: string, rates: readonly { readonly kind: string; readonly rate: number }[], conditions: Record<string, unknown> = {}): Figure[] {
+  const sqlite = rates.find((r) => r.kind === 'sqlite');
+  const postgres = rates.find((r) => r.kind === 'postgres');
+  if (sqlite === undefined || postgres === undefined) return [];
+  const ratio = postgres.rate / sqlite.rate;
+  return [{
+    name: `${name}.postgres-vs-sqlite`, value: ratio, unit: 'PostgreSQL/SQLite',
+    conditions: { ...conditions, sqlite: Number(sqlite.rate.toFixed(1)), postgres: Number(postgres.rate.toFixed(1)), target: `≥ ${POSTGRES_TARGET}`, met: ratio >= POSTGRES_TARGET },
+  }];
+}
+
 /** Prints the table, then one JSON line per figure. */
 export function report(title: string, figures: readonly Figure[], notes: readonly string[] = []): void {
+  reported.push(...figures);
   const m = machine();
   const rows = figures.map((f) => [f.name, fmt(f.value), f.unit]);
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]?.length ?? 0), ['figure', 'value', 'unit'][i]?.length ?? 0));

@@ -1,8 +1,8 @@
 import type { Account } from '../domain/account.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
-import { findAccount, debitBalance, debitMessagesWithEntry } from '../store/accounts.ts';
+import { findAccount, debitBalanceWithEntry, debitMessagesWithEntry } from '../store/accounts.ts';
 import type { Tx } from '../store/database.ts';
-import { appendLedger, type LedgerReason } from '../store/ledger.ts';
+import type { LedgerReason } from '../store/ledger.ts';
 
 // The debit of an accepted send, inside its unit of work. A test key's send is never
 // billed (docs/sandbox.md): no debit, no ledger row, whatever is left; the answer shows
@@ -21,7 +21,7 @@ interface Charge {
 /** Takes `amount` prepaid messages; returns the messages left. */
 export async function chargeMessages(tx: Tx, charge: Charge): Promise<number | null> {
   if (charge.mode === 'test') return (await findAccount(tx, charge.account.id))?.messagesLeft ?? 0;
-  // With its ledger entry: one statement on PostgreSQL (store/accounts.ts).
+  // With its ledger entry; on PostgreSQL taken with the batch's other debits at its end (store/accounts.ts).
   const debited = await debitMessagesWithEntry(tx, {
     id: charge.ledgerId(), accountId: charge.account.id, at: charge.now, messagesDelta: -charge.amount, balanceDelta: 0, reason: charge.reason, sendId: charge.sendId,
   }, charge.now);
@@ -31,12 +31,10 @@ export async function chargeMessages(tx: Tx, charge: Charge): Promise<number | n
 /** Takes `amount` of money (minor units) from the balance; returns the balance left. */
 export async function chargeBalance(tx: Tx, charge: Charge): Promise<number | null> {
   if (charge.mode === 'test') return (await findAccount(tx, charge.account.id))?.balance ?? 0;
-  const debited = await debitBalance(tx, charge.account.id, charge.amount, charge.now);
-  if (!debited) return null;
-  await appendLedger(tx, {
+  const debited = await debitBalanceWithEntry(tx, {
     id: charge.ledgerId(), accountId: charge.account.id, at: charge.now, messagesDelta: 0, balanceDelta: -charge.amount, reason: charge.reason, sendId: charge.sendId,
-  });
-  return debited.balance;
+  }, charge.now);
+  return debited === null ? null : debited.balance;
 }
 
 /** What a message of the send costs (refunded if it fails before leaving): nothing for a test key's. */

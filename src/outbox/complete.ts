@@ -6,7 +6,8 @@ import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { insertCertificate } from '../store/certificates.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { recordEvent, type EventEffects } from '../store/messages.ts';
-import { execute, statement } from '../store/prepared-statement.ts';
+import { recordLeasedOutcome, type LeasedOutcome } from '../store/leased-outcome.ts';
+import { execute, onPostgres, statement } from '../store/prepared-statement.ts';
 import { insertSimulatedReports } from '../store/simulated-reports.ts';
 import { addSuppression } from '../store/suppressions.ts';
 import type { ClaimedMessage } from './claim.ts';
@@ -43,8 +44,6 @@ export type Resolution = 'sent' | 'retry' | 'failed' | 'lease-lost';
 export async function recordOutcome(deps: CompletionDeps, owner: string, message: ClaimedMessage, outcome: Outcome): Promise<Resolution> {
   const now = deps.clock();
   const data = { attempt: message.attempt, peer: outcome.peer, response: outcome.response };
-  // The attempt's `sending` step rides on its outcome's event (store/message-timeline.ts).
-  const sendingAt = message.claimedAt;
   // Signed before the transaction opens, so it holds no crypto; a lost lease just discards it.
   const certificate = outcome.kind === 'accepted' && outcome.evidence !== undefined && deps.issueCertificate !== undefined
     ? await deps.issueCertificate({ msgid: message.msgid, accountId: message.accountId }, outcome.evidence)
@@ -56,19 +55,21 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
   };
   const resolution = await (deps.commit ?? transactionPerWork(deps.db)).run(async (tx): Promise<Resolution> => {
     webhookQueued = false;
+    // The attempt's `sending` step rides on its outcome's event (store/message-timeline.ts).
+    const lease = { messageId: message.msgid, owner, eventId: deps.newId(), at: now, sendingAt: message.claimedAt };
     if (outcome.kind === 'deferred' && withinHorizon(message.channel, message.createdAt, now, deps.retryHorizons)) {
       const delay = outcome.retryAfterMs ?? retryDelayMs(message.attempt, deps.random);
-      const rescheduled = await execute(tx, RESCHEDULE, [now + delay, message.msgid, owner]);
-      if (rescheduled !== 1) return 'lease-lost';
-      noteEvent(await recordEvent(tx, { messageId: message.msgid, status: 'deferred', eventId: deps.newId(), at: now, data, sendingAt }));
+      const effects = await endLease(tx, { ...lease, retryAt: now + delay, status: 'deferred', data });
+      if (effects === null) return 'lease-lost';
+      noteEvent(effects);
       return 'retry';
     }
 
-    const released = await execute(tx, RELEASE, [message.msgid, owner]);
-    if (released !== 1) return 'lease-lost';
     if (outcome.kind === 'accepted') {
       const status = outcome.delivered === true ? 'delivered' : 'sent';
-      noteEvent(await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data, sendingAt, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) }));
+      const effects = await endLease(tx, { ...lease, status, data, ...(outcome.providerRef === undefined ? {} : { providerRef: outcome.providerRef }) });
+      if (effects === null) return 'lease-lost';
+      noteEvent(effects);
       // A simulator recipient's later reports commit with the acceptance they follow (outbox/simulated-reports.ts records them).
       if (outcome.simulated !== undefined) {
         await insertSimulatedReports(tx, { id: message.msgid, accountId: message.accountId }, outcome.simulated.later, { now, stepMs: outcome.simulated.stepMs, newId: deps.newId });
@@ -84,7 +85,9 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
     const leftTheHouse = outcome.kind === 'failed' && outcome.leftTheHouse;
     const status = outcome.kind === 'failed' && outcome.bounced === true ? 'bounced' : 'failed';
     const details = outcome.kind === 'failed' ? outcome.details : undefined;
-    noteEvent(await recordEvent(tx, { messageId: message.msgid, status, eventId: deps.newId(), at: now, data: { ...data, refunded: !leftTheHouse, ...details }, sendingAt }));
+    const effects = await endLease(tx, { ...lease, status, data: { ...data, refunded: !leftTheHouse, ...details } });
+    if (effects === null) return 'lease-lost';
+    noteEvent(effects);
     // A hard bounce: the address is bad, so the account never sends to it again (send-email drops it).
     if (details?.bounce_type === 'hard') {
       await addSuppression(tx, { accountId: message.accountId, address: message.recipient, reason: 'bounced', messageId: message.msgid, at: now });
@@ -94,6 +97,22 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
   });
   if (webhookQueued) deps.onWebhookQueued?.();
   return resolution;
+}
+
+/**
+ * The lease's end (the outbox row rescheduled for a retry, or removed) and the outcome's
+ * status with its event, on condition of the lease; null when it was lost (nothing
+ * written). PostgreSQL: one statement, one round trip (+1 when a webhook delivery is
+ * queued; store/leased-outcome.ts). SQLite: the same as separate statements, in process.
+ */
+async function endLease(tx: Tx, outcome: LeasedOutcome): Promise<EventEffects | null> {
+  if (onPostgres(tx)) return recordLeasedOutcome(tx, outcome);
+  const changed = outcome.retryAt === undefined
+    ? await execute(tx, RELEASE, [outcome.messageId, outcome.owner])
+    : await execute(tx, RESCHEDULE, [outcome.retryAt, outcome.messageId, outcome.owner]);
+  if (changed !== 1) return null;
+  const { messageId, eventId, at, status, data, providerRef, sendingAt } = outcome;
+  return recordEvent(tx, { messageId, eventId, at, status, data, sendingAt, ...(providerRef === undefined ? {} : { providerRef }) });
 }
 
 // Both conditioned on the lease: a worker whose lease ran out changes nothing.

@@ -3,6 +3,7 @@ import type { Account, Channel } from '../domain/account.ts';
 import type { AccountRow, AccountsTable, Executor } from './database.ts';
 import type { AccountInput } from '../domain/admin-input.ts';
 import { appendLedger, type LedgerEntry } from './ledger.ts';
+import { deferringBatch } from './batch-debits.ts';
 import { onPostgres, queryRows, statement } from './prepared-statement.ts';
 
 export function toAccount(row: AccountRow): Account {
@@ -123,11 +124,16 @@ const DEBIT_MESSAGES = statement(`
 
 /**
  * debitMessages of a send and its ledger entry (`entry.messagesDelta` is minus the
- * count), the entry written only when the debit took. On PostgreSQL one statement, one
- * round trip instead of two (a data-modifying CTE); SQLite runs the two in process.
+ * count), the entry written only when the debit took. SQLite runs the two in process.
+ * On PostgreSQL, in a batch of the group committer, the debit waits for the batch's
+ * end, where the batch's debits are one statement (store/batch-debits.ts): no round
+ * trip of the send's own; alone (a batch of one, or a batch run again with
+ * savepoints), one statement, one round trip (a data-modifying CTE).
  */
 export async function debitMessagesWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ messagesLeft: number } | null> {
   const count = -entry.messagesDelta;
+  const batch = deferringBatch(db);
+  if (batch !== undefined) return { messagesLeft: (await batch.wait(entry, now)).messagesLeft };
   if (!onPostgres(db)) {
     const debited = await debitMessages(db, entry.accountId, count, now);
     if (debited) await appendLedger(db, entry);
@@ -144,6 +150,19 @@ const DEBIT_MESSAGES_WITH_ENTRY = statement(`
        entry as (insert into ledger (id, account_id, at, messages_delta, balance_delta, reason, send_id)
                  select $4, $3, $5, $6, $7, $8, $9 from debit)
   select messages_left from debit`);
+
+/**
+ * debitBalance of a send and its ledger entry (`entry.balanceDelta` is minus the amount),
+ * the entry written only when the debit took; deferred to the batch's end on PostgreSQL
+ * like debitMessagesWithEntry, else the two statements.
+ */
+export async function debitBalanceWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ balance: number } | null> {
+  const batch = deferringBatch(db);
+  if (batch !== undefined) return { balance: (await batch.wait(entry, now)).balance };
+  const debited = await debitBalance(db, entry.accountId, -entry.balanceDelta, now);
+  if (debited) await appendLedger(db, entry);
+  return debited;
+}
 
 /** Same as debitMessages, for money (WhatsApp). */
 export async function debitBalance(db: Executor, id: string, amount: number, now: number): Promise<{ balance: number } | null> {

@@ -35,6 +35,7 @@ import pg from 'pg';
 import type { Database } from './database.ts';
 import { LOCAL_NOTIFIER, PostgresNotifier, type Notifier } from './notify.ts';
 import { preparedName, toSqliteValue, type SqliteStatements } from './prepared-statement.ts';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 export interface DialectCapabilities {
   /** `FOR UPDATE SKIP LOCKED` on outbox claims (PostgreSQL); SQLite serialises writers instead. */
@@ -68,6 +69,11 @@ export interface DirectSqlite extends SqliteStatements {
    * wrote to it. Nothing to do for `:memory:`.
    */
   syncWal(): Promise<void>;
+  /**
+   * Undefined when a batch may start; otherwise resolves when it may: the WAL has grown
+   * long and waits for the checkpointer to copy all of it (store/wal-checkpointer.ts).
+   */
+  beforeBatch(): Promise<void> | undefined;
 }
 
 export interface StoreOptions {
@@ -181,9 +187,22 @@ function openSqlite(location: string): OpenedStore {
     // every page a unit changes into a statement journal, a temp file by default. In
     // memory, a savepoint costs a third as much (and holds only a batch's pages).
     raw.exec('PRAGMA temp_store = MEMORY');
-    opened = new NodeSqliteDatabase(raw, () => void wal?.close());
+    if (location !== ':memory:') {
+      checkpointer = startWalCheckpointer(location, {
+        setAutocheckpoint: (pages) => {
+          if (raw.isOpen) raw.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
+        },
+        // The connection checkpoints for itself again, as SQLite does by default: slower, never wrong.
+        onFailure: (error) => process.emitWarning(`herald: the SQLite checkpoint thread failed, the service's connection checkpoints again: ${error instanceof Error ? error.message : String(error)}`),
+      });
+    }
+    opened = new NodeSqliteDatabase(raw, () => {
+      void wal?.close();
+      void checkpointer?.close();
+    });
     return opened;
   };
+  let checkpointer: WalCheckpointer | undefined;
   const wal = location === ':memory:' ? undefined : new WalFile(`${location}-wal`);
   return {
     db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) }),
@@ -196,6 +215,7 @@ function openSqlite(location: string): OpenedStore {
         return opened.statement(sqliteText);
       },
       syncWal: async () => wal?.sync(),
+      beforeBatch: () => checkpointer?.beforeBatch(),
     },
   };
 }

@@ -26,8 +26,13 @@ export interface RecordedEvent {
  */
 export async function enqueueWebhookDelivery(db: Executor, event: RecordedEvent): Promise<boolean> {
   const [row] = await queryRows<EventSubject>(db, EVENT_SUBJECT, [event.messageId]);
+  return row !== undefined && enqueueWebhookDeliveryOf(db, row, event);
+}
+
+/** enqueueWebhookDelivery with the event's subject already read (the worker's outcome reads it in its own statement). */
+export async function enqueueWebhookDeliveryOf(db: Executor, row: EventSubject, event: RecordedEvent): Promise<boolean> {
   // No URL, or the endpoint is disabled (it answered 410 Gone): nothing is posted.
-  if (!row || row.webhook_url === null || row.webhook_disabled_at !== null) return false;
+  if (row.webhook_url === null || row.webhook_disabled_at !== null) return false;
   const channel = row.channel as Channel;
   const type = publicEventType(channel, event.type);
   if (type === undefined) return false;
@@ -52,20 +57,25 @@ export async function enqueueWebhookDelivery(db: Executor, event: RecordedEvent)
   return true;
 }
 
-interface EventSubject {
+/** What an event's webhook delivery is made of: its message, account, send and campaign (EVENT_SUBJECT_COLUMNS). */
+export interface EventSubject {
   account_id: string; channel: string; recipient: string; webhook_url: string | null; webhook_disabled_at: number | null; webhook_events: string | null;
   family: string; metadata: string | null; certified: number; track_opens: number; track_clicks: number;
   campaign_id: string | null; campaign_name: string | null; campaign_lists: string | null; mode: string;
 }
 
-const EVENT_SUBJECT = statement(`
-  select m.account_id, m.channel, m.recipient, a.webhook_url, a.webhook_disabled_at, a.webhook_events,
+/** The columns of EventSubject, over `messages m` joined by EVENT_SUBJECT_JOINS. */
+export const EVENT_SUBJECT_COLUMNS = `m.account_id, m.channel, m.recipient, a.webhook_url, a.webhook_disabled_at, a.webhook_events,
          s.family, s.metadata, s.certified, s.track_opens, s.track_clicks,
-         m.campaign_id, c.name as campaign_name, c.lists as campaign_lists, m.mode
-  from messages m
-  join accounts a on a.id = m.account_id
+         m.campaign_id, c.name as campaign_name, c.lists as campaign_lists, m.mode`;
+export const EVENT_SUBJECT_JOINS = `join accounts a on a.id = m.account_id
   join sends s on s.id = m.send_id
-  left join campaigns c on c.id = m.campaign_id
+  left join campaigns c on c.id = m.campaign_id`;
+
+const EVENT_SUBJECT = statement(`
+  select ${EVENT_SUBJECT_COLUMNS}
+  from messages m
+  ${EVENT_SUBJECT_JOINS}
   where m.id = $1`);
 
 /**

@@ -159,7 +159,7 @@ test('with the direct connection, a batch is answered only once its WAL sync is 
   assert.ok(direct);
   let releaseSync!: () => void;
   const synced = new Promise<void>((resolve) => { releaseSync = resolve; });
-  const committer = groupCommitter(store.db, { maxBatch: 16, direct: { statement: (text) => direct.statement(text), syncWal: () => synced } });
+  const committer = groupCommitter(store.db, { maxBatch: 16, direct: { statement: (text) => direct.statement(text), syncWal: () => synced, beforeBatch: () => undefined } });
   let answered = false;
   const unit = committer.run(async (tx) => { await execute(tx, insertSetting, ['synced', 'x']); }).then(() => { answered = true; });
   // Committed (visible on the connection) but not yet answered.
@@ -180,7 +180,7 @@ test('when the WAL sync fails, the batch\'s callers are told it failed', async (
   assert.ok(direct);
   const committer = groupCommitter(store.db, {
     maxBatch: 16,
-    direct: { statement: (text) => direct.statement(text), syncWal: async () => { throw new Error('EIO: i/o error, fdatasync'); } },
+    direct: { statement: (text) => direct.statement(text), syncWal: async () => { throw new Error('EIO: i/o error, fdatasync'); }, beforeBatch: () => undefined },
   });
   await assert.rejects(committer.run(async (tx) => { await execute(tx, insertSetting, ['unsynced', 'x']); }), /EIO/);
 });

@@ -8,7 +8,8 @@ import pg from 'pg';
 import { isPostgresLockLoss, openStore } from '../../src/store/dialect.ts';
 import { groupCommitter } from '../../src/store/group-commit.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
-import type { Db } from '../../src/store/database.ts';
+import type { Db, Tx } from '../../src/store/database.ts';
+import { debitBalanceWithEntry, debitMessagesWithEntry, insertAccount } from '../../src/store/accounts.ts';
 import { freshSchema, TEST_POSTGRES_URL } from '../support/postgres.ts';
 
 const skip = TEST_POSTGRES_URL === undefined ? 'TEST_POSTGRES_URL is not set' : false;
@@ -89,4 +90,119 @@ test('a unit waiting on another transaction\'s lock holds its batch only for the
   assert.equal(held.value, 'mine');
   // Run with the batch (bounded wait, lost) and then alone (waited and committed).
   assert.equal(runs, 2);
+});
+
+// The batch's debits taken once per account at its end (GroupCommitOptions.deferDebits, store/batch-debits.ts).
+
+async function accountWith(db: Db, id: string, messagesLeft: number): Promise<void> {
+  await insertAccount(db, id, 1, { name: id, messagesLeft });
+}
+
+/** A send's debit as send-charge.ts takes it, then a statement after it (as an Idempotency-Key's answer is stored). */
+const debitUnit = (accountId: string, count: number, n: number) => async (tx: Tx): Promise<number> => {
+  const debited = await debitMessagesWithEntry(tx, {
+    id: `l${String(n).padStart(3, '0')}`, accountId, at: 10 + n, messagesDelta: -count, balanceDelta: 0, reason: 'sms.send', sendId: `s${n}`,
+  }, 10 + n);
+  if (debited === null) throw new Error(`unit ${n}: no messages left`);
+  await tx.insertInto('settings').values({ key: `after-${String(n).padStart(3, '0')}`, value: String(debited.messagesLeft) }).execute();
+  return debited.messagesLeft;
+};
+
+test('deferred debits: each unit is answered what was left after it, as if debited one by one; one ledger entry per unit', { skip }, async (t) => {
+  const { db } = await openDb(t);
+  await accountWith(db, 'acc-a', 100);
+  await accountWith(db, 'acc-b', 50);
+  const batches: number[] = [];
+  const committer = groupCommitter(db, { maxBatch: 32, lanes: 1, lockWait: LOCK_WAIT, deferDebits: true, onBatch: (units) => batches.push(units) });
+  // Alternating accounts, amounts 1..3.
+  const results = await Promise.all(Array.from({ length: 20 }, (_, n) => committer.run(debitUnit(n % 2 === 0 ? 'acc-a' : 'acc-b', 1 + (n % 3), n))));
+  const expected: number[] = [];
+  const left = new Map([['acc-a', 100], ['acc-b', 50]]);
+  for (let n = 0; n < 20; n += 1) {
+    const id = n % 2 === 0 ? 'acc-a' : 'acc-b';
+    left.set(id, (left.get(id) ?? 0) - (1 + (n % 3)));
+    expected.push(left.get(id) ?? 0);
+  }
+  assert.deepStrictEqual(results, expected);
+  assert.ok(batches.length < 20, `batches: ${batches.join(', ')}`);
+  const accounts = await db.selectFrom('accounts').select(['id', 'messages_left']).orderBy('id').execute();
+  assert.deepStrictEqual(accounts.map((a) => [a.id, Number(a.messages_left)]), [['acc-a', left.get('acc-a')], ['acc-b', left.get('acc-b')]]);
+  const ledger = await db.selectFrom('ledger').select(['id', 'account_id', 'messages_delta', 'send_id', 'at']).orderBy('id').execute();
+  assert.deepStrictEqual(ledger.map((e) => [e.id, e.account_id, Number(e.messages_delta), e.send_id, Number(e.at)]),
+    Array.from({ length: 20 }, (_, n) => [`l${String(n).padStart(3, '0')}`, n % 2 === 0 ? 'acc-a' : 'acc-b', -(1 + (n % 3)), `s${n}`, 10 + n]));
+  // The statement after each debit saw the unit's own answer.
+  const after = await db.selectFrom('settings').select(['key', 'value']).where('key', 'like', 'after-%').orderBy('key').execute();
+  assert.deepStrictEqual(after.map((row) => Number(row.value)), expected);
+});
+
+test('deferred debits: when an account cannot cover the batch\'s total, each unit gets its exact own answer (the per-unit path)', { skip }, async (t) => {
+  const { db } = await openDb(t);
+  await accountWith(db, 'acc-a', 5);
+  const committer = groupCommitter(db, { maxBatch: 32, lanes: 1, lockWait: LOCK_WAIT, deferDebits: true });
+  const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, n) => committer.run(debitUnit('acc-a', 1, n))));
+  assert.deepStrictEqual(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : String(o.reason))), [
+    4, 3, 2, 1, 0, 'Error: unit 5: no messages left', 'Error: unit 6: no messages left', 'Error: unit 7: no messages left',
+  ]);
+  const account = await db.selectFrom('accounts').select('messages_left').where('id', '=', 'acc-a').executeTakeFirstOrThrow();
+  assert.equal(Number(account.messages_left), 0);
+  const ledger = await db.selectFrom('ledger').select('send_id').orderBy('id').execute();
+  assert.deepStrictEqual(ledger.map((e) => e.send_id), ['s0', 's1', 's2', 's3', 's4']);
+  assert.equal((await keysLike(db, 'after-')).length, 5);
+});
+
+test('deferred debits: the account row is locked only once every unit of the batch has run up to its debit', { skip }, async (t) => {
+  const { db, url } = await openDb(t);
+  await accountWith(db, 'acc-a', 100);
+  const probe = new pg.Client({ connectionString: url });
+  await probe.connect();
+  t.after(() => probe.end());
+  // Whether another transaction could lock the account row right now.
+  const rowFree = async (): Promise<boolean> => {
+    await probe.query('begin');
+    try {
+      await probe.query(`select 1 from accounts where id = 'acc-a' for update nowait`);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await probe.query('rollback');
+    }
+  };
+  const committer = groupCommitter(db, { maxBatch: 32, lanes: 1, lockWait: LOCK_WAIT, deferDebits: true });
+  const seen: boolean[] = [];
+  const results = await Promise.all(Array.from({ length: 6 }, (_, n) => committer.run(async (tx) => {
+    // Before this unit's debit: the earlier units' debits are not taken yet.
+    seen.push(await rowFree());
+    return debitUnit('acc-a', 1, n)(tx);
+  })));
+  assert.deepStrictEqual(results, [99, 98, 97, 96, 95, 94]);
+  assert.deepStrictEqual(seen, [true, true, true, true, true, true]);
+});
+
+test('deferred debits: messages and money of one account in one batch, each unit answered its own figure; money short reruns per unit', { skip }, async (t) => {
+  const { db } = await openDb(t);
+  await insertAccount(db, 'acc-m', 1, { name: 'acc-m', messagesLeft: 10, balance: 100 });
+  const committer = groupCommitter(db, { maxBatch: 32, lanes: 1, lockWait: LOCK_WAIT, deferDebits: true });
+  const moneyUnit = (amount: number, n: number) => async (tx: Tx): Promise<string> => {
+    const debited = await debitBalanceWithEntry(tx, {
+      id: `l${String(n).padStart(3, '0')}`, accountId: 'acc-m', at: 10 + n, messagesDelta: 0, balanceDelta: -amount, reason: 'whatsapp.send', sendId: `s${n}`,
+    }, 10 + n);
+    if (debited === null) throw new Error(`unit ${n}: insufficient balance`);
+    return `balance ${debited.balance}`;
+  };
+  const first = await Promise.all([
+    committer.run(debitUnit('acc-m', 2, 0)), committer.run(moneyUnit(30, 1)), committer.run(debitUnit('acc-m', 3, 2)), committer.run(moneyUnit(30, 3)),
+  ]);
+  assert.deepStrictEqual(first, [8, 'balance 70', 5, 'balance 40']);
+  // 40 left: the third 30 passes alone in order, the fourth is refused; the message debit between them is unaffected.
+  const second = await Promise.allSettled([
+    committer.run(moneyUnit(30, 4)), committer.run(debitUnit('acc-m', 1, 5)), committer.run(moneyUnit(30, 6)),
+  ]);
+  assert.deepStrictEqual(second.map((o) => (o.status === 'fulfilled' ? o.value : String(o.reason))), ['balance 10', 4, 'Error: unit 6: insufficient balance']);
+  const account = await db.selectFrom('accounts').select(['messages_left', 'balance']).where('id', '=', 'acc-m').executeTakeFirstOrThrow();
+  assert.deepStrictEqual([Number(account.messages_left), Number(account.balance)], [4, 10]);
+  const ledger = await db.selectFrom('ledger').select(['send_id', 'messages_delta', 'balance_delta']).orderBy('id').execute();
+  assert.deepStrictEqual(ledger.map((e) => [e.send_id, Number(e.messages_delta), Number(e.balance_delta)]), [
+    ['s0', -2, 0], ['s1', 0, -30], ['s2', -3, 0], ['s3', 0, -30], ['s4', 0, -30], ['s5', -1, 0],
+  ]);
 });

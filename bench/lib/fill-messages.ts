@@ -9,7 +9,8 @@ import { progress } from './common.ts';
 // first, ids as herald makes them (UUIDv7 of their creation time). Email 70 %, SMS 25 %,
 // WhatsApp 5 %; spread over 30 days; 50,000 recipients; mostly delivered, 3 % bounced,
 // 2 % failed. Used by messages-log (reads over a full store) and big-store (writes into
-// one). With `events`, each message also gets its event rows (2 or 3, as delivery leaves them).
+// one). With `events`, each message also gets its event rows (1 or 2, as delivery leaves them:
+// no `queued` or `sending` rows since migration 0019, the attempt's outcome carries its claim time).
 
 const BATCH = 2000;
 export const DAY_MS = 86_400_000;
@@ -37,17 +38,16 @@ export function recipientOf(i: number, channel: string): string {
   return channel === 'email' ? `user${person}@example${person % 97}.org` : `+52155${String(person).padStart(8, '0')}`;
 }
 
-/** The events of a finished message as a delivered one has them: queued, sent, then its outcome (the data abridged). */
-function eventsOf(status: string, channel: string, at: number, doneAt: number): { type: string; at: number; data: string }[] {
-  const queued = { type: 'queued', at, data: '{}' };
-  const sent = { type: 'sent', at: at + 500, data: JSON.stringify({ response: channel === 'email' ? '250 2.0.0 Ok: queued' : 'ESME_ROK' }) };
-  if (status === 'failed') return [queued, { type: 'failed', at: doneAt, data: JSON.stringify({ reason: 'the peer refused the message', code: channel === 'email' ? 550 : 11 }) }];
-  if (status === 'sent') return [queued, sent];
-  return [queued, sent, { type: status, at: doneAt, data: status === 'bounced' ? JSON.stringify({ bounce_type: 'hard', diagnostic: '5.1.1 user unknown' }) : '{}' }];
+/** The events of a finished message as a delivered one has them: sent (the attempt's outcome), then a report (the data abridged). */
+function eventsOf(status: string, channel: string, at: number, doneAt: number): { type: string; at: number; data: string; sending_at: number | null }[] {
+  const sent = { type: 'sent', at: at + 500, data: JSON.stringify({ response: channel === 'email' ? '250 2.0.0 Ok: queued' : 'ESME_ROK' }), sending_at: at + 100 };
+  if (status === 'failed') return [{ type: 'failed', at: doneAt, data: JSON.stringify({ reason: 'the peer refused the message', code: channel === 'email' ? 550 : 11 }), sending_at: at + 100 }];
+  if (status === 'sent') return [sent];
+  return [sent, { type: status, at: doneAt, data: status === 'bounced' ? JSON.stringify({ bounce_type: 'hard', diagnostic: '5.1.1 user unknown' }) : '{}', sending_at: null }];
 }
 
 export interface FillOptions {
-  /** The event rows of each message (queued, sent, its outcome). */
+  /** The event rows of each message (sent, its report). */
   readonly events?: boolean;
 }
 
@@ -63,7 +63,7 @@ export async function fillMessages(store: FillStore, accountId: string, n: numbe
     const count = Math.min(BATCH, n - first);
     const sends: { id: string; account_id: string; channel: string; payload: string; created_at: number; family: string; metadata: null; certified: number; track_opens: number; track_clicks: number }[] = [];
     const messages: Record<string, string | number | null>[] = [];
-    const events: { id: string; message_id: string; type: string; at: number; data: string }[] = [];
+    const events: { id: string; message_id: string; type: string; at: number; data: string; sending_at: number | null }[] = [];
     for (let i = first; i < first + count; i += 1) {
       at = Math.floor(start + i * step);
       const channel = channelOf(i);

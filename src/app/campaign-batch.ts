@@ -19,7 +19,7 @@ import { refundUnsent } from './campaign-refund.ts';
 // page's contacts into ordinary messages — a `sends` row with the contact's
 // personalised content, a message carrying campaign_id and contact_id (unique
 // together: a second message for a contact fails the batch rather than going out), its
-// `queued` event and outbox row — committed with the campaign's new cursor and counts,
+// outbox row — committed with the campaign's new cursor and counts,
 // conditioned on the runner's lease and the campaign still `running`. A crash between
 // batches loses nothing (the next runner resumes after the cursor) and repeats
 // nothing (the batch in hand rolled back whole).

@@ -1,7 +1,8 @@
 import type { Channel } from '../domain/account.ts';
 import { encodeMessageCursor, refineMessageQuery, type MessageListQuery } from '../domain/message-query.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import { findCapture, findMessage, listMessageEvents, listMessages, loadSendPayload, messageCreatedAt, type StoredMessage } from '../store/messages.ts';
+import { findCapture, findMessage, listMessages, loadSendPayload, messageCreatedAt, type StoredMessage } from '../store/messages.ts';
+import { messageTimeline } from '../store/message-timeline.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import type { AppDeps } from './deps.ts';
 import { isPurgedPayload } from './retention-sweep.ts';
@@ -35,7 +36,7 @@ export async function getMessage(deps: AppDeps, accountId: string, msgid: string
   const readable = await readableMessage(deps, accountId, msgid, channels);
   if (!readable.ok) return readable;
   const message = readable.value;
-  const events = await listMessageEvents(deps.db, message.id);
+  const events = await messageTimeline(deps.db, message);
   return ok({
     msgid: message.id,
     channel: message.channel,

@@ -21,7 +21,7 @@ import type { KeyDeps } from './api-keys.ts';
 // /v1/contacts) or a batch of an import: upsert by address, then join lists by the
 // consent rules (campaigns/consent.ts). A double opt-in list's new subscriptions get
 // their confirmation email through herald's ordinary email path, in the same unit of
-// work: a `sends` row, a message with its `queued` event and outbox row, the debit
+// work: a `sends` row, a message and its outbox row, the debit
 // and its ledger entry (reason `email.confirmation`) — metered, billed and listed
 // like any email; a suppressed address gets its message `dropped`, unbilled.
 

@@ -3,7 +3,7 @@ import type { KeyMode } from '../domain/key-mode.ts';
 import type { Db } from '../store/database.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
-import { markSending } from '../store/messages.ts';
+import { insertSendingEvents, markSending } from '../store/messages.ts';
 import { placeholders, queryRows, statement, statementPerCount } from '../store/prepared-statement.ts';
 
 export interface ClaimedMessage {
@@ -12,6 +12,8 @@ export interface ClaimedMessage {
   readonly channel: Channel;
   readonly recipient: string;
   readonly attempt: number;
+  /** When this attempt was claimed: its `sending` step, recorded with its outcome (outbox/complete.ts). */
+  readonly claimedAt: number;
   readonly createdAt: number;
   readonly costMessages: number;
   readonly costBalance: number;
@@ -41,12 +43,18 @@ export async function claimDue(
   // Claim, mark `sending` and read as one unit of work: at most one commit per claim,
   // shared on SQLite with the outcomes and accepts of the moment (group commit).
   return commit.run(async (tx) => {
-    const claimed = await queryRows<{ message_id: string; attempts: number }>(
+    const claimed = await queryRows<{ message_id: string; attempts: number; abandoned_at: number | null }>(
       tx, capabilities.skipLocked ? CLAIM_SKIP_LOCKED : CLAIM, [owner, now + leaseMs, channel, now, limit]);
     if (claimed.length === 0) return [];
 
     const attempts = new Map(claimed.map((row) => [row.message_id, Number(row.attempts)]));
-    await markSending(tx, claimed.map((row) => ({ id: row.message_id, eventId: newId(), attempt: Number(row.attempts) })), now);
+    await markSending(tx, [...attempts.keys()], now);
+    // The previous attempt of a row claimed again without an outcome (its worker died)
+    // has nothing left to carry its `sending` step: that step becomes an event row.
+    const abandoned = claimed.filter((row) => row.abandoned_at !== null);
+    if (abandoned.length > 0) {
+      await insertSendingEvents(tx, abandoned.map((row) => ({ id: row.message_id, eventId: newId(), attempt: Number(row.attempts) - 1, at: Number(row.abandoned_at) })));
+    }
     const rows = await queryRows<ClaimedRow>(tx, readClaimed(claimed.length), [...attempts.keys()]);
     // Recipients of one request share its payload: parsed once.
     const payloads = new Map<string, unknown>();
@@ -59,6 +67,7 @@ export async function claimDue(
         channel: row.channel as Channel,
         recipient: row.recipient,
         attempt: attempts.get(row.id) ?? 1,
+        claimedAt: now,
         createdAt: Number(row.created_at),
         costMessages: Number(row.cost_messages),
         costBalance: Number(row.cost_balance),
@@ -69,13 +78,17 @@ export async function claimDue(
   });
 }
 
+// claimed_at is the attempt's `sending` step until its outcome takes it (complete.ts
+// clears it on a retry; the row goes on a final outcome): one still set here is a claim
+// that ended without an outcome, handed on as abandoned_at (SET reads the old row).
 const claimText = (lock: string) => `
-  update outbox set lease_owner = $1, lease_expires_at = $2, available_at = $2, attempts = attempts + 1
+  update outbox set lease_owner = $1, lease_expires_at = $2, available_at = $2, attempts = attempts + 1,
+                    abandoned_at = claimed_at, claimed_at = $4
   where message_id in (select message_id from outbox
                        where channel = $3 and available_at <= $4
                          and (lease_expires_at is null or lease_expires_at <= $4)
                        order by available_at limit $5${lock})
-  returning message_id, attempts`;
+  returning message_id, attempts, abandoned_at`;
 const CLAIM = statement(claimText(''));
 const CLAIM_SKIP_LOCKED = statement(claimText(' for update skip locked'));
 

@@ -55,7 +55,8 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
   };
   const resolution = await (deps.commit ?? transactionPerWork(deps.db)).run(async (tx): Promise<Resolution> => {
     webhookQueued = false;
-    const lease = { messageId: message.msgid, owner, eventId: deps.newId(), at: now };
+    // The attempt's `sending` step rides on its outcome's event (store/message-timeline.ts).
+    const lease = { messageId: message.msgid, owner, eventId: deps.newId(), at: now, sendingAt: message.claimedAt };
     if (outcome.kind === 'deferred' && withinHorizon(message.channel, message.createdAt, now, deps.retryHorizons)) {
       const delay = outcome.retryAfterMs ?? retryDelayMs(message.attempt, deps.random);
       const effects = await endLease(tx, { ...lease, retryAt: now + delay, status: 'deferred', data });
@@ -110,13 +111,13 @@ async function endLease(tx: Tx, outcome: LeasedOutcome): Promise<EventEffects | 
     ? await execute(tx, RELEASE, [outcome.messageId, outcome.owner])
     : await execute(tx, RESCHEDULE, [outcome.retryAt, outcome.messageId, outcome.owner]);
   if (changed !== 1) return null;
-  const { messageId, eventId, at, status, data, providerRef } = outcome;
-  return recordEvent(tx, { messageId, eventId, at, status, data, ...(providerRef === undefined ? {} : { providerRef }) });
+  const { messageId, eventId, at, status, data, providerRef, sendingAt } = outcome;
+  return recordEvent(tx, { messageId, eventId, at, status, data, sendingAt, ...(providerRef === undefined ? {} : { providerRef }) });
 }
 
 // Both conditioned on the lease: a worker whose lease ran out changes nothing.
 const RESCHEDULE = statement(`
-  update outbox set available_at = $1, lease_owner = null, lease_expires_at = null
+  update outbox set available_at = $1, lease_owner = null, lease_expires_at = null, claimed_at = null
   where message_id = $2 and lease_owner = $3`);
 const RELEASE = statement('delete from outbox where message_id = $1 and lease_owner = $2');
 

@@ -135,6 +135,10 @@ export interface OutboxTable {
   attempts: number;
   lease_owner: string | null;
   lease_expires_at: number | null;
+  /** When the running attempt was claimed (its `sending` step); null between attempts and on rows from before migration 0019. */
+  claimed_at: number | null;
+  /** The previous claim's time when it ended without an outcome, for the next claim to record (outbox/claim.ts). */
+  abandoned_at: number | null;
 }
 
 export interface MessageEventsTable {
@@ -143,6 +147,8 @@ export interface MessageEventsTable {
   type: string;
   at: number;
   data: string; // JSON object of the event's own fields
+  /** A delivery attempt's outcome: when the attempt was claimed, its `sending` step (store/message-timeline.ts). */
+  sending_at: number | null;
 }
 
 /** The webhook outbox: one row per event for an account with a webhook URL. */

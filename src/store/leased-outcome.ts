@@ -23,12 +23,14 @@ export interface LeasedOutcome {
   readonly at: number;
   readonly data: Readonly<Record<string, unknown>>;
   readonly providerRef?: string;
+  /** When the attempt was claimed: its `sending` step, kept on the event (store/message-timeline.ts). */
+  readonly sendingAt: number;
 }
 
 /** Null: the lease was lost, nothing was written. Otherwise as recordEvent's effects. */
 export async function recordLeasedOutcome(db: Executor, outcome: LeasedOutcome): Promise<{ moved: boolean; webhookQueued: boolean } | null> {
   const parameters = [
-    outcome.messageId, outcome.owner, outcome.status, outcome.at, outcome.providerRef ?? null, outcome.eventId, JSON.stringify(outcome.data),
+    outcome.messageId, outcome.owner, outcome.status, outcome.at, outcome.providerRef ?? null, outcome.eventId, JSON.stringify(outcome.data), outcome.sendingAt,
   ];
   const [row] = outcome.retryAt === undefined
     ? await queryRows<EventSubject & { moved: boolean }>(db, outcomeStatement('release', outcome.status), parameters)
@@ -39,11 +41,13 @@ export async function recordLeasedOutcome(db: Executor, outcome: LeasedOutcome):
 }
 
 // $1 message, $2 lease owner, $3 status, $4 time, $5 provider reference or null,
-// $6 event id, $7 event data, $8 (a retry) when it is due again. The predecessors are
+// $6 event id, $7 event data, $8 the attempt's claim time, $9 (a retry) when it is due again.
+// A retry clears the outbox row's claim time, kept on the event now (one still set at the next
+// claim marks an attempt that ended without an outcome: outbox/claim.ts). The predecessors are
 // literals of the closed set of statuses: one text per status and lease end.
 const LEASE_ENDS = {
   release: 'delete from outbox where message_id = $1 and lease_owner = $2 returning message_id',
-  reschedule: `update outbox set available_at = $8, lease_owner = null, lease_expires_at = null
+  reschedule: `update outbox set available_at = $9, lease_owner = null, lease_expires_at = null, claimed_at = null
                where message_id = $1 and lease_owner = $2 returning message_id`,
 } as const;
 
@@ -63,8 +67,8 @@ function outcomeStatement(end: keyof typeof LEASE_ENDS, status: MessageStatus): 
                      updated_at = case when ${movable('')} then $4::bigint else updated_at end,
                      provider_ref = coalesce($5::text, provider_ref)
                  where id in (select message_id from lease) and (${movable('')} or $5::text is not null)),
-       event as (insert into message_events (id, message_id, type, at, data)
-                 select $6, message_id, $3::text, $4::bigint, $7 from lease)
+       event as (insert into message_events (id, message_id, type, at, data, sending_at)
+                 select $6, message_id, $3::text, $4::bigint, $7, $8::bigint from lease)
   select ${EVENT_SUBJECT_COLUMNS}, ${movable('m.')} as moved
   from lease l
   join messages m on m.id = l.message_id

@@ -63,7 +63,7 @@ const MESSAGE_COLUMNS = [
   'id', 'account_id', 'send_id', 'channel', 'recipient', 'recipient_role', 'status', 'cost_messages', 'cost_balance', 'created_at', 'updated_at',
   'campaign_id', 'contact_id', 'mode',
 ];
-const EVENT_COLUMNS = ['id', 'message_id', 'type', 'at', 'data'];
+const EVENT_COLUMNS = ['id', 'message_id', 'type', 'at', 'data', 'sending_at'];
 const OUTBOX_COLUMNS = ['message_id', 'channel', 'available_at', 'attempts'];
 const SENDS = insertRows('sends', SEND_COLUMNS);
 const MESSAGES = insertRows('messages', MESSAGE_COLUMNS);
@@ -75,10 +75,10 @@ const SEND_IN_ONE_STATEMENT_MAX = 50;
 
 /**
  * PostgreSQL: one send of `rows` recipients, none dropped, in ONE statement (one round
- * trip instead of four): data-modifying CTEs, one per table. PostgreSQL checks the
- * foreign keys (messages → sends, events and outbox → messages) at the end of the
- * statement, when every row is in. SQLite has no INSERT in WITH, and needs none: its
- * statements run in process.
+ * trip instead of three): data-modifying CTEs, one per table. PostgreSQL checks the
+ * foreign keys (messages → sends, outbox → messages) at the end of the statement, when
+ * every row is in. SQLite has no INSERT in WITH, and needs none: its statements run in
+ * process.
  */
 const insertSendInOneStatement = statementPerCount((rows) => {
   let next = 1;
@@ -89,18 +89,17 @@ const insertSendInOneStatement = statementPerCount((rows) => {
   }).join(', ');
   const send = values(SEND_COLUMNS, 1);
   const messages = values(MESSAGE_COLUMNS, rows);
-  const events = values(EVENT_COLUMNS, rows);
   const outbox = values(OUTBOX_COLUMNS, rows);
   return `
   with send as (insert into sends (${SEND_COLUMNS.join(', ')}) values ${send}),
-       message as (insert into messages (${MESSAGE_COLUMNS.join(', ')}) values ${messages}),
-       event as (insert into message_events (${EVENT_COLUMNS.join(', ')}) values ${events})
+       message as (insert into messages (${MESSAGE_COLUMNS.join(', ')}) values ${messages})
   insert into outbox (${OUTBOX_COLUMNS.join(', ')}) values ${outbox}`;
 });
 
 /**
- * Stores one accepted request: its shared payload, a message per recipient, a
- * `queued` event per message, and the outbox rows that make the worker deliver them.
+ * Stores one accepted request: its shared payload, a message per recipient and the
+ * outbox rows that make the worker deliver them. No `queued` event row: the message
+ * row's created_at is that step (store/message-timeline.ts shows it).
  * A `dropped` recipient gets its message row and `dropped` event (with its webhook
  * delivery) and no outbox row. Call inside the transaction that debits the account.
  */
@@ -141,16 +140,14 @@ export async function insertSends(db: Executor, sends: readonly { readonly send:
     m.id, send.accountId, send.id, send.channel, m.recipient, m.role, 'queued', m.costMessages, m.costBalance, send.now, send.now,
     m.campaign?.campaignId ?? null, m.campaign?.contactId ?? null, send.options?.mode ?? 'live',
   ]);
-  const eventRows = queued.map(({ send, m }) => [send.eventIds(), m.id, 'queued', send.now, '{}']);
   const outboxRows = queued.map(({ send, m }) => [m.id, send.channel, m.availableAt ?? send.now, 0]);
   const [only] = sends;
   if (sends.length === 1 && only !== undefined && queued.length === only.messages.length && queued.length > 0 && queued.length <= SEND_IN_ONE_STATEMENT_MAX && onPostgres(db)) {
-    await execute(db, insertSendInOneStatement(queued.length), [...sendRows.flat(), ...messageRows.flat(), ...eventRows.flat(), ...outboxRows.flat()]);
+    await execute(db, insertSendInOneStatement(queued.length), [...sendRows.flat(), ...messageRows.flat(), ...outboxRows.flat()]);
     return;
   }
   await insertAll(db, SENDS, sendRows);
   await insertAll(db, MESSAGES, messageRows);
-  await insertAll(db, EVENTS, eventRows);
   await insertAll(db, OUTBOX, outboxRows);
   for (const { send, messages } of sends) {
     for (const m of messages.filter((m) => m.dropped === true)) {
@@ -230,9 +227,21 @@ export async function messageCreatedAt(db: Executor, accountId: string, id: stri
   return row === undefined ? undefined : Number(row.created_at);
 }
 
+/** The message's stored events in order, without the steps the timeline derives (store/message-timeline.ts). */
 export async function listMessageEvents(db: Executor, messageId: string): Promise<MessageEvent[]> {
-  const rows = await db.selectFrom('message_events').select(['type', 'at', 'data']).where('message_id', '=', messageId).orderBy('id').execute();
-  return rows.map((r) => ({ type: r.type, at: Number(r.at), data: JSON.parse(r.data) as Record<string, unknown> }));
+  return (await listStoredEvents(db, messageId)).map(({ sendingAt: _, ...event }) => event);
+}
+
+/** A stored event, with the claim time of the attempt whose outcome it records (null otherwise). */
+export interface StoredEvent extends MessageEvent {
+  readonly sendingAt: number | null;
+}
+
+export async function listStoredEvents(db: Executor, messageId: string): Promise<StoredEvent[]> {
+  const rows = await db.selectFrom('message_events').select(['type', 'at', 'data', 'sending_at']).where('message_id', '=', messageId).orderBy('id').execute();
+  return rows.map((r) => ({
+    type: r.type, at: Number(r.at), data: JSON.parse(r.data) as Record<string, unknown>, sendingAt: r.sending_at === null ? null : Number(r.sending_at),
+  }));
 }
 
 export async function loadSendPayload(db: Executor, sendId: string): Promise<unknown> {
@@ -242,8 +251,9 @@ export async function loadSendPayload(db: Executor, sendId: string): Promise<unk
 
 /**
  * Records a message event, and with it a status transition when `status` is given;
- * events are born only here (and in insertSend and markSending, for the internal
- * `queued`, `dropped` and `sending`). The status moves only from an allowed
+ * events are born only here (and in outbox/claim.ts, for the `sending` step of an
+ * attempt that ended without an outcome). The outcome of a delivery attempt carries
+ * `sendingAt`, its claim time: that attempt's `sending` step, which has no row of its own. The status moves only from an allowed
  * predecessor, so a late report (a `sent` recorded after a fast receipt already said
  * `delivered`) adds its event to the history without moving the message backwards.
  * The event's webhook delivery, if the account wants it, commits with it.
@@ -251,7 +261,7 @@ export async function loadSendPayload(db: Executor, sendId: string): Promise<unk
 export async function recordEvent(
   db: Executor,
   event: {
-    messageId: string; eventId: string; at: number; data: Readonly<Record<string, unknown>>; providerRef?: string;
+    messageId: string; eventId: string; at: number; data: Readonly<Record<string, unknown>>; providerRef?: string; sendingAt?: number;
   } & ({ status: MessageStatus; type?: string } | { status?: undefined; type: string }),
 ): Promise<EventEffects> {
   let moved = false;
@@ -264,7 +274,7 @@ export async function recordEvent(
   if (event.providerRef !== undefined && !moved) await execute(db, SET_PROVIDER_REF, [event.providerRef, event.messageId]);
   const type = event.type ?? event.status;
   if (type === undefined) throw new TypeError('recordEvent needs a status or a type');
-  await insertAll(db, EVENTS, [[event.eventId, event.messageId, type, event.at, JSON.stringify(event.data)]]);
+  await insertAll(db, EVENTS, [[event.eventId, event.messageId, type, event.at, JSON.stringify(event.data), event.sendingAt ?? null]]);
   const webhookQueued = await enqueueWebhookDelivery(db, { id: event.eventId, messageId: event.messageId, type, at: event.at, data: event.data });
   return { moved, webhookQueued };
 }
@@ -292,12 +302,19 @@ export async function findMessageByProviderRef(db: Executor, channel: Channel, p
 // Every delivery receipt looks its message up by the peer's reference.
 const FIND_BY_PROVIDER_REF = statement('select * from messages where channel = $1 and provider_ref = $2');
 
-/** Marks claimed messages as `sending`, with an event each: the first transition of every attempt. */
-export async function markSending(db: Executor, messages: readonly { id: string; eventId: string; attempt: number }[], at: number): Promise<void> {
-  if (messages.length === 0) return;
+/**
+ * Marks claimed messages as `sending`: the first transition of every attempt. The step
+ * has no event row; the claim's outbox row and then the outcome's event keep its time.
+ */
+export async function markSending(db: Executor, messageIds: readonly string[], at: number): Promise<void> {
+  if (messageIds.length === 0) return;
   // A claim is at most a few hundred rows: one IN list (far below the parameter caps).
-  await execute(db, markSendingStatement(messages.length), [at, ...SENDING_PREDECESSORS, ...messages.map((m) => m.id)]);
-  await insertAll(db, EVENTS, messages.map((m) => [m.eventId, m.id, 'sending', at, JSON.stringify({ attempt: m.attempt })]));
+  await execute(db, markSendingStatement(messageIds.length), [at, ...SENDING_PREDECESSORS, ...messageIds]);
+}
+
+/** `sending` steps that have no outcome to ride on (outbox/claim.ts: a claim abandoned by a worker that died), as event rows. */
+export async function insertSendingEvents(db: Executor, steps: readonly { id: string; eventId: string; attempt: number; at: number }[]): Promise<void> {
+  await insertAll(db, EVENTS, steps.map((s) => [s.eventId, s.id, 'sending', s.at, JSON.stringify({ attempt: s.attempt }), null]));
 }
 
 const SENDING_PREDECESSORS = predecessorsOf('sending');

@@ -52,6 +52,39 @@ test('a delivered email reads back as sent, with its queued, sending and sent ev
   });
 });
 
+test('a message stored before migration 0019 (its own `queued` and `sending` rows, an outcome without a claim time) reads back as it did, each step once', async (t) => {
+  const now = Date.parse('2025-03-01T10:00:00.000Z');
+  const service = await startService(t, { clock: () => now });
+  const account = await openAccount(service);
+  const msgid: string = (await post(service, '/v1/email', account.apiKey, emailBody())).json().to[0].msgid;
+  // What the code before 0019 wrote: the steps as rows, the outcome's sending_at left null.
+  const db = service.store.db;
+  await db.updateTable('messages').set({ status: 'sent' }).where('id', '=', msgid).execute();
+  await db.deleteFrom('outbox').where('message_id', '=', msgid).execute();
+  await db.insertInto('message_events').values([
+    { id: `${msgid.slice(0, -1)}0`, message_id: msgid, type: 'queued', at: now, data: '{}' },
+    { id: `${msgid.slice(0, -1)}1`, message_id: msgid, type: 'sending', at: now + 500, data: '{"attempt":1}' },
+    { id: `${msgid.slice(0, -1)}2`, message_id: msgid, type: 'sent', at: now + 900, data: '{"attempt":1,"peer":"capture","response":"ok"}' },
+  ]).execute();
+
+  const view = await get(service, `/v1/messages/${msgid}`, account.apiKey);
+  assert.deepStrictEqual(view.json().events, [
+    { type: 'queued', at: '2025-03-01T10:00:00.000Z' },
+    { type: 'sending', at: '2025-03-01T10:00:00.500Z', attempt: 1 },
+    { type: 'sent', at: '2025-03-01T10:00:00.900Z', attempt: 1, peer: 'capture', response: 'ok' },
+  ]);
+});
+
+test('a dropped recipient\'s message has no `queued` step, only its `dropped` event', async (t) => {
+  const service = await startService(t);
+  const account = await openAccount(service);
+  assert.equal((await post(service, '/v1/suppressions', account.apiKey, { email: 'ana@example.org' })).statusCode, 200);
+  const res = await post(service, '/v1/email', account.apiKey, emailBody());
+  const body = (await get(service, `/v1/messages/${res.json().to[0].msgid}`, account.apiKey)).json();
+  assert.equal(body.status, 'dropped');
+  assert.deepStrictEqual(body.events.map((e: { type: string }) => e.type), ['dropped']);
+});
+
 test('with the real clock the event times are ISO 8601 and in order', async (t) => {
   const service = await startService(t);
   const account = await openAccount(service);

@@ -119,8 +119,37 @@ test('a dead worker\'s lease is taken over when it expires, and its late outcome
   const view = (await get(service, `/v1/messages/${msgid}`, account.apiKey)).json();
   assert.equal(view.status, 'sent');
   // The dead worker's claim and the successor's each marked an attempt; only the successor's outcome counts.
-  assert.deepStrictEqual(view.events.map((e: { type: string }) => e.type), ['queued', 'sending', 'sending', 'sent']);
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  assert.deepStrictEqual(view.events, [
+    { type: 'queued', at: iso(now.value - 60_000) },
+    { type: 'sending', at: iso(now.value - 60_000), attempt: 1 },
+    { type: 'sending', at: iso(now.value), attempt: 2 },
+    { type: 'sent', at: iso(now.value), attempt: 2, peer: 'capture', response: 'ok' },
+  ]);
   assert.equal((await findAccount(service.store.db, account.id))?.messagesLeft, 9);
+});
+
+test('a message in flight shows its running attempt as `sending`, from its claim, until the outcome takes the step over', async (t) => {
+  const now = { value: Date.UTC(2026, 0, 1) };
+  const { service, account, msgid } = await acceptOneEmail(t, now);
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  const accepted = now.value;
+  now.value += 1_000;
+  const [claimed] = await claimDue(service.store.db, service.store.capabilities, { owner: 'w', now: now.value, leaseMs: 60_000, limit: 10, channel: 'email' }, uuidv7);
+  const inFlight = (await get(service, `/v1/messages/${msgid}`, account.apiKey)).json();
+  assert.equal(inFlight.status, 'sending');
+  assert.deepStrictEqual(inFlight.events, [{ type: 'queued', at: iso(accepted) }, { type: 'sending', at: iso(now.value), attempt: 1 }]);
+
+  now.value += 2_000;
+  assert.equal(await recordOutcome({ db: service.store.db, clock: () => now.value, newId: uuidv7 }, 'w', claimed!, { kind: 'deferred', peer: 'mx', response: '451 later' }), 'retry');
+  const deferred = (await get(service, `/v1/messages/${msgid}`, account.apiKey)).json();
+  assert.deepStrictEqual(deferred.events, [
+    { type: 'queued', at: iso(accepted) },
+    { type: 'sending', at: iso(now.value - 2_000), attempt: 1 },
+    { type: 'deferred', at: iso(now.value), attempt: 1, peer: 'mx', response: '451 later' },
+  ]);
+  // A retried attempt's claim is cleared with its outcome: the next claim hands on no abandoned step.
+  assert.equal((await outboxRow(service, msgid))?.claimed_at, null);
 });
 
 test('the running worker delivers a new message at once, woken by the commit', async (t) => {

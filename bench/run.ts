@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   templates: async () => (await import('./templates.ts')).templates,
   'messages-log': async () => (await import('./messages-log.ts')).messagesLog,
   'big-store': async () => (await import('./big-store.ts')).bigStore,
+  'wal-checkpoint': async () => (await import('./wal-checkpoint.ts')).walCheckpoint,
 };
 
 /** One step of a group: a benchmark and the flags it runs with (the caller's flags come after, so they win). */

@@ -1,6 +1,6 @@
 import type { Channel } from '../domain/account.ts';
 import type { MessageStatus } from '../domain/message-status.ts';
-import { findMessageByProviderRef, recordEvent } from '../store/messages.ts';
+import { findReceiptMessage, recordReceipt } from '../store/peer-receipt.ts';
 import type { AppDeps } from './deps.ts';
 
 /** What a peer reported later about a message it took: an SMPP receipt, a WhatsApp status. */
@@ -23,17 +23,18 @@ export type PeerStatusResult = 'recorded' | 'unknown-message';
  * what is not acknowledged, and an unknown id will not become known.
  */
 export async function recordPeerStatus(deps: Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks'>, report: PeerStatusReport): Promise<PeerStatusResult> {
-  const message = await findMessageByProviderRef(deps.db, report.channel, report.providerRef);
+  // On PostgreSQL the look-up reads the webhook subject too, and the unit of work is one statement (store/peer-receipt.ts).
+  const message = await findReceiptMessage(deps.db, report.channel, report.providerRef);
   if (!message) return 'unknown-message';
   const at = report.at ?? deps.clock();
   const data = { peer: report.peer, response: report.response };
   // Receipts come in bursts (an SMSC flushing its queue): they share commits like sends do.
   await deps.commit.run(async (tx) => {
     if (report.status === 'read') {
-      await recordEvent(tx, { messageId: message.id, status: 'delivered', type: 'read', eventId: deps.newId(), at, data });
+      await recordReceipt(tx, message, { status: 'delivered', type: 'read', eventId: deps.newId(), at, data });
       return;
     }
-    await recordEvent(tx, { messageId: message.id, status: report.status, eventId: deps.newId(), at, data });
+    await recordReceipt(tx, message, { status: report.status, eventId: deps.newId(), at, data });
   });
   deps.wakeWebhooks?.();
   return 'recorded';

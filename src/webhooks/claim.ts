@@ -1,6 +1,7 @@
 import type { Db, Tx } from '../store/database.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { execute, placeholders, queryRows, statement, statementPerCount } from '../store/prepared-statement.ts';
+import { DUE_DELIVERIES } from './due-deliveries.ts';
 import { leaseDueInOne, type LeasedDeliveryRow } from './postgres-step.ts';
 
 export interface ClaimedDelivery {
@@ -51,14 +52,7 @@ async function leaseDue(tx: Tx, { owner, now, leaseMs, limit }: { owner: string;
   return queryRows<LeasedDeliveryRow>(tx, LEASE(due.length), [owner, now + leaseMs, ...due.map((d) => d.id)]);
 }
 
-const DUE = statement(`
-  select d.id from webhook_deliveries d
-  where d.status = 'pending' and d.next_attempt_at <= $1
-    and (d.lease_expires_at is null or d.lease_expires_at <= $1)
-    and not exists (select 1 from webhook_deliveries e
-                    where e.message_id = d.message_id and e.status = 'pending' and e.id < d.id)
-  order by d.next_attempt_at, d.id
-  limit $2`);
+const DUE = statement(DUE_DELIVERIES);
 
 const LEASE = statementPerCount((count) => `
   update webhook_deliveries set lease_owner = $1, lease_expires_at = $2

@@ -1,18 +1,7 @@
 import type { Tx } from '../store/database.ts';
 import { queryRows, statement } from '../store/prepared-statement.ts';
+import { DUE_DELIVERIES } from './due-deliveries.ts';
 import type { NextStep } from './retry-policy.ts';
-
-/** What recordAttemptsInOne reads of record.ts's AttemptRecord. */
-export interface AttemptOutcome {
-  readonly deliveryId: string;
-  readonly attempts: number;
-  readonly at: number;
-  readonly url: string | null;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly durationMs: number;
-  readonly next: NextStep;
-}
 
 // PostgreSQL: the dispatcher's step in two statements where it took four or more
 // (each a round trip to the server): the finished attempts recorded in ONE statement,
@@ -21,6 +10,20 @@ export interface AttemptOutcome {
 // by a data-modifying statement over a materialized CTE). Arrays rather than a VALUES
 // per count: one text, prepared once per connection. SQLite keeps webhooks/record.ts's
 // and claim.ts's separate statements: they run in process, no round trip to save.
+
+/** One finished attempt's outcome, as recorded (record.ts AttemptRecord adds what the log and a 410 need). */
+export interface AttemptOutcome {
+  readonly deliveryId: string;
+  /** This attempt's number (attempts made before it + 1); unchanged when nothing was posted. */
+  readonly attempts: number;
+  readonly at: number;
+  /** null when nothing was posted (no webhook URL, webhooks disabled): no attempt row, the delivery just moves on. */
+  readonly url: string | null;
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+  readonly next: NextStep;
+}
 
 /**
  * The deliveries' outcomes, each moved only while `owner` holds its lease, and an
@@ -74,14 +77,7 @@ export async function leaseDueInOne(tx: Tx, lease: { owner: string; now: number;
 }
 
 const LEASE_DUE = statement(`
-  with due as materialized (
-    select d.id from webhook_deliveries d
-    where d.status = 'pending' and d.next_attempt_at <= $1
-      and (d.lease_expires_at is null or d.lease_expires_at <= $1)
-      and not exists (select 1 from webhook_deliveries e
-                      where e.message_id = d.message_id and e.status = 'pending' and e.id < d.id)
-    order by d.next_attempt_at, d.id
-    limit $2
+  with due as materialized (${DUE_DELIVERIES}
     for update skip locked)
   update webhook_deliveries w set lease_owner = $3, lease_expires_at = $4
   from due

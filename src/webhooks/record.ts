@@ -3,24 +3,13 @@ import type { DialectCapabilities } from '../store/dialect.ts';
 import type { Committer } from '../store/group-commit.ts';
 import { execute, insertAll, insertRows, MAX_IN_LIST, onPostgres, placeholders, queryRows, statement, statementPerCount } from '../store/prepared-statement.ts';
 import { claimDueDeliveries, type ClaimedDelivery } from './claim.ts';
-import { recordAttemptsInOne } from './postgres-step.ts';
-import type { NextStep } from './retry-policy.ts';
+import { recordAttemptsInOne, type AttemptOutcome } from './postgres-step.ts';
 
 /** One finished attempt (or a delivery that could not be attempted), with what follows from it. */
-export interface AttemptRecord {
-  readonly deliveryId: string;
+export interface AttemptRecord extends AttemptOutcome {
   readonly accountId: string;
   /** The event's type (for the log line of the outcome). */
   readonly event: string;
-  /** This attempt's number (attempts made before it + 1); unchanged when nothing was posted. */
-  readonly attempts: number;
-  readonly at: number;
-  /** null when nothing was posted (no webhook URL, webhooks disabled): no attempt row, the delivery just moves on. */
-  readonly url: string | null;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly durationMs: number;
-  readonly next: NextStep;
   /** The endpoint answered 410 Gone: the account's webhook is disabled for this reason (retry-policy.ts). */
   readonly disable?: string;
 }

@@ -53,7 +53,9 @@ function outcomeStatement(end: keyof typeof LEASE_ENDS, status: MessageStatus): 
   const key = `${end} ${status}`;
   let known = statements.get(key);
   if (known === undefined) {
-    const movable = (row: string): string => movableTo(status, row);
+    const predecessors = predecessorsOf(status).map((p) => `'${p}'`).join(', ');
+    // Whether a message row (by its alias) may move to `status`.
+    const movable = (row: string): string => (predecessors === '' ? 'false' : `${row}status in (${predecessors})`);
     statements.set(key, (known = statement(`
   with lease as (${LEASE_ENDS[end]}),
        moved as (update messages
@@ -69,14 +71,4 @@ function outcomeStatement(end: keyof typeof LEASE_ENDS, status: MessageStatus): 
   ${EVENT_SUBJECT_JOINS}`)));
   }
   return known;
-}
-
-/**
- * SQL: whether a message row (by its alias: '' or 'm.') may move to `status`, its
- * predecessors written as literals of the closed set of statuses (one statement text
- * per status; store/peer-receipt.ts uses it too).
- */
-export function movableTo(status: MessageStatus, row = ''): string {
-  const predecessors = predecessorsOf(status).map((p) => `'${p}'`).join(', ');
-  return predecessors === '' ? 'false' : `${row}status in (${predecessors})`;
 }

@@ -1,47 +1,49 @@
 import type { Channel } from '../domain/account.ts';
-import type { MessageStatus } from '../domain/message-status.ts';
+import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor } from './database.ts';
-import { movableTo } from './leased-outcome.ts';
-import { findMessageByProviderRef, recordEvent, type EventEffects } from './messages.ts';
-import { onPostgres, queryRows, statement, type Statement } from './prepared-statement.ts';
+import { onPostgres, queryRows, statement } from './prepared-statement.ts';
 import { enqueueWebhookDelivery, EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, webhookDeliveryOf, type EventSubject } from './webhook-deliveries.ts';
 
-// A peer's later report on a message (an SMPP delivery receipt, a WhatsApp status):
-// the message found by the peer's reference, then its event recorded in a unit of work.
-//
-// Round trips on PostgreSQL, per receipt: 2 (were 5). The look-up reads the webhook
-// subject with the message (one statement, outside the unit of work, so the batch it
-// joins is not held by it), the delivery's body is built in process, and the unit of
-// work is ONE statement of data-modifying CTEs: the status moved (from an allowed
-// predecessor), the event inserted, and the webhook delivery inserted on condition that
-// the account's webhook settings are still those the body was built from. If they
-// changed in between (rare: a PUT /v1/webhooks, a 410), the delivery is decided again
-// from the subject as it is now (one more statement), as recordEvent decides it.
-// SQLite keeps findMessageByProviderRef and recordEvent: its statements run in process.
+// PostgreSQL: peers' later reports on messages (SMPP delivery receipts, WhatsApp
+// statuses) recorded many at a time (app/record-peer-status.ts gathers the reports
+// that arrive together). Per batch of reports, 2 statements where each report took 5
+// round trips: the messages found by the peers' references with their webhook subjects
+// (one SELECT), then, in a unit of work, ONE statement of data-modifying CTEs over
+// arrays: each status moved (from an allowed predecessor), each event inserted, and each
+// webhook delivery (its body built in process from the subject) inserted on condition
+// that the account's webhook settings are still those the body was built from. A report
+// whose settings changed in between (rare: a PUT /v1/webhooks, a 410) has its delivery
+// decided again from the subject as it is now, as recordEvent decides it.
+// SQLite keeps findMessageByProviderRef and recordEvent per report: its statements run
+// in process, there is no round trip to save.
 
-/** The message a report names; with its webhook subject when read with it (PostgreSQL). */
+/** Whether reports are recorded in batches through this module (PostgreSQL), rather than one by one. */
+export function recordsReceiptsInBatches(db: Executor): boolean {
+  return onPostgres(db);
+}
+
+/** A message a report names, with its webhook subject as read with it. */
 export interface ReceiptMessage {
   readonly id: string;
-  readonly subject?: EventSubject;
+  readonly subject: EventSubject;
 }
 
-/** The message a peer knows by `providerRef` (SMPP message_id, WhatsApp wamid). */
-export async function findReceiptMessage(db: Executor, channel: Channel, providerRef: string): Promise<ReceiptMessage | undefined> {
-  if (!onPostgres(db)) {
-    const message = await findMessageByProviderRef(db, channel, providerRef);
-    return message && { id: message.id };
+/** The messages the peer knows by these references (SMPP message_id, WhatsApp wamid), by reference. */
+export async function findReceiptMessages(db: Executor, channel: Channel, providerRefs: readonly string[]): Promise<Map<string, ReceiptMessage>> {
+  const rows = await queryRows<EventSubject & { id: string; provider_ref: string }>(db, FIND_WITH_SUBJECTS, [channel, [...new Set(providerRefs)]]);
+  const found = new Map<string, ReceiptMessage>();
+  for (const { id, provider_ref: providerRef, ...subject } of rows) {
+    // As findMessageByProviderRef: the first message of a reference, should two share it.
+    if (!found.has(providerRef)) found.set(providerRef, { id, subject });
   }
-  const [row] = await queryRows<EventSubject & { id: string }>(db, FIND_WITH_SUBJECT, [channel, providerRef]);
-  if (row === undefined) return undefined;
-  const { id, ...subject } = row;
-  return { id, subject };
+  return found;
 }
 
-const FIND_WITH_SUBJECT = statement(`
-  select m.id, ${EVENT_SUBJECT_COLUMNS}
+const FIND_WITH_SUBJECTS = statement(`
+  select m.id, m.provider_ref, ${EVENT_SUBJECT_COLUMNS}
   from messages m
   ${EVENT_SUBJECT_JOINS}
-  where m.channel = $1 and m.provider_ref = $2`);
+  where m.channel = $1 and m.provider_ref = any($2::text[])`);
 
 export interface ReceiptEvent {
   /** The status moves to this only from one of its predecessors (as recordEvent moves it). */
@@ -53,45 +55,52 @@ export interface ReceiptEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-/** Records the report's event (and status move, and webhook delivery) as recordEvent does. Call in a unit of work. */
-export async function recordReceipt(tx: Executor, message: ReceiptMessage, event: ReceiptEvent): Promise<EventEffects> {
-  const { subject } = message;
-  if (subject === undefined) return recordEvent(tx, { messageId: message.id, ...event });
-  const type = event.type ?? event.status;
-  const recorded = { id: event.eventId, messageId: message.id, type, at: event.at, data: event.data };
-  const delivery = webhookDeliveryOf(subject, recorded);
-  const [row] = await queryRows<{ moved: boolean; settings_kept: boolean }>(tx, receiptStatement(event.status), [
-    message.id, event.status, event.at, event.eventId, type, JSON.stringify(event.data),
-    subject.account_id, subject.webhook_url, subject.webhook_events, subject.webhook_disabled_at,
-    delivery?.type ?? null, delivery?.payload ?? null,
+/**
+ * Records each report's event (status move, event row, webhook delivery) as recordEvent
+ * does, in one statement. Call in a unit of work; each message at most once per call
+ * (one UPDATE moves a row once). Returns, in order, whether a delivery was queued.
+ */
+export async function recordReceipts(tx: Executor, receipts: readonly { readonly message: ReceiptMessage; readonly event: ReceiptEvent }[]): Promise<boolean[]> {
+  if (receipts.length === 0) return [];
+  const rows = receipts.map(({ message, event }) => {
+    const type = event.type ?? event.status;
+    const recorded = { id: event.eventId, messageId: message.id, type, at: event.at, data: event.data };
+    return { message, event, recorded, delivery: webhookDeliveryOf(message.subject, recorded) };
+  });
+  const results = await queryRows<{ event_id: string; settings_kept: boolean }>(tx, RECORD_RECEIPTS, [
+    rows.map((r) => r.message.id), rows.map((r) => r.event.status), rows.map((r) => predecessorsOf(r.event.status).join(',')),
+    rows.map((r) => r.event.at), rows.map((r) => r.event.eventId), rows.map((r) => r.recorded.type), rows.map((r) => JSON.stringify(r.event.data)),
+    rows.map((r) => r.message.subject.account_id), rows.map((r) => r.message.subject.webhook_url), rows.map((r) => r.message.subject.webhook_events),
+    rows.map((r) => r.message.subject.webhook_disabled_at), rows.map((r) => r.delivery?.type ?? null), rows.map((r) => r.delivery?.payload ?? null),
   ]);
-  if (row === undefined) throw new Error('the receipt statement returned no row');
-  if (!row.settings_kept) return { moved: row.moved, webhookQueued: await enqueueWebhookDelivery(tx, recorded) };
-  return { moved: row.moved, webhookQueued: delivery !== undefined };
+  const kept = new Set(results.filter((r) => r.settings_kept).map((r) => r.event_id));
+  const queued: boolean[] = [];
+  for (const r of rows) {
+    queued.push(kept.has(r.event.eventId) ? r.delivery !== undefined : await enqueueWebhookDelivery(tx, r.recorded));
+  }
+  return queued;
 }
 
-// $1 message, $2 status, $3 time, $4 event id (and the delivery's), $5 event type,
-// $6 event data, $7 account, $8–$10 the account's webhook URL, filter and disabled time
-// as the body was built from, $11 the delivery's public type and $12 its body (null:
-// no delivery). One text per status.
-const statements = new Map<MessageStatus, Statement>();
-
-function receiptStatement(status: MessageStatus): Statement {
-  let known = statements.get(status);
-  if (known === undefined) {
-    statements.set(status, (known = statement(`
-  with moved as (update messages set status = $2::text, updated_at = $3::bigint
-                 where id = $1 and ${movableTo(status)}
-                 returning id),
-       event as (insert into message_events (id, message_id, type, at, data) values ($4, $1, $5, $3, $6)),
-       kept as (select 1 from accounts
-                where id = $7 and webhook_url is not distinct from $8::text and webhook_events is not distinct from $9::text
-                  and webhook_disabled_at is not distinct from $10::bigint),
+// Per report: $1 message, $2 status, $3 its predecessors (comma-separated), $4 time,
+// $5 event id (and the delivery's), $6 event type, $7 event data, $8 account, $9–$11
+// the account's webhook URL, filter and disabled time as the body was built from, $12
+// the delivery's public type and $13 its body (null: no delivery).
+const RECORD_RECEIPTS = statement(`
+  with r as (select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
+                                  $8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::text[])
+               as r(message_id, status, predecessors, at, event_id, type, data, account_id, url, events, disabled_at, delivery_type, payload)),
+       moved as (update messages m set status = r.status, updated_at = r.at
+                 from r
+                 where m.id = r.message_id and m.status = any(string_to_array(r.predecessors, ','))),
+       event as (insert into message_events (id, message_id, type, at, data)
+                 select event_id, message_id, type, at, data from r),
+       kept as (select r.event_id from r
+                join accounts a on a.id = r.account_id
+                 and a.webhook_url is not distinct from r.url and a.webhook_events is not distinct from r.events
+                 and a.webhook_disabled_at is not distinct from r.disabled_at),
        delivery as (insert into webhook_deliveries (id, account_id, message_id, type, payload, status, attempts, next_attempt_at,
                                                     lease_owner, lease_expires_at, last_status_code, last_error, created_at, updated_at)
-                    select $4, $7, $1, $11::text, $12::text, 'pending', 0, 0, null, null, null, null, $3, $3
-                    from kept where $12::text is not null)
-  select exists (select 1 from moved) as moved, exists (select 1 from kept) as settings_kept`)));
-  }
-  return known;
-}
+                    select r.event_id, r.account_id, r.message_id, r.delivery_type, r.payload, 'pending', 0, 0, null, null, null, null, r.at, r.at
+                    from r join kept k on k.event_id = r.event_id
+                    where r.payload is not null)
+  select event_id, true as settings_kept from kept`);

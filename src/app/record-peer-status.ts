@@ -60,7 +60,7 @@ interface WaitingReport {
 /**
  * PostgreSQL: the reports that arrive while a batch is under way wait, then go together
  * (an SMSC flushes receipts in bursts): their messages found in one SELECT, their events
- * recorded in one statement of one unit of work (store/peer-receipt.ts), the dispatcher
+ * recorded in one statement that is its own transaction (store/peer-receipt.ts), the dispatcher
  * woken once. A lone report goes at once (the next turn of the event loop), as before.
  * Each message at most once per batch: a second report on the same message (sent, then
  * delivered) waits for the next batch, so reports on one message apply in their order.
@@ -127,7 +127,12 @@ class ReceiptBatcher {
       const event: ReceiptEvent = { ...eventOf(report), eventId: deps.newId(), at: report.at ?? deps.clock(), data: { peer: report.peer, response: report.response } };
       now.push({ waiting, message, event });
     }
-    if (now.length > 0) await deps.commit.run((tx) => recordReceipts(tx, now));
+    // One statement, its own transaction (no BEGIN and COMMIT round trips); the ordinary way if a webhook setting changed meanwhile.
+    if (now.length > 0 && !(await recordReceipts(deps.db, now))) {
+      await deps.commit.run(async (tx) => {
+        for (const { message, event } of now) await recordEvent(tx, { messageId: message.id, ...event });
+      });
+    }
     // Answered only once nothing of the batch can fail any more.
     this.#queue.unshift(...later);
     if (now.length > 0) deps.wakeWebhooks?.();

@@ -2,18 +2,18 @@ import type { Channel } from '../domain/account.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor } from './database.ts';
 import { onPostgres, queryRows, statement } from './prepared-statement.ts';
-import { enqueueWebhookDelivery, EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, webhookDeliveryOf, type EventSubject } from './webhook-deliveries.ts';
+import { EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, webhookDeliveryOf, type EventSubject } from './webhook-deliveries.ts';
 
 // PostgreSQL: peers' later reports on messages (SMPP delivery receipts, WhatsApp
 // statuses) recorded many at a time (app/record-peer-status.ts gathers the reports
 // that arrive together). Per batch of reports, 2 statements where each report took 5
 // round trips: the messages found by the peers' references with their webhook subjects
-// (one SELECT), then, in a unit of work, ONE statement of data-modifying CTEs over
-// arrays: each status moved (from an allowed predecessor), each event inserted, and each
-// webhook delivery (its body built in process from the subject) inserted on condition
-// that the account's webhook settings are still those the body was built from. A report
-// whose settings changed in between (rare: a PUT /v1/webhooks, a 410) has its delivery
-// decided again from the subject as it is now, as recordEvent decides it.
+// (one SELECT), then ONE statement of data-modifying CTEs over arrays, its own
+// transaction: each status moved (from an allowed predecessor), each event inserted,
+// and each webhook delivery (its body built in process from the subject) inserted, on
+// condition that the accounts' webhook settings are still those the bodies were built
+// from. If one changed in between (rare: a PUT /v1/webhooks, a 410), nothing is written
+// and the batch is recorded with recordEvent, which decides each delivery anew.
 // SQLite keeps findMessageByProviderRef and recordEvent per report: its statements run
 // in process, there is no round trip to save.
 
@@ -57,50 +57,48 @@ export interface ReceiptEvent {
 
 /**
  * Records each report's event (status move, event row, webhook delivery) as recordEvent
- * does, in one statement. Call in a unit of work; each message at most once per call
- * (one UPDATE moves a row once). Returns, in order, whether a delivery was queued.
+ * does, in ONE statement, atomic by itself: run it outside a transaction and it is its
+ * own (one round trip, where BEGIN and COMMIT would add two). Each message at most once
+ * per call (one UPDATE moves a row once). False when an account's webhook settings are
+ * no longer those read with its message: then nothing at all is written, and the caller
+ * records the reports the ordinary way (recordEvent, which reads the settings anew).
  */
-export async function recordReceipts(tx: Executor, receipts: readonly { readonly message: ReceiptMessage; readonly event: ReceiptEvent }[]): Promise<boolean[]> {
-  if (receipts.length === 0) return [];
+export async function recordReceipts(db: Executor, receipts: readonly { readonly message: ReceiptMessage; readonly event: ReceiptEvent }[]): Promise<boolean> {
+  if (receipts.length === 0) return true;
   const rows = receipts.map(({ message, event }) => {
     const type = event.type ?? event.status;
     const recorded = { id: event.eventId, messageId: message.id, type, at: event.at, data: event.data };
     return { message, event, recorded, delivery: webhookDeliveryOf(message.subject, recorded) };
   });
-  const results = await queryRows<{ event_id: string; settings_kept: boolean }>(tx, RECORD_RECEIPTS, [
+  const [result] = await queryRows<{ settings_kept: boolean }>(db, RECORD_RECEIPTS, [
     rows.map((r) => r.message.id), rows.map((r) => r.event.status), rows.map((r) => predecessorsOf(r.event.status).join(',')),
     rows.map((r) => r.event.at), rows.map((r) => r.event.eventId), rows.map((r) => r.recorded.type), rows.map((r) => JSON.stringify(r.event.data)),
     rows.map((r) => r.message.subject.account_id), rows.map((r) => r.message.subject.webhook_url), rows.map((r) => r.message.subject.webhook_events),
     rows.map((r) => r.message.subject.webhook_disabled_at), rows.map((r) => r.delivery?.type ?? null), rows.map((r) => r.delivery?.payload ?? null),
   ]);
-  const kept = new Set(results.filter((r) => r.settings_kept).map((r) => r.event_id));
-  const queued: boolean[] = [];
-  for (const r of rows) {
-    queued.push(kept.has(r.event.eventId) ? r.delivery !== undefined : await enqueueWebhookDelivery(tx, r.recorded));
-  }
-  return queued;
+  return result?.settings_kept === true;
 }
 
 // Per report: $1 message, $2 status, $3 its predecessors (comma-separated), $4 time,
 // $5 event id (and the delivery's), $6 event type, $7 event data, $8 account, $9–$11
 // the account's webhook URL, filter and disabled time as the body was built from, $12
-// the delivery's public type and $13 its body (null: no delivery).
+// the delivery's public type and $13 its body (null: no delivery). Every write is on
+// condition that every account's settings are as read (`kept`): all or nothing.
 const RECORD_RECEIPTS = statement(`
   with r as (select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
                                   $8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::text[])
                as r(message_id, status, predecessors, at, event_id, type, data, account_id, url, events, disabled_at, delivery_type, payload)),
-       moved as (update messages m set status = r.status, updated_at = r.at
-                 from r
-                 where m.id = r.message_id and m.status = any(string_to_array(r.predecessors, ','))),
-       event as (insert into message_events (id, message_id, type, at, data)
-                 select event_id, message_id, type, at, data from r),
-       kept as (select r.event_id from r
-                join accounts a on a.id = r.account_id
+       kept as (select count(*) = (select count(*) from r) as ok
+                from r join accounts a on a.id = r.account_id
                  and a.webhook_url is not distinct from r.url and a.webhook_events is not distinct from r.events
                  and a.webhook_disabled_at is not distinct from r.disabled_at),
+       moved as (update messages m set status = r.status, updated_at = r.at
+                 from r
+                 where m.id = r.message_id and m.status = any(string_to_array(r.predecessors, ',')) and (select ok from kept)),
+       event as (insert into message_events (id, message_id, type, at, data)
+                 select event_id, message_id, type, at, data from r where (select ok from kept)),
        delivery as (insert into webhook_deliveries (id, account_id, message_id, type, payload, status, attempts, next_attempt_at,
                                                     lease_owner, lease_expires_at, last_status_code, last_error, created_at, updated_at)
                     select r.event_id, r.account_id, r.message_id, r.delivery_type, r.payload, 'pending', 0, 0, null, null, null, null, r.at, r.at
-                    from r join kept k on k.event_id = r.event_id
-                    where r.payload is not null)
-  select event_id, true as settings_kept from kept`);
+                    from r where r.payload is not null and (select ok from kept))
+  select ok as settings_kept from kept`);

@@ -42,13 +42,13 @@ export async function recordPeerStatus(deps: PeerStatusDeps, report: PeerStatusR
 }
 
 /** The status a report moves its message to, and its event's type when that is not the status. */
-export function eventOf(report: PeerStatusReport): { status: MessageStatus; type?: string } {
+function eventOf(report: PeerStatusReport): { status: MessageStatus; type?: string } {
   return report.status === 'read' ? { status: 'delivered', type: 'read' } : { status: report.status };
 }
 
-/** Most reports looked up and recorded in one batch (one SELECT, one statement in one unit of work). */
+/** Most reports looked up and recorded in one batch (one SELECT, then one statement that is its own transaction). */
 const MAX_RECEIPTS_PER_BATCH = 256;
-/** Batches under way at once: while one waits on its commit, the next is looked up (the committer has two lanes). */
+/** Batches under way at once: while one waits on its statement, the reports that came meanwhile are looked up. */
 const RECEIPT_LANES = 2;
 
 interface WaitingReport {
@@ -60,8 +60,8 @@ interface WaitingReport {
 /**
  * PostgreSQL: the reports that arrive while a batch is under way wait, then go together
  * (an SMSC flushes receipts in bursts): their messages found in one SELECT, their events
- * recorded in one statement that is its own transaction (store/peer-receipt.ts), the dispatcher
- * woken once. A lone report goes at once (the next turn of the event loop), as before.
+ * recorded in one statement that is its own transaction (store/peer-receipt.ts), the
+ * dispatcher woken once. A lone report goes at once (the next turn of the event loop), as before.
  * Each message at most once per batch: a second report on the same message (sent, then
  * delivered) waits for the next batch, so reports on one message apply in their order.
  * A batch that fails is tried again report by report, so one bad report fails alone.

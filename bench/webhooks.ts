@@ -151,7 +151,7 @@ export async function webhooks(args: readonly string[]): Promise<number> {
           env: {
             HERALD_DATABASE_URL: database.url, HERALD_HOST: '127.0.0.1', HERALD_PORT: '0', HERALD_PUBLIC_URL: 'https://herald.example.com',
             HERALD_ADMIN_TOKEN: 'bench-admin-token-0123456789', HERALD_LOG_LEVEL: options.logLevel, HERALD_FETCH_ALLOW_PRIVATE: 'true',
-            BENCH_SQL_TIMING: options.profile && kind === 'sqlite' ? 'on' : 'off',
+            BENCH_SQL_TIMING: options.profile ? 'on' : 'off',
           },
           execArgv: options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
           signal: budget.signal,
@@ -249,7 +249,7 @@ export async function webhooks(args: readonly string[]): Promise<number> {
 
     for (const r of results) {
       if (!options.profile) continue;
-      process.stdout.write(`\n--profile, herald on ${r.database.kind}: from the first measured receipt to the last verified post${r.database.kind === 'sqlite' ? '' : '; SQL runs in the PostgreSQL server, not timed here'}\n`);
+      process.stdout.write(`\n--profile, herald on ${r.database.kind}: from the first measured receipt to the last verified post${r.database.kind === 'sqlite' ? '' : '; each `pg:` line is one round trip per call, timed from the call to the answer'}\n`);
       await printProfile(NAME, r.sql, r.profileDir, { windows: [r.window], per: { count: n, unit: 'event' } });
     }
   });

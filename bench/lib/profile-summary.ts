@@ -60,7 +60,7 @@ function where(frame: CallFrame): string {
 
 /** What `--profile` prints after a run: SQL time by statement, then every CPU profile the herald process wrote. */
 export async function printProfile(name: string, sql: readonly SqlTiming[], profileDir: string, focus: ProfileFocus = {}): Promise<void> {
-  if (sql.length > 0) process.stdout.write('\n' + formatSqlTimings(sql) + '\n');
+  if (sql.length > 0) process.stdout.write('\n' + formatSqlTimings(sql, 25, focus.per) + '\n');
   const files = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'));
   for (const file of files) process.stdout.write('\n' + summarizeProfile(join(profileDir, file), 20, focus) + '\n');
   if (files.length === 0) process.stderr.write(`${name}: no CPU profile was written to ${profileDir}\n`);

@@ -31,13 +31,25 @@ export async function enqueueWebhookDelivery(db: Executor, event: RecordedEvent)
 
 /** enqueueWebhookDelivery with the event's subject already read (the worker's outcome reads it in its own statement). */
 export async function enqueueWebhookDeliveryOf(db: Executor, row: EventSubject, event: RecordedEvent): Promise<boolean> {
+  const delivery = webhookDeliveryOf(row, event);
+  if (delivery === undefined) return false;
+  await insertDelivery(db, { id: event.id, accountId: row.account_id, messageId: event.messageId, type: delivery.type, payload: delivery.payload, at: event.at });
+  return true;
+}
+
+/**
+ * The webhook delivery an event makes, given its subject: its public type and the body
+ * every attempt posts; undefined when nothing is posted (no URL, the endpoint disabled,
+ * an internal event, a type the account's filter leaves out).
+ */
+export function webhookDeliveryOf(row: EventSubject, event: RecordedEvent): { readonly type: EventType; readonly payload: string } | undefined {
   // No URL, or the endpoint is disabled (it answered 410 Gone): nothing is posted.
-  if (row.webhook_url === null || row.webhook_disabled_at !== null) return false;
+  if (row.webhook_url === null || row.webhook_disabled_at !== null) return undefined;
   const channel = row.channel as Channel;
   const type = publicEventType(channel, event.type);
-  if (type === undefined) return false;
+  if (type === undefined) return undefined;
   const filter = row.webhook_events === null ? null : (JSON.parse(row.webhook_events) as EventType[]);
-  if (!filterAccepts(filter, type)) return false;
+  if (!filterAccepts(filter, type)) return undefined;
 
   const certified = row.certified === 1;
   const payload = eventPayload(type, event.at, {
@@ -53,8 +65,7 @@ export async function enqueueWebhookDeliveryOf(db: Executor, row: EventSubject, 
     ...(isSimulatorRecipient(channel, row.recipient) ? { simulated: true } : {}),
     ...(row.campaign_id === null ? {} : { campaign: { id: row.campaign_id, name: row.campaign_name ?? '', listIds: JSON.parse(row.campaign_lists ?? '[]') as string[] } }),
   }, event.data);
-  await insertDelivery(db, { id: event.id, accountId: row.account_id, messageId: event.messageId, type, payload: JSON.stringify(payload), at: event.at });
-  return true;
+  return { type, payload: JSON.stringify(payload) };
 }
 
 /** What an event's webhook delivery is made of: its message, account, send and campaign (EVENT_SUBJECT_COLUMNS). */

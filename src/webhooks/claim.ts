@@ -1,6 +1,8 @@
 import type { Db, Tx } from '../store/database.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { execute, placeholders, queryRows, statement, statementPerCount } from '../store/prepared-statement.ts';
+import { DUE_DELIVERIES } from './due-deliveries.ts';
+import { leaseDueInOne, type LeasedDeliveryRow } from './postgres-step.ts';
 
 export interface ClaimedDelivery {
   readonly id: string;
@@ -21,22 +23,20 @@ export interface ClaimedDelivery {
  * Head of line per message: a delivery is due only when no earlier (by id: event ids
  * are time-ordered) delivery of the same message is still pending — waiting for its
  * next slot or in flight — so a message's events reach the receiver in the order they
- * happened. Test events (no message) never wait on anything. Two statements rather
- * than `UPDATE … WHERE id IN (SELECT …)`: PostgreSQL plans that form as a scan of the
- * whole table, and the ids in hand go straight through the primary key. SQLite's write
- * lock (BEGIN IMMEDIATE) and PostgreSQL's row locks (SKIP LOCKED: concurrent
- * dispatchers pass each other's rows) keep the pair atomic: call it in a transaction
- * (record.ts recordAndClaim does).
+ * happened. Test events (no message) never wait on anything. On SQLite two statements
+ * rather than `UPDATE … WHERE id IN (SELECT …)`, the ids in hand going straight through
+ * the primary key, atomic under its write lock (BEGIN IMMEDIATE). On PostgreSQL one
+ * statement, one round trip: the pick in a MATERIALIZED CTE (the plain `IN (SELECT …)`
+ * form was planned as a scan of the whole table), its rows locked SKIP LOCKED so
+ * concurrent dispatchers pass each other's rows (postgres-step.ts). Call it in a
+ * transaction (record.ts recordAndClaim does).
  */
 export async function claimDueDeliveries(
   tx: Tx,
   capabilities: DialectCapabilities,
   lease: { owner: string; now: number; leaseMs: number; limit: number },
 ): Promise<ClaimedDelivery[]> {
-  const { owner, now, leaseMs, limit } = lease;
-  const due = await queryRows<{ id: string }>(tx, capabilities.skipLocked ? DUE_SKIP_LOCKED : DUE, [now, limit]);
-  if (due.length === 0) return [];
-  const rows = await queryRows<LeasedRow>(tx, LEASE(due.length), [owner, now + leaseMs, ...due.map((d) => d.id)]);
+  const rows = capabilities.skipLocked ? await leaseDueInOne(tx, lease) : await leaseDue(tx, lease);
   return rows
     .map((row) => ({
       id: row.id, accountId: row.account_id, messageId: row.message_id, type: row.type, payload: row.payload,
@@ -46,20 +46,13 @@ export async function claimDueDeliveries(
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-const dueText = (lock: string) => `
-  select d.id from webhook_deliveries d
-  where d.status = 'pending' and d.next_attempt_at <= $1
-    and (d.lease_expires_at is null or d.lease_expires_at <= $1)
-    and not exists (select 1 from webhook_deliveries e
-                    where e.message_id = d.message_id and e.status = 'pending' and e.id < d.id)
-  order by d.next_attempt_at, d.id
-  limit $2${lock}`;
-const DUE = statement(dueText(''));
-const DUE_SKIP_LOCKED = statement(dueText(' for update skip locked'));
-
-interface LeasedRow {
-  id: string; account_id: string; message_id: string | null; type: string; payload: string; attempts: number; created_at: number;
+async function leaseDue(tx: Tx, { owner, now, leaseMs, limit }: { owner: string; now: number; leaseMs: number; limit: number }): Promise<LeasedDeliveryRow[]> {
+  const due = await queryRows<{ id: string }>(tx, DUE, [now, limit]);
+  if (due.length === 0) return [];
+  return queryRows<LeasedDeliveryRow>(tx, LEASE(due.length), [owner, now + leaseMs, ...due.map((d) => d.id)]);
 }
+
+const DUE = statement(DUE_DELIVERIES);
 
 const LEASE = statementPerCount((count) => `
   update webhook_deliveries set lease_owner = $1, lease_expires_at = $2

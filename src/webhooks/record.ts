@@ -1,35 +1,26 @@
 import type { Tx } from '../store/database.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import type { Committer } from '../store/group-commit.ts';
-import { execute, insertAll, insertRows, MAX_IN_LIST, placeholders, queryRows, statement, statementPerCount } from '../store/prepared-statement.ts';
+import { execute, insertAll, insertRows, MAX_IN_LIST, onPostgres, placeholders, queryRows, statement, statementPerCount } from '../store/prepared-statement.ts';
 import { claimDueDeliveries, type ClaimedDelivery } from './claim.ts';
-import type { NextStep } from './retry-policy.ts';
+import { recordAttemptsInOne, type AttemptOutcome } from './postgres-step.ts';
 
 /** One finished attempt (or a delivery that could not be attempted), with what follows from it. */
-export interface AttemptRecord {
-  readonly deliveryId: string;
+export interface AttemptRecord extends AttemptOutcome {
   readonly accountId: string;
   /** The event's type (for the log line of the outcome). */
   readonly event: string;
-  /** This attempt's number (attempts made before it + 1); unchanged when nothing was posted. */
-  readonly attempts: number;
-  readonly at: number;
-  /** null when nothing was posted (no webhook URL, webhooks disabled): no attempt row, the delivery just moves on. */
-  readonly url: string | null;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly durationMs: number;
-  readonly next: NextStep;
   /** The endpoint answered 410 Gone: the account's webhook is disabled for this reason (retry-policy.ts). */
   readonly disable?: string;
 }
 
 /**
  * Records finished attempts (the dispatcher batches them, so a busy receiver costs one
- * commit per batch, not per event); attempts with the same outcome move in one
- * statement (RECORD). Each delivery moves only while `owner` still holds its lease;
- * an attempt whose lease was lost (it expired and another dispatcher took over) is not
- * recorded, and neither is what it would have disabled. Returns the ids recorded.
+ * commit per batch, not per event): on PostgreSQL every outcome and attempt row in one
+ * statement (postgres-step.ts), on SQLite attempts with the same outcome in one
+ * (RECORD). Each delivery moves only while `owner` still holds its lease; an attempt
+ * whose lease was lost (it expired and another dispatcher took over) is not recorded,
+ * and neither is what it would have disabled. Returns the ids recorded.
  */
 export async function recordAttempts(
   tx: Tx,
@@ -38,6 +29,21 @@ export async function recordAttempts(
   write: { readonly now: number; readonly newId: () => string },
 ): Promise<Set<string>> {
   if (records.length === 0) return new Set();
+  const recorded = onPostgres(tx) ? await recordAttemptsInOne(tx, owner, records, write) : await recordGroups(tx, owner, records, write);
+  for (const record of records) {
+    if (record.disable === undefined || record.url === null || !recorded.has(record.deliveryId)) continue;
+    await execute(tx, DISABLE, [write.now, record.disable, record.accountId, record.url]);
+  }
+  return recorded;
+}
+
+/** SQLite: the attempts with the same outcome moved in one statement (RECORD), then their attempt rows. */
+async function recordGroups(
+  tx: Tx,
+  owner: string,
+  records: readonly AttemptRecord[],
+  write: { readonly now: number; readonly newId: () => string },
+): Promise<Set<string>> {
   // Same outcome, same columns: the 2xx answers of a batch are usually one group.
   const groups = new Map<string, AttemptRecord[]>();
   for (const record of records) {
@@ -60,10 +66,6 @@ export async function recordAttempts(
   }
   const attempts = records.filter((r) => r.url !== null && recorded.has(r.deliveryId));
   await insertAll(tx, INSERT_ATTEMPT, attempts.map((r) => [write.newId(), r.deliveryId, r.at, r.url, r.statusCode, r.error, r.durationMs]));
-  for (const record of records) {
-    if (record.disable === undefined || record.url === null || !recorded.has(record.deliveryId)) continue;
-    await execute(tx, DISABLE, [write.now, record.disable, record.accountId, record.url]);
-  }
   return recorded;
 }
 

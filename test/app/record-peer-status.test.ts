@@ -6,6 +6,8 @@ import { recordPeerStatus } from '../../src/app/record-peer-status.ts';
 import type { Outcome } from '../../src/channels/channel.ts';
 import { OutboxWorker, type Transports } from '../../src/outbox/worker.ts';
 import type { Service } from '../../src/service.ts';
+import { findReceiptMessages, recordReceipts, recordsReceiptsInBatches } from '../../src/store/peer-receipt.ts';
+import { setWebhookTarget } from '../../src/store/webhook-settings.ts';
 import { get, openAccount, post, smsBody, startService } from '../support/service.ts';
 
 async function sentSms(service: Service, providerRef: string) {
@@ -48,4 +50,46 @@ test('a late sent report after delivered adds its event but does not move the me
   const view = (await get(service, `/v1/messages/${msgid}`, account.apiKey)).json();
   assert.equal(view.status, 'delivered');
   assert.deepStrictEqual(view.events.map((e: { type: string }) => e.type), ['queued', 'sending', 'sent', 'delivered', 'sent']);
+});
+
+test('reports arriving together are each recorded, a second report on one message after its first', async (t) => {
+  const service = await startService(t);
+  const first = await sentSms(service, 'smsc-1');
+  const second = await sentSms(service, 'smsc-2');
+  const report = (providerRef: string, status: 'delivered' | 'bounced') => recordPeerStatus(service.deps, { channel: 'sms', providerRef, status, peer: 'smsc', response: status });
+
+  const results = await Promise.all([report('smsc-1', 'delivered'), report('smsc-1', 'bounced'), report('smsc-2', 'delivered'), report('smsc-404', 'delivered')]);
+
+  assert.deepStrictEqual(results, ['recorded', 'recorded', 'recorded', 'unknown-message']);
+  const one = (await get(service, `/v1/messages/${first.msgid}`, first.account.apiKey)).json();
+  assert.equal(one.status, 'bounced');
+  assert.deepStrictEqual(one.events.map((e: { type: string }) => e.type), ['queued', 'sending', 'sent', 'delivered', 'bounced']);
+  assert.equal((await get(service, `/v1/messages/${second.msgid}`, second.account.apiKey)).json().status, 'delivered');
+});
+
+test('a batch of reports whose account changed its webhook URL after the look-up writes nothing, for the ordinary way to record it (PostgreSQL)', async (t) => {
+  const service = await startService(t);
+  const { db } = service.store;
+  if (!recordsReceiptsInBatches(db)) {
+    t.skip('SQLite records each report with recordEvent, in one unit of work');
+    return;
+  }
+  const { account, msgid } = await sentSms(service, 'smsc-7');
+  const now = service.deps.clock();
+  const count = async (table: 'webhook_deliveries' | 'message_events') =>
+    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('message_id', '=', msgid).executeTakeFirstOrThrow()).n);
+  const recordAfter = async (url: string | null) => {
+    const found = (await findReceiptMessages(db, 'sms', ['smsc-7'])).get('smsc-7');
+    assert.ok(found);
+    await setWebhookTarget(db, account.id, { url }, now);
+    return recordReceipts(db, [{ message: found, event: { status: 'delivered', eventId: uuidv7(), at: now, data: {} } }]);
+  };
+  const events = await count('message_events');
+
+  await setWebhookTarget(db, account.id, { url: 'https://hooks.example.com/a' }, now);
+  assert.equal(await recordAfter(null), false);
+  assert.equal(await recordAfter('https://hooks.example.com/b'), false);
+  assert.deepStrictEqual([await count('message_events'), await count('webhook_deliveries')], [events, 0]);
+  assert.equal(await recordAfter('https://hooks.example.com/b'), true);
+  assert.deepStrictEqual([await count('message_events'), await count('webhook_deliveries')], [events + 1, 1]);
 });

@@ -1,4 +1,4 @@
-import { reported, UsageError, type Figure } from './lib/common.ts';
+import { formatValue, reported, textTable, UsageError, type Figure } from './lib/common.ts';
 
 // `npm run bench` runs the suite of issue 15's figures and ends with a table of every
 // target among them; `npm run bench -- <name> [flags]` runs one benchmark or one group.
@@ -99,12 +99,9 @@ process.exitCode = code;
 function printTargets(group: string, figures: readonly Figure[], seconds: number): void {
   const rows = figures
     .filter((f) => typeof f.conditions.met === 'boolean')
-    .map((f) => [f.name, f.value >= 100 ? f.value.toFixed(0) : f.value.toFixed(3), f.unit, String(f.conditions.target ?? ''), f.conditions.met === true ? 'met' : 'NOT MET']);
-  const header = ['figure', 'value', 'unit', 'target', 'verdict'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 1 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+    .map((f) => [f.name, formatValue(f.value), f.unit, String(f.conditions.target ?? ''), f.conditions.met === true ? 'met' : 'NOT MET']);
   const met = rows.filter((r) => r[4] === 'met').length;
-  const out = ['', `${group}: the targets (${met} of ${rows.length} met)`, line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+  const out = ['', `${group}: the targets (${met} of ${rows.length} met)`, ...textTable(['figure', 'value', 'unit', 'target', 'verdict'], rows)];
   const minutes = `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
   out.push('', group === 'suite' ? `whole run: ${minutes} (target < ${SUITE_LIMIT_S / 60} min: ${seconds < SUITE_LIMIT_S ? 'met' : 'NOT MET'})` : `whole run: ${minutes}`, '');
   process.stdout.write(out.join('\n'));

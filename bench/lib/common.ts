@@ -232,7 +232,15 @@ export function onPush<T>(array: T[], onPushed: () => void): () => void {
   };
 }
 
-const fmt = (value: number): string => (Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toPrecision(3));
+/** A figure's value as the tables print it: whole from 100, one decimal from 10, else three significant digits. */
+export const formatValue = (value: number): string => (Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toPrecision(3));
+
+/** A plain-text table: a header, a rule, the rows; columns padded, the second (the value) right-aligned. */
+export function textTable(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 1 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
 
 /** Every figure reported in this process, in order: `npm run bench` ends with a table of the targets among them. */
 export const reported: Figure[] = [];
@@ -259,12 +267,8 @@ export function postgresToSqlite(name: string, rates: readonly { readonly kind: 
 export function report(title: string, figures: readonly Figure[], notes: readonly string[] = []): void {
   reported.push(...figures);
   const m = machine();
-  const rows = figures.map((f) => [f.name, fmt(f.value), f.unit]);
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]?.length ?? 0), ['figure', 'value', 'unit'][i]?.length ?? 0));
-  const line = (cells: readonly string[]): string =>
-    cells.map((cell, i) => (i === 1 ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join('  ');
-  const out: string[] = ['', `${title}  (${m.cpus} × ${m.model}, node ${m.node})`, line(['figure', 'value', 'unit']), line(widths.map((w) => '-'.repeat(w)))];
-  for (const row of rows) out.push(line(row));
+  const rows = figures.map((f) => [f.name, formatValue(f.value), f.unit]);
+  const out: string[] = ['', `${title}  (${m.cpus} × ${m.model}, node ${m.node})`, ...textTable(['figure', 'value', 'unit'], rows)];
   for (const note of notes) out.push(`  ${note}`);
   out.push('');
   for (const f of figures) out.push(JSON.stringify({ name: f.name, value: Number(f.value.toFixed(3)), unit: f.unit, conditions: f.conditions, machine: m }));

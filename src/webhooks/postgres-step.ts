@@ -25,6 +25,12 @@ export interface AttemptOutcome {
   readonly next: NextStep;
 }
 
+/** What recording attempts writes with: the time of the write and the attempt rows' ids. */
+export interface AttemptWrite {
+  readonly now: number;
+  readonly newId: () => string;
+}
+
 /**
  * The deliveries' outcomes, each moved only while `owner` holds its lease, and an
  * attempt row for each posted one whose lease held; returns the ids recorded.
@@ -33,7 +39,7 @@ export async function recordAttemptsInOne(
   tx: Tx,
   owner: string,
   records: readonly AttemptOutcome[],
-  write: { readonly now: number; readonly newId: () => string },
+  write: AttemptWrite,
 ): Promise<Set<string>> {
   const posted = records.filter((r) => r.url !== null);
   const rows = await queryRows<{ id: string }>(tx, RECORD_WITH_ATTEMPTS, [

@@ -3,7 +3,7 @@ import type { DialectCapabilities } from '../store/dialect.ts';
 import type { Committer } from '../store/group-commit.ts';
 import { execute, insertAll, insertRows, MAX_IN_LIST, onPostgres, placeholders, queryRows, statement, statementPerCount } from '../store/prepared-statement.ts';
 import { claimDueDeliveries, type ClaimedDelivery } from './claim.ts';
-import { recordAttemptsInOne, type AttemptOutcome } from './postgres-step.ts';
+import { recordAttemptsInOne, type AttemptOutcome, type AttemptWrite } from './postgres-step.ts';
 
 /** One finished attempt (or a delivery that could not be attempted), with what follows from it. */
 export interface AttemptRecord extends AttemptOutcome {
@@ -26,7 +26,7 @@ export async function recordAttempts(
   tx: Tx,
   owner: string,
   records: readonly AttemptRecord[],
-  write: { readonly now: number; readonly newId: () => string },
+  write: AttemptWrite,
 ): Promise<Set<string>> {
   if (records.length === 0) return new Set();
   const recorded = onPostgres(tx) ? await recordAttemptsInOne(tx, owner, records, write) : await recordGroups(tx, owner, records, write);
@@ -42,7 +42,7 @@ async function recordGroups(
   tx: Tx,
   owner: string,
   records: readonly AttemptRecord[],
-  write: { readonly now: number; readonly newId: () => string },
+  write: AttemptWrite,
 ): Promise<Set<string>> {
   // Same outcome, same columns: the 2xx answers of a batch are usually one group.
   const groups = new Map<string, AttemptRecord[]>();

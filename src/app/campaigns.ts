@@ -14,6 +14,7 @@ import {
   deleteDraft, findCampaign, insertCampaign, listCampaigns, updateCampaignFields, type Campaign, type CampaignFields,
 } from '../store/campaigns.ts';
 import { findEmailTemplate, type EmailTemplate } from '../store/email-templates.ts';
+import { isStoreUnavailable } from '../store/store-unavailable.ts';
 import { findLists } from '../store/lists.ts';
 import { countByBestSubscription, countSegment, countSegmentSuppressed } from '../store/segments.ts';
 import { findSenderDomain } from '../store/sender-domains.ts';
@@ -110,7 +111,9 @@ export async function resolveSource(deps: AppDeps, accountId: string, fields: Pi
   let template: EmailTemplate | undefined;
   try {
     template = await findEmailTemplate(deps.db, accountId, content.templateId);
-  } catch {
+  } catch (error) {
+    // The database out is not "Error Fetching Template": the request is answered 503.
+    if (isStoreUnavailable(error)) throw error;
     return reject('templateFetchFailed');
   }
   if (template === undefined) return reject('templateNotFound');

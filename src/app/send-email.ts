@@ -5,6 +5,7 @@ import type { EmailPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { commitOrReject } from './commit-or-reject.ts';
 import { findEmailTemplate, type EmailTemplate } from '../store/email-templates.ts';
+import { isStoreUnavailable } from '../store/store-unavailable.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import { chargeMessages, costOf } from './send-charge.ts';
 import { insertSend, type NewMessage, type SendOptions } from '../store/messages.ts';
@@ -100,7 +101,9 @@ async function renderContent(deps: AppDeps, account: Account, request: EmailRequ
   let template: EmailTemplate | undefined;
   try {
     template = await findEmailTemplate(deps.db, account.id, content.templateId);
-  } catch {
+  } catch (error) {
+    // The database out is not "Error Fetching Template": the request is answered 503.
+    if (isStoreUnavailable(error)) throw error;
     return reject('templateFetchFailed');
   }
   if (!template) return reject('templateNotFound');

@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import type { AdminTokenCheck } from '../app/admin-token.ts';
 import type { AuthDeps } from '../app/sessions.ts';
+import { StoreOutage } from '../app/store-outage.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
 import { v1AuthenticationHook } from './plugins/session-auth.ts';
 import type { SignInThrottle } from './plugins/sign-in-throttle.ts';
@@ -35,7 +36,7 @@ import { contactImportRoutes } from './routes/contact-imports.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { sendRejection } from './wire-errors.ts';
 import { useBoundedJsonParser } from './json-body.ts';
-import { addRequestIdHeader, failedRequestHandler, requestIdOf } from './failed-request.ts';
+import { addRequestIdHeader, failedRequestHandler, noteStoreAnswers, requestIdOf } from './failed-request.ts';
 import { inputValidator } from './input-validation.ts';
 import { ACCOUNT_API_STYLE, OPERATOR_API_STYLE } from '../domain/schema-check.ts';
 import { eventWebhooks } from './schemas.ts';
@@ -136,7 +137,10 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }
 
-  app.setErrorHandler(failedRequestHandler(deps.app.metrics));
+  // The database not answering: 503 with Retry-After on every route, logged once per outage.
+  const outage = new StoreOutage(deps.app.metrics, deps.app.clock);
+  noteStoreAnswers(app, outage);
+  app.setErrorHandler(failedRequestHandler(deps.app.metrics, outage));
   app.setNotFoundHandler((_request, reply) => sendRejection(reply, { code: 'notFound' }));
 
   healthRoutes(app, { db: deps.app.db, ...(deps.readiness === undefined ? {} : { readiness: deps.readiness }) });
@@ -146,7 +150,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(async (v1) => {
     v1.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE, ['querystring']));
     v1.addHook('onRoute', declareRouteAccess);
-    v1.addHook('onRequest', v1AuthenticationHook({ app: deps.app, rateLimiter: deps.rateLimiter }));
+    v1.addHook('onRequest', v1AuthenticationHook({ app: deps.app, rateLimiter: deps.rateLimiter, outage }));
     v1.addHook('onRequest', routeAccessHook);
     meRoutes(v1, deps.app);
     userRoutes(v1, deps.app);

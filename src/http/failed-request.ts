@@ -4,12 +4,15 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { RejectionError } from '../domain/result.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
-import { sendRejection } from './wire-errors.ts';
+import type { StoreOutage } from '../app/store-outage.ts';
+import { sendRejection, withRetryAfter } from './wire-errors.ts';
 
 // What the HTTP layer does with a request that went wrong: every answer carries an
 // `x-request-id` a user can quote; an exception that reaches a route is a bug, so it is
 // logged at error with its stack and that id, counted, and answered with the route's
-// interface text. Expected refusals (bad JSON, too large, a RejectionError) are not bugs.
+// interface text. Expected refusals (bad JSON, too large, a RejectionError) are not bugs,
+// and neither is the database not answering: that is a 503 with Retry-After on every
+// route (app/store-outage.ts), never the send's 400 or the authentication's 500.
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -36,7 +39,7 @@ export function reportUnexpected(request: FastifyRequest, counter: UnexpectedErr
 }
 
 /** The root error handler: expected refusals in the interface's shapes, anything else reported. */
-export function failedRequestHandler(counter: UnexpectedErrorCounter) {
+export function failedRequestHandler(counter: UnexpectedErrorCounter, outage: StoreOutage) {
   return function answerFailedRequest(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
     if (error instanceof RejectionError) return sendRejection(reply, error.rejection);
     switch (error.code) {
@@ -52,11 +55,23 @@ export function failedRequestHandler(counter: UnexpectedErrorCounter) {
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return sendRejection(reply, { code: 'invalidField', detail: error.message });
     }
+    if (outage.noticed(error, request.log)) return sendRejection(withRetryAfter(reply), { code: 'storeUnavailable' });
     reportUnexpected(request, counter, error, 'request failed');
     // The spec's text for a send that failed inside the service.
     if (SEND_ROUTES.has(request.routeOptions.url ?? '')) return sendRejection(reply, { code: 'sendFailed' });
     return reply.code(500).send({ message: WIRE_TEXTS.authInternal });
   };
+}
+
+/**
+ * Ends an outage in progress when a request of the account or operator API succeeds
+ * (they all read the store); health probes, which may not, are left out.
+ */
+export function noteStoreAnswers(app: FastifyInstance, outage: StoreOutage): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const url = request.routeOptions.url ?? '';
+    if (reply.statusCode < 300 && (url.startsWith('/v1/') || url.startsWith('/admin/'))) outage.answered(request.log);
+  });
 }
 
 /** Puts the request's id on its answer first thing, so every answer carries it, whoever sends it. */

@@ -111,7 +111,10 @@ function addBodyAnswers(op: Operation): void {
 
 function addServerAnswers(op: Operation): void {
   addAnswer(op, '500', json('A failure inside the service (logged with the answer\'s x-request-id)', { anyOf: [plain(applicationError), plain(authenticationError)] }));
-  addAnswer(op, '503', json('Service temporarily unavailable, please try again (the database did not answer)', plain(applicationError)));
+  addAnswer(op, '503', {
+    ...json('Service temporarily unavailable, please try again: the database did not answer (or Redis, with HERALD_REDIS_FAILURE=closed); nothing was done, retry after `Retry-After` seconds', plain(applicationError)),
+    headers: { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } } },
+  });
 }
 
 /** Drops keywords of herald's own validators (ajv-errors' `errorMessage`) that are not JSON Schema. */

@@ -80,6 +80,18 @@ export function sendRejection(reply: FastifyReply, rejection: Rejection): Fastif
 }
 
 /**
+ * How long a client is asked to wait (Retry-After, seconds) when the store did not
+ * answer: the database, or Redis with HERALD_REDIS_FAILURE=closed. A restart of either
+ * takes a few seconds; a client that retries each second is back within one of its end.
+ */
+export const STORE_RETRY_AFTER_SECONDS = 1;
+
+/** `reply` with the Retry-After of an outage; the answer is `{ code: 'storeUnavailable' }` (503), the same on every route. */
+export function withRetryAfter(reply: FastifyReply): FastifyReply {
+  return reply.header('retry-after', String(STORE_RETRY_AFTER_SECONDS));
+}
+
+/**
  * An answer given before the request's body is read (authentication, scope, rate):
  * the connection closes after it, so a slow or large body is never drained.
  */

@@ -20,6 +20,9 @@ export type ClientErrorKind = 'timeout' | 'header-overflow' | 'malformed';
 /** What one webhook delivery attempt came to. */
 export type WebhookOutcome = 'succeeded' | 'retry' | 'failed' | 'lease-lost';
 
+/** What did not answer when a request was refused with 503: the database, or Redis with HERALD_REDIS_FAILURE=closed. */
+export type UnavailableStore = 'database' | 'redis';
+
 /** The outbox (per channel) and the webhook backlog as the store holds them at a scrape. */
 export interface QueueSnapshot {
   readonly outbox: readonly { readonly channel: Channel; readonly depth: number; readonly oldestAgeSeconds: number }[];
@@ -40,6 +43,8 @@ export interface Metrics {
   webhookObserved(outcome: WebhookOutcome): void;
   /** A request answered on the connection (time-out, headers too large, not HTTP): http/client-connections.ts. */
   clientErrorObserved(kind: ClientErrorKind): void;
+  /** A request answered 503 because `store` did not answer (an outage, not a bug). */
+  storeUnavailable(store: UnavailableStore): void;
   /** Units of work in one group-commit transaction (SQLite). */
   commitBatchObserved(size: number): void;
   /** Reads the queues at each scrape; set once by whoever owns the store. */
@@ -83,6 +88,10 @@ export function createMetrics(): Metrics {
     name: 'herald_http_client_errors_total', help: 'Requests the HTTP server gave up on before routing: timeout (headers or whole request too slow), header-overflow, malformed.',
     labelNames: ['kind'] as const, registers,
   });
+  const unavailable = new Counter({
+    name: 'herald_store_unavailable_total', help: 'Requests answered 503 because the store did not answer: database, or redis (HERALD_REDIS_FAILURE=closed).',
+    labelNames: ['store'] as const, registers,
+  });
   const commitBatch = new Histogram({
     name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (one durable commit each).', buckets: BATCH_BUCKETS, registers,
   });
@@ -91,7 +100,9 @@ export function createMetrics(): Metrics {
   let snapshot: Promise<QueueSnapshot | undefined> | undefined;
   // The four queue gauges come from one read of the store per scrape: the first
   // gauge collected starts it, the others reuse it, and scrape() forgets it after.
-  const queues = (): Promise<QueueSnapshot | undefined> => (snapshot ??= readQueues?.() ?? Promise.resolve(undefined));
+  // A store that does not answer leaves the queue gauges out of that scrape, not the whole
+  // scrape out: the outage's own counters (herald_store_unavailable_total) must be read.
+  const queues = (): Promise<QueueSnapshot | undefined> => (snapshot ??= readQueues?.().catch(() => undefined) ?? Promise.resolve(undefined));
   const outboxDepth = new Gauge({
     name: 'herald_outbox_depth', help: 'Messages waiting in the outbox (due, scheduled for a retry, or being delivered), by channel.', labelNames: ['channel'] as const, registers,
     async collect() {
@@ -139,6 +150,7 @@ export function createMetrics(): Metrics {
     deliveryObserved: (channel, outcome) => deliveries.inc({ channel, outcome }),
     webhookObserved: (outcome) => webhookAttempts.inc({ outcome }),
     clientErrorObserved: (kind) => clientErrors.inc({ kind }),
+    storeUnavailable: (store) => unavailable.inc({ store }),
     commitBatchObserved: (size) => commitBatch.observe(size),
     readQueuesWith(read) {
       readQueues = read;

@@ -305,6 +305,9 @@ function adaptPool(pool: pg.Pool): PostgresPool {
   };
 }
 
+// Longest wait for a connection, new or pooled: a request waits this long at most before its 503.
+const POOL_CONNECT_TIMEOUT_MS = 5000;
+
 // As HERALD_DATABASE_POOL_SIZE defaults to; for callers that open a store without the config.
 const DEFAULT_POOL_SIZE = 10;
 
@@ -391,7 +394,12 @@ class SchemaScopedPostgresDialect extends PostgresDialect {
 }
 
 function openPostgres(url: string, options: StoreOptions): OpenedStore {
-  const config: pg.PoolConfig = { connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types: NUMBER_TYPES };
+  const config: pg.PoolConfig = {
+    connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types: NUMBER_TYPES,
+    // A server that does not answer (or a pool with no connection free) fails the unit of
+    // work within this bound instead of holding it for ever: the request is answered 503.
+    connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+  };
   const pool = new pg.Pool(config);
   // An idle connection that the server closes (restart, failover) is dropped by the
   // pool and replaced on the next query; without a listener its error would end the process.

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../domain/account.ts';
+import type { Metrics } from '../../metrics/registry.ts';
 import { isIpAllowed, parseAllowList, type AllowList } from '../../domain/ip-allow-list.ts';
 import { reportUnexpected, type UnexpectedErrorCounter } from '../failed-request.ts';
-import { refuseBeforeBody } from '../wire-errors.ts';
+import { refuseBeforeBody, withRetryAfter } from '../wire-errors.ts';
 import { rateLimitHeaders, type AccountRateLimiter } from './rate-limit.ts';
 
 // What every /v1 caller passes once its account is known, whether it came with a key
@@ -41,7 +42,7 @@ function allowListOf(account: Account): AllowList {
 
 /** True when the request may go on; otherwise the refusal has been sent (the connection closes after it). */
 export async function admitAccount(
-  request: FastifyRequest, reply: FastifyReply, account: Account, deps: { rateLimiter: AccountRateLimiter; metrics: UnexpectedErrorCounter },
+  request: FastifyRequest, reply: FastifyReply, account: Account, deps: { rateLimiter: AccountRateLimiter; metrics: UnexpectedErrorCounter & Pick<Metrics, 'storeUnavailable'> },
   allowance: RateAllowance = { kind: 'account' },
 ): Promise<boolean> {
   let allowed: boolean;
@@ -63,7 +64,8 @@ export async function admitAccount(
     : await deps.rateLimiter.consume(`user:${allowance.userId}`, allowance.perSecond);
   // Redis out and HERALD_REDIS_FAILURE=closed: no request goes uncounted.
   if (decision === 'unavailable') {
-    refuseBeforeBody(reply.header('retry-after', '1'), { code: 'storeUnavailable' });
+    deps.metrics.storeUnavailable('redis');
+    refuseBeforeBody(withRetryAfter(reply), { code: 'storeUnavailable' });
     return false;
   }
   reply.headers(rateLimitHeaders(decision));

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateApiKey, noteKeyUse, type KeyDeps } from '../../app/api-keys.ts';
+import type { StoreOutage } from '../../app/store-outage.ts';
 import { reportUnexpected } from '../failed-request.ts';
-import { refuseBeforeBody } from '../wire-errors.ts';
+import { refuseBeforeBody, withRetryAfter } from '../wire-errors.ts';
 import { admitAccount } from './account-admission.ts';
 import type { AccountRateLimiter } from './rate-limit.ts';
 
@@ -13,7 +14,7 @@ const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
  * `request.caller`; routeAccessHook, next, checks the route's scope. Every refusal
  * closes the connection (refuseBeforeBody).
  */
-export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimiter }) {
+export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimiter; outage: StoreOutage }) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '' || /^Bearer\s*$/i.test(header.trim())) {
@@ -26,6 +27,8 @@ export function apiKeyHook(deps: { keys: KeyDeps; rateLimiter: AccountRateLimite
     try {
       authentication = await authenticateApiKey(deps.keys, token);
     } catch (error) {
+      // The database out is no failure of the key's: the client is told to come back (503).
+      if (deps.outage.noticed(error, request.log)) return void refuseBeforeBody(withRetryAfter(reply), { code: 'storeUnavailable' });
       reportUnexpected(request, deps.keys.metrics, error, 'key store failed during authentication');
       return void refuseBeforeBody(reply, { code: 'authInternal' });
     }

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resolveUserSession, type AuthDeps } from '../../app/sessions.ts';
+import type { StoreOutage } from '../../app/store-outage.ts';
 import { SESSION_COOKIE } from '../account-api-schemas.ts';
 import { reportUnexpected } from '../failed-request.ts';
-import { refuseBeforeBody } from '../wire-errors.ts';
+import { refuseBeforeBody, withRetryAfter } from '../wire-errors.ts';
 import { admitAccount } from './account-admission.ts';
 import { apiKeyHook } from './api-key-auth.ts';
 import { csrfPasses } from './csrf.ts';
@@ -15,8 +16,8 @@ import { clearSessionCookie } from './session-cookie.ts';
 // unchanged, and one with neither gets the spec's `No API Key sent`.
 // Changes made with the cookie need the session's CSRF token (plugins/csrf.ts).
 
-export function v1AuthenticationHook(deps: { app: AuthDeps; rateLimiter: AccountRateLimiter }) {
-  const byKey = apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter });
+export function v1AuthenticationHook(deps: { app: AuthDeps; rateLimiter: AccountRateLimiter; outage: StoreOutage }) {
+  const byKey = apiKeyHook({ keys: deps.app, rateLimiter: deps.rateLimiter, outage: deps.outage });
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = request.cookies[SESSION_COOKIE];
     if (request.headers.authorization !== undefined || token === undefined || token === '') return byKey(request, reply);
@@ -25,6 +26,7 @@ export function v1AuthenticationHook(deps: { app: AuthDeps; rateLimiter: Account
     try {
       signedIn = await resolveUserSession(deps.app, token);
     } catch (error) {
+      if (deps.outage.noticed(error, request.log)) return void refuseBeforeBody(withRetryAfter(reply), { code: 'storeUnavailable' });
       reportUnexpected(request, deps.app.metrics, error, 'session store failed during authentication');
       return void refuseBeforeBody(reply, { code: 'authInternal' });
     }

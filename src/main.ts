@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, unknownSettingWarnings, type Config } from './config.ts';
 import { listenOrExplain } from './startup-errors.ts';
 import { isRole, ROLES, type Role } from './roles.ts';
@@ -6,8 +7,8 @@ import { createRoleService } from './service.ts';
 
 // The composition root of a running server: config → service → listen; signals.
 
-async function serve(config: Config): Promise<void> {
-  const service = await createRoleService(config);
+async function serve(config: Config, paused: boolean): Promise<void> {
+  const service = await createRoleService(config, { paused });
   const log = service.http.log;
   if (service.adminToken.createdToken !== undefined) printFirstStart(config, service.adminToken.createdToken);
   log.info({ role: config.role }, `herald ${config.role === 'all' ? 'serving the API and delivering' : config.role === 'api' ? 'serving the API' : 'delivering (health checks only on HTTP)'}`);
@@ -56,19 +57,27 @@ function printFirstStart(config: Config, token: string): void {
   );
 }
 
-const USAGE = `usage: node src/main.ts serve [--role ${ROLES.join('|')}]\n`;
+const USAGE = `usage: node src/main.ts serve [--role ${ROLES.join('|')}] [--paused]\n`;
 
-/** `serve [--role r]`; the flag wins over HERALD_ROLE. */
-function parseArgs(args: readonly string[]): { role: Role | undefined } | undefined {
+/**
+ * `serve [--role r] [--paused]`; the role flag wins over HERALD_ROLE. --paused holds
+ * delivery in the store before anything starts (app/delivery-hold.ts).
+ */
+function parseServeArgs(args: readonly string[]): { role: Role | undefined; paused: boolean } | undefined {
   const [command = 'serve', ...rest] = args;
   if (command !== 'serve') return undefined;
-  if (rest.length === 0) return { role: undefined };
-  const [flag, value, ...extra] = rest.length === 1 && rest[0]?.startsWith('--role=') ? ['--role', rest[0].slice('--role='.length)] : rest;
-  if (flag !== '--role' || value === undefined || !isRole(value) || extra.length > 0) return undefined;
-  return { role: value };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: { role: { type: 'string' }, paused: { type: 'boolean' } }, strict: true, allowPositionals: false });
+  } catch {
+    return undefined;
+  }
+  const { role, paused } = parsed.values;
+  if (role !== undefined && !isRole(role)) return undefined;
+  return { role, paused: paused === true };
 }
 
-const args = parseArgs(process.argv.slice(2));
+const args = parseServeArgs(process.argv.slice(2));
 if (args === undefined) {
   process.stderr.write(USAGE);
   process.exit(2);
@@ -76,7 +85,7 @@ if (args === undefined) {
 for (const warning of unknownSettingWarnings()) process.stderr.write(`herald: warning: ${warning}\n`);
 try {
   const config = loadConfig();
-  await serve(args.role === undefined ? config : { ...config, role: args.role });
+  await serve(args.role === undefined ? config : { ...config, role: args.role }, args.paused);
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`herald: configuration error: ${error.message}\n`);

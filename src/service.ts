@@ -5,6 +5,7 @@ import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
 import { KeyUseThrottle, newVerifiedKeyCache } from './app/api-keys.ts';
 import { newReadCaches } from './app/read-caches.ts';
 import { ProcessHeartbeat } from './app/process-heartbeat.ts';
+import { DeliveryHoldWatch, holdDelivery } from './app/delivery-hold.ts';
 import { DEFAULT_RETENTION_OPTIONS, RetentionSweep } from './app/retention-sweep.ts';
 import type { AuthDeps } from './app/sessions.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
@@ -59,6 +60,8 @@ export interface ServiceOptions {
   readonly campaignOptions?: Partial<CampaignRunnerOptions>;
   /** The built web application served at /app (default web/dist of this tree). */
   readonly webRoot?: string;
+  /** `herald serve --paused`: delivery is held in the store before any loop starts (app/delivery-hold.ts). */
+  readonly paused?: boolean;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */
@@ -83,6 +86,8 @@ export interface RoleService {
   readonly inboundSmtpPort: number | undefined;
   /** The process's metrics; main.ts serves them on HERALD_METRICS_PORT (src/metrics/server.ts). */
   readonly metrics: Metrics;
+  /** The delivery hold as this process's loops see it; absent in an `api` process. */
+  readonly deliveryHold: DeliveryHoldWatch | undefined;
   close(): Promise<void>;
 }
 
@@ -236,6 +241,14 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   const parts = partsOf(role);
   const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
 
+  // Held (--paused, or a restored copy) before any loop can claim; read by the delivering loops.
+  if (options.paused === true) await holdDelivery(store.db, { since: clock(), reason: 'started with --paused' });
+  const deliveryHold = parts.delivery || parts.webhooks
+    ? new DeliveryHoldWatch({ db: store.db, logger: workerLogger, onRelease: () => { worker?.wake(); webhooks?.wake(); } })
+    : undefined;
+  await deliveryHold?.start();
+  const held = deliveryHold === undefined ? {} : { held: deliveryHold.held };
+
   // Delivery belongs to `all` and `worker`: an API process opens no SMTP pool, SMPP
   // session or Cloud API client, and posts no webhooks.
   let closeTransports = async (): Promise<void> => {};
@@ -254,6 +267,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
         issueCertificate: certificateIssuer({ db: store.db, publicUrl: config.publicUrl, clock }),
         // Only outcomes whose events queued a webhook delivery wake the dispatcher.
         onWebhookQueued: () => webhooks?.wake(),
+        ...held,
       },
       workerOptions,
     );
@@ -269,7 +283,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   }
   if (parts.webhooks) {
     webhooks = new WebhookDispatcher(
-      { db: store.db, commit: deps.commit, clock, newId: deps.newId, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate, metrics: deps.metrics },
+      { db: store.db, commit: deps.commit, clock, newId: deps.newId, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate, metrics: deps.metrics, ...held },
       { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: `webhooks-${randomUUID()}`, ...options.webhookOptions },
     );
   }
@@ -358,7 +372,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   return {
     role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, simulatedReports: runningReports,
     store, deps, adminToken,
-    inboundSmtpPort: inbound?.port, metrics: deps.metrics,
+    inboundSmtpPort: inbound?.port, metrics: deps.metrics, deliveryHold,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();
@@ -374,6 +388,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await runningWebhooks?.close();
       await closeTransports();
       await heartbeat.stop();
+      await deliveryHold?.stop();
       await store.db.destroy();
     },
   };

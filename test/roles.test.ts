@@ -78,5 +78,5 @@ test('serve refuses an unknown role with its usage and exit code 2', async () =>
     () => assert.fail('serve --role both started'),
     (error: { code: number; stderr: string }) => error,
   );
-  assert.deepStrictEqual([failed.code, failed.stderr], [2, 'usage: node src/main.ts serve [--role all|api|worker]\n']);
+  assert.deepStrictEqual([failed.code, failed.stderr], [2, 'usage: node src/main.ts serve [--role all|api|worker] [--paused]\n']);
 });

@@ -6,6 +6,7 @@ import { settingsInEffect, settingsText } from './config-check.ts';
 import { configTable, settingDocs } from './config-table.ts';
 import { domainAdd, domainList, domainShow, domainVerify } from './domain-commands.ts';
 import { keyCreate, keyList, keyRevoke } from './key-commands.ts';
+import { backup, outboxHold, outboxRelease, outboxStatus } from './outbox-commands.ts';
 import { templateList, whatsappTemplateAdd } from './template-commands.ts';
 import { userInvite, userList, userRemove, userRole } from './user-commands.ts';
 
@@ -36,6 +37,8 @@ export const GROUPS: ReadonlyMap<string, string> = new Map([
   ['users', 'the people who sign in to an account\'s web application'],
   ['certificates', 'check a delivery receipt against its message'],
   ['config', 'the settings herald reads'],
+  ['backup', 'an online copy of the SQLite store (PostgreSQL: the pg_dump line)'],
+  ['outbox', 'hold delivery (a restored copy, --paused) and release it after review'],
 ]);
 
 /** Command words → command; the words are matched before flags are parsed. */
@@ -60,4 +63,8 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['users remove', userRemove],
   ['config', config],
   ['certificates verify', certificatesVerify],
+  ['backup', backup],
+  ['outbox hold', outboxHold],
+  ['outbox release', outboxRelease],
+  ['outbox status', outboxStatus],
 ]);

@@ -126,5 +126,13 @@ export const HealthView = Type.Object({
   queues: Type.Array(QueueView, { description: 'One per channel' }),
   webhook_backlog: Type.Integer({ minimum: 0, description: 'Webhook deliveries still pending' }),
   failures_last_hour: Type.Integer({ minimum: 0, description: 'Messages that failed or bounced in the last hour' }),
+  delivery_held: Type.Union([
+    Type.Object({
+      since: Type.String({ format: 'date-time' }),
+      reason: Type.String({ description: '`started with --paused`, `restored from a backup`, or the operator\'s words' }),
+      release: Type.String({ description: 'The command that releases it, after review' }),
+    }),
+    Type.Null(),
+  ], { description: 'Set while delivery is held (docs/operations.md "Backup and restore"): messages are accepted and queued, none delivered, no webhook posted' }),
 });
 export type HealthView = Static<typeof HealthView>;

@@ -45,6 +45,8 @@ type WorkerDeps = CompletionDeps & {
   sandbox?: SandboxTransports;
   /** Counts outcomes and transports that throw; absent in tests that build a bare worker. */
   metrics?: Metrics;
+  /** Delivery held (app/delivery-hold.ts): nothing is claimed meanwhile. */
+  held?: () => boolean;
 };
 
 /**
@@ -72,7 +74,7 @@ export class OutboxWorker {
       claim: (channel, limit) => this.#claim(channel, limit),
       deliver: (message) => this.#deliver(message),
       unwritten: () => 0,
-    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock });
+    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock, ...(deps.held === undefined ? {} : { held: deps.held }) });
   }
 
   start(): void {

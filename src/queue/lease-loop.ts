@@ -42,6 +42,16 @@ export interface LeaseLoopOptions {
   readonly recoverLeasesAtStart: boolean;
 }
 
+export interface LeaseLoopDeps {
+  readonly logger: Logger;
+  readonly clock: () => number;
+  /**
+   * True while delivery is held (app/delivery-hold.ts): the loop keeps turning and writes
+   * outcomes it holds, but leases nothing new. Absent: never held.
+   */
+  readonly held?: () => boolean;
+}
+
 /**
  * The lease loop. Each lane has `concurrency` slots; the loop leases due jobs of a lane
  * while it has free slots and starts them without waiting for one another. Modes:
@@ -65,6 +75,7 @@ export class LeaseLoop<Lane extends string, Job> {
   readonly #options: LeaseLoopOptions;
   readonly #logger: Logger;
   readonly #clock: () => number;
+  readonly #held: () => boolean;
   #lastTurnAt: number | undefined;
   readonly #inFlight: Map<Lane, Set<Promise<void>>>;
   /** Lanes that may have due jobs or unwritten outcomes. */
@@ -75,11 +86,12 @@ export class LeaseLoop<Lane extends string, Job> {
   /** Steps run one at a time (the loop's, drain()'s and stop()'s). */
   #steps: Promise<unknown> = Promise.resolve();
 
-  constructor(queue: LeaseQueue<Lane, Job>, options: LeaseLoopOptions, deps: { readonly logger: Logger; readonly clock: () => number }) {
+  constructor(queue: LeaseQueue<Lane, Job>, options: LeaseLoopOptions, deps: LeaseLoopDeps) {
     this.#queue = queue;
     this.#options = options;
     this.#logger = deps.logger;
     this.#clock = deps.clock;
+    this.#held = deps.held ?? (() => false);
     this.#inFlight = new Map(queue.lanes.map((lane) => [lane, new Set()]));
   }
 
@@ -173,7 +185,7 @@ export class LeaseLoop<Lane extends string, Job> {
     for (const lane of lanes) {
       const inFlight = this.#inFlight.get(lane)!;
       const free = concurrency - inFlight.size;
-      const claiming = claim && free > 0 && (inFlight.size === 0 || free >= refillAt);
+      const claiming = claim && free > 0 && !this.#held() && (inFlight.size === 0 || free >= refillAt);
       if (!claiming && this.#queue.unwritten(lane) === 0) continue;
       const limit = claiming ? Math.min(free, batchSize) : 0;
       const jobs = await this.#queue.claim(lane, limit);

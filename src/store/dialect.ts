@@ -36,6 +36,7 @@ import type { Database } from './database.ts';
 import { LOCAL_NOTIFIER, PostgresNotifier, type Notifier } from './notify.ts';
 import { preparedName, toSqliteValue, type SqliteStatements } from './prepared-statement.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
+import { tightenStoreFiles } from './sqlite-files.ts';
 
 export interface DialectCapabilities {
   /** `FOR UPDATE SKIP LOCKED` on outbox claims (PostgreSQL); SQLite serialises writers instead. */
@@ -163,7 +164,8 @@ class ImmediateSqliteDialect extends SqliteDialect {
  * The database holds DKIM private keys, API key hashes and every message: its folder
  * is created 0700 and the file 0600, readable by the service's user only. SQLite gives
  * its -wal and -shm files the database file's mode, so they follow. An existing folder
- * or file keeps the mode the operator gave it.
+ * keeps the mode the operator gave it; existing files others could read (a store made by
+ * an older version, a restored copy) are tightened to 0600 with one warning.
  */
 function createPrivately(location: string): void {
   mkdirSync(dirname(location), { recursive: true, mode: 0o700 });
@@ -174,7 +176,11 @@ function createPrivately(location: string): void {
 function openSqlite(location: string): OpenedStore {
   let opened: NodeSqliteDatabase | undefined;
   const open = (): SqliteDatabase => {
-    if (location !== ':memory:') createPrivately(location);
+    if (location !== ':memory:') {
+      const tightened = tightenStoreFiles(location);
+      if (tightened.length > 0) process.emitWarning(`herald: the store's files were readable by others and are now 0600: ${tightened.join(', ')}`);
+      createPrivately(location);
+    }
     const raw = new DatabaseSync(location, { timeout: 5000 });
     // WAL lets readers (the CLI, /readyz) proceed while the service writes;
     // synchronous=FULL syncs the WAL at every commit, so a 200 answer means the

@@ -17,3 +17,9 @@ export async function putSettingIfAbsent(db: Executor, key: string, value: strin
 export async function putSetting(db: Executor, key: string, value: string): Promise<void> {
   await db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
 }
+
+/** Removes the key; true when it was there. */
+export async function deleteSetting(db: Executor, key: string): Promise<boolean> {
+  const result = await db.deleteFrom('settings').where('key', '=', key).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

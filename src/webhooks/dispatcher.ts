@@ -44,6 +44,8 @@ export interface DispatcherDeps {
   readonly logger: Logger;
   /** HERALD_FETCH_ALLOW_PRIVATE. */
   readonly allowPrivate: boolean;
+  /** Delivery held (app/delivery-hold.ts): nothing is claimed meanwhile. */
+  readonly held?: () => boolean;
   /** Host name resolver of the private-address guard; default: the system's. */
   readonly lookup?: GuardedFetchOptions['lookup'];
   /** Counts attempts by outcome (herald_webhook_attempts_total); absent in tests that build a bare dispatcher. */
@@ -115,7 +117,7 @@ export class WebhookDispatcher {
       claim: (_lane, limit) => this.#step(limit),
       deliver: (job) => this.#deliver(job),
       unwritten: () => this.#unrecorded.length,
-    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock });
+    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock, ...(deps.held === undefined ? {} : { held: deps.held }) });
   }
 
   start(): void {

@@ -140,6 +140,7 @@ test('health lists this process, the queues per channel with the oldest one\'s a
     queues: [{ channel: 'email', queued: 1, oldest_age_seconds: 120 }, { channel: 'sms', queued: 0, oldest_age_seconds: null }, { channel: 'whatsapp', queued: 0, oldest_age_seconds: null }],
     webhook_backlog: 0,
     failures_last_hour: 1,
+    delivery_held: null,
   }]);
 });
 

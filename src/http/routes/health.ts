@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { readDeliveryHold, type DeliveryHold } from '../../app/delivery-hold.ts';
 import type { Db } from '../../store/database.ts';
 import { sendRejection } from '../wire-errors.ts';
 
@@ -9,7 +10,8 @@ export type ReadinessCheck = () => string | undefined;
 /**
  * `/healthz`: the process answers. `/readyz`: the database answers and every readiness
  * check passes; otherwise 503 with the reason in `detail`. Neither writes a log line
- * (plugins/request-log.ts), since orchestrators probe every few seconds.
+ * (plugins/request-log.ts), since orchestrators probe every few seconds. A process is
+ * ready while delivery is held (app/delivery-hold.ts): it accepts, and says it holds.
  */
 export function healthRoutes(app: FastifyInstance, deps: { readonly db: Db; readonly readiness?: ReadinessCheck }): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -22,6 +24,13 @@ export function healthRoutes(app: FastifyInstance, deps: { readonly db: Db; read
     }
     const notReady = deps.readiness?.();
     if (notReady !== undefined) return sendRejection(reply, { code: 'storeUnavailable', detail: notReady });
+    const hold = await readDeliveryHold(deps.db);
+    if (hold !== undefined) return { status: 'ready', delivery_held: deliveryHeldView(hold) };
     return { status: 'ready' };
   });
+}
+
+/** The hold as /readyz and GET /admin/v1/health show it. */
+export function deliveryHeldView(hold: DeliveryHold): { since: string; reason: string; release: string } {
+  return { since: new Date(hold.since).toISOString(), reason: hold.reason, release: 'herald outbox release' };
 }

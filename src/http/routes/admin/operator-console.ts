@@ -8,6 +8,7 @@ import type { HttpDeps } from '../../app.ts';
 import { ErrorBody } from '../../account-api-schemas.ts';
 import { AccountList, AccountListQuery, AdminLedgerEntry, HealthView, TopUpRequest, type AccountSummary } from '../../operator-api-schemas.ts';
 import { sendRejection } from '../../wire-errors.ts';
+import { deliveryHeldView } from '../health.ts';
 
 // What the operator console adds to the admin API (issue 12; shapes in
 // operator-api-schemas.ts): the account list and search, top-ups with a reason, and the
@@ -68,6 +69,7 @@ export function operatorConsoleRoutes(app: FastifyInstance, deps: HttpDeps): voi
       queues: health.queues.map((q) => ({ channel: q.channel, queued: q.queued, oldest_age_seconds: q.oldestAgeSeconds })),
       webhook_backlog: health.webhookBacklog,
       failures_last_hour: health.failuresLastHour,
+      delivery_held: health.deliveryHold === undefined ? null : deliveryHeldView(health.deliveryHold),
     };
   });
 }

@@ -21,6 +21,12 @@ export default function OperatorHealthPage() {
       <QueryState query={health}>
         {(h) => (
           <>
+            {h.delivery_held !== null && (
+              <p className="state error" role="alert">
+                Delivery is held since <Time iso={h.delivery_held.since} /> ({h.delivery_held.reason}): messages are accepted and kept queued,
+                none is delivered and no webhook is posted. Release it after review with <code>{h.delivery_held.release}</code>.
+              </p>
+            )}
             <Section title="Now">
               <dl className="stats">
                 <div className="stat"><dt>Webhook backlog</dt><dd>{formatCount(h.webhook_backlog)}</dd></div>

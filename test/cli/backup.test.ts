@@ -1,8 +1,8 @@
 // Issue 21 item 6: `herald backup` copies a SQLite store online (0600) into a copy that
 // starts with delivery held; `serve --paused` holds the outbox until `herald outbox
-// release`; store files others could read are tightened to 0600 at start.
+// release` (store files tightened at start: test/store/file-modes.test.ts).
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -149,26 +149,6 @@ test('a restored copy starts with its queue held, shown in /admin/v1/health, and
   assert.equal((await heraldCli({ HERALD_DATABASE_URL: `sqlite:${copyFile}` }, 'outbox', 'release')).code, 0);
   assert.equal(await statusWithin(restored, account.apiKey, msgid, 'sent', 10_000), 'sent');
   assert.equal((await restored.http.inject({ method: 'GET', url: '/admin/v1/health', headers: { authorization: 'Bearer test-admin-token-0123456789' } })).json().delivery_held, null);
-});
-
-test('store files others could read are tightened to 0600 at start, with one warning', { timeout: 30_000 }, async (t) => {
-  const dir = tempDir(t);
-  const file = join(dir, 'herald.db');
-  const old = new DatabaseSync(file);
-  old.exec('PRAGMA journal_mode = WAL; create table t (x); insert into t values (1)');
-  chmodSync(file, 0o644);
-  chmodSync(`${file}-wal`, 0o644);
-  const warnings: string[] = [];
-  const onWarning = (warning: Error): void => void warnings.push(warning.message);
-  process.on('warning', onWarning);
-  t.after(() => process.off('warning', onWarning));
-  await startService(t, { env: { HERALD_DATABASE_URL: `sqlite:${file}` } });
-  old.close();
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepStrictEqual([modeOf(file), modeOf(`${file}-wal`)], ['600', '600']);
-  assert.deepStrictEqual(warnings.filter((w) => w.includes('0600')), [
-    `herald: the store's files were readable by others and are now 0600: ${file} (was 0644), ${file}-wal (was 0644), ${file}-shm (was 0644)`,
-  ]);
 });
 
 test('on PostgreSQL `herald backup` names the pg_dump line, without the password, and exits 1', async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test, type TestContext } from 'node:test';
 import { heraldCli } from '../support/child-process.ts';
-import { emailBody, get, openAccount, post, startService } from '../support/service.ts';
+import { emailBody, get, openAccount, post, sharedStore, startService } from '../support/service.ts';
 import type { Service } from '../../src/service.ts';
 
 const T0 = Date.parse('2030-01-01T09:00:00.000Z');
@@ -109,8 +109,8 @@ async function statusWithin(service: Service, apiKey: string, msgid: string, sta
 }
 
 test('started with --paused, the outbox is held (messages stay queued, nothing is delivered) until `herald outbox release`', { timeout: 60_000 }, async (t) => {
-  const dir = tempDir(t);
-  const store = `sqlite:${join(dir, 'herald.db')}`;
+  // A SQLite file, or with HERALD_TEST_STORE=postgres a schema: the CLI reaches either.
+  const store = await sharedStore(t);
   const service = await startService(t, { paused: true, worker: true, workerOptions: { pollMs: 50 }, env: { HERALD_DATABASE_URL: store } });
   const account = await openAccount(service);
   const sent = await post(service, '/v1/email', account.apiKey, emailBody());

@@ -115,3 +115,18 @@ test('a send held up past SQLite\'s busy time-out by another writer answers 503 
   }
   assert.equal((await sendAs(service, account.apiKey, '/v1/sms/send', smsBody())).statusCode, 200);
 });
+
+test('the OpenAPI document lists the 503 with Retry-After on every operation', async (t: TestContext) => {
+  const service = await startService(t);
+  const document = (await service.http.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> };
+  const missing: string[] = [];
+  let operations = 0;
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      operations++;
+      if (operation.responses['503']?.headers?.['Retry-After'] === undefined) missing.push(`${method.toUpperCase()} ${path}`);
+    }
+  }
+  assert.ok(operations > 50, `${operations} operations`);
+  assert.deepStrictEqual(missing, []);
+});

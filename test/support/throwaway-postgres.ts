@@ -5,11 +5,11 @@
 // says why, and the test skips with that one line.
 import { spawnSync } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { runToEnd, type Run } from './child-process.ts';
+import { closedPort } from './closed-port.ts';
 
 export interface ThrowawayPostgres {
   /** postgres://postgres@127.0.0.1:<port>/postgres (trust authentication). */
@@ -31,15 +31,6 @@ function missingTool(): string | undefined {
     return `running as root without a \`${POSTGRES_USER}\` user for runuser: initdb refuses root`;
   }
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /**
@@ -66,7 +57,8 @@ export async function throwawayPostgres(t: TestContext): Promise<ThrowawayPostgr
     if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.code}): ${result.stderr}${result.stdout}`);
     return result;
   };
-  const port = await freePort();
+  // A port just free: the cluster binds it at once.
+  const port = await closedPort();
   await run('initdb', ['-D', data, '-U', POSTGRES_USER, '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=40`;
   let running = false;

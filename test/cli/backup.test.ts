@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test, type TestContext } from 'node:test';
 import { heraldCli } from '../support/child-process.ts';
+import { startHerald } from '../support/herald-process.ts';
 import { emailBody, get, openAccount, post, sharedStore, startService } from '../support/service.ts';
 import type { Service } from '../../src/service.ts';
 
@@ -156,4 +157,15 @@ test('on PostgreSQL `herald backup` names the pg_dump line, without the password
   assert.deepStrictEqual([run.code, run.stdout, run.stderr], [1, '',
     'herald: the store is PostgreSQL: herald does not copy it; back it up with pg_dump (docs/operations.md "Backup and restore"):\n'
     + "  pg_dump --format=custom --file='/tmp/herald.dump' --schema='tenant_a' 'postgres://herald@db.example.net:5432/herald'\n"]);
+});
+
+test('`herald serve --paused` holds delivery in the store before it serves, and /readyz says so', { timeout: 90_000 }, async (t) => {
+  const store = await sharedStore(t);
+  const herald = await startHerald('all', { HERALD_DATABASE_URL: store, HERALD_ADMIN_TOKEN: 'test-admin-token-0123456789' }, 60_000, 'node', ['--paused']);
+  t.after(() => herald.kill());
+  const ready = await (await fetch(`${herald.url}/readyz`)).json() as { delivery_held?: { reason: string } };
+  assert.equal(ready.delivery_held?.reason, 'started with --paused');
+  const status = await heraldCli({ HERALD_DATABASE_URL: store }, 'outbox', 'status');
+  assert.match(status.stdout, /^delivery held since \S+ \(started with --paused\); release it with `herald outbox release`\n$/);
+  assert.deepStrictEqual(herald.errorLines(), []);
 });

@@ -74,11 +74,13 @@ function isErrorLine(line: string): boolean {
  * Starts `serve --role role` with `env` (plus HERALD_PORT=0, HERALD_HOST=127.0.0.1,
  * HERALD_LOG_LEVEL=info: the listening line is an info line) and resolves once its
  * /readyz answers 200. The log is read for as long as the process runs (a full pipe
- * would stall it); its end is kept for failure messages.
+ * would stall it); its end is kept for failure messages. `flags` follow the role (`--paused`).
  */
-export async function startHerald(role: Role, env: Readonly<Record<string, string>>, timeoutMs = 60_000, launch: Launch = 'node'): Promise<HeraldProcess> {
+export async function startHerald(
+  role: Role, env: Readonly<Record<string, string>>, timeoutMs = 60_000, launch: Launch = 'node', flags: readonly string[] = [],
+): Promise<HeraldProcess> {
   const [command, args] = launch === 'node' ? [process.execPath, ['src/main.ts']] : ['sh', ['deploy/herald']];
-  const child = spawn(command, [...args, 'serve', '--role', role], {
+  const child = spawn(command, [...args, 'serve', '--role', role, ...flags], {
     cwd: root,
     env: { ...cleanEnv(), HERALD_PORT: '0', HERALD_HOST: '127.0.0.1', HERALD_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

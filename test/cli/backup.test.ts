@@ -10,6 +10,8 @@ import { test, type TestContext } from 'node:test';
 import { heraldCli } from '../support/child-process.ts';
 import { startHerald } from '../support/herald-process.ts';
 import { emailBody, get, openAccount, post, sharedStore, startService } from '../support/service.ts';
+import { call, startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';
+import { releaseDelivery } from '../../src/app/delivery-hold.ts';
 import type { Service } from '../../src/service.ts';
 
 const T0 = Date.parse('2030-01-01T09:00:00.000Z');
@@ -168,4 +170,19 @@ test('`herald serve --paused` holds delivery in the store before it serves, and 
   const status = await heraldCli({ HERALD_DATABASE_URL: store }, 'outbox', 'status');
   assert.match(status.stdout, /^delivery held since \S+ \(started with --paused\); release it with `herald outbox release`\n$/);
   assert.deepStrictEqual(herald.errorLines(), []);
+});
+
+test('a hold keeps webhooks from being posted too, and releasing it posts them', { timeout: 30_000 }, async (t) => {
+  const receiver = await startWebhookReceiver(t);
+  const service = await startService(t, { paused: true });
+  const account = await openAccount(service);
+  await subscribe(service, account.apiKey, receiver);
+  assert.equal((await call(service, 'POST', '/v1/webhooks/test', account.apiKey)).statusCode, 202);
+
+  assert.equal(await service.webhooks.drain(), 0);
+  assert.equal(receiver.received.length, 0);
+  assert.equal((await releaseDelivery(service.deps.db))?.reason, 'started with --paused');
+  await service.deliveryHold?.refresh();
+  assert.equal(await service.webhooks.drain(), 1);
+  assert.equal(receiver.received.length, 1);
 });

@@ -143,7 +143,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.setErrorHandler(failedRequestHandler(deps.app.metrics, outage));
   app.setNotFoundHandler((_request, reply) => sendRejection(reply, { code: 'notFound' }));
 
-  healthRoutes(app, { db: deps.app.db, ...(deps.readiness === undefined ? {} : { readiness: deps.readiness }) });
+  healthRoutes(app, { db: deps.app.db, outage, ...(deps.readiness === undefined ? {} : { readiness: deps.readiness }) });
 
   if (deps.healthOnly === true) return app;
 

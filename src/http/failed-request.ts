@@ -65,7 +65,8 @@ export function failedRequestHandler(counter: UnexpectedErrorCounter, outage: St
 
 /**
  * Ends an outage in progress when a request of the account or operator API succeeds
- * (they all read the store); health probes, which may not, are left out.
+ * (they all read the store), as /readyz's own query does; /healthz, which reads nothing,
+ * and the other public routes are left out.
  */
 export function noteStoreAnswers(app: FastifyInstance, outage: StoreOutage): void {
   app.addHook('onResponse', async (request, reply) => {

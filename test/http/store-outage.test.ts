@@ -72,7 +72,7 @@ async function assertUnavailable(probe: Probe): Promise<void> {
 test('while PostgreSQL is stopped every route answers 503 with Retry-After, and after it starts the same requests succeed', { timeout: 120_000 }, async (t: TestContext) => {
   const cluster = await throwawayPostgres(t);
   if (cluster === undefined) return;
-  const log = captureLog('warn');
+  const log = captureLog('info');
   const service = await startService(t, { logger: log.logger, env: { HERALD_DATABASE_URL: cluster.url, HERALD_DATABASE_POOL_SIZE: '4' } });
   const { probes } = await probesFor(service);
   for (const probe of probes) assert.equal((await probe.request()).statusCode, probe.okStatus, `${probe.name} before the outage`);
@@ -88,11 +88,17 @@ test('while PostgreSQL is stopped every route answers 503 with Retry-After, and 
   assert.match(scraped, /herald_store_unavailable_total\{store="database"\} (\d+)/);
   assert.equal(Number(/herald_store_unavailable_total\{store="database"\} (\d+)/.exec(scraped)?.[1]), probes.length * 2);
 
+  const probe = await service.http.inject({ method: 'GET', url: '/readyz' });
+  assert.deepStrictEqual([probe.statusCode, probe.json()], [503, UNAVAILABLE]);
+
   await cluster.start();
   for (const probe of probes) {
     const res = await probe.request();
     assert.equal(res.statusCode, probe.okStatus, `${probe.name} after the outage: ${res.body}`);
   }
+  assert.deepStrictEqual(log.lines.filter((line) => /^the database (does not answer|answers again)/.test(line.msg ?? '')).map((line) => [line.level, line.msg?.split(':')[0]]), [
+    [40, 'the database does not answer'], [30, 'the database answers again'],
+  ]);
 });
 
 test('a send held up past SQLite\'s busy time-out by another writer answers 503 with Retry-After', { timeout: 60_000 }, async (t: TestContext) => {

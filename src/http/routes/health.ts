@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { readDeliveryHold, type DeliveryHold } from '../../app/delivery-hold.ts';
+import type { StoreOutage } from '../../app/store-outage.ts';
 import type { Db } from '../../store/database.ts';
 import { sendRejection } from '../wire-errors.ts';
 
@@ -13,15 +14,17 @@ export type ReadinessCheck = () => string | undefined;
  * (plugins/request-log.ts), since orchestrators probe every few seconds. A process is
  * ready while delivery is held (app/delivery-hold.ts): it accepts, and says it holds.
  */
-export function healthRoutes(app: FastifyInstance, deps: { readonly db: Db; readonly readiness?: ReadinessCheck }): void {
+export function healthRoutes(app: FastifyInstance, deps: { readonly db: Db; readonly outage: StoreOutage; readonly readiness?: ReadinessCheck }): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     try {
       await sql`select 1`.execute(deps.db);
     } catch (error) {
-      request.log.warn({ err: error }, 'database not reachable');
+      // An outage is logged once however often the orchestrator probes (app/store-outage.ts).
+      if (!deps.outage.noticed(error, request.log)) request.log.warn({ err: error }, 'database not reachable');
       return sendRejection(reply, { code: 'storeUnavailable' });
     }
+    deps.outage.answered(request.log);
     const notReady = deps.readiness?.();
     if (notReady !== undefined) return sendRejection(reply, { code: 'storeUnavailable', detail: notReady });
     const hold = await readDeliveryHold(deps.db);

@@ -28,6 +28,7 @@ export const backup: PlainCommand = {
       if (code === 'ENOENT' || code === 'EACCES') return reject('invalidField', { detail: `FILE: ${target} cannot be created (${code})` });
       throw error;
     }
+    if (outcome.kind === 'no-store') return reject('invalidField', { detail: `HERALD_DATABASE_URL: no SQLite store at ${outcome.location}` });
     if (outcome.kind === 'use-pg-dump') {
       return reject('invalidField', { detail: `the store is PostgreSQL: herald does not copy it; back it up with pg_dump (docs/operations.md "Backup and restore"):\n  ${outcome.command}` });
     }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { backupSqlite } from './sqlite-files.ts';
 
 // `herald backup`: a SQLite store is copied by herald itself, online (store/sqlite-files.ts);
@@ -6,13 +7,15 @@ import { backupSqlite } from './sqlite-files.ts';
 
 export type BackupOutcome =
   | { readonly kind: 'copied'; readonly file: string; readonly pages: number }
+  /** No database file where HERALD_DATABASE_URL points: nothing is created there. */
+  | { readonly kind: 'no-store'; readonly location: string }
   | { readonly kind: 'use-pg-dump'; readonly command: string };
 
 /** Backs up the store of `databaseUrl` into `file`, writing `settings` into the copy; on PostgreSQL, the pg_dump line to run. */
 export async function backupStore(databaseUrl: string, file: string, settings: Readonly<Record<string, string>>): Promise<BackupOutcome> {
   if (databaseUrl.startsWith('sqlite:')) {
     const location = databaseUrl.slice('sqlite:'.length);
-    if (location === ':memory:') throw new Error('an in-memory store cannot be backed up');
+    if (location === ':memory:' || !existsSync(location)) return { kind: 'no-store', location };
     return { kind: 'copied', file, pages: await backupSqlite(location, file, settings) };
   }
   return { kind: 'use-pg-dump', command: pgDumpCommand(databaseUrl, file) };

@@ -154,6 +154,13 @@ test('a restored copy starts with its queue held, shown in /admin/v1/health, and
   assert.equal((await restored.http.inject({ method: 'GET', url: '/admin/v1/health', headers: { authorization: 'Bearer test-admin-token-0123456789' } })).json().delivery_held, null);
 });
 
+test('`herald backup` of a store that is not there creates nothing and exits 1', async (t) => {
+  const dir = tempDir(t);
+  const run = await heraldCli({ HERALD_DATABASE_URL: `sqlite:${join(dir, 'typo.db')}` }, 'backup', join(dir, 'copy.db'));
+  assert.deepStrictEqual([run.code, run.stderr], [1, `herald: HERALD_DATABASE_URL: no SQLite store at ${join(dir, 'typo.db')}\n`]);
+  assert.deepStrictEqual([existsSync(join(dir, 'typo.db')), existsSync(join(dir, 'copy.db'))], [false, false]);
+});
+
 test('on PostgreSQL `herald backup` names the pg_dump line, without the password, and exits 1', async () => {
   const run = await heraldCli({ HERALD_DATABASE_URL: 'postgres://herald:s3cret@db.example.net:5432/herald?options=-c%20search_path%3Dtenant_a' }, 'backup', '/tmp/herald.dump');
   assert.deepStrictEqual([run.code, run.stdout, run.stderr], [1, '',

@@ -27,10 +27,12 @@ export function tightenStoreFiles(location: string): string[] {
   return changed;
 }
 
-// Pages copied per step of the online backup: between steps the service's connection may
-// write (SQLite restarts the copy of pages it changed), so a busy store is copied in
-// short steps rather than held locked for the whole copy.
-const PAGES_PER_STEP = 256;
+// The whole database in one step of the online backup. SQLite restarts a backup from
+// its first page when another connection writes between two steps, so a store under a
+// steady load copied in small steps might never finish; one step reads one snapshot
+// (a read transaction, which in WAL mode never blocks the service's writers), and runs
+// on libuv's thread pool, not on the event loop.
+const PAGES_PER_STEP = 2 ** 31 - 1;
 
 /**
  * Copies the store at `location` into `target` (a new file, 0600) with SQLite's online

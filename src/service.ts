@@ -26,13 +26,13 @@ import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
 import { SimulatedReportQueue } from './outbox/simulated-reports.ts';
 import { recordSimulatedStep } from './app/record-simulated-step.ts';
-import { listenOrExplain, openOrExplain } from './startup-errors.ts';
+import { listenOrExplain, migrateOrExplain, openOrExplain } from './startup-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
 import { isPostgresLockLoss, openStore, type OpenedStore } from './store/dialect.ts';
 import { readQueueDepths } from './store/queue-depth.ts';
 import { groupCommitter, type Committer } from './store/group-commit.ts';
-import { migrateToLatest } from './store/migrate.ts';
+import type { AppliedMigration } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
 import { DEFAULT_IMPORT_RUNNER_OPTIONS, IMPORTS_WAKE, ImportRunner, type ImportRunnerOptions } from './campaigns/import-runner.ts';
 import { CAMPAIGNS_WAKE, CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS, type CampaignRunnerOptions } from './campaigns/campaign-runner.ts';
@@ -105,7 +105,11 @@ export interface Service extends RoleService {
  */
 export async function openAppDeps(
   config: Config,
-  options: { clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void; wakeCampaigns?: () => void } = {},
+  options: {
+    clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void; wakeCampaigns?: () => void;
+    /** Told of each migration this start applies (the server logs them; the CLI applies them quietly). */
+    onMigrated?: (migration: AppliedMigration) => void;
+  } = {},
 ): Promise<{ store: OpenedStore; deps: AuthDeps }> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   const metrics = createMetrics();
@@ -113,7 +117,7 @@ export async function openAppDeps(
   metrics.readQueuesWith(() => readQueueDepths(store.db, clock()));
   try {
     await openOrExplain(store.db, config.databaseUrl);
-    await migrateToLatest(store.db);
+    await migrateOrExplain(store.db, options.onMigrated);
     const signingSecret = await loadSigningSecret(store.db);
     const limits = requestLimitsOf(config);
     const deps: AuthDeps = {
@@ -232,6 +236,9 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   const simulatorPollMs = Math.min(1000, Math.max(10, config.simulatorStepMs / 2));
   const { store, deps } = await openAppDeps(config, {
     clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake(), wakeCampaigns: () => campaigns?.wake(),
+    onMigrated: (migration) => {
+      if (logger !== false) logger.info({ migration: migration.name, ms: migration.ms }, 'migration applied');
+    },
   });
   const adminToken = await prepareAdminToken(store.db, config.adminToken);
   // Loaded (or created) now, so signing a receipt after a delivery never waits on the store.

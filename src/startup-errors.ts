@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import { ConfigError } from './config.ts';
 import type { Db } from './store/database.ts';
+import { migrateToLatest, UnknownMigrationsError, type AppliedMigration } from './store/migrate.ts';
 
-// What stops a start because of a setting: a database that cannot be opened as named,
-// a listener that cannot bind. Each is said in one line naming the variable (exit 78,
+// What stops a start because of a setting: a database that cannot be opened as named
+// or that a newer herald migrated, a listener that cannot bind. Each is said in one line naming the variable (exit 78,
 // like any bad value), not as a stack trace.
 
 // A SQLite path that cannot be a database file (its folder is a file, a read-only or
@@ -24,6 +25,23 @@ export async function openOrExplain(db: Db, databaseUrl: string): Promise<void> 
       throw new ConfigError(`HERALD_DATABASE_URL: cannot open the database: ${(error as Error).message}`);
     }
     throw error;
+  }
+}
+
+/**
+ * Brings the schema up to date, each applied migration passed to `onApplied`; a store
+ * with migrations this version does not have (a downgrade, another build) becomes a
+ * ConfigError naming the versions: a supervisor restarting it would only fail again.
+ */
+export async function migrateOrExplain(db: Db, onApplied: (migration: AppliedMigration) => void = () => {}): Promise<void> {
+  try {
+    for (const migration of await migrateToLatest(db)) onApplied(migration);
+  } catch (error) {
+    if (!(error instanceof UnknownMigrationsError)) throw error;
+    const which = `it holds migration${error.unknown.length === 1 ? '' : 's'} ${error.unknown.join(', ')}; this version's latest is ${error.latest}`;
+    throw new ConfigError(error.newer
+      ? `HERALD_DATABASE_URL: the store was migrated by a newer herald (${which}); run that version or a later one, or restore a backup taken before the upgrade`
+      : `HERALD_DATABASE_URL: the store was migrated by another build of herald (${which}); run the build that migrated it`);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Account, Channel } from '../domain/account.ts';
+import type { Account, AllowListAppliesTo, Channel } from '../domain/account.ts';
 import type { Scope } from '../domain/access.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import type { EventType } from '../domain/event-catalogue.ts';
@@ -24,6 +24,8 @@ export interface AccountBody {
   readonly whatsappPrice: number;
   readonly rateLimitPerSecond: number;
   readonly ipAllowList: readonly string[];
+  /** Whom the allow-list binds: `all` (keys and sessions) or `keys`. */
+  readonly allowListAppliesTo: AllowListAppliesTo;
   readonly services: Readonly<Record<Channel, boolean>>;
   readonly webhookUrl: string | null;
   /** The signing secret (shown to the operator as to the account); with accountBodyOf, always present. */
@@ -88,6 +90,7 @@ export function accountBody(account: Account, webhook?: { readonly secret: strin
     whatsappPrice: formatMoney(account.whatsappPrice),
     rateLimitPerSecond: account.rateLimitPerSecond,
     ipAllowList: account.ipAllowList,
+    allowListAppliesTo: account.allowListAppliesTo,
     services: { email: account.services.email, sms: account.services.sms, whatsapp: account.services.whatsapp },
     webhookUrl: account.webhookUrl,
     ...(webhook === undefined ? {} : { webhookSecret: webhook.secret, webhookEvents: webhook.events }),

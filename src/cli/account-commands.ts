@@ -4,10 +4,11 @@ import { addSenderDomainAsOperator } from '../app/add-sender-domain.ts';
 import { createAccount } from '../app/create-account.ts';
 import type { SenderDomainDetails } from '../app/sender-domains.ts';
 import { updateAccount } from '../app/update-account.ts';
+import { ALLOW_LIST_APPLIES_TO } from '../domain/account.ts';
 import { parseAccountUpdate, parseNewAccount, parseNewSenderDomain } from '../domain/admin-input.ts';
 import { formatMoney } from '../domain/money.ts';
 import { RejectionError } from '../domain/result.ts';
-import { booleanFlag, compact, printed, str, wholeNumberFlag, type StoreCommand } from './command-kit.ts';
+import { booleanFlag, choiceFlag, compact, listFlag, printed, str, wholeNumberFlag, type StoreCommand } from './command-kit.ts';
 import * as human from './human-output.ts';
 
 // `accounts …`: open, find, show, change and audit the accounts.
@@ -93,20 +94,26 @@ export const accountShow: StoreCommand = {
 };
 
 export const accountUpdate: StoreCommand = {
-  usage: 'accounts update ACCOUNT_ID [--name NAME] [--messages N | --add-messages N] [--balance X | --add-balance X] [--whatsapp-price X] [--active true|false] [--rate-limit N] [--json]',
-  summary: 'Change an account; messages and money move through the ledger',
+  usage: 'accounts update ACCOUNT_ID [--name NAME] [--messages N | --add-messages N] [--balance X | --add-balance X] [--whatsapp-price X] [--active true|false] [--rate-limit N] '
+    + '[--allow-list ENTRIES] [--allow-list-applies-to keys|all] [--json]',
+  summary: 'Change an account; messages and money move through the ledger. --allow-list takes comma-separated addresses and CIDR ranges ("" for any address); '
+    + '--allow-list-applies-to keys frees the web application\'s sessions from the list',
   positionals: ['ACCOUNT_ID'],
   options: {
     name: { type: 'string' }, messages: { type: 'string' }, 'add-messages': { type: 'string' }, balance: { type: 'string' },
     'add-balance': { type: 'string' }, 'whatsapp-price': { type: 'string' }, active: { type: 'string' }, 'rate-limit': { type: 'string' },
+    'allow-list': { type: 'string' }, 'allow-list-applies-to': { type: 'string' },
   },
-  flagOf: { ...ACCOUNT_FLAGS, addMessages: 'add-messages', addBalance: 'add-balance', active: 'active' },
+  flagOf: {
+    ...ACCOUNT_FLAGS, addMessages: 'add-messages', addBalance: 'add-balance', active: 'active', ipAllowList: 'allow-list', allowListAppliesTo: 'allow-list-applies-to',
+  },
   needsStore: true,
   async run(deps, [id = ''], values) {
     const input = parseAccountUpdate(compact({
       name: values.name, messagesLeft: wholeNumberFlag(values, 'messages'), addMessages: wholeNumberFlag(values, 'add-messages'),
       balance: values.balance, addBalance: values['add-balance'], whatsappPrice: values['whatsapp-price'],
       active: booleanFlag(values, 'active'), rateLimitPerSecond: wholeNumberFlag(values, 'rate-limit'),
+      ipAllowList: listFlag(values, 'allow-list'), allowListAppliesTo: choiceFlag(values, 'allow-list-applies-to', ALLOW_LIST_APPLIES_TO),
     }));
     if (!input.ok) return input;
     const updated = await updateAccount(deps, id, input.value);

@@ -88,6 +88,13 @@ export function choiceFlag<T extends string>(values: Values, flag: string, choic
   return raw as T;
 }
 
+/** A comma-separated list (spaces around entries dropped; `""` is the empty list), or undefined when the flag is absent. */
+export function listFlag(values: Values, flag: string): string[] | undefined {
+  const raw = str(values[flag]);
+  if (raw === undefined) return undefined;
+  return raw.trim() === '' ? [] : raw.split(',').map((entry) => entry.trim());
+}
+
 /** Drops absent flags, so the body holds only what the operator gave. */
 export function compact(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));

@@ -24,6 +24,7 @@ export function accountText(account: AccountBody): string[] {
       ['whatsapp price', String(account.whatsappPrice)],
       ['rate limit', `${account.rateLimitPerSecond}/s`],
       ['ip allow-list', account.ipAllowList.length === 0 ? '(any address)' : account.ipAllowList.join(', ')],
+      ['allow-list binds', account.allowListAppliesTo === 'all' ? 'API keys and sessions (all)' : 'API keys only (keys)'],
       ['services', `email ${onOff(account.services.email)}, sms ${onOff(account.services.sms)}, whatsapp ${onOff(account.services.whatsapp)}`],
       ['webhook url', account.webhookUrl ?? '(none)'],
       ['created', account.createdAt],

@@ -4,25 +4,55 @@
 import { isScope, SCOPES, type Scope } from './access.ts';
 import { fieldsOf, invalidField, ISO_TIME, parseExpiry, parseText } from './admin-input.ts';
 import { isKeyMode, type KeyMode } from './key-mode.ts';
-import { normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
+import { isAllowListAppliesTo, type AllowListAppliesTo } from './account.ts';
+import { isIpAllowed, normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
 import { ownField, type JsonObject } from './json-object.ts';
-import { ok, type Result } from './result.ts';
+import { ok, reject, type Result } from './result.ts';
 
 export const KEY_NAME_MAX = 200;
 export const ALLOW_LIST_MAX = 1000;
 
-/** PATCH /v1/account: `{ip_allow_list}`, each entry checked on its own so the detail names it. */
-export function parseAccountChange(body: unknown): Result<{ ipAllowList?: readonly string[] }> {
-  const fields = fieldsOf(body, ['ip_allow_list']);
+/** What PATCH /v1/account may change: the allow-list and whom it binds. */
+export interface AccountChange {
+  readonly ipAllowList?: readonly string[];
+  readonly allowListAppliesTo?: AllowListAppliesTo;
+}
+
+/** PATCH /v1/account: `{ip_allow_list?, allow_list_applies_to?}`, each entry checked on its own so the detail names it. */
+export function parseAccountChange(body: unknown): Result<AccountChange> {
+  const fields = fieldsOf(body, ['ip_allow_list', 'allow_list_applies_to']);
   if (!fields.ok) return fields;
-  const entries = fields.value.ip_allow_list;
-  if (entries === undefined) return ok({});
-  if (!Array.isArray(entries) || entries.length > ALLOW_LIST_MAX) return invalidField('ip_allow_list', `must be an array of at most ${ALLOW_LIST_MAX} strings`);
-  for (const [index, entry] of (entries as unknown[]).entries()) {
-    if (!parseAllowList([entry]).ok) return invalidField(`ip_allow_list[${index}]`, 'must be an IPv4 or IPv6 address or CIDR range');
+  const { ip_allow_list: entries, allow_list_applies_to: appliesTo } = fields.value;
+  const change: { -readonly [K in keyof AccountChange]: AccountChange[K] } = {};
+  if (entries !== undefined) {
+    if (!Array.isArray(entries) || entries.length > ALLOW_LIST_MAX) return invalidField('ip_allow_list', `must be an array of at most ${ALLOW_LIST_MAX} strings`);
+    for (const [index, entry] of (entries as unknown[]).entries()) {
+      if (!parseAllowList([entry]).ok) return invalidField(`ip_allow_list[${index}]`, 'must be an IPv4 or IPv6 address or CIDR range');
+    }
+    const list = parseAllowList(entries);
+    if (!list.ok) return list;
+    change.ipAllowList = normaliseAllowList(list.value);
   }
-  const list = parseAllowList(entries);
-  return list.ok ? ok({ ipAllowList: normaliseAllowList(list.value) }) : list;
+  if (appliesTo !== undefined) {
+    if (!isAllowListAppliesTo(appliesTo)) return invalidField('allow_list_applies_to', 'must be "keys" or "all"');
+    change.allowListAppliesTo = appliesTo;
+  }
+  return ok(change);
+}
+
+/**
+ * Whether a person saving the account's allow-list from `saverIp` (with a session) keeps
+ * the web application: a list that binds sessions (`all`) and lets that address in, an
+ * empty list, or one that binds keys only. Refused otherwise, naming the address, so
+ * nobody shuts the whole account out of the application by a slip (issue 19).
+ */
+export function keepsSaverIn(settings: { readonly ipAllowList: readonly string[]; readonly allowListAppliesTo: AllowListAppliesTo }, saverIp: string): Result<void> {
+  if (settings.allowListAppliesTo === 'keys') return ok(undefined);
+  const list = parseAllowList(settings.ipAllowList);
+  if (list.ok && isIpAllowed(list.value, saverIp)) return ok(undefined);
+  return reject('allowListLocksOut', {
+    detail: `ip_allow_list: does not include your address ${saverIp}, and the list applies to sessions too; add ${saverIp} to the list, or set allow_list_applies_to to "keys" so that it binds API keys only`,
+  });
 }
 
 export interface NewOwnKey {

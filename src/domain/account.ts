@@ -3,6 +3,15 @@ import type { Minor } from './money.ts';
 export const CHANNELS = ['email', 'sms', 'whatsapp'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
+/**
+ * Whom the IP allow-list binds: `all`, API keys and the web application's sessions (the
+ * default, and what every account did before the setting); `keys`, API keys only, so
+ * people sign in from wherever they are (docs/users-and-sessions.md).
+ */
+export const ALLOW_LIST_APPLIES_TO = ['keys', 'all'] as const;
+export type AllowListAppliesTo = (typeof ALLOW_LIST_APPLIES_TO)[number];
+export const isAllowListAppliesTo = (value: unknown): value is AllowListAppliesTo => ALLOW_LIST_APPLIES_TO.includes(value as AllowListAppliesTo);
+
 export interface Account {
   readonly id: string;
   readonly name: string;
@@ -12,6 +21,7 @@ export interface Account {
   readonly whatsappPrice: Minor;
   readonly rateLimitPerSecond: number;
   readonly ipAllowList: readonly string[];
+  readonly allowListAppliesTo: AllowListAppliesTo;
   readonly services: Readonly<Record<Channel, boolean>>;
   readonly webhookUrl: string | null;
   /** Open and click tracking for HTML email, unless a send says otherwise. */

@@ -9,7 +9,7 @@
 // unknown fields are refused, so a typo such as `messages_left` cannot be silently ignored.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ALL_SCOPES, SCOPES, type Scope } from './access.ts';
-import type { Channel } from './account.ts';
+import { ALLOW_LIST_APPLIES_TO, type AllowListAppliesTo, type Channel } from './account.ts';
 import { EVENT_TYPES, isEventType, type EventType } from './event-catalogue.ts';
 import { parseAddress } from './email-address.ts';
 import { normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
@@ -59,6 +59,10 @@ const accountFields = {
   // Each entry is read by parseAllowList, which names the one that is not an address or CIDR.
   ipAllowList: Type.Optional(Type.Array(Type.Unknown({ description: 'An IPv4/IPv6 address or CIDR range, as a string' }), {
     errorMessage: 'must be an array of strings', description: 'IPv4/IPv6 addresses and CIDR ranges; empty: any address. Stored in canonical form: `10.0.0.1/8` as `10.0.0.0/8`',
+  })),
+  allowListAppliesTo: Type.Optional(Type.Union(ALLOW_LIST_APPLIES_TO.map((v) => Type.Literal(v)), {
+    errorMessage: 'must be "keys" or "all"',
+    description: 'Whom the IP allow-list binds: `all` (default), API keys and the web application\'s sessions; `keys`, API keys only (docs/users-and-sessions.md)',
   })),
   services: Type.Optional(Type.Object({ email: Type.Optional(Flag()), sms: Type.Optional(Flag()), whatsapp: Type.Optional(Flag()) }, {
     additionalProperties: false, errorMessage: 'must be an object with email, sms and whatsapp set to true or false', description: 'Per-channel switch',
@@ -128,6 +132,7 @@ export interface AccountInput {
   readonly rateLimitPerSecond?: number;
   /** Canonical text (normaliseAllowList). */
   readonly ipAllowList?: readonly string[];
+  readonly allowListAppliesTo?: AllowListAppliesTo;
   readonly services?: Partial<Record<Channel, boolean>>;
   readonly webhookUrl?: string | null;
   /** The event types posted to the webhook URL; null: every type. */

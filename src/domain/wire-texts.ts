@@ -75,6 +75,8 @@ export const WIRE_TEXTS = {
   jsonTooManyElements: 'Invalid request, the JSON body has more than 100000 values',
   // /v1/webhooks: a test event or a retry while the account has nowhere to post, 409
   webhookUrlMissing: 'No webhook URL is set',
+  // PATCH /v1/account from a session: a list that binds sessions without the saver's address, 409 with a `detail` naming it
+  allowListLocksOut: 'The IP allow-list would lock you out',
 
   // Request limits (domain/request-limits.ts; README "Limits"), 400 with a `detail` naming the limit
   tooManyRecipients: 'Too many recipients',

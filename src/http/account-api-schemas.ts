@@ -2,7 +2,7 @@
 // TypeBox schemas: the server documents (OpenAPI) and validates request bodies with
 // them, and web/ imports the derived types (`import type { Session } from
 // '../../src/http/account-api-schemas.ts'`). This file imports nothing but TypeBox and
-// the pure domain/user.ts, so the front end's type check needs little else of the server.
+// the pure domain/user.ts and domain/account.ts, so the front end's type check needs little else of the server.
 //
 // Wire conventions, as on the rest of /v1: snake_case fields, UTC ISO-8601 times,
 // money as JSON numbers (4 decimals at most), errors `{"message": …}` with `detail`
@@ -14,6 +14,7 @@
 //   invitation:      <HERALD_PUBLIC_URL>/app/invitation#<token>     → POST /v1/auth/invitation {token}, then …/invitation/accept
 //   password reset:  <HERALD_PUBLIC_URL>/app/password-reset#<token> → POST /v1/auth/password-reset/complete {token, password}
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ALLOW_LIST_APPLIES_TO } from '../domain/account.ts';
 import { INVITATION_PAGE, PASSWORD_RESET_PAGE } from '../domain/user.ts';
 
 /** Where the front end's pages for the emailed links live (declared with the users, in domain/). */
@@ -159,6 +160,10 @@ export type RoleChangeRequest = Static<typeof RoleChangeRequest>;
 export const Services = Type.Object({ email: Type.Boolean(), sms: Type.Boolean(), whatsapp: Type.Boolean() });
 export type Services = Static<typeof Services>;
 
+export const AllowListAppliesTo = Type.Union(ALLOW_LIST_APPLIES_TO.map((v) => Type.Literal(v)), {
+  description: 'Whom the IP allow-list binds: `all` (the default), API keys and the web application\'s sessions; `keys`, API keys only, so people sign in from anywhere (docs/users-and-sessions.md)',
+});
+
 export const AccountView = Type.Object({
   account_id: Id('The account'),
   name: Type.String(),
@@ -168,13 +173,20 @@ export const AccountView = Type.Object({
   whatsapp_price: Type.Number({ minimum: 0, description: 'Price of one WhatsApp message' }),
   rate_limit_per_second: Type.Integer({ minimum: 1 }),
   services: Services,
-  ip_allow_list: Type.Array(Type.String(), { description: 'IPv4/IPv6 addresses and CIDR ranges (canonical form); empty: any address. Applies to keys and sessions alike' }),
+  ip_allow_list: Type.Array(Type.String(), { description: 'IPv4/IPv6 addresses and CIDR ranges (canonical form); empty: any address. Binds API keys, and sessions too when `allow_list_applies_to` is `all`' }),
+  allow_list_applies_to: AllowListAppliesTo,
   caller_ip: Type.String({ description: 'The address herald sees this request come from: a list without it would shut this caller out' }),
 });
 export type AccountView = Static<typeof AccountView>;
 
+/**
+ * PATCH /v1/account. A session's change that leaves a list binding sessions without the
+ * saver's own address is refused (409 `The IP allow-list would lock you out`): add the
+ * address, or set `allow_list_applies_to` to `keys`.
+ */
 export const IpAllowListRequest = Type.Object({
-  ip_allow_list: Type.Array(Type.String(), { maxItems: 1000, description: 'IPv4, IPv6 or CIDR entries; empty: any address' }),
+  ip_allow_list: Type.Optional(Type.Array(Type.String(), { maxItems: 1000, description: 'IPv4, IPv6 or CIDR entries; empty: any address' })),
+  allow_list_applies_to: Type.Optional(AllowListAppliesTo),
 }, { additionalProperties: false });
 export type IpAllowListRequest = Static<typeof IpAllowListRequest>;
 

@@ -4,7 +4,7 @@
 // POST/GET/PATCH /admin/v1/accounts[/:id] answer it); what this issue adds is snake_case
 // where it reports on the service (health) and reuses the account API's user shapes.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { InvitedUser, NewUserRequest, UserList } from './account-api-schemas.ts';
+import { AllowListAppliesTo, InvitedUser, NewUserRequest, UserList } from './account-api-schemas.ts';
 
 const Timestamp = (description = 'UTC, ISO-8601') => Type.String({ format: 'date-time', description });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -35,6 +35,7 @@ export const AdminAccount = Type.Object({
   whatsappPrice: Type.Number({ minimum: 0 }),
   rateLimitPerSecond: Type.Integer({ minimum: 1 }),
   ipAllowList: Type.Array(Type.String()),
+  allowListAppliesTo: AllowListAppliesTo,
   services: AdminServices,
   webhookUrl: Nullable(Type.String()),
   webhookSecret: Type.Optional(Nullable(Type.String())),

@@ -29,6 +29,7 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   storeUnavailable: { status: 503, shape: 'application' },
   invalidSignature: { status: 401, shape: 'application' },
   webhookUrlMissing: { status: 409, shape: 'application' },
+  allowListLocksOut: { status: 409, shape: 'application' },
   signInFailed: { status: 401, shape: 'application' },
   currentPasswordIncorrect: { status: 400, shape: 'application' },
   totpRequired: { status: 401, shape: 'application' },

@@ -16,6 +16,8 @@ export function toAccount(row: AccountRow): Account {
     whatsappPrice: Number(row.whatsapp_price),
     rateLimitPerSecond: row.rate_limit_per_second,
     ipAllowList: JSON.parse(row.ip_allow_list) as string[],
+    // Anything but `keys` binds sessions too: an unreadable value must not open the door.
+    allowListAppliesTo: row.allow_list_applies_to === 'keys' ? 'keys' : 'all',
     services: { email: row.email_enabled === 1, sms: row.sms_enabled === 1, whatsapp: row.whatsapp_enabled === 1 },
     webhookUrl: row.webhook_url,
     tracking: { opens: row.track_opens === 1, clicks: row.track_clicks === 1 },
@@ -38,6 +40,7 @@ function toColumns(changes: AccountChanges): Partial<AccountsTable> {
   if (changes.whatsappPrice !== undefined) columns.whatsapp_price = changes.whatsappPrice;
   if (changes.rateLimitPerSecond !== undefined) columns.rate_limit_per_second = changes.rateLimitPerSecond;
   if (changes.ipAllowList !== undefined) columns.ip_allow_list = JSON.stringify(changes.ipAllowList);
+  if (changes.allowListAppliesTo !== undefined) columns.allow_list_applies_to = changes.allowListAppliesTo;
   if (changes.services?.email !== undefined) columns.email_enabled = changes.services.email ? 1 : 0;
   if (changes.services?.sms !== undefined) columns.sms_enabled = changes.services.sms ? 1 : 0;
   if (changes.services?.whatsapp !== undefined) columns.whatsapp_enabled = changes.services.whatsapp ? 1 : 0;
@@ -52,7 +55,7 @@ function toColumns(changes: AccountChanges): Partial<AccountsTable> {
 export async function insertAccount(db: Executor, id: string, now: number, fields: AccountChanges & { name: string }): Promise<Account> {
   const row: AccountsTable = {
     id, name: fields.name, active: 1, messages_left: 0, balance: 0, whatsapp_price: 0, rate_limit_per_second: 2,
-    ip_allow_list: '[]', email_enabled: 1, sms_enabled: 1, whatsapp_enabled: 1, webhook_url: null,
+    ip_allow_list: '[]', allow_list_applies_to: 'all', email_enabled: 1, sms_enabled: 1, whatsapp_enabled: 1, webhook_url: null,
     whatsapp_phone_number_id: null, whatsapp_access_token: null,
     webhook_events: null, webhook_secret: null, webhook_secret_previous: null, webhook_secret_previous_until: null,
     webhook_disabled_at: null, webhook_disabled_reason: null,

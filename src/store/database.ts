@@ -14,6 +14,7 @@ export interface AccountsTable {
   whatsapp_price: number;
   rate_limit_per_second: number;
   ip_allow_list: string; // JSON array of IP/CIDR strings
+  allow_list_applies_to: string; // all | keys (migration 0024): whom the allow-list binds
   email_enabled: number;
   sms_enabled: number;
   whatsapp_enabled: number;

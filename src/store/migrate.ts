@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import type { Db } from './database.ts';
 import * as initial from './migrations/0001-initial.ts';
@@ -17,6 +18,7 @@ import * as messagesLogOrder from './migrations/0016-messages-log-order.ts';
 import * as uniqueAccountNames from './migrations/0017-unique-account-names.ts';
 import * as retention from './migrations/0018-retention.ts';
 import * as derivedSteps from './migrations/0019-derived-steps.ts';
+import * as allowListAppliesTo from './migrations/0024-allow-list-applies-to.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -38,20 +40,81 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-unique-account-names': uniqueAccountNames,
   '0018-retention': retention,
   '0019-derived-steps': derivedSteps,
+  '0024-allow-list-applies-to': allowListAppliesTo,
 };
 
 /** Every migration's name, in the order they apply. */
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();
 
-const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+/** A migration this start applied, and how long it took (its own statements; on PostgreSQL inside the one migrating transaction). */
+export interface AppliedMigration {
+  readonly name: string;
+  readonly ms: number;
+}
 
-/** Brings the schema up to date; safe to run from several processes at once (Kysely takes a lock). */
-export async function migrateToLatest(db: Db): Promise<void> {
+/**
+ * The store holds migrations this version of herald does not have: it was migrated by
+ * a newer (or another) build, typically before a downgrade. Running on would mean a
+ * schema the code does not know, so the start stops.
+ */
+export class UnknownMigrationsError extends Error {
+  /** The store's migrations missing from this version, in name order. */
+  readonly unknown: readonly string[];
+  /** This version's latest migration. */
+  readonly latest: string;
+  constructor(unknown: readonly string[], latest: string) {
+    super(`the store holds migrations this version does not have: ${unknown.join(', ')} (this version's latest is ${latest})`);
+    this.name = 'UnknownMigrationsError';
+    this.unknown = unknown;
+    this.latest = latest;
+  }
+  /** True when every unknown migration sorts after this version's latest: the store is from a newer herald. */
+  get newer(): boolean {
+    return this.unknown.every((name) => name > this.latest);
+  }
+}
+
+/** Every migration, each timed as it runs; `applied` collects them in order. */
+function timedProvider(applied: AppliedMigration[]): MigrationProvider {
+  const timed = Object.fromEntries(Object.entries(MIGRATIONS).map(([name, migration]): [string, Migration] => [name, {
+    ...migration,
+    up: async (db) => {
+      const started = performance.now();
+      await migration.up(db);
+      applied.push({ name, ms: Math.round(performance.now() - started) });
+    },
+  }]));
+  return { getMigrations: async () => timed };
+}
+
+/**
+ * Brings the schema up to date and says what it applied; safe to run from several
+ * processes at once (Kysely takes a lock). Throws UnknownMigrationsError when the
+ * store ran a migration this version does not have.
+ */
+export async function migrateToLatest(db: Db): Promise<readonly AppliedMigration[]> {
+  const applied: AppliedMigration[] = [];
   // Numbers were handed out ahead of time (0009 landed before 0005–0008): a store that
   // already ran a later one must still take an earlier one that arrives after it.
-  const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest();
+  const { error, results } = await new Migrator({ db, provider: timedProvider(applied), allowUnorderedMigrations: true }).migrateToLatest();
   if (error) {
+    // Kysely names only the first unknown one, in words of its own: the table says them all.
+    const unknown = await unknownMigrations(db);
+    if (unknown.length > 0) throw new UnknownMigrationsError(unknown, MIGRATION_NAMES.at(-1) ?? '');
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return applied;
+}
+
+/** The store's recorded migrations that this version does not have; none when the table is not there yet. */
+async function unknownMigrations(db: Db): Promise<string[]> {
+  const known = new Set(MIGRATION_NAMES);
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+    return rows.map((r) => r.name).filter((name) => !known.has(name));
+  } catch {
+    // No table (the failure came before it was made): no migration can be unknown.
+    return [];
   }
 }

@@ -40,7 +40,7 @@ test('GET /v1/account answers the account with the address the caller is seen at
     status: 200,
     body: {
       account_id: account.id, name: 'Acme', active: true, messages_left: 250, balance: 0, whatsapp_price: 0, rate_limit_per_second: 40,
-      services: { email: true, sms: true, whatsapp: true }, ip_allow_list: [], caller_ip: '203.0.113.9',
+      services: { email: true, sms: true, whatsapp: true }, ip_allow_list: [], allow_list_applies_to: 'all', caller_ip: '203.0.113.9',
     },
   });
 });

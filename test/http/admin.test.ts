@@ -35,7 +35,7 @@ async function createAccount(service: Service, fields: Record<string, unknown> =
 
 function accountAt(id: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    id, name: 'acme', active: true, messagesLeft: 0, balance: 0, whatsappPrice: 0, rateLimitPerSecond: 2, ipAllowList: [],
+    id, name: 'acme', active: true, messagesLeft: 0, balance: 0, whatsappPrice: 0, rateLimitPerSecond: 2, ipAllowList: [], allowListAppliesTo: 'all',
     services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, webhookSecret: null, webhookEvents: null, whatsappPhoneNumberId: null, whatsappAccessToken: null,
     tracking: { opens: true, clicks: true },
     createdAt: '2030-01-01T00:00:00.000Z', updatedAt: '2030-01-01T00:00:00.000Z', ...fields,
@@ -141,11 +141,11 @@ test('updating an account changes the given fields and returns the account', asy
   const account = await createAccount(service, { ipAllowList: ['192.0.2.1'], webhookUrl: 'https://hooks.example.com/a' });
   clock.now += 60_000;
   const res = await admin(service, 'PATCH', `/admin/v1/accounts/${account.id}`, {
-    name: 'acme two', active: false, rateLimitPerSecond: 5, ipAllowList: [], services: { sms: false }, webhookUrl: null, whatsappPrice: '0.0147',
+    name: 'acme two', active: false, rateLimitPerSecond: 5, ipAllowList: [], allowListAppliesTo: 'keys', services: { sms: false }, webhookUrl: null, whatsappPrice: '0.0147',
   });
   assert.equal(res.statusCode, 200);
   assert.deepStrictEqual(res.json(), accountAt(account.id, {
-    name: 'acme two', active: false, rateLimitPerSecond: 5, services: { email: true, sms: false, whatsapp: true }, whatsappPrice: 0.0147,
+    name: 'acme two', active: false, rateLimitPerSecond: 5, allowListAppliesTo: 'keys', services: { email: true, sms: false, whatsapp: true }, whatsappPrice: 0.0147,
     // Removing the URL keeps the secret, so setting one again does not change what receivers verify with.
     webhookSecret: res.json().webhookSecret,
     updatedAt: '2030-01-01T00:01:00.000Z',
@@ -479,6 +479,7 @@ const INVALID_ACCOUNTS: readonly (readonly [string, unknown, string])[] = [
   ['a rate limit above 100000', { name: 'acme', rateLimitPerSecond: 100001 }, 'rateLimitPerSecond: must be a whole number from 1 to 100000'],
   ['an allow-list that is not an array', { name: 'acme', ipAllowList: '10.0.0.1' }, 'ipAllowList: must be an array of strings'],
   ['an allow-list entry that is not an address', { name: 'acme', ipAllowList: ['300.1.1.1'] }, 'ipAllowList: "300.1.1.1" is not an IP address or CIDR'],
+  ['an allow-list scope that is neither keys nor all', { name: 'acme', allowListAppliesTo: 'sessions' }, 'allowListAppliesTo: must be "keys" or "all"'],
   ['services that are not an object', { name: 'acme', services: true }, 'services: must be an object with email, sms and whatsapp set to true or false'],
   ['a service flag as text', { name: 'acme', services: { sms: 'no' } }, 'services.sms: must be true or false'],
   ['an unknown service', { name: 'acme', services: { fax: true } }, 'services.fax: unknown field'],

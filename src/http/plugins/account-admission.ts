@@ -7,7 +7,8 @@ import { refuseBeforeBody, withRetryAfter } from '../wire-errors.ts';
 import { rateLimitHeaders, type AccountRateLimiter } from './rate-limit.ts';
 
 // What every /v1 caller passes once its account is known, whether it came with a key
-// or a session: the account's IP allow-list, then a rate limit. A key is held to the
+// or a session: the account's IP allow-list (for a session only when the account says
+// it binds sessions too, allowListAppliesTo `all`), then a rate limit. A key is held to the
 // account's rate (the interface's, 2 per second by default); a signed-in user to their
 // own allowance (HERALD_SESSION_RATE_LIMIT), since one page of the web application asks
 // several things at once and browsing must neither be refused by the account's API
@@ -47,7 +48,8 @@ export async function admitAccount(
 ): Promise<boolean> {
   let allowed: boolean;
   try {
-    allowed = isIpAllowed(allowListOf(account), request.ip);
+    const bound = allowance.kind === 'account' || account.allowListAppliesTo === 'all';
+    allowed = !bound || isIpAllowed(allowListOf(account), request.ip);
   } catch (error) {
     reportUnexpected(request, deps.metrics, error, 'allow-list check failed');
     refuseBeforeBody(reply, { code: 'authInternal' });

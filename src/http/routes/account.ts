@@ -20,6 +20,9 @@ import { sendRejection } from '../wire-errors.ts';
 
 const tags = ['account'];
 const badField = { 400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...ErrorBody } } as const;
+const lockOut = {
+  409: { description: '`The IP allow-list would lock you out` with `detail` naming the caller\'s address: a session saved a list that binds sessions without it', ...ErrorBody },
+} as const;
 const notFound = { 404: { description: '`Not found`', ...ErrorBody } } as const;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -36,6 +39,7 @@ export function accountView(account: Account, callerIp: string): AccountView {
     rate_limit_per_second: account.rateLimitPerSecond,
     services: { email: account.services.email, sms: account.services.sms, whatsapp: account.services.whatsapp },
     ip_allow_list: [...account.ipAllowList],
+    allow_list_applies_to: account.allowListAppliesTo,
     caller_ip: callerIp,
   };
 }
@@ -72,12 +76,15 @@ export function accountRoutes(app: FastifyInstance, deps: KeyDeps): void {
 
   app.patch('/v1/account', {
     schema: {
-      summary: 'Change the IP allow-list (keys and sessions alike); entries are stored in canonical form', tags,
-      body: IpAllowListRequest, response: { 200: AccountView, ...badField },
+      summary: 'Change the IP allow-list and whom it binds (`allow_list_applies_to`: `all`, keys and sessions; `keys`, keys only); entries are stored in canonical form. '
+        + 'With a session, a list that binds sessions and leaves out the caller\'s own address is refused (409)',
+      tags, body: IpAllowListRequest, response: { 200: AccountView, ...badField, ...lockOut },
     },
     config: { access: { scope: 'account', access: 'owner' } },
   }, async (request, reply) => {
-    const changed = await changeOwnAccount(deps, callerOf(request).account.id, request.body);
+    const { account, principal } = callerOf(request);
+    const saver = principal.kind === 'user' ? { kind: 'session' as const, ip: request.ip } : { kind: 'key' as const };
+    const changed = await changeOwnAccount(deps, account.id, request.body, saver);
     return changed.ok ? accountView(changed.value, request.ip) : sendRejection(reply, changed.rejection);
   });
 

@@ -18,6 +18,8 @@ export class ApiError extends Error {
 }
 
 export const SESSION_EXPIRED = 'Session expired, sign in again';
+/** The interface's 403 for an address outside the account's allow-list (its trailing space included). */
+export const IP_NOT_ALLOWED = 'IP Not Allowed ';
 
 const csrf: Record<Realm, string | undefined> = { account: undefined, operator: undefined };
 export function setCsrfToken(realm: Realm, token: string | undefined): void {

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
-import { api, ApiError, setCsrfToken } from './http.ts';
+import { api, ApiError, IP_NOT_ALLOWED, setCsrfToken } from './http.ts';
 import type { Role, Session } from './types.ts';
 
 export const SESSION_KEY = ['session'] as const;
@@ -15,8 +15,9 @@ export function useSession() {
         setCsrfToken('account', session.csrf_token);
         return session;
       } catch (error) {
-        // 401 (expired) and 403 (no session cookie) both mean: sign in.
-        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+        // 401 (expired) and 403 (no session cookie) both mean: sign in. An address outside the
+        // allow-list is not: signing in again would only come back here, so the shell says why.
+        if (error instanceof ApiError && (error.status === 401 || (error.status === 403 && error.message !== IP_NOT_ALLOWED))) {
           setCsrfToken('account', undefined);
           return null;
         }

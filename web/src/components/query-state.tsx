@@ -1,6 +1,6 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { ApiError } from '../api/http.ts';
+import { ApiError, IP_NOT_ALLOWED } from '../api/http.ts';
 
 export function Loading(props: { label?: string }) {
   return <p className="state loading" role="status"><span className="spinner" aria-hidden="true" />{props.label ?? 'Loading…'}</p>;
@@ -9,7 +9,11 @@ export function Loading(props: { label?: string }) {
 export function ErrorNotice(props: { error: unknown; onRetry?: () => void }) {
   const error = props.error;
   const text = error instanceof ApiError ? error.message : 'Something went wrong.';
-  const detail = error instanceof ApiError ? error.detail : undefined;
+  // The interface's words for an address outside the allow-list say nothing of what to do: the page does.
+  const outsideList = error instanceof ApiError && error.status === 403 && error.message === IP_NOT_ALLOWED;
+  const detail = outsideList
+    ? 'your address is not in this account\'s IP allow-list, which binds this web application too. An owner can change it from a listed address, or the operator can (herald accounts update --allow-list-applies-to keys)'
+    : error instanceof ApiError ? error.detail : undefined;
   return (
     <div className="state error" role="alert">
       <p><strong>{text}</strong>{detail === undefined ? null : <> — {detail}</>}</p>

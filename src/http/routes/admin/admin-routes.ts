@@ -39,7 +39,7 @@ const { addMessages: _addMessages, addBalance: _addBalance, ...accountFields } =
 
 const account = {
   type: 'object',
-  required: ['id', 'name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'services', 'webhookUrl', 'webhookSecret', 'webhookEvents', 'createdAt', 'updatedAt'],
+  required: ['id', 'name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'allowListAppliesTo', 'services', 'webhookUrl', 'webhookSecret', 'webhookEvents', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     ...accountFields,

@@ -4,12 +4,14 @@ import { Link, useParams } from 'react-router';
 import { CHANNELS } from '@herald/domain/account.ts';
 import { api } from '../../api/http.ts';
 import type { AccountDetails, AccountUser, Channel, Role, TopUpInput, UserInvited, UserList } from '../../api/types.ts';
-import { CheckboxGroup, SelectField, TextField } from '../../components/field.tsx';
+import type { AllowListAppliesTo } from '@herald/domain/account.ts';
+import { CheckboxGroup, SelectField, TextArea, TextField } from '../../components/field.tsx';
 import { Page, Section } from '../../components/page.tsx';
 import { ErrorNotice, QueryState } from '../../components/query-state.tsx';
 import { StatusBadge } from '../../components/status-badge.tsx';
 import { Time } from '../../components/time.tsx';
 import { formatCount, formatMoney } from '../../lib/format.ts';
+import { APPLIES_TO_CHOICES, APPLIES_TO_HINT, entryError } from '../ip-allow-list-editor.tsx';
 import { InvitationLink, ROLES } from '../users.tsx';
 
 const accountKey = (id: string) => ['operator', 'account', id] as const;
@@ -33,6 +35,7 @@ export default function OperatorAccountPage() {
               </dl>
             </Section>
             <Settings account={a} />
+            <AllowList account={a} />
             <TopUp id={a.id} />
             <AccountUsers id={a.id} />
           </>
@@ -82,6 +85,48 @@ function Settings(props: { account: AccountDetails }) {
         {save.isError ? <div className="span-2"><ErrorNotice error={save.error} /></div> : null}
         {save.isSuccess ? <p className="notice span-2" role="status">Saved.</p> : null}
         <div className="span-2"><button type="submit" className="button" disabled={save.isPending}>Save settings</button></div>
+      </form>
+    </Section>
+  );
+}
+
+/** One entry a line, blank lines ignored. */
+const entriesOf = (text: string): string[] => text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+
+// The operator's way back in for an account whose people saved themselves out of the
+// web application: no check of the operator's own address, which the list never binds.
+function AllowList(props: { account: AccountDetails }) {
+  const client = useQueryClient();
+  const a = props.account;
+  const [text, setText] = useState(a.ipAllowList.join('\n'));
+  const [appliesTo, setAppliesTo] = useState<AllowListAppliesTo>(a.allowListAppliesTo);
+  useEffect(() => {
+    setText(a.ipAllowList.join('\n'));
+    setAppliesTo(a.allowListAppliesTo);
+  }, [a]);
+  const entries = entriesOf(text);
+  const wrong = entries.map((entry) => [entry, entryError(entry)] as const).find(([, error]) => error !== undefined);
+  const save = useMutation({
+    mutationFn: () => api<unknown>(`/admin/v1/accounts/${encodeURIComponent(a.id)}`, {
+      method: 'PATCH', realm: 'operator', body: { ipAllowList: entries, allowListAppliesTo: appliesTo },
+    }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: accountKey(a.id) }),
+  });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    if (wrong === undefined) save.mutate();
+  };
+  return (
+    <Section title="IP allow-list">
+      <form onSubmit={submit} noValidate className="form-grid">
+        <TextArea label="Addresses and ranges, one a line" className="mono" rows={4} value={text} onChange={(e) => setText(e.target.value)}
+          hint="Empty: every address." error={wrong === undefined ? undefined : `${wrong[0]}: ${wrong[1] ?? ''}`} />
+        <SelectField label="The list binds" value={appliesTo} onChange={(e) => setAppliesTo(e.target.value as AllowListAppliesTo)} hint={APPLIES_TO_HINT}>
+          {APPLIES_TO_CHOICES.map((c) => <option key={c.value} value={c.value}>{c.label}</option>)}
+        </SelectField>
+        {save.isError ? <div className="span-2"><ErrorNotice error={save.error} /></div> : null}
+        {save.isSuccess ? <p className="notice span-2" role="status">Allow-list saved.</p> : null}
+        <div className="span-2"><button type="submit" className="button" disabled={save.isPending}>Save the allow-list</button></div>
       </form>
     </Section>
   );

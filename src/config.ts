@@ -240,7 +240,7 @@ export const SETTINGS = [
   },
   {
     key: 'bounceDomain', env: 'HERALD_BOUNCE_DOMAIN', default: undefined,
-    description: 'Domain of the per-message VERP envelope senders (`b+<msgid>@<domain>`); its MX should point at herald. Default: the host of HERALD_PUBLIC_URL.',
+    description: 'Domain of the per-message VERP envelope senders (`b+<msgid>-<tag>@<domain>`, the tag an HMAC only herald can write: docs/bounces.md); its MX should point at herald. Default: the host of HERALD_PUBLIC_URL.',
     parse: hostname('HERALD_BOUNCE_DOMAIN'),
   },
   {

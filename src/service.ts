@@ -10,6 +10,7 @@ import type { AuthDeps } from './app/sessions.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
+import { recordVerpTagsSince } from './app/verp-check.ts';
 import { uuidv7Source } from './app/uuidv7-source.ts';
 import { checkPostTarget } from './channels/guarded-fetch.ts';
 import type { Config } from './config.ts';
@@ -110,6 +111,8 @@ export async function openAppDeps(
     await openOrExplain(store.db, config.databaseUrl);
     await migrateToLatest(store.db);
     const signingSecret = await loadSigningSecret(store.db);
+    // From here on envelope senders carry tags: untagged ones are believed only for older messages (app/verp-check.ts).
+    await recordVerpTagsSince(store.db, clock());
     const limits = requestLimitsOf(config);
     const deps: AuthDeps = {
       db: store.db,

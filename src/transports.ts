@@ -12,6 +12,7 @@ import { smsCaptureTransport } from './channels/sms/capture-transport.ts';
 import { whatsappCaptureTransport } from './channels/whatsapp/capture-transport.ts';
 import type { Config } from './config.ts';
 import { trackingTokens } from './domain/tracking-token.ts';
+import { verpTags } from './domain/verp-address.ts';
 import type { SandboxTransports, Transports } from './outbox/worker.ts';
 import { simulatorTransport } from './channels/simulator/simulator-transport.ts';
 import { putCapture } from './store/messages.ts';
@@ -37,6 +38,7 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
     bounceDomain: deps.bounceDomain,
     publicUrl: config.publicUrl,
     tokens: trackingTokens(deps.signingSecret),
+    verp: verpTags(deps.signingSecret),
     dkim: dkimKeyLookup(deps.db),
     clock: deps.clock,
   };

@@ -17,6 +17,9 @@ export type DeliveryOutcome = 'sent' | 'retry' | 'failed' | 'lease-lost';
 /** Why Node's HTTP server gave up on a client's request before a route saw it. */
 export type ClientErrorKind = 'timeout' | 'header-overflow' | 'malformed';
 
+/** Why an inbound report naming one of our messages was not believed (app/record-inbound-report.ts). */
+export type ForgedReportReason = 'wrong-tag' | 'untagged' | 'no-verp';
+
 /** What one webhook delivery attempt came to. */
 export type WebhookOutcome = 'succeeded' | 'retry' | 'failed' | 'lease-lost';
 
@@ -40,6 +43,8 @@ export interface Metrics {
   webhookObserved(outcome: WebhookOutcome): void;
   /** A request answered on the connection (time-out, headers too large, not HTTP): http/client-connections.ts. */
   clientErrorObserved(kind: ClientErrorKind): void;
+  /** An inbound report that named one of our messages without its VERP tag: kept, nothing applied. */
+  forgedReportObserved(reason: ForgedReportReason): void;
   /** Units of work in one group-commit transaction (SQLite). */
   commitBatchObserved(size: number): void;
   /** Reads the queues at each scrape; set once by whoever owns the store. */
@@ -82,6 +87,10 @@ export function createMetrics(): Metrics {
   const clientErrors = new Counter({
     name: 'herald_http_client_errors_total', help: 'Requests the HTTP server gave up on before routing: timeout (headers or whole request too slow), header-overflow, malformed.',
     labelNames: ['kind'] as const, registers,
+  });
+  const forgedReports = new Counter({
+    name: 'herald_inbound_reports_forged_total', help: 'Inbound reports (DSN, ARF) naming one of our messages without its VERP tag: kept, nothing applied.',
+    labelNames: ['reason'] as const, registers,
   });
   const commitBatch = new Histogram({
     name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (one durable commit each).', buckets: BATCH_BUCKETS, registers,
@@ -139,6 +148,7 @@ export function createMetrics(): Metrics {
     deliveryObserved: (channel, outcome) => deliveries.inc({ channel, outcome }),
     webhookObserved: (outcome) => webhookAttempts.inc({ outcome }),
     clientErrorObserved: (kind) => clientErrors.inc({ kind }),
+    forgedReportObserved: (reason) => forgedReports.inc({ reason }),
     commitBatchObserved: (size) => commitBatch.observe(size),
     readQueuesWith(read) {
       readQueues = read;

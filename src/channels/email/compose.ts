@@ -2,6 +2,7 @@ import type { SendMailOptions } from 'nodemailer';
 import type { EmailPayload, Outbound } from '../../domain/outbound.ts';
 import { textFromHtml } from '../../domain/text-from-html.ts';
 import type { TrackingTokens } from '../../domain/tracking-token.ts';
+import type { VerpTags } from '../../domain/verp-address.ts';
 import type { Outcome } from '../channel.ts';
 import { dkimSigningOptions, type DkimKeyLookup } from './dkim.ts';
 import { bytesWithCrlfBreaks, isSentUnencoded, withCrlfBreaks, withoutLineBreaks } from './line-breaks.ts';
@@ -12,8 +13,10 @@ import { addTracking } from './tracking.ts';
 export interface ComposeSettings {
   /** Right-hand side of Message-ID: `<msgid@messageIdHost>`. */
   readonly messageIdHost: string;
-  /** Domain of the VERP envelope sender `b+<msgid>@<bounceDomain>`. */
+  /** Domain of the VERP envelope sender `b+<msgid>-<tag>@<bounceDomain>`. */
   readonly bounceDomain: string;
+  /** Tags the VERP envelope sender (domain/verp-address.ts `verpTags` of the installation secret). */
+  readonly verp: VerpTags;
   /** Base of the List-Unsubscribe and tracking URLs, without a trailing slash. */
   readonly publicUrl: string;
   /** Signs the unsubscribe and tracking tokens (domain/tracking-token.ts `trackingTokens`). */
@@ -28,9 +31,9 @@ export type AttachmentResolver = (message: Outbound<EmailPayload>, signal: Abort
   { ok: true; attachments: ResolvedAttachment[] } | { ok: false; reason: string; permanent: boolean }
 >;
 
-/** The per-message envelope sender: a bounce to it names the msgid it belongs to. */
-export function verpAddress(msgid: string, bounceDomain: string): string {
-  return `b+${msgid}@${bounceDomain}`;
+/** The per-message envelope sender: a bounce to it names the msgid it belongs to, with the tag that proves it is ours. */
+export function verpAddress(msgid: string, settings: Pick<ComposeSettings, 'bounceDomain' | 'verp'>): string {
+  return settings.verp.address(msgid, settings.bounceDomain);
 }
 
 /**
@@ -48,7 +51,7 @@ export async function unsubscribeUrl(settings: Pick<ComposeSettings, 'publicUrl'
  *
  * - One copy per recipient: the envelope names only `message.recipient`; To and Cc
  *   headers are the same in every copy and Bcc is never a header (no bcc field is set).
- * - Message-ID carries the msgid; the envelope sender is the msgid's VERP address.
+ * - Message-ID carries the msgid; the envelope sender is the msgid's tagged VERP address.
  * - Deterministic for a given clock: the Date is the clock's, and the multipart
  *   boundaries derive from the msgid (unguessable before the message was accepted)
  *   rather than from random bytes.
@@ -94,7 +97,7 @@ export async function composeEmail(
       'List-Unsubscribe': `<${await unsubscribeUrl(settings, message, now)}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     },
-    envelope: { from: verpAddress(message.msgid, settings.bounceDomain), to: [message.recipient] },
+    envelope: { from: verpAddress(message.msgid, settings), to: [message.recipient] },
     ...(dkim === undefined ? {} : { dkim }),
   };
 }

@@ -129,6 +129,7 @@ export async function openAppDeps(
       readCaches: newReadCaches(),
       keyUses: new KeyUseThrottle(),
       publicUrl: config.publicUrl,
+      trackedLinkDays: config.trackedLinkDays,
       dnsServers: config.dnsServers,
       auth: {
         sessionIdleMs: config.sessionIdleMinutes * 60_000,

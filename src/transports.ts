@@ -37,7 +37,7 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
     messageIdHost: new URL(config.publicUrl).hostname,
     bounceDomain: deps.bounceDomain,
     publicUrl: config.publicUrl,
-    tokens: trackingTokens(deps.signingSecret),
+    tokens: trackingTokens(deps.signingSecret, { trackedLinkDays: config.trackedLinkDays }),
     verp: verpTags(deps.signingSecret),
     dkim: dkimKeyLookup(deps.db),
     clock: deps.clock,

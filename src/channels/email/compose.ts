@@ -1,5 +1,5 @@
 import type { SendMailOptions } from 'nodemailer';
-import type { EmailPayload, Outbound } from '../../domain/outbound.ts';
+import { CONFIRM_LINK_PLACEHOLDER, type EmailPayload, type Outbound } from '../../domain/outbound.ts';
 import { textFromHtml } from '../../domain/text-from-html.ts';
 import type { TrackingTokens } from '../../domain/tracking-token.ts';
 import type { VerpTags } from '../../domain/verp-address.ts';
@@ -21,11 +21,20 @@ export interface ComposeSettings {
   readonly publicUrl: string;
   /** Signs the unsubscribe and tracking tokens (domain/tracking-token.ts `trackingTokens`). */
   readonly tokens: TrackingTokens;
+  /**
+   * Signs the token of a confirmation email's link (campaigns/consent-token.ts). Only the
+   * transports that send to the recipient get it: without it (the capture transport, whose
+   * copy account members read) the link keeps its placeholder.
+   */
+  readonly confirmationLinks?: ConfirmationLinkSigner;
   /** The sender domains' signing keys; absent: every message unsigned (the SMTP transports require it). */
   readonly dkim?: DkimKeyLookup;
   /** Time of the Date header; default Date.now. */
   readonly clock?: () => number;
 }
+
+/** The token of a confirmation link for a contact and list of an account, signed at `now`. */
+export type ConfirmationLinkSigner = (claims: { readonly accountId: string; readonly contactId: string; readonly listId: string }, now: number) => Promise<string>;
 
 export type AttachmentResolver = (message: Outbound<EmailPayload>, signal: AbortSignal) => Promise<
   { ok: true; attachments: ResolvedAttachment[] } | { ok: false; reason: string; permanent: boolean }
@@ -70,7 +79,7 @@ export async function composeEmail(
   attachments: readonly ResolvedAttachment[],
   settings: ComposeSettings,
 ): Promise<SendMailOptions> {
-  const { payload } = message;
+  const payload = await withConfirmationLink(message, settings);
   const dkim = settings.dkim === undefined ? undefined : await dkimSigningOptions(settings.dkim, message.accountId, payload.from.email);
   const now = (settings.clock ?? Date.now)();
   const tracking = payload.certified === true || payload.tracking === undefined ? { opens: false, clicks: false } : payload.tracking;
@@ -100,6 +109,20 @@ export async function composeEmail(
     envelope: { from: verpAddress(message.msgid, settings), to: [message.recipient] },
     ...(dkim === undefined ? {} : { dkim }),
   };
+}
+
+/**
+ * The payload as the recipient gets it: a confirmation email's placeholder replaced by a
+ * token signed now, when this transport sends to the recipient (settings.confirmationLinks);
+ * every other payload, and every copy kept for members to read, as stored.
+ */
+async function withConfirmationLink(message: Outbound<EmailPayload>, settings: ComposeSettings): Promise<EmailPayload> {
+  const { payload } = message;
+  if (payload.confirmation === undefined || settings.confirmationLinks === undefined) return payload;
+  const token = await settings.confirmationLinks({ accountId: message.accountId, ...payload.confirmation }, (settings.clock ?? Date.now)());
+  const placeholder = `/confirm/${CONFIRM_LINK_PLACEHOLDER}`;
+  const link = (body: string | null): string | null => (body === null ? null : body.replaceAll(placeholder, `/confirm/${token}`));
+  return { ...payload, html: link(payload.html), text: link(payload.text) };
 }
 
 /**

@@ -8,9 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { recordInboundReport } from '../../src/app/record-inbound-report.ts';
-import { UNTAGGED_HORIZON_MS, verpOf } from '../support/verp.ts';
 import { readInboundReport } from '../../src/inbound/report-reader.ts';
 import { emailBody, get, post } from '../support/service.ts';
+import { UNTAGGED_HORIZON_MS, verpOf } from '../support/verp.ts';
 import { iso, sentMail, visit, type TrackingWorld } from '../support/sent-mail.ts';
 import { startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';
 import {

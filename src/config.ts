@@ -35,6 +35,7 @@ export interface Config extends RequestLimits {
   readonly inboundSmtpTlsKey: string | undefined;
   readonly inboundSmtpTlsCert: string | undefined;
   readonly emailRetryHours: number;
+  readonly trackedLinkDays: number;
   readonly simulatorStepMs: number;
   readonly whatsappAppSecret: string | undefined;
   readonly whatsappVerifyToken: string | undefined;
@@ -240,7 +241,7 @@ export const SETTINGS = [
   },
   {
     key: 'bounceDomain', env: 'HERALD_BOUNCE_DOMAIN', default: undefined,
-    description: 'Domain of the per-message VERP envelope senders (`b+<msgid>@<domain>`); its MX should point at herald. Default: the host of HERALD_PUBLIC_URL.',
+    description: 'Domain of the per-message VERP envelope senders (`b+<msgid>-<tag>@<domain>`, the tag an HMAC only herald can write: docs/bounces.md); its MX should point at herald. Default: the host of HERALD_PUBLIC_URL.',
     parse: hostname('HERALD_BOUNCE_DOMAIN'),
   },
   {
@@ -275,6 +276,11 @@ export const SETTINGS = [
     parse: integer('HERALD_SIMULATOR_STEP_MS', 0, 600_000),
   },
   { key: 'emailRetryHours', env: 'HERALD_EMAIL_RETRY_HOURS', default: '72', description: 'How long an email is retried after transient failures before it fails.', parse: integer('HERALD_EMAIL_RETRY_HOURS', 1, 24 * 30) },
+  {
+    key: 'trackedLinkDays', env: 'HERALD_TRACKED_LINK_DAYS', default: '90',
+    description: 'How long a tracked link (`/t/c/…`) redirects after its message was composed; later it shows "This link is not valid". Checked when the link is followed, so lowering it also shortens links already sent (docs/tracking.md).',
+    parse: integer('HERALD_TRACKED_LINK_DAYS', 1, 730),
+  },
   {
     key: 'whatsappAppSecret', env: 'HERALD_WHATSAPP_APP_SECRET', default: undefined, secret: 'value',
     description: 'Meta app secret: inbound Cloud API webhooks must carry a valid `X-Hub-Signature-256` made with it. Unset: the inbound webhook answers 503.',

@@ -11,6 +11,7 @@ import type { AuthDeps } from './app/sessions.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
+import { recordVerpTagsSince } from './app/verp-check.ts';
 import { uuidv7Source } from './app/uuidv7-source.ts';
 import { checkPostTarget } from './channels/guarded-fetch.ts';
 import type { Config } from './config.ts';
@@ -119,6 +120,8 @@ export async function openAppDeps(
     await openOrExplain(store.db, config.databaseUrl);
     await migrateOrExplain(store.db, options.onMigrated);
     const signingSecret = await loadSigningSecret(store.db);
+    // From here on envelope senders carry tags: untagged ones are believed only for older messages (app/verp-check.ts).
+    await recordVerpTagsSince(store.db, clock());
     const limits = requestLimitsOf(config);
     const deps: AuthDeps = {
       db: store.db,
@@ -135,6 +138,7 @@ export async function openAppDeps(
       readCaches: newReadCaches(),
       keyUses: new KeyUseThrottle(),
       publicUrl: config.publicUrl,
+      trackedLinkDays: config.trackedLinkDays,
       dnsServers: config.dnsServers,
       auth: {
         sessionIdleMs: config.sessionIdleMinutes * 60_000,

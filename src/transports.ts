@@ -7,11 +7,13 @@ import { whatsappCredentials } from './app/whatsapp-credentials.ts';
 import type { CaptureSink } from './channels/channel.ts';
 import { attachmentResolver } from './channels/email/attachments.ts';
 import { emailCaptureTransport } from './channels/email/capture-transport.ts';
-import type { ComposeSettings } from './channels/email/compose.ts';
+import type { ComposeSettings, ConfirmationLinkSigner } from './channels/email/compose.ts';
 import { smsCaptureTransport } from './channels/sms/capture-transport.ts';
 import { whatsappCaptureTransport } from './channels/whatsapp/capture-transport.ts';
+import { confirmationTokens } from './campaigns/consent-token.ts';
 import type { Config } from './config.ts';
 import { trackingTokens } from './domain/tracking-token.ts';
+import { verpTags } from './domain/verp-address.ts';
 import type { SandboxTransports, Transports } from './outbox/worker.ts';
 import { simulatorTransport } from './channels/simulator/simulator-transport.ts';
 import { putCapture } from './store/messages.ts';
@@ -36,10 +38,14 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
     messageIdHost: new URL(config.publicUrl).hostname,
     bounceDomain: deps.bounceDomain,
     publicUrl: config.publicUrl,
-    tokens: trackingTokens(deps.signingSecret),
+    tokens: trackingTokens(deps.signingSecret, { trackedLinkDays: config.trackedLinkDays }),
+    verp: verpTags(deps.signingSecret),
     dkim: dkimKeyLookup(deps.db),
     clock: deps.clock,
   };
+  // Only the transports that reach the recipient sign confirmation links; the capture
+  // transport's copy, which members read, keeps the placeholder (docs/campaigns.md).
+  const confirmationLinks: ConfirmationLinkSigner = (claims, now) => confirmationTokens(deps.signingSecret).sign(claims, now);
   const resolveAttachments = attachmentResolver({ allowPrivate: config.fetchAllowPrivate, maxBytes: deps.limits.maxAttachmentBytes, timeoutMs: ATTACHMENT_TIMEOUT_MS });
   const closers: (() => Promise<void>)[] = [];
   const capture: Transports = {
@@ -56,13 +62,13 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
     if (config.dnsServers.length > 0) resolver.setServers([...config.dnsServers]);
     // Loaded lazily, as every peer's transport: only when configured.
     const { mxTransport } = await import('./channels/email/mx-transport.ts');
-    const mx = mxTransport({ ...compose, resolver, heloName: config.heloName ?? deps.bounceDomain, resolveAttachments });
+    const mx = mxTransport({ ...compose, confirmationLinks, resolver, heloName: config.heloName ?? deps.bounceDomain, resolveAttachments });
     closers.push(() => mx.close());
     email = mx;
   } else {
     // Loaded lazily, as every peer's transport: only when configured.
     const { smtpRelayTransport } = await import('./channels/email/smtp-transport.ts');
-    const relay = smtpRelayTransport({ ...compose, url: config.emailTransport, resolveAttachments, ...(config.heloName ? { heloName: config.heloName } : {}) });
+    const relay = smtpRelayTransport({ ...compose, confirmationLinks, url: config.emailTransport, resolveAttachments, ...(config.heloName ? { heloName: config.heloName } : {}) });
     closers.push(() => relay.close());
     email = relay;
   }

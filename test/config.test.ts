@@ -28,6 +28,7 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     inboundSmtpTlsKey: undefined,
     inboundSmtpTlsCert: undefined,
     emailRetryHours: 72,
+    trackedLinkDays: 90,
     simulatorStepMs: 2000,
     whatsappAppSecret: undefined,
     whatsappVerifyToken: undefined,

@@ -27,6 +27,8 @@ export interface AppDeps {
   readonly wakeCampaigns?: () => void;
   /** Host part of Message-IDs and links (from HERALD_PUBLIC_URL). */
   readonly publicUrl: string;
+  /** How long a tracked link redirects (HERALD_TRACKED_LINK_DAYS); absent: DEFAULT_TRACKED_LINK_DAYS (domain/tracking-token.ts). */
+  readonly trackedLinkDays?: number;
   /** Domain of VERP envelope senders; its MX receives bounces (HERALD_BOUNCE_DOMAIN, default the public host). */
   readonly bounceDomain: string;
   /** DNS servers for domain verification (HERALD_DNS_SERVERS); empty: the system resolver. */

@@ -1,6 +1,6 @@
 import { classifyEngagement, type EngagementHistory } from '../domain/machine-detection.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
-import { trackingTokens, type ClaimsOf, type TrackingClaims, type TrackingKind } from '../domain/tracking-token.ts';
+import { DEFAULT_TRACKED_LINK_DAYS, trackingTokens, type ClaimsOf, type TrackingClaims, type TrackingKind } from '../domain/tracking-token.ts';
 import { findMessage, listMessageEvents, loadSendPayload, recordEvent, type MessageEvent, type StoredMessage } from '../store/messages.ts';
 import { addSuppression, suppressedAmong } from '../store/suppressions.ts';
 import type { KeyDeps } from './api-keys.ts';
@@ -29,14 +29,26 @@ export const MAX_ENGAGEMENTS_PER_MESSAGE = 100;
 /** Longest User-Agent kept on an event; the rest is cut. */
 const USER_AGENT_MAX = 512;
 
-/** The token's claims when it is ours, unexpired and of `kind`. No database look-up. */
+/** The token's claims when it is ours, unexpired (a click: within HERALD_TRACKED_LINK_DAYS) and of `kind`. No database look-up. */
 export function verifyTrackingToken<K extends TrackingKind>(deps: KeyDeps, token: string, kind: K): Promise<ClaimsOf<K> | undefined> {
-  return trackingTokens(deps.signingSecret).verify(token, kind, deps.clock());
+  const options = { trackedLinkDays: deps.trackedLinkDays ?? DEFAULT_TRACKED_LINK_DAYS };
+  return trackingTokens(deps.signingSecret, options).verify(token, kind, deps.clock());
 }
 
 async function messageOf(deps: KeyDeps, claims: TrackingClaims): Promise<StoredMessage | undefined> {
   const message = await findMessage(deps.db, claims.accountId, claims.msgid);
   return message?.channel === 'email' ? message : undefined;
+}
+
+/**
+ * The message an open or a click is about. A test key's message is never tracked (its
+ * links are not rewritten); one tracked before that rule, or a token made for it some
+ * other way, neither redirects nor records: a test key must not make herald's host a
+ * redirect to wherever it likes.
+ */
+async function trackedMessageOf(deps: KeyDeps, claims: TrackingClaims): Promise<StoredMessage | undefined> {
+  const message = await messageOf(deps, claims);
+  return message?.mode === 'live' ? message : undefined;
 }
 
 function historyOf(events: readonly MessageEvent[]): EngagementHistory {
@@ -61,7 +73,7 @@ export async function recordEngagement(
   claims: ClaimsOf<'open' | 'click'>,
   visit: Visit,
 ): Promise<EngagementResult> {
-  const message = await messageOf(deps, claims);
+  const message = await trackedMessageOf(deps, claims);
   if (!message) return 'unknown-message';
   const type = claims.kind === 'open' ? 'opened' : 'clicked';
   const url = claims.kind === 'click' ? claims.url : undefined;

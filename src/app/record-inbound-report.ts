@@ -1,21 +1,26 @@
 import { complaintDetails, isComplaint, type FeedbackReport } from '../domain/arf.ts';
 import {
-  dsnBounce, dsnDelivery, msgidFromEnvelopeId, msgidFromMessageId, msgidFromVerp, namesRecipient, recipientFor, SUCCESS_ACTIONS,
+  dsnBounce, dsnDelivery, msgidFromEnvelopeId, msgidFromMessageId, namesRecipient, recipientFor, SUCCESS_ACTIONS,
   type DeliveryStatus, type RecipientStatus,
 } from '../domain/dsn.ts';
 import { canTransition } from '../domain/message-status.ts';
+import { parseVerp, verpTags, type VerpParts } from '../domain/verp-address.ts';
+import type { ForgedReportReason } from '../metrics/registry.ts';
 import type { Tx } from '../store/database.ts';
 import { findReportedMessage, hasMessageEvent, insertInboundReport, type InboundReportKind, type ReportedMessage } from '../store/inbound-reports.ts';
 import { recordEvent } from '../store/messages.ts';
 import { addSuppression } from '../store/suppressions.ts';
 import { leaveEveryList } from './campaign-consent.ts';
-import type { AppDeps } from './deps.ts';
+import type { KeyDeps } from './api-keys.ts';
+import { judgeVerp, verpTagsSince } from './verp-check.ts';
 
 // One message taken by the inbound listener: kept whole in inbound_reports, and in the
 // same transaction what it means for the message it names — a DSN's delivery, bounce
 // or delay, an ARF complaint, the suppression that follows. A report that cannot be read or
 // matched is kept with the reason and changes nothing; the listener accepts it anyway,
-// since a remote MTA would otherwise retry it for days.
+// since a remote MTA would otherwise retry it for days. A report is believed only on
+// the message's tagged VERP address (domain/verp-address.ts): one that names a message
+// without its tag is forged, kept with why, counted, and changes nothing at all.
 
 /** The headers of the original message a report returns, which name our msgid. */
 export interface ReturnedMessage {
@@ -52,31 +57,79 @@ export interface RecordedInboundReport {
   readonly messageId: string | null;
   readonly effect: InboundEffect;
   readonly error: string | null;
+  /** Set when the report named one of our messages without proving it (a wrong or missing VERP tag): nothing applied. */
+  readonly forged?: ForgedReportReason;
 }
 
-export type InboundDeps = Pick<AppDeps, 'db' | 'clock' | 'newId' | 'bounceDomain' | 'wakeWebhooks'>;
+export type InboundDeps = Pick<KeyDeps, 'db' | 'clock' | 'newId' | 'bounceDomain' | 'wakeWebhooks' | 'metrics' | 'signingSecret'> & {
+  /** HERALD_EMAIL_RETRY_HOURS in ms: how long an untagged VERP address of a message from before tags is believed. */
+  readonly untaggedHorizonMs: number;
+};
 
-type MatchSource = 'verp' | 'envelope-id' | 'message-id' | 'return-path' | 'original-mail-from';
-interface Candidate { readonly msgid: string; readonly from: MatchSource }
+type VerpSource = 'verp' | 'return-path' | 'original-mail-from';
+type MatchSource = VerpSource | 'envelope-id' | 'message-id';
+/** A msgid the report names, where, and the VERP address it was read from (null: a Message-ID or ENVID, which prove nothing). */
+interface Candidate { readonly msgid: string; readonly from: MatchSource; readonly verp: VerpParts | null }
 
 /** Where a report may name our msgid, most trusted first: the VERP address it was sent to. */
 function candidates(deps: InboundDeps, envelope: InboundEnvelope, reading: InboundReading): Candidate[] {
   const found: Candidate[] = [];
-  const add = (msgid: string | null, from: MatchSource): void => {
-    if (msgid !== null && !found.some((c) => c.msgid === msgid)) found.push({ msgid, from });
+  const add = (msgid: string | null, from: MatchSource, verp: VerpParts | null = null): void => {
+    if (msgid !== null && !found.some((c) => c.msgid === msgid && c.verp?.tag === verp?.tag)) found.push({ msgid, from, verp });
   };
-  add(msgidFromVerp(envelope.rcptTo, deps.bounceDomain), 'verp');
+  const addVerp = (address: string, from: VerpSource): void => {
+    const verp = parseVerp(address, deps.bounceDomain);
+    if (verp !== null) add(verp.msgid, from, verp);
+  };
+  addVerp(envelope.rcptTo, 'verp');
   // The ENVID herald sent (delivery-notice-request.ts), echoed by the relay that reports.
   if (reading.kind === 'dsn' && 'report' in reading && reading.report.originalEnvelopeId !== null) {
     add(msgidFromEnvelopeId(reading.report.originalEnvelopeId), 'envelope-id');
   }
   if (reading.returned?.messageId) add(msgidFromMessageId(reading.returned.messageId), 'message-id');
-  if (reading.returned?.returnPath) add(msgidFromVerp(reading.returned.returnPath, deps.bounceDomain), 'return-path');
+  if (reading.returned?.returnPath) addVerp(reading.returned.returnPath, 'return-path');
   if (reading.kind === 'arf' && 'report' in reading && reading.report.originalMailFrom !== null) {
-    add(msgidFromVerp(reading.report.originalMailFrom, deps.bounceDomain), 'original-mail-from');
+    addVerp(reading.report.originalMailFrom, 'original-mail-from');
   }
   return found;
 }
+
+/** The message a report is believed to be about, or why none is. */
+type Match =
+  | { readonly kind: 'matched'; readonly message: ReportedMessage; readonly from: MatchSource }
+  | { readonly kind: 'forged'; readonly reason: ForgedReportReason; readonly msgid: string }
+  | { readonly kind: 'none' };
+
+/**
+ * The report's message, believed only on a VERP address whose tag verifies (or an
+ * untagged one in its window, app/verp-check.ts). A Message-ID or an ENVID is known to
+ * whoever received the message, so a report that names a message only by them, or by
+ * a VERP address with a wrong or missing tag, is forged: it applies nothing.
+ */
+async function matchOf(tx: Tx, deps: InboundDeps, named: readonly Candidate[], now: number): Promise<Match> {
+  let doubt: Extract<Match, { kind: 'forged' }> | undefined;
+  let tagsSince: number | undefined;
+  for (const candidate of named) {
+    if (candidate.verp === null) continue;
+    const message = await findReportedMessage(tx, candidate.msgid);
+    if (!message) continue;
+    if (candidate.verp.tag === null) tagsSince ??= await verpTagsSince(tx);
+    const verdict = judgeVerp({ tags: verpTags(deps.signingSecret), untaggedHorizonMs: deps.untaggedHorizonMs }, candidate.verp, message, { now, tagsSince });
+    if (verdict === 'tagged' || verdict === 'untagged-before-tags') return { kind: 'matched', message, from: candidate.from };
+    doubt ??= { kind: 'forged', reason: verdict, msgid: message.id };
+  }
+  if (doubt) return doubt;
+  for (const candidate of named) {
+    if (candidate.verp === null && (await findReportedMessage(tx, candidate.msgid))) return { kind: 'forged', reason: 'no-verp', msgid: candidate.msgid };
+  }
+  return { kind: 'none' };
+}
+
+const FORGED_ERRORS: Readonly<Record<ForgedReportReason, (msgid: string) => string>> = {
+  'wrong-tag': (msgid) => `forged: the VERP address's tag is not message ${msgid}'s; nothing applied`,
+  untagged: (msgid) => `forged: an untagged VERP address for message ${msgid}, taken only for messages sent before tags and within the retry horizon; nothing applied`,
+  'no-verp': (msgid) => `forged: message ${msgid} is named only by its Message-ID or envelope id, not by its tagged VERP address; nothing applied`,
+};
 
 interface Applied { readonly effect: InboundEffect; readonly error: string | null }
 
@@ -108,25 +161,28 @@ export async function recordInboundReport(
   const understood = 'report' in reading ? { report: reading.report } : {};
   try {
     const recorded = await deps.db.transaction().execute(async (tx) => {
-      let message: ReportedMessage | undefined;
-      let matchedBy: MatchSource | undefined;
-      for (const candidate of named) {
-        message = await findReportedMessage(tx, candidate.msgid);
-        if (message) { matchedBy = candidate.from; break; }
-      }
-      const applied = await decide(tx, deps, at, reading, message, named);
+      const match = await matchOf(tx, deps, named, at);
+      const message = match.kind === 'matched' ? match.message : undefined;
+      const applied: Applied & { write?: () => Promise<void> } = match.kind === 'forged'
+        ? { effect: 'none', error: FORGED_ERRORS[match.reason](match.msgid) }
+        : await decide(tx, deps, at, reading, message, named);
+      const forged = match.kind === 'forged' ? { forged: match.reason } : {};
       // The report first, then its effects: all of it commits, or none of it.
       await insertInboundReport(tx, {
         ...base,
         messageId: message?.id ?? null,
-        parsed: { ...understood, returned: reading.returned, msgid: message?.id ?? named[0]?.msgid ?? null, matched_by: matchedBy ?? null, effect: applied.effect },
+        parsed: {
+          ...understood, returned: reading.returned, msgid: message?.id ?? (match.kind === 'forged' ? match.msgid : named[0]?.msgid ?? null),
+          matched_by: match.kind === 'matched' ? match.from : null, effect: applied.effect, ...forged,
+        },
         error: applied.error,
       });
       await applied.write?.();
-      return { id, kind: reading.kind, messageId: message?.id ?? null, effect: applied.effect, error: applied.error };
+      return { id, kind: reading.kind, messageId: message?.id ?? null, effect: applied.effect, error: applied.error, ...forged };
     });
+    if (recorded.forged !== undefined) deps.metrics.forgedReportObserved(recorded.forged);
     // Its event may have a webhook delivery: post it now rather than on the dispatcher's next poll.
-    deps.wakeWebhooks?.();
+    else deps.wakeWebhooks?.();
     return recorded;
   } catch (error) {
     if (error instanceof NoticeTooEarly) throw error;

@@ -21,6 +21,8 @@ export interface EmailAccepted {
 
 export const EMAIL_ACCEPTED_TEXT = 'Email queued for delivery';
 
+const UNTRACKED = { opens: false, clicks: false } as const;
+
 // A body is sent as HTML when it contains markup; otherwise as plain text.
 export const looksLikeHtml = (body: string): boolean => /<\/?[a-z][a-z0-9-]*(\s[^>]*)?\/?>/i.test(body);
 
@@ -55,7 +57,9 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown, 
     return { id: deps.newId(), recipient: email, role, costMessages: dropped ? 0 : costOf(mode, 1), costBalance: 0, dropped };
   });
   const billed = recipients.filter((r) => r.dropped !== true).length;
-  const tracking = effectiveTracking(request.options, account.tracking, content.value.html !== null);
+  // A test key's email is never tracked: no pixel, no rewritten link (docs/tracking.md), so
+  // no test key can make herald's host redirect to a URL of its choosing.
+  const tracking = mode === 'test' ? UNTRACKED : effectiveTracking(request.options, account.tracking, content.value.html !== null);
   const payload: EmailPayload = {
     from: request.from, replyTo: request.replyTo, subject: content.value.subject, html: content.value.html, text: content.value.text,
     to: request.to, cc: request.cc, attachments: request.attachments, tracking, certified: request.options.certified,

@@ -1,9 +1,8 @@
 import { renderConfirmation, type ConfirmationTemplate } from '../campaigns/confirmation-email.ts';
 import { joinList, type ConsentSource } from '../campaigns/consent.ts';
-import { confirmationTokens } from '../campaigns/consent-token.ts';
 import { mergeAttributes, type Attributes, type ContactInput } from '../campaigns/contact-fields.ts';
 import { domainOf } from '../domain/email-address.ts';
-import type { EmailPayload } from '../domain/outbound.ts';
+import { CONFIRM_LINK_PLACEHOLDER, type EmailPayload } from '../domain/outbound.ts';
 import { RejectionError, reject, type Result, ok } from '../domain/result.ts';
 import { debitMessages } from '../store/accounts.ts';
 import { findContactsByEmail, insertContacts, updateContact, type Contact } from '../store/contacts.ts';
@@ -156,9 +155,10 @@ async function queueConfirmation(
 ): Promise<void> {
   const { list, template } = c.join;
   if (list.from === null) throw new Error(`double opt-in list ${list.id} has no from address`);
-  const token = await confirmationTokens(deps.signingSecret).sign({ accountId: c.accountId, contactId: c.contact.id, listId: list.id }, c.now);
+  // The stored email, which members read, holds a placeholder; the token is signed only in
+  // the copy a transport sends to the recipient (channels/email/compose.ts).
   const variables = {
-    confirm_url: `${deps.publicUrl}/confirm/${token}`, list_name: list.name, sender_name: list.from.name, email: c.contact.email, name: c.contact.name ?? '',
+    confirm_url: `${deps.publicUrl}/confirm/${CONFIRM_LINK_PLACEHOLDER}`, list_name: list.name, sender_name: list.from.name, email: c.contact.email, name: c.contact.name ?? '',
   };
   // A template that no longer renders (edited since) falls back to herald's text: consent must not wait on it.
   const rendered = renderConfirmation(deps.templates, template, variables);
@@ -167,6 +167,7 @@ async function queueConfirmation(
   const payload: EmailPayload = {
     from: list.from, replyTo: list.from, subject: content.value.subject, html: content.value.html, text: content.value.text,
     to: [c.contact.email], cc: [], attachments: [], tracking: { opens: false, clicks: false }, certified: false,
+    confirmation: { contactId: c.contact.id, listId: list.id },
   };
   await insertSend(tx, {
     id: deps.newId(), accountId: c.accountId, channel: 'email', payload, now: c.now, eventIds: deps.newId,

@@ -5,7 +5,9 @@ import { CONFIRMATION_LINK_DAYS } from './consent-token.ts';
 // The double opt-in confirmation email: herald's own text, or the list's template
 // (an email template of the account). Both are rendered by the same template engine
 // as any email (domain/email-template.ts), with these variables:
-//   confirm_url  the signed link (GET shows a page, its button POSTs the confirmation)
+//   confirm_url  the link (GET shows a page, its button POSTs the confirmation): in the
+//                stored email a placeholder (domain/outbound.ts CONFIRM_LINK_PLACEHOLDER),
+//                signed only in the recipient's copy (channels/email/compose.ts)
 //   list_name, sender_name (the list's from name), email, name (empty when unknown)
 
 export interface ConfirmationVariables {

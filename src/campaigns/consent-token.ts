@@ -8,7 +8,7 @@ import { SignJWT, errors, jwtVerify } from 'jose';
 // refused by the signature before any database look-up. An expired token is told
 // apart (its signature checked first) so the page can say so.
 
-/** How long a confirmation link works after its email was sent. */
+/** How long a confirmation link works after its email was handed to the transport that sent it (where it is signed). */
 export const CONFIRMATION_LINK_DAYS = 7;
 const LIFETIME_SECONDS = CONFIRMATION_LINK_DAYS * 86_400;
 

@@ -207,17 +207,6 @@ export function dsnDelivery(recipient: RecipientStatus): NoticeDetails {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The msgid of a VERP address `b+<msgid>@<bounce domain>` (see channels/email/compose.ts), or null. */
-export function msgidFromVerp(address: string, bounceDomain: string): string | null {
-  const text = address.trim().replace(/^<|>$/g, '');
-  const at = text.lastIndexOf('@');
-  if (at < 0 || text.slice(at + 1).toLowerCase() !== bounceDomain.toLowerCase()) return null;
-  const local = text.slice(0, at);
-  if (!local.toLowerCase().startsWith('b+')) return null;
-  const msgid = local.slice(2);
-  return UUID.test(msgid) ? msgid.toLowerCase() : null;
-}
-
 /** The msgid herald gave as ENVID, from a notice's Original-Envelope-Id (a UUID needs no xtext escapes), or null. */
 export function msgidFromEnvelopeId(envelopeId: string): string | null {
   const text = envelopeId.trim();

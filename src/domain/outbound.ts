@@ -17,7 +17,21 @@ export interface EmailPayload {
   readonly tracking?: { readonly opens: boolean; readonly clicks: boolean };
   /** Keep signed evidence of delivery; absent in older payloads (false). */
   readonly certified?: boolean;
+  /**
+   * A double opt-in confirmation email (app/subscribe-contacts.ts, never a request's): its
+   * bodies hold CONFIRM_LINK_PLACEHOLDER where the link's token goes, and the token is
+   * signed only as the email is handed to a transport that sends it (channels/email/compose.ts).
+   */
+  readonly confirmation?: { readonly contactId: string; readonly listId: string };
 }
+
+/**
+ * What stands for the token of a confirmation link (`/confirm/<token>`) in everything an
+ * account's members can read (the stored content, the preview, a captured copy): only
+ * the copy sent to the recipient carries the working link, so no member can confirm a
+ * subscription for someone else. `/confirm/` of it is "This link is not valid".
+ */
+export const CONFIRM_LINK_PLACEHOLDER = 'link-sent-to-the-recipient-only';
 
 export interface SmsPayload {
   /** GSM 03.38 text after transliteration. */

@@ -6,10 +6,12 @@ import { jwtVerify } from 'jose';
 // (HKDF-SHA256) from the installation secret with its own label, so a token can
 // never pass for an API key or the other way round, and a forged or altered token is
 // refused by the signature alone, before any database look-up. A click token carries
-// its destination: the redirect can only ever go where the signed message linked.
+// its destination: the redirect can only ever go where the signed message linked, and
+// only for the tracked-link lifetime (HERALD_TRACKED_LINK_DAYS), counted from its `iat`
+// when it is followed, so a shorter setting also shortens links already sent.
 //
 // Claims, one or two letters to keep URLs short: k kind (o | c | u), a account,
-// m msgid, u url (clicks only), exp (seconds, JWT).
+// m msgid, u url (clicks only), iat (clicks only), exp (seconds, JWT).
 
 export const TRACKING_KINDS = ['open', 'click', 'unsubscribe'] as const;
 export type TrackingKind = (typeof TRACKING_KINDS)[number];
@@ -18,15 +20,26 @@ const DAY_SECONDS = 86_400;
 
 /**
  * How long a token works after the message was composed. An open a year on is noise;
- * a link or an unsubscribe in an archived message should keep working longer, since an
- * expired click token breaks the link (404, no redirect) and an expired unsubscribe
- * token leaves only a reply to the sender.
+ * an unsubscribe in an archived message should keep working longer, since an expired
+ * unsubscribe token leaves only a reply to the sender. A click token's is a setting
+ * (TrackingTokenOptions): it makes herald's host a redirect to the sender's URL, which
+ * should not outlive the message's campaign by years.
  */
-export const TOKEN_LIFETIME_SECONDS: Readonly<Record<TrackingKind, number>> = {
+export const TOKEN_LIFETIME_SECONDS: Readonly<Record<Exclude<TrackingKind, 'click'>, number>> = {
   open: 365 * DAY_SECONDS,
-  click: 730 * DAY_SECONDS,
   unsubscribe: 730 * DAY_SECONDS,
 };
+
+/** HERALD_TRACKED_LINK_DAYS' default: a quarter of a year. */
+export const DEFAULT_TRACKED_LINK_DAYS = 90;
+
+/** Every click token signed before `iat` existed lived this long: its issue time is its `exp` less this. */
+const LEGACY_CLICK_LIFETIME_SECONDS = 730 * DAY_SECONDS;
+
+export interface TrackingTokenOptions {
+  /** How long a click token redirects after it was signed (HERALD_TRACKED_LINK_DAYS). */
+  readonly trackedLinkDays: number;
+}
 
 /** Longest link herald rewrites; a longer one is left as written (its token would make an unwieldy URL). */
 export const MAX_TRACKED_URL_LENGTH = 2048;
@@ -59,7 +72,7 @@ export function isTrackableUrl(url: string): boolean {
   return url.length <= MAX_TRACKED_URL_LENGTH && /^https?:\/\//i.test(url) && URL.canParse(url);
 }
 
-const cache = new WeakMap<Uint8Array, TrackingTokens>();
+const cache = new WeakMap<Uint8Array, Map<number, TrackingTokens>>();
 
 /**
  * The token signer and verifier of an installation secret, made once per secret:
@@ -70,16 +83,20 @@ const cache = new WeakMap<Uint8Array, TrackingTokens>();
  * cost a campaign message more than the HMAC itself. Verification stays jose's
  * (constant-time, checks the header and `exp`).
  */
-export function trackingTokens(installationSecret: Uint8Array): TrackingTokens {
-  let tokens = cache.get(installationSecret);
+export function trackingTokens(
+  installationSecret: Uint8Array, options: TrackingTokenOptions = { trackedLinkDays: DEFAULT_TRACKED_LINK_DAYS },
+): TrackingTokens {
+  let bySetting = cache.get(installationSecret);
+  if (bySetting === undefined) cache.set(installationSecret, (bySetting = new Map()));
+  let tokens = bySetting.get(options.trackedLinkDays);
   if (tokens === undefined) {
-    tokens = makeTrackingTokens(installationSecret);
-    cache.set(installationSecret, tokens);
+    tokens = makeTrackingTokens(installationSecret, options.trackedLinkDays * DAY_SECONDS);
+    bySetting.set(options.trackedLinkDays, tokens);
   }
   return tokens;
 }
 
-function makeTrackingTokens(installationSecret: Uint8Array): TrackingTokens {
+function makeTrackingTokens(installationSecret: Uint8Array, clickLifetimeSeconds: number): TrackingTokens {
   const derived = new Uint8Array(hkdfSync('sha256', installationSecret, new Uint8Array(0), KEY_LABEL, 32));
   const key = crypto.subtle.importKey('raw', derived, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   // A KeyObject: createHmac given raw bytes checks and copies them on every call (≈ 40 µs
@@ -90,8 +107,12 @@ function makeTrackingTokens(installationSecret: Uint8Array): TrackingTokens {
     async sign(claims, now) {
       if (claims.kind === 'click' && !isTrackableUrl(claims.url)) throw new RangeError('a click token needs an absolute http(s) URL');
       const payload: Record<string, string | number> = { k: CODE[claims.kind], a: claims.accountId, m: claims.msgid };
-      if (claims.kind === 'click') payload['u'] = claims.url;
-      payload['exp'] = Math.floor(now / 1000) + TOKEN_LIFETIME_SECONDS[claims.kind];
+      const issued = Math.floor(now / 1000);
+      if (claims.kind === 'click') {
+        payload['u'] = claims.url;
+        payload['iat'] = issued;
+      }
+      payload['exp'] = issued + (claims.kind === 'click' ? clickLifetimeSeconds : TOKEN_LIFETIME_SECONDS[claims.kind]);
       const signingInput = `${HEADER}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
       return `${signingInput}.${createHmac('sha256', signingKey).update(signingInput).digest('base64url')}`;
     },
@@ -104,13 +125,19 @@ function makeTrackingTokens(installationSecret: Uint8Array): TrackingTokens {
       } catch {
         return undefined;
       }
-      const { k, a, m, u } = payload;
+      const { k, a, m, u, iat, exp } = payload;
       if (k !== CODE[kind] || typeof a !== 'string' || typeof m !== 'string') return undefined;
       let claims: TrackingClaims | undefined;
       if (kind !== 'click') claims = { kind: kind as 'open' | 'unsubscribe', accountId: a, msgid: m };
       // Signed by us, so only ever a URL compose accepted; checked again all the same.
-      else if (typeof u === 'string' && isTrackableUrl(u)) claims = { kind: 'click', accountId: a, msgid: m, url: u };
+      else if (typeof u === 'string' && isTrackableUrl(u) && clickStillValid(iat, exp, now, clickLifetimeSeconds)) claims = { kind: 'click', accountId: a, msgid: m, url: u };
       return claims as ClaimsOf<K> | undefined;
     },
   };
+}
+
+/** Whether a click token signed at `iat` (or, before `iat` was written, `exp` less two years) is within today's lifetime. */
+function clickStillValid(iat: unknown, exp: unknown, now: number, lifetimeSeconds: number): boolean {
+  const issued = typeof iat === 'number' ? iat : typeof exp === 'number' ? exp - LEGACY_CLICK_LIFETIME_SECONDS : undefined;
+  return issued !== undefined && Math.floor(now / 1000) < issued + lifetimeSeconds;
 }

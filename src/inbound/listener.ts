@@ -4,11 +4,11 @@ import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Config } from '../config.ts';
 import { NoticeTooEarly, recordInboundReport, type InboundDeps, type InboundEnvelope } from '../app/record-inbound-report.ts';
-import { msgidFromVerp } from '../domain/dsn.ts';
+import { parseVerp } from '../domain/verp-address.ts';
 import { readInboundReport } from './report-reader.ts';
 
 // The bounce domain's mail server: takes DSNs sent to the per-message VERP addresses
-// (`b+<msgid>@<bounce domain>`) and feedback-loop reports sent to postmaster@, abuse@
+// (`b+<msgid>-<tag>@<bounce domain>`) and feedback-loop reports sent to postmaster@, abuse@
 // or fbl@, and nothing else. No AUTH, no relaying (every other recipient gets 550),
 // one recipient per transaction, a size limit, STARTTLS only when a certificate is
 // configured. What it takes is always kept (app/record-inbound-report.ts) and answered
@@ -41,7 +41,8 @@ export interface InboundListener {
 
 /** Whether the bounce domain takes mail for this address. */
 export function acceptsRecipient(address: string, bounceDomain: string): boolean {
-  if (msgidFromVerp(address, bounceDomain) !== null) return true;
+  // Tagged or not: whether the tag is right is the report's matter (app/record-inbound-report.ts), so a forgery is kept and counted.
+  if (parseVerp(address, bounceDomain) !== null) return true;
   const at = address.lastIndexOf('@');
   const local = (at < 0 ? address : address.slice(0, at)).toLowerCase();
   if (!ROLE_MAILBOXES.includes(local)) return false;
@@ -127,16 +128,21 @@ export async function startInboundListener(options: InboundListenerOptions): Pro
 }
 
 /** The listener's `receive`: read the MIME, then keep it with its effects in one transaction. */
-export function inboundReportReceiver(deps: InboundDeps): InboundListenerOptions['receive'] {
+export function inboundReportReceiver(deps: InboundDeps, logger: Logger): InboundListenerOptions['receive'] {
+  const log = logger.child({ component: 'inbound-smtp' });
   return async (envelope, raw) => {
     const reading = await readInboundReport(raw);
     // Kept as text: bytes that are not UTF-8 become U+FFFD, and NUL (which PostgreSQL text refuses) too.
-    await recordInboundReport(deps, envelope, raw.toString('utf8').replaceAll('\u0000', '\uFFFD'), reading);
+    const recorded = await recordInboundReport(deps, envelope, raw.toString('utf8').replaceAll('\u0000', '\uFFFD'), reading);
+    // Anyone can write one: info, not a warning; the counter tells a flood.
+    if (recorded.forged !== undefined) log.info({ reportId: recorded.id, reason: recorded.forged, mailFrom: envelope.mailFrom, rcptTo: envelope.rcptTo }, 'forged inbound report kept, nothing applied');
   };
 }
 
 /** The listener as configured (HERALD_INBOUND_SMTP_*), or none when the port is unset or `off`. */
-export async function startConfiguredInboundListener(config: Config, deps: InboundDeps, logger: Logger): Promise<InboundListener | undefined> {
+export async function startConfiguredInboundListener(
+  config: Config, deps: Omit<InboundDeps, 'untaggedHorizonMs'>, logger: Logger,
+): Promise<InboundListener | undefined> {
   if (config.inboundSmtpPort === undefined) return undefined;
   const tls = config.inboundSmtpTlsKey !== undefined && config.inboundSmtpTlsCert !== undefined
     ? { key: await readFile(config.inboundSmtpTlsKey), cert: await readFile(config.inboundSmtpTlsCert) }
@@ -144,6 +150,6 @@ export async function startConfiguredInboundListener(config: Config, deps: Inbou
   return startInboundListener({
     port: config.inboundSmtpPort, host: config.inboundSmtpHost, bounceDomain: deps.bounceDomain, logger,
     ...(tls === undefined ? {} : { tls }),
-    receive: inboundReportReceiver(deps),
+    receive: inboundReportReceiver({ ...deps, untaggedHorizonMs: config.emailRetryHours * 3_600_000 }, logger),
   });
 }

@@ -17,6 +17,9 @@ export type DeliveryOutcome = 'sent' | 'retry' | 'failed' | 'lease-lost';
 /** Why Node's HTTP server gave up on a client's request before a route saw it. */
 export type ClientErrorKind = 'timeout' | 'header-overflow' | 'malformed';
 
+/** Why an inbound report naming one of our messages was not believed (app/record-inbound-report.ts). */
+export type ForgedReportReason = 'wrong-tag' | 'untagged' | 'no-verp';
+
 /** What one webhook delivery attempt came to. */
 export type WebhookOutcome = 'succeeded' | 'retry' | 'failed' | 'lease-lost';
 
@@ -45,6 +48,8 @@ export interface Metrics {
   clientErrorObserved(kind: ClientErrorKind): void;
   /** A request answered 503 because `store` did not answer (an outage, not a bug). */
   storeUnavailable(store: UnavailableStore): void;
+  /** An inbound report that named one of our messages without its VERP tag: kept, nothing applied. */
+  forgedReportObserved(reason: ForgedReportReason): void;
   /** Units of work in one group-commit transaction (SQLite). */
   commitBatchObserved(size: number): void;
   /** Reads the queues at each scrape; set once by whoever owns the store. */
@@ -91,6 +96,10 @@ export function createMetrics(): Metrics {
   const unavailable = new Counter({
     name: 'herald_store_unavailable_total', help: 'Requests answered 503 because the store did not answer: database, or redis (HERALD_REDIS_FAILURE=closed).',
     labelNames: ['store'] as const, registers,
+  });
+  const forgedReports = new Counter({
+    name: 'herald_inbound_reports_forged_total', help: 'Inbound reports (DSN, ARF) naming one of our messages without its VERP tag: kept, nothing applied.',
+    labelNames: ['reason'] as const, registers,
   });
   const commitBatch = new Histogram({
     name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (one durable commit each).', buckets: BATCH_BUCKETS, registers,
@@ -151,6 +160,7 @@ export function createMetrics(): Metrics {
     webhookObserved: (outcome) => webhookAttempts.inc({ outcome }),
     clientErrorObserved: (kind) => clientErrors.inc({ kind }),
     storeUnavailable: (store) => unavailable.inc({ store }),
+    forgedReportObserved: (reason) => forgedReports.inc({ reason }),
     commitBatchObserved: (size) => commitBatch.observe(size),
     readQueuesWith(read) {
       readQueues = read;

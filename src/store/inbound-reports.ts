@@ -63,6 +63,8 @@ export interface ReportedMessage {
   readonly accountId: string;
   readonly recipient: string;
   readonly status: MessageStatus;
+  /** When it was accepted: an untagged VERP address is believed only for messages from before tags (app/verp-check.ts). */
+  readonly createdAt: number;
 }
 
 /**
@@ -74,11 +76,11 @@ export async function findReportedMessage(db: Executor, msgid: string): Promise<
   await db.updateTable('messages').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', msgid).where('channel', '=', 'email').execute();
   const row = await db
     .selectFrom('messages')
-    .select(['id', 'account_id', 'recipient', 'status'])
+    .select(['id', 'account_id', 'recipient', 'status', 'created_at'])
     .where('id', '=', msgid)
     .where('channel', '=', 'email')
     .executeTakeFirst();
-  return row && { id: row.id, accountId: row.account_id, recipient: row.recipient, status: row.status as MessageStatus };
+  return row && { id: row.id, accountId: row.account_id, recipient: row.recipient, status: row.status as MessageStatus, createdAt: Number(row.created_at) };
 }
 
 /** Whether the message already has an event of this type (one complaint per message). */

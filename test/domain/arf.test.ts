@@ -10,7 +10,7 @@ const MSGID = '01960000-0000-7000-8000-00000000abcd';
 
 function fixture(name: string): Buffer {
   const text = readFileSync(new URL(`../fixtures/inbound/${name}`, import.meta.url), 'utf8')
-    .replaceAll('{{MSGID}}', MSGID).replaceAll('{{BOUNCE_DOMAIN}}', 'bounces.herald.test')
+    .replaceAll('{{VERP}}', `b+${MSGID}@bounces.herald.test`).replaceAll('{{MSGID}}', MSGID).replaceAll('{{BOUNCE_DOMAIN}}', 'bounces.herald.test')
     .replaceAll('{{MESSAGE_ID_HOST}}', 'herald.test').replaceAll('{{RECIPIENT}}', 'ana@example.org');
   return Buffer.from(text);
 }

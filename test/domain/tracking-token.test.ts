@@ -3,11 +3,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hkdfSync } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { TOKEN_LIFETIME_SECONDS, trackingTokens } from '../../src/domain/tracking-token.ts';
+import { DEFAULT_TRACKED_LINK_DAYS, TOKEN_LIFETIME_SECONDS, trackingTokens } from '../../src/domain/tracking-token.ts';
 
 const SECRET = new Uint8Array(32).fill(1);
 const tokens = trackingTokens(SECRET);
 const NOW = Date.UTC(2025, 0, 1);
+const DAY_MS = 86_400_000;
 const MSG = '0190f3a2-7b1c-7d4e-8f5a-9b0c1d2e3f4a';
 const ACCOUNT = '0190f3a2-0000-7000-8000-000000000001';
 const CLICK = { kind: 'click', accountId: ACCOUNT, msgid: MSG, url: 'https://example.com/offer?id=7' } as const;
@@ -62,15 +63,39 @@ test('an unsigned token (alg none) is refused', async () => {
   assert.equal(await tokens.verify(`${header}.${payload}.x`, 'open', NOW), undefined);
 });
 
-test('a token is refused once its lifetime has passed, and accepted the second before', async () => {
+test('a click token is refused once its lifetime (90 days by default) has passed, and accepted the second before', async () => {
   const token = await tokens.sign(CLICK, NOW);
-  const lifetime = TOKEN_LIFETIME_SECONDS.click * 1000;
-  assert.deepStrictEqual(await tokens.verify(token, 'click', NOW + lifetime - 1000), CLICK);
-  assert.equal(await tokens.verify(token, 'click', NOW + lifetime), undefined);
+  assert.deepStrictEqual(await tokens.verify(token, 'click', NOW + 90 * DAY_MS - 1000), CLICK);
+  assert.equal(await tokens.verify(token, 'click', NOW + 90 * DAY_MS), undefined);
 });
 
-test('the lifetimes are one year for opens and two years for clicks and unsubscribes', () => {
-  assert.deepStrictEqual(TOKEN_LIFETIME_SECONDS, { open: 365 * 86_400, click: 730 * 86_400, unsubscribe: 730 * 86_400 });
+test('an open token is refused once its lifetime has passed, and accepted the second before', async () => {
+  const token = await tokens.sign({ kind: 'open', accountId: ACCOUNT, msgid: MSG }, NOW);
+  assert.ok(await tokens.verify(token, 'open', NOW + 365 * DAY_MS - 1000));
+  assert.equal(await tokens.verify(token, 'open', NOW + 365 * DAY_MS), undefined);
+});
+
+test('the lifetimes are one year for opens, two years for unsubscribes, and the tracked-link setting (default 90 days) for clicks', () => {
+  assert.deepStrictEqual(TOKEN_LIFETIME_SECONDS, { open: 365 * 86_400, unsubscribe: 730 * 86_400 });
+  assert.equal(DEFAULT_TRACKED_LINK_DAYS, 90);
+});
+
+test('a click token lives as long as the tracked-link setting says when it is followed, whatever it was when signed', async () => {
+  const long = trackingTokens(SECRET, { trackedLinkDays: 365 });
+  const token = await long.sign(CLICK, NOW);
+  assert.deepStrictEqual(await long.verify(token, 'click', NOW + 200 * DAY_MS), CLICK);
+  // The operator lowered the setting: the same token stops at 30 days.
+  const short = trackingTokens(SECRET, { trackedLinkDays: 30 });
+  assert.deepStrictEqual(await short.verify(token, 'click', NOW + 30 * DAY_MS - 1000), CLICK);
+  assert.equal(await short.verify(token, 'click', NOW + 30 * DAY_MS), undefined);
+});
+
+test('a click token signed before tokens carried iat (two years, no iat) is held to the setting from its exp less two years', async () => {
+  const key = new Uint8Array(hkdfSync('sha256', SECRET, new Uint8Array(0), 'herald tracking tokens v1', 32));
+  const legacy = await new SignJWT({ k: 'c', a: ACCOUNT, m: MSG, u: CLICK.url })
+    .setProtectedHeader({ alg: 'HS256' }).setExpirationTime(NOW / 1000 + 730 * 86_400).sign(key);
+  assert.deepStrictEqual(await tokens.verify(legacy, 'click', NOW + 90 * DAY_MS - 1000), CLICK);
+  assert.equal(await tokens.verify(legacy, 'click', NOW + 90 * DAY_MS), undefined);
 });
 
 test('text that is not a compact JWS, or is over 4,096 characters, is refused', async () => {
@@ -92,6 +117,6 @@ test('signing is deterministic: the same claims at the same time give the same t
 test('a token is the compact JWS jose writes for the same claims and key, byte for byte', async () => {
   const key = new Uint8Array(hkdfSync('sha256', SECRET, new Uint8Array(0), 'herald tracking tokens v1', 32));
   const expected = await new SignJWT({ k: 'c', a: ACCOUNT, m: MSG, u: CLICK.url })
-    .setProtectedHeader({ alg: 'HS256' }).setExpirationTime(NOW / 1000 + TOKEN_LIFETIME_SECONDS.click).sign(key);
+    .setProtectedHeader({ alg: 'HS256' }).setIssuedAt(NOW / 1000).setExpirationTime(NOW / 1000 + 90 * 86_400).sign(key);
   assert.equal(await tokens.sign(CLICK, NOW), expected);
 });

@@ -9,6 +9,7 @@ import { startPostfix, skipWithoutPostfix } from '../peers/postfix.ts';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.ts';
 import { closedPort } from '../support/closed-port.ts';
 import { emailBody, get, openAccount, post, startService, type TestAccount } from '../support/service.ts';
+import { verpOf } from '../support/verp.ts';
 
 const BOUNCE_DOMAIN = 'bounces.herald.test';
 const RELAY_NAME = 'relay.herald.test';
@@ -75,7 +76,7 @@ test('through Postfix the message reaches delivered, with the relay\'s notice in
     type: 'delivered', action: 'relayed', status_code: '2.0.0', diagnostic: '250 OK: message queued', remote_mta: '127.0.0.1',
     source: 'dsn', reporting_mta: RELAY_NAME,
   });
-  assert.deepStrictEqual(world.sink.messages.map((m) => [m.mailFrom, m.rcptTo]), [[`b+${msgid}@${BOUNCE_DOMAIN}`, ['ana@example.org']]]);
+  assert.deepStrictEqual(world.sink.messages.map((m) => [m.mailFrom, m.rcptTo]), [[verpOf(world.service, msgid), ['ana@example.org']]]);
 });
 
 test('a recipient the next hop refuses after Postfix took the message ends bounced, from Postfix\'s notice', { skip: skipWithoutPostfix, timeout: TIMEOUT_MS }, async (t) => {

@@ -8,6 +8,7 @@ import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { Service } from '../../src/service.ts';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.ts';
 import { emailBody, get, openAccount, post, startService, type TestAccount } from '../support/service.ts';
+import { verpOf } from '../support/verp.ts';
 
 const START = Date.UTC(2026, 2, 2, 9, 30, 0);
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -69,7 +70,7 @@ test('the receipt names the relay, its address, the session transcript with the 
   assert.deepStrictEqual([evidence.smtp_response, evidence.queue_id], ['250 OK: message queued', null]);
   assert.deepStrictEqual([evidence.connected_at, evidence.accepted_at, evidence.issued_at, evidence.issuer], [at, at, at, service.deps.publicUrl]);
   assert.match(evidence.smtp_transcript[0], new RegExp(`^\\* connected to 127\\.0\\.0\\.1 port ${sink.port}$`));
-  assert.ok(evidence.smtp_transcript.includes(`C: MAIL FROM:<b+${msgid}@localhost>`));
+  assert.ok(evidence.smtp_transcript.includes(`C: MAIL FROM:<${verpOf(service, msgid)}>`));
   assert.ok(evidence.smtp_transcript.includes('C: RCPT TO:<ana@example.org>'));
   assert.equal(evidence.smtp_transcript.at(-1), 'S: 250 OK: message queued');
 });

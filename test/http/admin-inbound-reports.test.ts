@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { recordInboundReport } from '../../src/app/record-inbound-report.ts';
 import type { Service } from '../../src/service.ts';
 import { ADMIN_TOKEN, startService } from '../support/service.ts';
+import { UNTAGGED_HORIZON_MS } from '../support/verp.ts';
 
 let tick = Date.parse('2025-06-01T00:00:00.000Z');
 
@@ -13,7 +14,7 @@ async function withReports(t: TestContext, count: number): Promise<{ service: Se
   const ids: string[] = [];
   for (let i = 0; i < count; i += 1) {
     tick += 1000;
-    const kept = await recordInboundReport(service.deps, { mailFrom: null, rcptTo: 'postmaster@bounces.herald.test' }, `Subject: report ${i}\r\n\r\nbody\r\n`, {
+    const kept = await recordInboundReport({ ...service.deps, untaggedHorizonMs: UNTAGGED_HORIZON_MS }, { mailFrom: null, rcptTo: 'postmaster@bounces.herald.test' }, `Subject: report ${i}\r\n\r\nbody\r\n`, {
       kind: 'unknown', error: 'not a multipart/report (Content-Type missing)', returned: null,
     });
     ids.push(kept.id);

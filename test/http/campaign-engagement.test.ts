@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { recordInboundReport } from '../../src/app/record-inbound-report.ts';
 import { readInboundReport } from '../../src/inbound/report-reader.ts';
 import { emailBody, get, post } from '../support/service.ts';
+import { UNTAGGED_HORIZON_MS, verpOf } from '../support/verp.ts';
 import { iso, sentMail, visit, type TrackingWorld } from '../support/sent-mail.ts';
 import { startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';
 import {
@@ -99,9 +100,9 @@ test('the unsubscribe page offers every list, and asking for it leaves them all'
 test('a complaint leaves every list and suppresses the address, so the next campaign drops it', async (t) => {
   const { w, news, msgids } = await sentCampaign(t);
   const raw = readFileSync(new URL('../fixtures/inbound/arf-abuse.eml', import.meta.url), 'utf8')
-    .replaceAll('{{MSGID}}', msgids['ana@example.org'] ?? '').replaceAll('{{BOUNCE_DOMAIN}}', w.service.deps.bounceDomain)
+    .replaceAll('{{VERP}}', verpOf(w.service, msgids['ana@example.org'] ?? '')).replaceAll('{{MSGID}}', msgids['ana@example.org'] ?? '').replaceAll('{{BOUNCE_DOMAIN}}', w.service.deps.bounceDomain)
     .replaceAll('{{MESSAGE_ID_HOST}}', 'herald.example.com').replaceAll('{{RECIPIENT}}', 'ana@example.org');
-  const recorded = await recordInboundReport(w.service.deps, { mailFrom: 'abusedesk@example.net', rcptTo: `fbl@${w.service.deps.bounceDomain}` }, raw, await readInboundReport(Buffer.from(raw)));
+  const recorded = await recordInboundReport({ ...w.service.deps, untaggedHorizonMs: UNTAGGED_HORIZON_MS }, { mailFrom: 'abusedesk@example.net', rcptTo: `fbl@${w.service.deps.bounceDomain}` }, raw, await readInboundReport(Buffer.from(raw)));
   assert.equal(recorded.effect, 'complained');
   assert.deepStrictEqual(await subscriptionsOf(w, 'ana@example.org'), [{ list_id: news, status: 'unsubscribed' }]);
   const next = await createCampaign(w, campaignBody([news], { name: 'August' }));

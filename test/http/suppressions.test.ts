@@ -216,6 +216,22 @@ test('the CSV export has a header and every address in address order, quoted whe
   );
 });
 
+test('the CSV export writes cells that a spreadsheet would evaluate as text, with a leading single quote', async (t) => {
+  const { service, account } = await world(t);
+  const added = await post(service, '/v1/suppressions', account.apiKey, { emails: ['=1+2@example.org', '+cmd@example.org', '-2@example.org', 'plain@example.org', '"=a,b"@example.org'] });
+  assert.equal(added.statusCode, 200, added.body);
+  const res = await get(service, '/v1/suppressions/export', account.apiKey);
+  assert.equal(res.body, [
+    'email,reason,msgid,created_at',
+    `"""=a,b""@example.org",manual,,${AT}`,
+    `'+cmd@example.org,manual,,${AT}`,
+    `'-2@example.org,manual,,${AT}`,
+    `'=1+2@example.org,manual,,${AT}`,
+    `plain@example.org,manual,,${AT}`,
+    '',
+  ].join('\r\n'));
+});
+
 test('the CSV export reads past one batch and follows ?q=', async (t) => {
   const { service, account } = await world(t);
   const emails = Array.from({ length: 1001 }, (_, i) => `u${String(i).padStart(4, '0')}@example.org`);

@@ -3,9 +3,10 @@
 // the events are read back with GET /v1/messages/:msgid.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, post } from '../support/service.ts';
+import { trackingTokens } from '../../src/domain/tracking-token.ts';
+import { ADMIN_TOKEN, emailBody, post } from '../support/service.ts';
 import {
-  CHROME, LINKS_HTML, READER_IP, T0, engagementsOf, eventsOf, iso, sendAndDeliver, sentMail, trackingWorld, visit,
+  CHROME, LINKS_HTML, READER_IP, T0, engagementsOf, eventsOf, iso, sendAndDeliver, sentMail, trackingWorld, visit, type TrackingWorld,
 } from '../support/sent-mail.ts';
 
 const GIF_1X1 = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -116,13 +117,75 @@ test('a pixel a year after sending gets 404 and records nothing; a day before th
   assert.deepStrictEqual((await engagementsOf(world, msgid)).map((e) => e['at']), [iso(T0 + 1000 + 364 * DAY)]);
 });
 
-test('a tracked link two years after sending gets 404 and records nothing', async (t) => {
+test('a tracked link 90 days after sending gets 404 and records nothing; a second before that it still redirects', async (t) => {
   const world = await trackingWorld(t);
   const msgid = await sendAndDeliver(world);
   const { clicks } = await sentMail(world, msgid);
-  world.clock.now += 730 * DAY;
+  world.clock.now += 90 * DAY - 1000;
+  assert.equal((await visit(world, 'GET', clicks[0] ?? '')).statusCode, 302);
+  world.clock.now += 1000;
   const res = await visit(world, 'GET', clicks[0] ?? '');
-  assert.equal(res.statusCode, 404);
+  assert.deepStrictEqual([res.statusCode, res.headers.location], [404, undefined]);
+  assert.deepStrictEqual((await engagementsOf(world, msgid)).map((e) => e['at']), [iso(T0 + 1000 + 90 * DAY - 1000)]);
+});
+
+test('with HERALD_TRACKED_LINK_DAYS=7 a tracked link stops redirecting after 7 days', async (t) => {
+  const world = await trackingWorld(t, { HERALD_TRACKED_LINK_DAYS: '7' });
+  const msgid = await sendAndDeliver(world);
+  const { clicks } = await sentMail(world, msgid);
+  world.clock.now += 7 * DAY - 1000;
+  assert.equal((await visit(world, 'GET', clicks[0] ?? '')).statusCode, 302);
+  world.clock.now += 1000;
+  assert.equal((await visit(world, 'GET', clicks[0] ?? '')).statusCode, 404);
+});
+
+test('a click token moved to another message of the account gets 404: no redirect and no event', async (t) => {
+  const world = await trackingWorld(t);
+  const first = await sendAndDeliver(world);
+  const second = await sendAndDeliver(world);
+  const { clicks } = await sentMail(world, first);
+  const [header, payload, signature] = (clicks[0] ?? '').slice('/t/c/'.length).split('.');
+  const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8'));
+  const moved = Buffer.from(JSON.stringify({ ...claims, m: second })).toString('base64url');
+
+  const res = await visit(world, 'GET', `/t/c/${header}.${moved}.${signature}`);
+  assert.deepStrictEqual([res.statusCode, res.headers.location], [404, undefined]);
+  assert.deepStrictEqual([...await engagementsOf(world, first), ...await engagementsOf(world, second)], []);
+});
+
+/** A test-mode key of the world's account, made through /v1/api-keys. */
+async function testKey(world: TrackingWorld): Promise<string> {
+  const made = await post(world.service, '/v1/api-keys', world.account.apiKey, { name: 'CI', scopes: ['email'], mode: 'test' });
+  assert.equal(made.statusCode, 201, made.body);
+  return made.json().api_key;
+}
+
+test('a test key\'s email is not tracked: no pixel, and its links as written', async (t) => {
+  const world = await trackingWorld(t);
+  const res = await post(world.service, '/v1/email', await testKey(world), emailBody({ body: LINKS_HTML }));
+  assert.equal(res.statusCode, 200, res.body);
+  const msgid: string = res.json().to[0].msgid;
+  world.clock.now += 1000;
+  await world.service.worker.drain();
+
+  const mail = await sentMail(world, msgid);
+  assert.deepStrictEqual([mail.pixel, mail.clicks], [undefined, []]);
+  assert.match(mail.html, /<a href="https:\/\/shop\.example\.com\/july\?utm=mail&amp;id=7">see July<\/a>/);
+});
+
+test('a click or open token of a test key\'s message neither redirects nor records', async (t) => {
+  const world = await trackingWorld(t);
+  const res = await post(world.service, '/v1/email', await testKey(world), emailBody({ body: LINKS_HTML }));
+  const msgid: string = res.json().to[0].msgid;
+  await world.service.worker.drain();
+  // Tokens as herald signed them for test keys' messages before those went untracked.
+  const tokens = trackingTokens(world.service.deps.signingSecret);
+  const click = await tokens.sign({ kind: 'click', accountId: world.account.id, msgid, url: 'https://evil.example.net/' }, world.clock.now);
+  const open = await tokens.sign({ kind: 'open', accountId: world.account.id, msgid }, world.clock.now);
+
+  const followed = await visit(world, 'GET', `/t/c/${click}`);
+  assert.deepStrictEqual([followed.statusCode, followed.headers.location], [404, undefined]);
+  assert.equal((await visit(world, 'GET', `/t/o/${open}`)).statusCode, 404);
   assert.deepStrictEqual(await engagementsOf(world, msgid), []);
 });
 

@@ -9,15 +9,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import getTLSOptions from 'smtp-server/lib/tls-options.js';
 import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import { startInboundListener, type InboundListener } from '../../src/inbound/listener.ts';
 import { claimDue } from '../../src/outbox/claim.ts';
 import { recordOutcome } from '../../src/outbox/complete.ts';
 import type { Service } from '../../src/service.ts';
+import { putSetting } from '../../src/store/settings.ts';
 import { listSuppressions } from '../../src/store/suppressions.ts';
+import { startSmtpSink } from '../peers/smtp-sink.ts';
+import { captureLog } from '../support/captured-log.ts';
 import { ADMIN_TOKEN, emailBody, get, openAccount, post, readAccount, startService, type TestAccount } from '../support/service.ts';
+import { verpOf } from '../support/verp.ts';
 
 const BOUNCE_DOMAIN = 'bounces.herald.test';
 const PUBLIC_URL = 'https://herald.test';
@@ -33,9 +37,9 @@ interface World {
   readonly now: { value: number };
 }
 
-async function startWorld(t: TestContext, env: Record<string, string> = {}): Promise<World> {
+async function startWorld(t: TestContext, env: Record<string, string> = {}, logger?: Logger): Promise<World> {
   const now = { value: START };
-  const service = await startService(t, { clock: () => now.value, env: { ...ENV, ...env } });
+  const service = await startService(t, { clock: () => now.value, env: { ...ENV, ...env }, ...(logger === undefined ? {} : { logger }) });
   const account = await openAccount(service);
   assert.equal(typeof service.inboundSmtpPort, 'number');
   return { service, account, port: service.inboundSmtpPort ?? 0, now };
@@ -51,8 +55,10 @@ async function sentEmail(world: World, to = 'ana@example.org'): Promise<string> 
   return msgid;
 }
 
-function fixture(name: string, fill: { msgid: string; recipient?: string }): string {
+/** A fixture about `fill.msgid`, its VERP addresses the tagged one herald wrote unless `fill.verp` says otherwise. */
+function fixture(world: World, name: string, fill: { msgid: string; recipient?: string; verp?: string }): string {
   return readFileSync(new URL(`../fixtures/inbound/${name}`, import.meta.url), 'utf8')
+    .replaceAll('{{VERP}}', fill.verp ?? verp(world, fill.msgid))
     .replaceAll('{{MSGID}}', fill.msgid)
     .replaceAll('{{BOUNCE_DOMAIN}}', BOUNCE_DOMAIN)
     .replaceAll('{{MESSAGE_ID_HOST}}', 'herald.test')
@@ -73,7 +79,7 @@ async function deliver(port: number, envelope: { from: string; to: string }, raw
   }
 }
 
-const verp = (msgid: string): string => `b+${msgid}@${BOUNCE_DOMAIN}`;
+const verp = (world: World, msgid: string): string => verpOf(world.service, msgid);
 
 function adminGet(service: Service, url: string) {
   return service.http.inject({ method: 'GET', url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -105,7 +111,7 @@ test('a DSN to the VERP address bounces the message hard, with the DSN fields on
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
 
-  const reply = await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+  const reply = await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-failed-permanent.eml', { msgid }));
 
   assert.match(reply, /^250 /);
   const view = await messageView(world, msgid);
@@ -120,7 +126,7 @@ test('a hard-bounced DSN puts the recipient on the account\'s suppression list',
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
 
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-failed-permanent.eml', { msgid }));
 
   assert.deepStrictEqual(await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }), [
     { address: 'ana@example.org', reason: 'bounced', messageId: msgid, createdAt: RECEIVED },
@@ -130,7 +136,7 @@ test('a hard-bounced DSN puts the recipient on the account\'s suppression list',
 test('a later send to the hard-bounced address is dropped: not sent, not billed', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-failed-permanent.eml', { msgid }));
   const before = (await readAccount(world.service, world.account.id)).messagesLeft;
 
   const res = await post(world.service, '/v1/email', world.account.apiKey, emailBody());
@@ -144,12 +150,12 @@ test('a later send to the hard-bounced address is dropped: not sent, not billed'
 test('the DSN is kept for the operator: matched msgid, the parsed fields and its effect', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
-  const raw = fixture('dsn-failed-permanent.eml', { msgid });
-  await deliver(world.port, { from: '', to: verp(msgid) }, raw);
+  const raw = fixture(world, 'dsn-failed-permanent.eml', { msgid });
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, raw);
 
   const [summary] = await reports(world.service);
   assert.deepStrictEqual({ ...summary, id: undefined }, {
-    id: undefined, receivedAt: AT, kind: 'dsn', mailFrom: null, rcptTo: verp(msgid), messageId: msgid, error: null,
+    id: undefined, receivedAt: AT, kind: 'dsn', mailFrom: null, rcptTo: verp(world, msgid), messageId: msgid, error: null,
   });
   const full = (await adminGet(world.service, `/admin/v1/inbound-reports/${String(summary?.id)}`)).json();
   assert.equal(full.raw.replaceAll('\r\n', '\n').trimEnd(), raw.trimEnd());
@@ -168,7 +174,7 @@ test('a DSN that failed after days of 4.0.0 retries is a soft bounce: bounced, n
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
 
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-after-retries.eml', { msgid }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-failed-after-retries.eml', { msgid }));
 
   const view = await messageView(world, msgid);
   assert.equal(view.status, 'bounced');
@@ -182,7 +188,7 @@ test('a delayed DSN records a deferred event and leaves the message as it was', 
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
 
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-delayed.eml', { msgid }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-delayed.eml', { msgid }));
 
   const view = await messageView(world, msgid);
   assert.equal(view.status, 'sent');
@@ -204,7 +210,7 @@ for (const [file, type, fields] of WEBHOOK_EVENTS) {
     await setWebhook(world);
     const msgid = await sentEmail(world);
 
-    await deliver(world.port, { from: '', to: verp(msgid) }, fixture(file, { msgid }));
+    await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, file, { msgid }));
 
     const rows = await world.service.deps.db.selectFrom('webhook_deliveries').select(['type', 'payload']).where('message_id', '=', msgid).orderBy('id').execute();
     assert.deepStrictEqual(rows.map((r) => r.type), ['email.sent', type]);
@@ -217,7 +223,7 @@ test('a success DSN (Action: relayed) to the VERP address makes the message deli
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
 
-  const reply = await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+  const reply = await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-relayed.eml', { msgid }));
 
   assert.match(reply, /^250 /);
   const view = await messageView(world, msgid);
@@ -233,7 +239,7 @@ for (const action of ['delivered', 'expanded']) {
     const world = await startWorld(t);
     const msgid = await sentEmail(world);
 
-    await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }).replace('Action: relayed', `Action: ${action}`));
+    await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-relayed.eml', { msgid }).replace('Action: relayed', `Action: ${action}`));
 
     const view = await messageView(world, msgid);
     assert.equal(view.status, 'delivered');
@@ -241,22 +247,22 @@ for (const action of ['delivered', 'expanded']) {
   });
 }
 
-test('a success DSN sent to postmaster@ is matched by its Original-Envelope-Id', async (t) => {
+test('a success DSN sent to postmaster@ is matched by the tagged Return-Path of the returned message', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
 
-  await deliver(world.port, { from: '', to: `postmaster@${BOUNCE_DOMAIN}` }, fixture('dsn-relayed.eml', { msgid }));
+  await deliver(world.port, { from: '', to: `postmaster@${BOUNCE_DOMAIN}` }, fixture(world, 'dsn-relayed.eml', { msgid }));
 
   assert.equal((await messageView(world, msgid)).status, 'delivered');
   const [summary] = await reports(world.service);
-  assert.equal((await adminGet(world.service, `/admin/v1/inbound-reports/${String(summary?.id)}`)).json().parsed.matched_by, 'envelope-id');
+  assert.equal((await adminGet(world.service, `/admin/v1/inbound-reports/${String(summary?.id)}`)).json().parsed.matched_by, 'return-path');
 });
 
 test('a success DSN about another recipient is kept with why and leaves the message sent', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
 
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid, recipient: 'list-member@example.org' }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-relayed.eml', { msgid, recipient: 'list-member@example.org' }));
 
   assert.equal((await messageView(world, msgid)).status, 'sent');
   const [summary] = await reports(world.service);
@@ -266,9 +272,9 @@ test('a success DSN about another recipient is kept with why and leaves the mess
 test('a second success DSN for a delivered message adds no second delivered event', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-relayed.eml', { msgid }));
 
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-relayed.eml', { msgid }));
 
   assert.equal((await messageView(world, msgid)).events.filter((e) => e.type === 'delivered').length, 1);
   const [newest] = await reports(world.service);
@@ -278,9 +284,9 @@ test('a second success DSN for a delivered message adds no second delivered even
 test('a failure DSN after a success DSN bounces the delivered message', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-relayed.eml', { msgid }));
 
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-failed-permanent.eml', { msgid }));
 
   assert.deepStrictEqual((await messageView(world, msgid)).events.map((e) => e.type), ['queued', 'sending', 'sent', 'delivered', 'bounced']);
 });
@@ -293,33 +299,38 @@ test('a success DSN for a message still being sent is refused with 451, kept now
   const [claimed] = await claimDue(world.service.store.db, world.service.store.capabilities, { owner: 'slow-worker', now: START, leaseMs: 60_000, limit: 1, channel: 'email' }, uuidv7);
   assert.equal(claimed?.msgid, msgid);
 
-  await assert.rejects(deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid })), { responseCode: 451 });
+  await assert.rejects(deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-relayed.eml', { msgid })), { responseCode: 451 });
   assert.deepStrictEqual(await reports(world.service), []);
 
   await recordOutcome({ db: world.service.store.db, clock: () => world.now.value, newId: uuidv7 }, 'slow-worker', claimed, { kind: 'accepted', peer: 'relay', response: '250 2.0.0 Ok' });
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-relayed.eml', { msgid }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-relayed.eml', { msgid }));
   assert.deepStrictEqual((await messageView(world, msgid)).events.map((e) => e.type), ['queued', 'sending', 'sent', 'delivered']);
 });
 
-test('a DSN sent to postmaster@ is matched by the Message-ID of the returned message', async (t) => {
+test('a DSN sent to postmaster@ that names the message only by the Message-ID of the returned message changes nothing', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
+  const before = await messageView(world, msgid);
 
-  await deliver(world.port, { from: '', to: `postmaster@${BOUNCE_DOMAIN}` }, fixture('dsn-failed-permanent.eml', { msgid }));
+  const reply = await deliver(world.port, { from: '', to: `postmaster@${BOUNCE_DOMAIN}` }, fixture(world, 'dsn-failed-permanent.eml', { msgid }));
 
-  assert.equal((await messageView(world, msgid)).status, 'bounced');
+  assert.match(reply, /^250 /);
+  assert.deepStrictEqual(await messageView(world, msgid), before);
+  assert.deepStrictEqual(await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }), []);
   const [summary] = await reports(world.service);
-  assert.equal(summary?.messageId, msgid);
-  assert.equal((await adminGet(world.service, `/admin/v1/inbound-reports/${String(summary?.id)}`)).json().parsed.matched_by, 'message-id');
+  assert.deepStrictEqual([summary?.messageId, summary?.error], [
+    null, `forged: message ${msgid} is named only by its Message-ID or envelope id, not by its tagged VERP address; nothing applied`,
+  ]);
+  assert.match(await world.service.metrics.scrape(), /^herald_inbound_reports_forged_total\{reason="no-verp"\} 1$/m);
 });
 
 test('a second DSN for a bounced message is kept but adds no event and no second suppression', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-failed-permanent.eml', { msgid }));
   const eventsAfterFirst = (await messageView(world, msgid)).events.length;
 
-  await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+  await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-failed-permanent.eml', { msgid }));
 
   assert.equal((await messageView(world, msgid)).events.length, eventsAfterFirst);
   assert.equal((await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 })).length, 1);
@@ -332,9 +343,9 @@ test('a second DSN for a bounced message is kept but adds no event and no second
 test('two DSNs for one message arriving at once make one bounced event', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
-  const raw = fixture('dsn-failed-permanent.eml', { msgid });
+  const raw = fixture(world, 'dsn-failed-permanent.eml', { msgid });
 
-  await Promise.all([1, 2, 3].map(() => deliver(world.port, { from: '', to: verp(msgid) }, raw)));
+  await Promise.all([1, 2, 3].map(() => deliver(world.port, { from: '', to: verp(world, msgid) }, raw)));
 
   assert.equal((await messageView(world, msgid)).events.filter((e) => e.type === 'bounced').length, 1);
   assert.equal((await reports(world.service)).length, 3);
@@ -344,7 +355,7 @@ test('an ARF abuse report to fbl@ records a complaint and suppresses the recipie
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
 
-  const reply = await deliver(world.port, { from: 'abusedesk@example.net', to: `fbl@${BOUNCE_DOMAIN}` }, fixture('arf-abuse.eml', { msgid }));
+  const reply = await deliver(world.port, { from: 'abusedesk@example.net', to: `fbl@${BOUNCE_DOMAIN}` }, fixture(world, 'arf-abuse.eml', { msgid }));
 
   assert.match(reply, /^250 /);
   const view = await messageView(world, msgid);
@@ -363,9 +374,9 @@ test('an ARF abuse report to fbl@ records a complaint and suppresses the recipie
 test('a second complaint about the same message adds no second event', async (t) => {
   const world = await startWorld(t);
   const msgid = await sentEmail(world);
-  await deliver(world.port, { from: 'abusedesk@example.net', to: `abuse@${BOUNCE_DOMAIN}` }, fixture('arf-abuse.eml', { msgid }));
+  await deliver(world.port, { from: 'abusedesk@example.net', to: `abuse@${BOUNCE_DOMAIN}` }, fixture(world, 'arf-abuse.eml', { msgid }));
 
-  await deliver(world.port, { from: 'abusedesk@example.net', to: `abuse@${BOUNCE_DOMAIN}` }, fixture('arf-abuse.eml', { msgid }));
+  await deliver(world.port, { from: 'abusedesk@example.net', to: `abuse@${BOUNCE_DOMAIN}` }, fixture(world, 'arf-abuse.eml', { msgid }));
 
   assert.equal((await messageView(world, msgid)).events.filter((e) => e.type === 'complained').length, 1);
 });
@@ -375,12 +386,111 @@ test('a not-spam feedback report is kept and changes nothing', async (t) => {
   const msgid = await sentEmail(world);
   const before = await messageView(world, msgid);
 
-  await deliver(world.port, { from: 'abusedesk@example.net', to: `fbl@${BOUNCE_DOMAIN}` }, fixture('arf-not-spam.eml', { msgid }));
+  await deliver(world.port, { from: 'abusedesk@example.net', to: `fbl@${BOUNCE_DOMAIN}` }, fixture(world, 'arf-not-spam.eml', { msgid }));
 
   assert.deepStrictEqual(await messageView(world, msgid), before);
   assert.deepStrictEqual(await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }), []);
   const [summary] = await reports(world.service);
   assert.deepStrictEqual([summary?.kind, summary?.messageId, summary?.error], ['arf', msgid, null]);
+});
+
+// ---- forged reports: the VERP address must carry the message's tag ----
+
+/** Everything a report could change about a message: its view (status, events), suppressions, webhook deliveries. */
+async function footprint(world: World, msgid: string): Promise<unknown> {
+  const webhooks = await world.service.deps.db.selectFrom('webhook_deliveries').select('type').where('message_id', '=', msgid).orderBy('id').execute();
+  return {
+    view: await messageView(world, msgid),
+    suppressions: await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }),
+    webhooks: webhooks.map((w) => w.type),
+  };
+}
+
+const untagged = (msgid: string): string => `b+${msgid}@${BOUNCE_DOMAIN}`;
+
+test('a real DSN to the envelope sender the relay saw, tagged, bounces the message', async (t) => {
+  const sink = await startSmtpSink({ starttls: false });
+  t.after(() => sink.close());
+  const world = await startWorld(t, { HERALD_EMAIL_TRANSPORT: `smtp://${sink.host}:${sink.port}` });
+  const msgid = await sentEmail(world);
+  const mailFrom = String(sink.messages[0]?.mailFrom);
+  assert.match(mailFrom, new RegExp(`^b\\+${msgid}-[0-9a-f]{16}@bounces\\.herald\\.test$`));
+
+  await deliver(world.port, { from: '', to: mailFrom }, fixture(world, 'dsn-failed-permanent.eml', { msgid, verp: mailFrom }));
+
+  assert.equal((await messageView(world, msgid)).status, 'bounced');
+  assert.deepStrictEqual(await listSuppressions(world.service.deps.db, world.account.id, { limit: 10 }), [
+    { address: 'ana@example.org', reason: 'bounced', messageId: msgid, createdAt: RECEIVED },
+  ]);
+});
+
+const FORGERIES: readonly [string, (world: World, msgid: string) => string, string, string][] = [
+  ['the untagged address', (_world, msgid) => untagged(msgid), 'untagged',
+    'an untagged VERP address for message {{MSGID}}, taken only for messages sent before tags and within the retry horizon'],
+  ['a wrongly tagged address', (_world, msgid) => `b+${msgid}-0123456789abcdef@${BOUNCE_DOMAIN}`, 'wrong-tag', 'the VERP address\'s tag is not message {{MSGID}}\'s'],
+  ['another message\'s tag', (world, msgid) => verp(world, '01960000-0000-7000-8000-0000000000ff').replace('01960000-0000-7000-8000-0000000000ff', msgid), 'wrong-tag',
+    'the VERP address\'s tag is not message {{MSGID}}\'s'],
+];
+
+for (const [what, address, reason, why] of FORGERIES) {
+  test(`a DSN to ${what} changes nothing: no status, no suppression, no event, no webhook; kept as forged, logged at info and counted`, async (t) => {
+    const log = captureLog();
+    const world = await startWorld(t, {}, log.logger);
+    await setWebhook(world);
+    const msgid = await sentEmail(world);
+    const before = await footprint(world, msgid);
+    const to = address(world, msgid);
+
+    const reply = await deliver(world.port, { from: '', to }, fixture(world, 'dsn-failed-permanent.eml', { msgid, verp: to }));
+
+    assert.match(reply, /^250 /);
+    assert.deepStrictEqual(await footprint(world, msgid), before);
+    const [kept] = await reports(world.service);
+    assert.deepStrictEqual([kept?.messageId, kept?.error], [null, `forged: ${why.replace('{{MSGID}}', msgid)}; nothing applied`]);
+    const full = (await adminGet(world.service, `/admin/v1/inbound-reports/${String(kept?.id)}`)).json();
+    assert.deepStrictEqual([full.parsed.msgid, full.parsed.matched_by, full.parsed.effect, full.parsed.forged], [msgid, null, 'none', reason]);
+    assert.match(await world.service.metrics.scrape(), new RegExp(`^herald_inbound_reports_forged_total\\{reason="${reason}"\\} 1$`, 'm'));
+    assert.deepStrictEqual(log.lines.filter((l) => l.msg === 'forged inbound report kept, nothing applied').map((l) => [l.level, l['reason'], l['rcptTo']]), [[30, reason, to]]);
+  });
+}
+
+test('an ARF complaint whose addresses are untagged changes nothing', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  const before = await footprint(world, msgid);
+
+  await deliver(world.port, { from: 'abusedesk@example.net', to: `fbl@${BOUNCE_DOMAIN}` }, fixture(world, 'arf-abuse.eml', { msgid, verp: untagged(msgid) }));
+
+  assert.deepStrictEqual(await footprint(world, msgid), before);
+  const [kept] = await reports(world.service);
+  assert.equal(kept?.error, `forged: an untagged VERP address for message ${msgid}, taken only for messages sent before tags and within the retry horizon; nothing applied`);
+});
+
+test('an untagged address of a message from before tags is believed within the retry horizon, and not after it', async (t) => {
+  const world = await startWorld(t, { HERALD_EMAIL_RETRY_HOURS: '72' });
+  const early = await sentEmail(world);
+  const late = await sentEmail(world);
+  // As if this installation had started writing tags after both messages were sent.
+  await putSetting(world.service.deps.db, 'verp_tags_since', String(RECEIVED));
+
+  await deliver(world.port, { from: '', to: untagged(early) }, fixture(world, 'dsn-failed-permanent.eml', { msgid: early, verp: untagged(early) }));
+  assert.equal((await messageView(world, early)).status, 'bounced');
+
+  world.now.value = START + 72 * 3_600_000 + 1;
+  const before = await footprint(world, late);
+  await deliver(world.port, { from: '', to: untagged(late) }, fixture(world, 'dsn-failed-permanent.eml', { msgid: late, verp: untagged(late) }));
+  assert.deepStrictEqual(await footprint(world, late), before);
+  assert.equal((await reports(world.service))[0]?.error, `forged: an untagged VERP address for message ${late}, taken only for messages sent before tags and within the retry horizon; nothing applied`);
+});
+
+test('an untagged address of a message sent after tags began is not believed, however young', async (t) => {
+  const world = await startWorld(t);
+  const msgid = await sentEmail(world);
+  const before = await footprint(world, msgid);
+
+  await deliver(world.port, { from: '', to: untagged(msgid) }, fixture(world, 'dsn-failed-permanent.eml', { msgid, verp: untagged(msgid) }));
+
+  assert.deepStrictEqual(await footprint(world, msgid), before);
 });
 
 const MALFORMED: readonly [string, string, string][] = [
@@ -395,7 +505,7 @@ for (const [what, name, error] of MALFORMED) {
     const world = await startWorld(t);
     const msgid = await sentEmail(world);
 
-    const reply = await deliver(world.port, { from: '', to: verp(msgid) }, fixture(name, { msgid }));
+    const reply = await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, name, { msgid }));
 
     assert.match(reply, /^250 /);
     assert.equal((await messageView(world, msgid)).status, 'sent');
@@ -404,7 +514,7 @@ for (const [what, name, error] of MALFORMED) {
     // The VERP address still names the message: the operator sees whose report could not be read.
     assert.equal(kept?.messageId, msgid);
     // The next report on a new connection is served as usual.
-    await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }));
+    await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-failed-permanent.eml', { msgid }));
     assert.equal((await messageView(world, msgid)).status, 'bounced');
   });
 }
@@ -427,7 +537,7 @@ test('a report for a msgid this installation does not know is kept and accepted'
   const world = await startWorld(t);
   const stranger = '01960000-0000-7000-8000-0000000000ff';
 
-  const reply = await deliver(world.port, { from: '', to: verp(stranger) }, fixture('dsn-failed-permanent.eml', { msgid: stranger }));
+  const reply = await deliver(world.port, { from: '', to: verp(world, stranger) }, fixture(world, 'dsn-failed-permanent.eml', { msgid: stranger }));
 
   assert.match(reply, /^250 /);
   const [kept] = await reports(world.service);
@@ -437,10 +547,10 @@ test('a report for a msgid this installation does not know is kept and accepted'
 test('a DSN for a message that never left (dropped) is kept with why and changes nothing', async (t) => {
   const world = await startWorld(t);
   const first = await sentEmail(world);
-  await deliver(world.port, { from: '', to: verp(first) }, fixture('dsn-failed-permanent.eml', { msgid: first }));
+  await deliver(world.port, { from: '', to: verp(world, first) }, fixture(world, 'dsn-failed-permanent.eml', { msgid: first }));
   const dropped = await sentEmail(world);
 
-  await deliver(world.port, { from: '', to: verp(dropped) }, fixture('dsn-failed-permanent.eml', { msgid: dropped }));
+  await deliver(world.port, { from: '', to: verp(world, dropped) }, fixture(world, 'dsn-failed-permanent.eml', { msgid: dropped }));
 
   assert.equal((await messageView(world, dropped)).status, 'dropped');
   const [kept] = await reports(world.service);
@@ -472,7 +582,7 @@ test('with HERALD_INBOUND_SMTP_TLS_KEY and _CERT the listener takes reports over
   const world = await startWorld(t, { HERALD_INBOUND_SMTP_TLS_KEY: join(dir, 'key.pem'), HERALD_INBOUND_SMTP_TLS_CERT: join(dir, 'cert.pem') });
   const msgid = await sentEmail(world);
 
-  const reply = await deliver(world.port, { from: '', to: verp(msgid) }, fixture('dsn-failed-permanent.eml', { msgid }), { requireTLS: true });
+  const reply = await deliver(world.port, { from: '', to: verp(world, msgid) }, fixture(world, 'dsn-failed-permanent.eml', { msgid }), { requireTLS: true });
 
   assert.match(reply, /^250 /);
   assert.equal((await messageView(world, msgid)).status, 'bounced');

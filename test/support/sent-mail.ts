@@ -23,10 +23,10 @@ export interface TrackingWorld {
   readonly clock: { now: number };
 }
 
-/** A service on a clock standing at T0, with HERALD_PUBLIC_URL set, and an account. */
-export async function trackingWorld(t: TestContext): Promise<TrackingWorld> {
+/** A service on a clock standing at T0, with HERALD_PUBLIC_URL set (and `env`), and an account. */
+export async function trackingWorld(t: TestContext, env: Record<string, string> = {}): Promise<TrackingWorld> {
   const clock = { now: T0 };
-  const service = await startService(t, { clock: () => clock.now, env: { HERALD_PUBLIC_URL: PUBLIC_URL } });
+  const service = await startService(t, { clock: () => clock.now, env: { HERALD_PUBLIC_URL: PUBLIC_URL, ...env } });
   const account = await openAccount(service);
   return { service, account, clock };
 }

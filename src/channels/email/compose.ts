@@ -1,7 +1,8 @@
 import type { SendMailOptions } from 'nodemailer';
-import type { EmailPayload, Outbound } from '../../domain/outbound.ts';
+import { CONFIRM_LINK_PLACEHOLDER, type EmailPayload, type Outbound } from '../../domain/outbound.ts';
 import { textFromHtml } from '../../domain/text-from-html.ts';
 import type { TrackingTokens } from '../../domain/tracking-token.ts';
+import type { VerpTags } from '../../domain/verp-address.ts';
 import type { Outcome } from '../channel.ts';
 import { dkimSigningOptions, type DkimKeyLookup } from './dkim.ts';
 import { bytesWithCrlfBreaks, isSentUnencoded, withCrlfBreaks, withoutLineBreaks } from './line-breaks.ts';
@@ -12,25 +13,36 @@ import { addTracking } from './tracking.ts';
 export interface ComposeSettings {
   /** Right-hand side of Message-ID: `<msgid@messageIdHost>`. */
   readonly messageIdHost: string;
-  /** Domain of the VERP envelope sender `b+<msgid>@<bounceDomain>`. */
+  /** Domain of the VERP envelope sender `b+<msgid>-<tag>@<bounceDomain>`. */
   readonly bounceDomain: string;
+  /** Tags the VERP envelope sender (domain/verp-address.ts `verpTags` of the installation secret). */
+  readonly verp: VerpTags;
   /** Base of the List-Unsubscribe and tracking URLs, without a trailing slash. */
   readonly publicUrl: string;
   /** Signs the unsubscribe and tracking tokens (domain/tracking-token.ts `trackingTokens`). */
   readonly tokens: TrackingTokens;
+  /**
+   * Signs the token of a confirmation email's link (campaigns/consent-token.ts). Only the
+   * transports that send to the recipient get it: without it (the capture transport, whose
+   * copy account members read) the link keeps its placeholder.
+   */
+  readonly confirmationLinks?: ConfirmationLinkSigner;
   /** The sender domains' signing keys; absent: every message unsigned (the SMTP transports require it). */
   readonly dkim?: DkimKeyLookup;
   /** Time of the Date header; default Date.now. */
   readonly clock?: () => number;
 }
 
+/** The token of a confirmation link for a contact and list of an account, signed at `now`. */
+export type ConfirmationLinkSigner = (claims: { readonly accountId: string; readonly contactId: string; readonly listId: string }, now: number) => Promise<string>;
+
 export type AttachmentResolver = (message: Outbound<EmailPayload>, signal: AbortSignal) => Promise<
   { ok: true; attachments: ResolvedAttachment[] } | { ok: false; reason: string; permanent: boolean }
 >;
 
-/** The per-message envelope sender: a bounce to it names the msgid it belongs to. */
-export function verpAddress(msgid: string, bounceDomain: string): string {
-  return `b+${msgid}@${bounceDomain}`;
+/** The per-message envelope sender: a bounce to it names the msgid it belongs to, with the tag that proves it is ours. */
+export function verpAddress(msgid: string, settings: Pick<ComposeSettings, 'bounceDomain' | 'verp'>): string {
+  return settings.verp.address(msgid, settings.bounceDomain);
 }
 
 /**
@@ -48,7 +60,7 @@ export async function unsubscribeUrl(settings: Pick<ComposeSettings, 'publicUrl'
  *
  * - One copy per recipient: the envelope names only `message.recipient`; To and Cc
  *   headers are the same in every copy and Bcc is never a header (no bcc field is set).
- * - Message-ID carries the msgid; the envelope sender is the msgid's VERP address.
+ * - Message-ID carries the msgid; the envelope sender is the msgid's tagged VERP address.
  * - Deterministic for a given clock: the Date is the clock's, and the multipart
  *   boundaries derive from the msgid (unguessable before the message was accepted)
  *   rather than from random bytes.
@@ -67,7 +79,7 @@ export async function composeEmail(
   attachments: readonly ResolvedAttachment[],
   settings: ComposeSettings,
 ): Promise<SendMailOptions> {
-  const { payload } = message;
+  const payload = await withConfirmationLink(message, settings);
   const dkim = settings.dkim === undefined ? undefined : await dkimSigningOptions(settings.dkim, message.accountId, payload.from.email);
   const now = (settings.clock ?? Date.now)();
   const tracking = payload.certified === true || payload.tracking === undefined ? { opens: false, clicks: false } : payload.tracking;
@@ -94,9 +106,23 @@ export async function composeEmail(
       'List-Unsubscribe': `<${await unsubscribeUrl(settings, message, now)}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     },
-    envelope: { from: verpAddress(message.msgid, settings.bounceDomain), to: [message.recipient] },
+    envelope: { from: verpAddress(message.msgid, settings), to: [message.recipient] },
     ...(dkim === undefined ? {} : { dkim }),
   };
+}
+
+/**
+ * The payload as the recipient gets it: a confirmation email's placeholder replaced by a
+ * token signed now, when this transport sends to the recipient (settings.confirmationLinks);
+ * every other payload, and every copy kept for members to read, as stored.
+ */
+async function withConfirmationLink(message: Outbound<EmailPayload>, settings: ComposeSettings): Promise<EmailPayload> {
+  const { payload } = message;
+  if (payload.confirmation === undefined || settings.confirmationLinks === undefined) return payload;
+  const token = await settings.confirmationLinks({ accountId: message.accountId, ...payload.confirmation }, (settings.clock ?? Date.now)());
+  const placeholder = `/confirm/${CONFIRM_LINK_PLACEHOLDER}`;
+  const link = (body: string | null): string | null => (body === null ? null : body.replaceAll(placeholder, `/confirm/${token}`));
+  return { ...payload, html: link(payload.html), text: link(payload.text) };
 }
 
 /**

@@ -52,7 +52,7 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.get<{ Querystring: SuppressionExportQuery }>('/v1/suppressions/export', {
     schema: {
-      summary: 'The whole list as CSV (`email,reason,msgid,created_at`, RFC 4180, CRLF), in address order; `q` as for the list', tags,
+      summary: 'The whole list as CSV (`email,reason,msgid,created_at`, RFC 4180, CRLF), in address order, cells that would start a spreadsheet formula (`=`, `+`, `-`, `@`, tab, CR) prefixed with a single quote; `q` as for the list', tags,
       querystring: SuppressionExportQuery,
       response: {
         200: { description: 'text/csv, sent as an attachment named suppressions.csv', content: { 'text/csv': { schema: { type: 'string' } } } },

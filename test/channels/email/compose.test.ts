@@ -3,17 +3,17 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { composeEmail, prepareEmail, unsubscribeUrl, verpAddress } from '../../../src/channels/email/compose.ts';
 import { renderMime } from '../../../src/channels/email/mime.ts';
-import { ACCOUNT, FIXED_TIME, MSGID, PAYLOAD, SETTINGS, dkimFixture, header, headerFields, outbound } from './fixtures.ts';
+import { ACCOUNT, FIXED_TIME, MSGID, PAYLOAD, SETTINGS, VERP_FROM, dkimFixture, header, headerFields, outbound } from './fixtures.ts';
 
 const signal = new AbortController().signal;
 
 test('the envelope sender is the VERP address of the msgid and the envelope recipient is the message recipient alone', async () => {
   const mail = await composeEmail(outbound({ recipient: 'carl@example.org' }), [], SETTINGS);
-  assert.deepStrictEqual(mail.envelope, { from: `b+${MSGID}@bounces.example.com`, to: ['carl@example.org'] });
+  assert.deepStrictEqual(mail.envelope, { from: VERP_FROM, to: ['carl@example.org'] });
 });
 
-test('the VERP address is built from the msgid', () => {
-  assert.equal(verpAddress('abc', 'bounces.example.com'), 'b+abc@bounces.example.com');
+test('the VERP address is built from the msgid and its tag under the installation secret', () => {
+  assert.equal(verpAddress(MSGID, SETTINGS), `b+${MSGID}-92727668eafaa5e7@bounces.example.com`);
 });
 
 test('the unsubscribe URL carries a signed token naming the account and the msgid', async () => {

@@ -8,6 +8,7 @@ import type { EmailPayload, Outbound } from '../../../src/domain/outbound.ts';
 import type { AttachmentResolver, ComposeSettings } from '../../../src/channels/email/compose.ts';
 import { noDkimKeys, type DkimKeyLookup } from '../../../src/channels/email/dkim.ts';
 import { trackingTokens } from '../../../src/domain/tracking-token.ts';
+import { verpTags } from '../../../src/domain/verp-address.ts';
 import { startDnsServer, type DnsPeer } from '../../peers/dns-server.ts';
 import { startSmtpSink, type SinkOptions, type SmtpSink } from '../../peers/smtp-sink.ts';
 
@@ -36,11 +37,18 @@ export const noAttachments: AttachmentResolver = async () => ({ ok: true, attach
 /** The installation secret the fixtures' tracking and unsubscribe tokens are signed with. */
 export const SIGNING_SECRET = new Uint8Array(32).fill(7);
 
+/**
+ * The envelope sender herald writes for the fixtures' msgid under SIGNING_SECRET, written
+ * out: the tag's algorithm must not change while messages with older tags may still bounce.
+ */
+export const VERP_FROM = `b+${MSGID}-92727668eafaa5e7@bounces.example.com`;
+
 export const SETTINGS = {
   messageIdHost: 'herald.example.com',
   bounceDomain: 'bounces.example.com',
   publicUrl: 'https://herald.example.com',
   tokens: trackingTokens(SIGNING_SECRET),
+  verp: verpTags(SIGNING_SECRET),
   dkim: noDkimKeys,
   clock: () => FIXED_TIME,
 } as const satisfies ComposeSettings;

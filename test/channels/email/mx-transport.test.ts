@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Resolver } from 'node:dns/promises';
 import type { Answer } from 'dns-packet';
 import { mxTransport, type MxResolver, type MxTransportOptions } from '../../../src/channels/email/mx-transport.ts';
-import { MSGID, SETTINGS, noAttachments, outbound, startDns, startSink } from './fixtures.ts';
+import { MSGID, SETTINGS, VERP_FROM, noAttachments, outbound, startDns, startSink } from './fixtures.ts';
 
 const signal = new AbortController().signal;
 
@@ -42,7 +42,7 @@ test('the MX host receives the VERP envelope sender, the recipient alone and our
   const [received] = sink.messages;
   assert.deepStrictEqual(
     [received?.mailFrom, received?.rcptTo, received?.heloName, received?.secure],
-    [`b+${MSGID}@bounces.example.com`, ['ana@example.test'], 'out.herald.example.com', true],
+    [VERP_FROM, ['ana@example.test'], 'out.herald.example.com', true],
   );
 });
 

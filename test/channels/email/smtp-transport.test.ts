@@ -7,7 +7,7 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { unsubscribeUrl } from '../../../src/channels/email/compose.ts';
 import { parseRelayUrl } from '../../../src/channels/email/relay-url.ts';
 import { smtpRelayTransport, type SmtpRelayOptions } from '../../../src/channels/email/smtp-transport.ts';
-import { ACCOUNT, FIXED_TIME, MSGID, PAYLOAD, SETTINGS, dkimFixture, header, headerFields, noAttachments, outbound, publishDkimKey, startDns, startSink } from './fixtures.ts';
+import { ACCOUNT, FIXED_TIME, MSGID, PAYLOAD, SETTINGS, VERP_FROM, dkimFixture, header, headerFields, noAttachments, outbound, publishDkimKey, startDns, startSink } from './fixtures.ts';
 
 const signal = new AbortController().signal;
 
@@ -23,7 +23,7 @@ test('a relayed message reaches the relay with the VERP envelope sender and the 
   const transport = relay(t, { url: `smtp://127.0.0.1:${sink.port}` });
   await transport.send(outbound({ recipient: 'bea@example.org' }), signal);
   assert.equal(sink.messages.length, 1);
-  assert.equal(sink.messages[0]?.mailFrom, `b+${MSGID}@bounces.example.com`);
+  assert.equal(sink.messages[0]?.mailFrom, VERP_FROM);
   assert.deepStrictEqual(sink.messages[0]?.rcptTo, ['bea@example.org']);
 });
 

@@ -10,7 +10,7 @@ import { mxTransport, type MxResolver } from '../../../src/channels/email/mx-tra
 import { smtpRelayTransport } from '../../../src/channels/email/smtp-transport.ts';
 import { queueIdOf } from '../../../src/channels/email/transcript.ts';
 import type { DeliveryEvidence } from '../../../src/domain/certificate.ts';
-import { FIXED_TIME, MSGID, PAYLOAD, SETTINGS, dkimFixture, header, noAttachments, outbound, publishDkimKey, startDns, startSink } from './fixtures.ts';
+import { FIXED_TIME, MSGID, PAYLOAD, SETTINGS, VERP_FROM, dkimFixture, header, noAttachments, outbound, publishDkimKey, startDns, startSink } from './fixtures.ts';
 
 const signal = new AbortController().signal;
 const certified = outbound({ recipient: 'ana@example.test', payload: { ...PAYLOAD, certified: true } });
@@ -75,7 +75,7 @@ test('the transcript holds the whole session: greeting, EHLO, STARTTLS, envelope
     'C: STARTTLS',
     '* TLS started (STARTTLS)',
     'C: EHLO out.herald.example.com',
-    `C: MAIL FROM:<b+${MSGID}@bounces.example.com>`,
+    `C: MAIL FROM:<${VERP_FROM}>`,
     'C: RCPT TO:<ana@example.test>',
     'C: DATA',
     `C: [message, ${sink.messages[0]?.raw.length} bytes]`,

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { PAGE_CSP } from './security-headers.ts';
 
 // The small HTML pages herald shows the people its email reaches (unsubscribe,
 // subscription confirmation): self-contained, no scripts, no external resources,
@@ -12,7 +13,7 @@ export function recipientPage(reply: FastifyReply, status: number, title: string
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+    .header('content-security-policy', PAGE_CSP)
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'no-referrer')
     .send(`<!doctype html>

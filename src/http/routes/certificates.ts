@@ -4,6 +4,7 @@ import type { AppDeps } from '../../app/deps.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { applicationError } from '../schemas.ts';
+import { PAGE_CSP } from '../security-headers.ts';
 
 // Certified delivery on the wire: an account reads its own certificates (JSON, or an
 // HTML page for people) and the certified .eml; anybody reads the public key.
@@ -71,8 +72,7 @@ export function certificateRoutes(app: FastifyInstance, deps: AppDeps): void {
     if (!view) return sendRejection(reply, { code: 'notFound' });
     if (!wantsHtml(request)) return view;
     return reply
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
-      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', PAGE_CSP)
       .type('text/html; charset=utf-8')
       .send(certificatePage(view));
   });

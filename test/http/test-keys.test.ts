@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Service } from '../../src/service.ts';
 import { listLedger } from '../../src/store/ledger.ts';
-import { startSmsc, type Smsc } from '../peers/smsc.ts';
-import { startCloudApiStandIn, type CloudApiStandIn } from '../peers/whatsapp-cloud-api.ts';
-import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.ts';
+import type { Smsc } from '../peers/smsc.ts';
+import type { CloudApiStandIn } from '../peers/whatsapp-cloud-api.ts';
+import type { SmtpSink } from '../peers/smtp-sink.ts';
+import { startRealPeers } from '../support/real-peers.ts';
 import { startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';
 import {
   ADMIN_TOKEN, addWhatsappTemplate, emailBody, get, issueKey, openAccount, post, readAccount, smsBody, startService, type TestAccount,
@@ -30,14 +31,8 @@ interface World {
 
 /** A service whose email goes to a real relay, SMS to a real SMSC and WhatsApp to a Cloud API stand-in, an account, and a test key made through /v1/api-keys. */
 async function world(t: TestContext, account: Parameters<typeof openAccount>[1] = {}): Promise<World> {
-  const sink = await startSmtpSink({ starttls: false });
-  t.after(() => sink.close());
-  const smsc = await startSmsc();
-  t.after(() => smsc.close());
-  const cloudApi = await startCloudApiStandIn(t);
-  const service = await startService(t, {
-    env: { HERALD_EMAIL_TRANSPORT: `smtp://${sink.host}:${sink.port}`, HERALD_SMS_TRANSPORT: smsc.url(), HERALD_WHATSAPP_TRANSPORT: cloudApi.baseUrl },
-  });
+  const { sink, smsc, cloudApi, env } = await startRealPeers(t);
+  const service = await startService(t, { env });
   const opened = await openAccount(service, account);
   const made = await post(service, '/v1/api-keys', opened.apiKey, { name: 'CI', scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'], mode: 'test' });
   assert.equal(made.statusCode, 201, made.body);
@@ -279,7 +274,7 @@ test('the CLI\'s test key (every scope, account included) cannot leave the sandb
   const cliKey = (made.value as { json: { apiKey: string; scopes: string[] } }).json;
   assert.deepStrictEqual(cliKey.scopes, ['email', 'sms', 'whatsapp', 'webhooks', 'account']);
   const minted = await post(w.service, '/v1/api-keys', cliKey.apiKey, { name: 'escape', scopes: ['account'], mode: 'live' });
-  const settings = await send(w, 'PATCH', '/v1/account', cliKey.apiKey, { ipAllowList: ['192.0.2.1'] });
+  const settings = await send(w, 'PATCH', '/v1/account', cliKey.apiKey, { ip_allow_list: ['192.0.2.1'] });
   assert.deepStrictEqual([minted.statusCode, settings.statusCode, settings.json()], [403, 403, SETTINGS_REFUSED]);
 });
 
@@ -290,7 +285,7 @@ test('a test key cannot change the account\'s settings: webhooks, signing secret
     await send(w, 'POST', '/v1/webhooks/secret/rotate', w.testKey, {}),
     await send(w, 'POST', '/v1/domains', w.testKey, { domain: 'mail.example.net' }),
     await send(w, 'POST', '/v1/domains/example.com/verify', w.testKey, {}),
-    await send(w, 'PATCH', '/v1/account', w.testKey, { ipAllowList: ['192.0.2.1'] }),
+    await send(w, 'PATCH', '/v1/account', w.testKey, { ip_allow_list: ['192.0.2.1'] }),
     await send(w, 'POST', '/v1/users', w.testKey, { email: 'eve@example.org', role: 'owner' }),
   ];
   assert.deepStrictEqual(answers.map((res) => [res.statusCode, res.json(), res.headers.connection]), answers.map(() => [403, SETTINGS_REFUSED, 'close']));

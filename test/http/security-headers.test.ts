@@ -2,6 +2,8 @@
 // when the public URL is https, and a CSP with frame-ancestors on every HTML answer:
 // the API reference (/docs), the web application (/app), herald's own pages. The
 // policies are written out here as the review decided them, not read from the module.
+import { connect } from 'node:net';
+import { once } from 'node:events';
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
@@ -61,6 +63,21 @@ test('with an https public URL every answer carries Strict-Transport-Security fo
   assert.deepStrictEqual(Object.fromEntries(Object.entries(all).map(([name, res]) => [name, res.headers['strict-transport-security']])), {
     docs: HSTS, docsRedirect: HSTS, docsStatic: HSTS, openapi: HSTS, app: HSTS, json: HSTS, error: HSTS, notFound: HSTS, page: HSTS, health: HSTS,
   });
+});
+
+test('the answer to bytes that are not HTTP, written before any route, carries nosniff too', async (t) => {
+  const service = await startService(t);
+  await service.http.listen({ port: 0, host: '127.0.0.1' });
+  const address = service.http.server.address();
+  assert.ok(address !== null && typeof address === 'object');
+  const socket = connect(address.port, '127.0.0.1');
+  t.after(() => socket.destroy());
+  let received = '';
+  socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1'); });
+  socket.write('HELLO THERE\r\n\r\n');
+  await once(socket, 'close');
+  const head = received.split('\r\n\r\n')[0] ?? '';
+  assert.deepStrictEqual([head.split(' ')[1], /^x-content-type-options: nosniff$/im.test(head)], ['400', true]);
 });
 
 test('the API reference loads in Chromium under its CSP: no violation, no error, the operations shown', { skip: skipWithoutChromium }, async (t) => {

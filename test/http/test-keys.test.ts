@@ -2,7 +2,9 @@
 // capture transports whatever is configured (a real SMTP relay, a real SMSC on loopback
 // here, which must receive nothing), is never billed (the ledger), keeps its messages
 // apart in the log, marks its webhooks `test: true`, and shares the account's templates
-// and sender domains with its live keys.
+// and sender domains with its live keys. And it stays in the sandbox: it makes only test
+// keys, its confirmations and campaigns are test messages, and it changes no live campaign
+// and none of the account's settings (the walk of every route: route-scopes.test.ts).
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -14,6 +14,7 @@ import {
   deleteDraft, findCampaign, insertCampaign, listCampaigns, updateCampaignFields, type Campaign, type CampaignFields,
 } from '../store/campaigns.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
+import { costOf } from './send-charge.ts';
 import { findEmailTemplate, type EmailTemplate } from '../store/email-templates.ts';
 import { findLists } from '../store/lists.ts';
 import { countByBestSubscription, countSegment, countSegmentSuppressed } from '../store/segments.ts';
@@ -225,7 +226,7 @@ export async function quoteAudience(deps: AppDeps, campaign: Campaign): Promise<
       unsubscribed: lists.unsubscribed, unconfirmed: lists.unconfirmed, suppressed,
       excluded_lists: withoutExcluded - notExcluded, filtered: notExcluded - inSegment,
     },
-    messages: recipients,
+    messages: costOf(campaign.mode, recipients),
     messages_left: account?.messagesLeft ?? 0,
   };
 }

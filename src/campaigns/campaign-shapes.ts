@@ -110,7 +110,7 @@ export const QuoteSchema = Type.Object({
     excluded_lists: Type.Integer({ description: 'Confirmed, but on an excluded list' }),
     filtered: Type.Integer({ description: 'Confirmed, but not matching the filter' }),
   }),
-  messages: Type.Integer({ description: 'Messages the send debits' }),
+  messages: Type.Integer({ description: 'Messages the send debits (0 for a test campaign: its messages are test messages)' }),
   messages_left: Type.Integer({ description: 'The account\'s messages left now' }),
 });
 export type Quote = Static<typeof QuoteSchema>;

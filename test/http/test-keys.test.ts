@@ -367,6 +367,8 @@ test('a test key\'s campaign is a test campaign: sent, its messages captured, no
   const made = await post(w.service, '/v1/campaigns', w.testKey, campaignBody([list]));
   assert.deepStrictEqual([made.statusCode, made.json().mode], [201, 'test']);
   const id = made.json().campaign_id as string;
+  const quote = (await get(w.service, `/v1/campaigns/${id}/quote`, w.testKey)).json();
+  assert.deepStrictEqual([quote.recipients, quote.messages, quote.messages_left], [2, 0, 10]);
   const sent = await post(w.service, `/v1/campaigns/${id}/send`, w.testKey, {});
   assert.deepStrictEqual([sent.statusCode, sent.json().status, sent.json().recipients], [200, 'running', 2]);
   await runCampaigns(w);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 
 // The headers of every answer, and the Content-Security-Policy of each kind of page:
@@ -45,8 +46,15 @@ export const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** herald's small server-rendered pages (unsubscribe, confirmation, certificate): one inline style element, no script. */
-export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/**
+ * herald's small server-rendered pages (unsubscribe, confirmation, certificate): no
+ * script, and only their own style element, allowed by the hash of its text (the
+ * `<style>` element's content, exactly).
+ */
+export function pageCsp(style: string): string {
+  const hash = createHash('sha256').update(style, 'utf8').digest('base64');
+  return `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
+}
 
 /** Any other HTML answer: runs and loads nothing, is never framed. */
 export const DEFAULT_HTML_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

@@ -13,7 +13,8 @@ import { get, openAccount, startService } from '../support/service.ts';
 
 const DOCS = "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const APP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; frame-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-const PAGE = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/** herald's recipient pages: their one style element by its hash. */
+const PAGE = "default-src 'none'; style-src 'sha256-L2nfXreNxx2xHHvsDQpGTHw0XQ2ke6DcRYT4dYqtuvY='; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const HSTS = 'max-age=31536000';
 
 /** Every kind of answer: the reference page and its files, the document, the application, JSON, an error, a 404, a recipient page. */
@@ -80,15 +81,27 @@ test('the answer to bytes that are not HTTP, written before any route, carries n
   assert.deepStrictEqual([head.split(' ')[1], /^x-content-type-options: nosniff$/im.test(head)], ['400', true]);
 });
 
-test('the API reference loads in Chromium under its CSP: no violation, no error, the operations shown', { skip: skipWithoutChromium }, async (t) => {
+/** A herald listening on loopback and a Chromium page of it that reports CSP violations and script errors. */
+async function browserPage(t: TestContext) {
   const service = await startService(t, { env: { HERALD_PUBLIC_URL: 'http://127.0.0.1' } });
   const base = await service.http.listen({ port: 0, host: '127.0.0.1' });
   const problems: PageProblems = { errors: [] };
   const browser = await launchChromium(t);
-  const page = await (await openContext(browser, base, problems)).newPage();
+  return { page: await (await openContext(browser, base, problems)).newPage(), problems };
+}
+
+test('the API reference loads in Chromium under its CSP: no violation, no error, the operations shown', { skip: skipWithoutChromium }, async (t) => {
+  const { page, problems } = await browserPage(t);
   await page.goto('/docs', { waitUntil: 'load' });
   await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
   assert.equal(await page.title(), 'herald API');
   assert.ok(await page.locator('.opblock').count() > 50);
+  assert.deepStrictEqual(problems.errors, []);
+});
+
+test('a recipient page shows in Chromium with its style applied and no CSP violation', { skip: skipWithoutChromium }, async (t) => {
+  const { page, problems } = await browserPage(t);
+  await page.goto('/confirm/not-a-token', { waitUntil: 'load' });
+  assert.equal(await page.evaluate('getComputedStyle(document.body).maxWidth'), '512px');
   assert.deepStrictEqual(problems.errors, []);
 });

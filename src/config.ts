@@ -187,7 +187,7 @@ export const SETTINGS = [
   },
   {
     key: 'publicUrl', env: 'HERALD_PUBLIC_URL', default: undefined,
-    description: 'URL clients reach the service at (used in Message-IDs and printed examples). Default: `http://localhost:<port>`.',
+    description: 'URL clients reach the service at (used in Message-IDs and printed examples); an `https:` URL makes every answer carry `Strict-Transport-Security: max-age=31536000`. Default: `http://localhost:<port>`.',
     parse: (raw: string) => {
       let url: URL | undefined;
       try { url = new URL(raw); } catch { /* reported below */ }

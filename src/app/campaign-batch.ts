@@ -13,6 +13,7 @@ import { suppressedAmong } from '../store/suppressions.ts';
 import type { KeyDeps } from './api-keys.ts';
 import { segmentOf } from './campaigns.ts';
 import { refundUnsent } from './campaign-refund.ts';
+import { costOf } from './send-charge.ts';
 
 // The campaign runner's work on one claimed campaign (campaigns/campaign-runner.ts
 // drives it): walk the audience in keyset pages after the stored cursor, and make each
@@ -121,7 +122,8 @@ export async function advanceCampaign(
         await insertSends(tx, prepared.map((p) => ({
           send: {
             id: p.sendId, accountId: campaign.accountId, channel: 'email', payload: p.payload, now, eventIds: deps.newId,
-            options: { family: 'campaign', metadata: null, certified: false, tracking: campaign.tracking },
+            // A test campaign's messages are test messages: captured, never billed (docs/sandbox.md).
+            options: { family: 'campaign', metadata: null, certified: false, tracking: campaign.tracking, mode: campaign.mode },
           },
           messages: [p.message],
         })));
@@ -237,7 +239,7 @@ async function renderBatch(deps: KeyDeps, campaign: Campaign, entries: readonly 
       sendId: deps.newId(), payload,
       message: dropped
         ? { id: msgid, recipient: contact.email, role: 'to', costMessages: 0, costBalance: 0, dropped: true, campaign: campaignKey }
-        : { id: msgid, recipient: contact.email, role: 'to', costMessages: 1, costBalance: 0, campaign: campaignKey, availableAt },
+        : { id: msgid, recipient: contact.email, role: 'to', costMessages: costOf(campaign.mode, 1), costBalance: 0, campaign: campaignKey, availableAt },
     });
   }
   return prepared;

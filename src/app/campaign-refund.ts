@@ -10,6 +10,8 @@ import type { AppDeps } from './deps.ts';
  * hold the campaign's row in the same transaction. A ledger entry `refund` records it.
  */
 export async function refundUnsent(deps: AppDeps, tx: Tx, campaign: Campaign, queuedNow: number, now: number): Promise<number> {
+  // A test campaign debited nothing.
+  if (campaign.mode === 'test') return 0;
   const refund = campaign.billed - queuedNow - campaign.refunded;
   if (refund <= 0) return 0;
   await adjustAccount(tx, campaign.accountId, refund, 0, now);

@@ -13,6 +13,8 @@ import { findAccount } from '../store/accounts.ts';
 import {
   deleteDraft, findCampaign, insertCampaign, listCampaigns, updateCampaignFields, type Campaign, type CampaignFields,
 } from '../store/campaigns.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
+import { costOf } from './send-charge.ts';
 import { findEmailTemplate, type EmailTemplate } from '../store/email-templates.ts';
 import { isStoreUnavailable } from '../store/store-unavailable.ts';
 import { findLists } from '../store/lists.ts';
@@ -41,6 +43,7 @@ export function campaignView(c: Campaign): CampaignView {
     follows: c.follows === null ? null : { campaign_id: c.follows.campaignId, to: c.follows.to },
     recipients: c.billed, created_at: iso(c.createdAt) ?? '', updated_at: iso(c.updatedAt) ?? '',
     started_at: iso(c.startedAt), finished_at: iso(c.finishedAt),
+    ...(c.mode === 'test' ? { mode: 'test' as const } : {}),
   };
 }
 
@@ -120,8 +123,8 @@ export async function resolveSource(deps: AppDeps, accountId: string, fields: Pi
   return campaignSource(deps.templates, { subject: fields.subject, html: template.html, text: template.text });
 }
 
-/** POST /v1/campaigns: a draft. */
-export async function createCampaign(deps: AppDeps, accountId: string, body: unknown): Promise<Result<CampaignView>> {
+/** POST /v1/campaigns: a draft, in the caller's mode (a test key makes a test campaign). */
+export async function createCampaign(deps: AppDeps, accountId: string, body: unknown, mode: KeyMode = 'live'): Promise<Result<CampaignView>> {
   if (!isJsonObject(body)) return reject('invalidRequest1');
   const content = parseContentFields(body, deps.limits);
   if (!content.ok) return content;
@@ -135,7 +138,7 @@ export async function createCampaign(deps: AppDeps, accountId: string, body: unk
   const checked = await checkCampaign(deps, accountId, fields);
   if (!checked.ok) return checked;
   const id = deps.newId();
-  await insertCampaign(deps.db, { ...fields, id, accountId, now: deps.clock() });
+  await insertCampaign(deps.db, { ...fields, id, accountId, now: deps.clock(), mode });
   const stored = await findCampaign(deps.db, accountId, id);
   return stored === undefined ? reject('notFound') : ok(campaignView(stored));
 }
@@ -144,6 +147,11 @@ export async function createCampaign(deps: AppDeps, accountId: string, body: unk
 export async function listAccountCampaigns(deps: AppDeps, accountId: string, status: CampaignStatus | undefined): Promise<{ campaigns: CampaignView[] }> {
   const campaigns = await listCampaigns(deps.db, accountId, { ...(status === undefined ? {} : { status }), limit: MAX_CAMPAIGNS_LISTED });
   return { campaigns: campaigns.map(campaignView) };
+}
+
+/** The campaign's mode (live, or test: a test key's), undefined when the account has no such campaign. */
+export async function campaignMode(deps: AppDeps, accountId: string, id: string): Promise<KeyMode | undefined> {
+  return (await findCampaign(deps.db, accountId, id))?.mode;
 }
 
 export async function getCampaign(deps: AppDeps, accountId: string, id: string): Promise<Result<CampaignView>> {
@@ -221,7 +229,7 @@ export async function quoteAudience(deps: AppDeps, campaign: Campaign): Promise<
       unsubscribed: lists.unsubscribed, unconfirmed: lists.unconfirmed, suppressed,
       excluded_lists: withoutExcluded - notExcluded, filtered: notExcluded - inSegment,
     },
-    messages: recipients,
+    messages: costOf(campaign.mode, recipients),
     messages_left: account?.messagesLeft ?? 0,
   };
 }

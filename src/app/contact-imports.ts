@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { ImportView } from '../campaigns/contact-shapes.ts';
 import { csvHeader, firstCsvRecord, importRows, MalformedImport, MAX_IMPORT_ROWS, startsJsonArray, type ImportFormat, type ImportRow } from '../campaigns/import-rows.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import { channelActive, type Account } from '../domain/account.ts';
 import { ok, reject, RejectionError, type Rejection, type Result } from '../domain/result.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
@@ -98,7 +99,7 @@ function checkStart(format: ImportFormat, first: string, whole: boolean): Reject
  */
 export async function receiveImport(
   deps: KeyDeps, account: Account,
-  upload: { format: ImportFormat; listId: string | undefined; body: AsyncIterable<Buffer>; limitBytes: number },
+  upload: { format: ImportFormat; listId: string | undefined; body: AsyncIterable<Buffer>; limitBytes: number; mode?: KeyMode },
 ): Promise<Result<{ import_id: string }>> {
   let listId: string | null = null;
   if (upload.listId !== undefined && upload.listId !== '') {
@@ -111,7 +112,9 @@ export async function receiveImport(
   }
   const id = deps.newId();
   const owner = `upload-${randomUUID()}`;
-  await insertImport(deps.db, { id, accountId: account.id, listId, format: upload.format, owner, leaseUntil: deps.clock() + UPLOAD_LEASE_MS, now: deps.clock() });
+  await insertImport(deps.db, {
+    id, accountId: account.id, listId, format: upload.format, owner, leaseUntil: deps.clock() + UPLOAD_LEASE_MS, now: deps.clock(), mode: upload.mode ?? 'live',
+  });
   try {
     let seq = 0;
     let refused: Rejection | undefined;
@@ -216,7 +219,7 @@ async function commitRows(
   const last = rows[rows.length - 1]?.row ?? counts.rows;
   const committed = await commitOrReject(deps.commit, async (tx) => {
     const upserted = await upsertContacts(tx, deps.newId, imp.accountId, inputs, now);
-    const joined = await joinLists(tx, deps, imp.accountId, upserted.map((u) => u.contact), joins, { source: 'import', detail: { import_id: imp.id }, now });
+    const joined = await joinLists(tx, deps, imp.accountId, upserted.map((u) => u.contact), joins, { source: 'import', detail: { import_id: imp.id }, now, mode: imp.mode });
     const created = upserted.filter((u) => u.created).length;
     const next: Counts = {
       rows: last, created: counts.created + created, updated: counts.updated + inputs.length - created, rejected: counts.rejected + refused.length,

@@ -4,6 +4,7 @@ import {
 } from '../campaigns/contact-shapes.ts';
 import { attributesProblem, contactEmail, contactName } from '../campaigns/contact-fields.ts';
 import { channelActive, type Account } from '../domain/account.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import { isJsonObject, ownField, type JsonObject } from '../domain/json-object.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { checkBody, checkValue } from '../domain/schema-check.ts';
@@ -76,8 +77,10 @@ const wakeAfter = (deps: AppDeps, outcome: JoinOutcome): void => {
   if (outcome.dropped > 0) deps.wakeWebhooks?.();
 };
 
-/** POST /v1/contacts — created (201) or updated (200), with its lists and consent. */
-export async function createAccountContact(deps: KeyDeps, account: Account, body: unknown): Promise<Result<{ view: ContactView; created: boolean }>> {
+/** POST /v1/contacts — created (201) or updated (200), with its lists and consent; a test key's (`mode`) confirmation emails are test messages. */
+export async function createAccountContact(
+  deps: KeyDeps, account: Account, body: unknown, mode: KeyMode = 'live',
+): Promise<Result<{ view: ContactView; created: boolean }>> {
   if (!isJsonObject(body)) return reject('invalidRequest1');
   const email = bodyEmail(body, true);
   if (!email.ok) return email;
@@ -99,7 +102,7 @@ export async function createAccountContact(deps: KeyDeps, account: Account, body
       ...(input.attributes === undefined ? {} : { attributes: input.attributes }),
     }], now);
     if (upserted === undefined) throw new Error('upsert answered nothing');
-    const joined = await joinLists(tx, deps, account.id, [upserted.contact], joins.value, { source: 'api', detail: {}, now });
+    const joined = await joinLists(tx, deps, account.id, [upserted.contact], joins.value, { source: 'api', detail: {}, now, mode });
     return { ...upserted, joined };
   });
   if (!committed.ok) return committed;
@@ -113,8 +116,11 @@ export async function getAccountContact(deps: AppDeps, accountId: string, id: st
   return contact === undefined ? reject('notFound') : ok(await contactView(deps.db, contact));
 }
 
-/** PATCH /v1/contacts/:contact_id — fields given change; `lists` joins, `unsubscribe` leaves (source `api`). */
-export async function patchAccountContact(deps: KeyDeps, account: Account, id: string, body: unknown): Promise<Result<ContactView>> {
+/**
+ * PATCH /v1/contacts/:contact_id — fields given change; `lists` joins, `unsubscribe` leaves (source `api`).
+ * `mode`: the caller's; a test key's confirmation emails are test messages.
+ */
+export async function patchAccountContact(deps: KeyDeps, account: Account, id: string, body: unknown, mode: KeyMode = 'live'): Promise<Result<ContactView>> {
   if (!isJsonObject(body)) return reject('invalidRequest1');
   const email = bodyEmail(body, false);
   if (!email.ok) return email;
@@ -148,7 +154,7 @@ export async function patchAccountContact(deps: KeyDeps, account: Account, id: s
       next = { ...next, email: email.value, updatedAt: now };
     }
     if (next !== stored) await updateContact(tx, next);
-    const joined = await joinLists(tx, deps, account.id, [next], joins.value, { source: 'api', detail: {}, now });
+    const joined = await joinLists(tx, deps, account.id, [next], joins.value, { source: 'api', detail: {}, now, mode });
     await leaveLists(tx, deps.newId, next.id, leaving.value, now);
     return joined;
   });

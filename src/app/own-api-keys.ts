@@ -1,6 +1,7 @@
 import { parseNewOwnKey } from '../domain/account-input.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import { listApiKeys, type ApiKeyRecord } from '../store/api-keys.ts';
+import { findApiKey, listApiKeys, type ApiKeyRecord } from '../store/api-keys.ts';
 import { issueApiKey, revokeKey, type IssuedKey, type KeyDeps } from './api-keys.ts';
 
 export type { ApiKeyRecord };
@@ -8,21 +9,40 @@ export type { ApiKeyRecord };
 // /v1/api-keys: the account's own keys. A key is shown once, when it is made; only its
 // SHA-256 is stored (app/api-keys.ts). Only a caller at owner level may hand out the
 // `account` scope, which is owner level itself: a developer cannot make themselves one.
+// A test key makes and revokes test keys only (docs/sandbox.md): whatever its scopes, it
+// cannot hand itself a way out of the sandbox.
+
+/** Who makes or revokes a key: at owner level or not, and the mode of the caller (a user: live). */
+export interface KeyMaker {
+  readonly isOwner: boolean;
+  readonly mode: KeyMode;
+}
+
+const TEST_KEYS_MAKE_TEST_KEYS = 'mode: a test key makes only test keys ("mode": "test")';
+const TEST_KEYS_REVOKE_TEST_KEYS = 'a test key revokes only test keys';
 
 export async function listOwnKeys(deps: KeyDeps, accountId: string): Promise<readonly ApiKeyRecord[]> {
   return listApiKeys(deps.db, accountId);
 }
 
-export async function createOwnKey(deps: KeyDeps, accountId: string, body: unknown, callerIsOwner: boolean): Promise<Result<IssuedKey>> {
+export async function createOwnKey(deps: KeyDeps, accountId: string, body: unknown, caller: KeyMaker): Promise<Result<IssuedKey>> {
   const input = parseNewOwnKey(body, deps.clock());
   if (!input.ok) return input;
-  if (input.value.scopes.includes('account') && !callerIsOwner) {
+  const mode = input.value.mode ?? caller.mode;
+  if (caller.mode === 'test' && mode !== 'test') return reject('testKeyRefused', { detail: TEST_KEYS_MAKE_TEST_KEYS });
+  if (input.value.scopes.includes('account') && !caller.isOwner) {
     return reject('invalidField', { detail: 'scopes: only an owner may give a key the "account" scope' });
   }
-  return ok(await issueApiKey(deps, deps.db, accountId, input.value));
+  return ok(await issueApiKey(deps, deps.db, accountId, { ...input.value, mode }));
 }
 
 /** Revokes one of the account's keys; another account's key, or one already revoked, is not found. */
-export async function revokeOwnKey(deps: KeyDeps, accountId: string, keyId: string): Promise<Result<undefined>> {
+export async function revokeOwnKey(deps: KeyDeps, accountId: string, keyId: string, caller: Pick<KeyMaker, 'mode'>): Promise<Result<undefined>> {
+  if (caller.mode === 'test') {
+    const key = await findApiKey(deps.db, keyId);
+    if (key !== undefined && key.accountId === accountId && key.revokedAt === null && key.mode !== 'test') {
+      return reject('testKeyRefused', { detail: TEST_KEYS_REVOKE_TEST_KEYS });
+    }
+  }
   return (await revokeKey(deps, accountId, keyId)) ? ok(undefined) : reject('notFound');
 }

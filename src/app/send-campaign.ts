@@ -3,6 +3,7 @@ import { ResendSchema, TestSendSchema, type CampaignView } from '../campaigns/ca
 import type { Filter } from '../campaigns/segment-filter.ts';
 import { channelActive, type Account } from '../domain/account.ts';
 import { parseAddress } from '../domain/email-address.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { checkBody } from '../domain/schema-check.ts';
@@ -18,6 +19,7 @@ import { campaignView, getCampaign, quoteAudience, resolveSource, wrongState } f
 import { commitOrReject } from './commit-or-reject.ts';
 import { unsubscribeLink } from './campaign-batch.ts';
 import { refundUnsent } from './campaign-refund.ts';
+import { costOf } from './send-charge.ts';
 
 // A campaign's life after the draft (docs/campaigns.md):
 //
@@ -30,6 +32,8 @@ import { refundUnsent } from './campaign-refund.ts';
 // runner (campaigns/campaign-runner.ts) then makes the messages in batches. What was
 // debited and never made into a message is given back once: when the audience is
 // walked (a contact who left meanwhile) or at cancel, with a ledger entry each.
+// A test campaign (made by a test key, docs/sandbox.md) walks the same life, but its
+// messages are test messages: nothing is debited, so nothing is given back.
 
 const TEST_SEND_METADATA = 'campaign_test';
 
@@ -68,8 +72,11 @@ export async function sendCampaign(deps: KeyDeps, accountId: string, id: string)
       cutoff, billed, dueAt: scheduled ? (campaign.sendAt ?? now) : now, now,
     });
     if (!started) throw new RejectionError({ code: 'campaignState', status: 'sent' });
-    if (!(await debitMessages(tx, accountId, billed, now))) throw new RejectionError({ code: 'noMessagesLeft' });
-    await appendLedger(tx, { id: deps.newId(), accountId, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'campaign.send', sendId: null });
+    // A test campaign's messages are test messages: never debited (docs/sandbox.md).
+    if (campaign.mode === 'live') {
+      if (!(await debitMessages(tx, accountId, billed, now))) throw new RejectionError({ code: 'noMessagesLeft' });
+      await appendLedger(tx, { id: deps.newId(), accountId, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'campaign.send', sendId: null });
+    }
     const sent = await findCampaign(tx, accountId, id);
     if (sent === undefined) throw new RejectionError({ code: 'notFound' });
     return campaignView(sent);
@@ -121,7 +128,9 @@ export async function moveCampaignTo(deps: KeyDeps, accountId: string, id: strin
  * unknown contact), each an ordinary email billed as one (`email.send`), marked
  * `metadata.herald = campaign_test`; suppressed addresses are dropped, unbilled.
  */
-export async function sendCampaignTest(deps: KeyDeps, accountId: string, id: string, body: unknown): Promise<Result<{ to: { email: string; msgid: string }[] }>> {
+export async function sendCampaignTest(
+  deps: KeyDeps, accountId: string, id: string, body: unknown, callerMode: KeyMode = 'live',
+): Promise<Result<{ to: { email: string; msgid: string }[] }>> {
   const checked = checkBody(TestSendSchema, body);
   if (!checked.ok) return checked;
   const addresses: string[] = [];
@@ -136,6 +145,8 @@ export async function sendCampaignTest(deps: KeyDeps, accountId: string, id: str
   if (campaign === undefined) return reject('notFound');
   const source = await resolveSource(deps, accountId, campaign);
   if (!source.ok) return source;
+  // A test key's test send, or any test send of a test campaign: test messages, captured and never billed.
+  const mode: KeyMode = callerMode === 'test' || campaign.mode === 'test' ? 'test' : 'live';
   const contacts = new Map((await findContactsByEmail(deps.db, accountId, addresses.map((a) => a.toLowerCase()))).map((c) => [c.email, c]));
   const suppressed = await suppressedAmong(deps.db, accountId, addresses);
   const tracking = trackingFor(account.value, source.value.html !== null);
@@ -151,7 +162,7 @@ export async function sendCampaignTest(deps: KeyDeps, accountId: string, id: str
     sends.push({
       id: deps.newId(),
       payload: { from: campaign.from, replyTo: campaign.replyTo, ...rendered.value, to: [address], cc: [], attachments: [], tracking, certified: false },
-      message: { id: msgid, recipient: address, role: 'to', costMessages: dropped ? 0 : 1, costBalance: 0, dropped },
+      message: { id: msgid, recipient: address, role: 'to', costMessages: dropped ? 0 : costOf(mode, 1), costBalance: 0, dropped },
     });
   }
   const billed = sends.filter((s) => s.message.dropped !== true).length;
@@ -159,10 +170,10 @@ export async function sendCampaignTest(deps: KeyDeps, accountId: string, id: str
     for (const send of sends) {
       await insertSend(tx, {
         id: send.id, accountId, channel: 'email', payload: send.payload, now, eventIds: deps.newId,
-        options: { family: 'campaign', metadata: { herald: TEST_SEND_METADATA, campaign_id: id }, certified: false, tracking },
+        options: { family: 'campaign', metadata: { herald: TEST_SEND_METADATA, campaign_id: id }, certified: false, tracking, mode },
       }, [send.message]);
     }
-    if (billed > 0) {
+    if (billed > 0 && mode === 'live') {
       if (!(await debitMessages(tx, accountId, billed, now))) throw new RejectionError({ code: 'noMessagesLeft' });
       await appendLedger(tx, { id: deps.newId(), accountId, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'email.send', sendId: null });
     }
@@ -200,7 +211,7 @@ export async function resendCampaign(deps: KeyDeps, accountId: string, id: strin
     templateId: campaign.templateId, variables: campaign.variables, lists: campaign.lists, excludeLists: campaign.excludeLists,
     filter: campaign.filter === null ? target : { and: [campaign.filter, target] },
     sendAt: checked.value.send_at === undefined || checked.value.send_at === null ? null : Date.parse(checked.value.send_at),
-    messagesPerMinute: campaign.messagesPerMinute, messagesPerMinutePerDomain: campaign.messagesPerMinutePerDomain,
+    messagesPerMinute: campaign.messagesPerMinute, messagesPerMinutePerDomain: campaign.messagesPerMinutePerDomain, mode: campaign.mode,
   });
   const created = await findCampaign(deps.db, accountId, newId);
   return created === undefined ? reject('notFound') : ok(campaignView(created));

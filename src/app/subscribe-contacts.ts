@@ -3,6 +3,7 @@ import { joinList, type ConsentSource } from '../campaigns/consent.ts';
 import { mergeAttributes, type Attributes, type ContactInput } from '../campaigns/contact-fields.ts';
 import { domainOf } from '../domain/email-address.ts';
 import { CONFIRM_LINK_PLACEHOLDER, type EmailPayload } from '../domain/outbound.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import { RejectionError, reject, type Result, ok } from '../domain/result.ts';
 import { debitMessages } from '../store/accounts.ts';
 import { findContactsByEmail, insertContacts, updateContact, type Contact } from '../store/contacts.ts';
@@ -15,6 +16,7 @@ import { findSenderDomain } from '../store/sender-domains.ts';
 import { changeSubscriptions, subscriptionStatuses, type ConsentEvent } from '../store/subscriptions.ts';
 import { suppressedAmong } from '../store/suppressions.ts';
 import type { KeyDeps } from './api-keys.ts';
+import { costOf } from './send-charge.ts';
 
 // The writes contacts and their consent share, for one contact (POST/PATCH
 // /v1/contacts) or a batch of an import: upsert by address, then join lists by the
@@ -22,7 +24,9 @@ import type { KeyDeps } from './api-keys.ts';
 // their confirmation email through herald's ordinary email path, in the same unit of
 // work: a `sends` row, a message and its outbox row, the debit
 // and its ledger entry (reason `email.confirmation`) — metered, billed and listed
-// like any email; a suppressed address gets its message `dropped`, unbilled.
+// like any email; a suppressed address gets its message `dropped`, unbilled. Joined by a
+// test key (or its import), the confirmations are test messages: captured, never billed
+// (docs/sandbox.md).
 
 export interface UpsertedContact {
   readonly contact: Contact;
@@ -98,7 +102,7 @@ export async function prepareJoins(db: Executor, accountId: string, lists: reado
 }
 
 export interface JoinOutcome {
-  /** Confirmation emails queued (billed). */
+  /** Confirmation emails queued (billed, unless test messages). */
   readonly queued: number;
   /** Confirmation emails to suppressed addresses: stored `dropped`, not billed. */
   readonly dropped: number;
@@ -112,9 +116,9 @@ export interface JoinOutcome {
  */
 export async function joinLists(
   tx: Tx, deps: KeyDeps, accountId: string, contacts: readonly Contact[], joins: readonly ListJoin[],
-  change: { readonly source: 'api' | 'import'; readonly detail: Readonly<Record<string, string>>; readonly now: number },
+  change: { readonly source: 'api' | 'import'; readonly detail: Readonly<Record<string, string>>; readonly now: number; readonly mode: KeyMode },
 ): Promise<JoinOutcome> {
-  const { now } = change;
+  const { now, mode } = change;
   const events: ConsentEvent[] = [];
   const confirmations: { contact: Contact; join: ListJoin; msgid: string }[] = [];
   const unique = [...new Map(contacts.map((c) => [c.id, c])).values()];
@@ -140,9 +144,9 @@ export async function joinLists(
   for (const { contact, join, msgid } of confirmations) {
     const dropped = suppressed.has(contact.email);
     if (!dropped) billed += 1;
-    await queueConfirmation(tx, deps, { accountId, contact, join, msgid, dropped, now });
+    await queueConfirmation(tx, deps, { accountId, contact, join, msgid, dropped, now, mode });
   }
-  if (billed > 0) {
+  if (billed > 0 && mode === 'live') {
     if (!(await debitMessages(tx, accountId, billed, now))) throw new RejectionError({ code: 'noMessagesLeft' });
     await appendLedger(tx, { id: deps.newId(), accountId, at: now, messagesDelta: -billed, balanceDelta: 0, reason: 'email.confirmation', sendId: null });
   }
@@ -151,7 +155,7 @@ export async function joinLists(
 
 async function queueConfirmation(
   tx: Tx, deps: KeyDeps,
-  c: { accountId: string; contact: Contact; join: ListJoin; msgid: string; dropped: boolean; now: number },
+  c: { accountId: string; contact: Contact; join: ListJoin; msgid: string; dropped: boolean; now: number; mode: KeyMode },
 ): Promise<void> {
   const { list, template } = c.join;
   if (list.from === null) throw new Error(`double opt-in list ${list.id} has no from address`);
@@ -173,7 +177,7 @@ async function queueConfirmation(
     id: deps.newId(), accountId: c.accountId, channel: 'email', payload, now: c.now, eventIds: deps.newId,
     options: {
       family: 'transactional', certified: false, tracking: { opens: false, clicks: false },
-      metadata: { herald: 'list_confirmation', list_id: list.id, contact_id: c.contact.id },
+      metadata: { herald: 'list_confirmation', list_id: list.id, contact_id: c.contact.id }, mode: c.mode,
     },
-  }, [{ id: c.msgid, recipient: c.contact.email, role: 'to', costMessages: c.dropped ? 0 : 1, costBalance: 0, dropped: c.dropped }]);
+  }, [{ id: c.msgid, recipient: c.contact.email, role: 'to', costMessages: c.dropped ? 0 : costOf(c.mode, 1), costBalance: 0, dropped: c.dropped }]);
 }

@@ -89,11 +89,12 @@ export const CampaignViewSchema = Type.Object({
   messages_per_minute: Type.Union([Type.Integer(), Type.Null()]),
   messages_per_minute_per_domain: Type.Union([Type.Integer(), Type.Null()], { description: 'The per-recipient-domain limit the campaign sends under; null: none' }),
   follows: Type.Union([Type.Object({ campaign_id: Type.String(), to: literals(RESEND_TARGETS) }), Type.Null()], { description: 'A follow-up (POST …/resend): the campaign it follows and whom it targets' }),
-  recipients: Type.Integer({ description: 'Messages debited at send (0 before)' }),
+  recipients: Type.Integer({ description: 'Messages debited at send (0 before); a test campaign\'s recipients, never debited' }),
   created_at: Timestamp,
   updated_at: Timestamp,
   started_at: Type.Union([Timestamp, Type.Null()]),
   finished_at: Type.Union([Timestamp, Type.Null()]),
+  mode: Type.Optional(Type.Literal('test', { description: 'A test key\'s campaign (docs/sandbox.md): its messages are test messages, captured and never billed; absent on live campaigns' })),
 });
 export type CampaignView = Static<typeof CampaignViewSchema>;
 
@@ -109,7 +110,7 @@ export const QuoteSchema = Type.Object({
     excluded_lists: Type.Integer({ description: 'Confirmed, but on an excluded list' }),
     filtered: Type.Integer({ description: 'Confirmed, but not matching the filter' }),
   }),
-  messages: Type.Integer({ description: 'Messages the send debits' }),
+  messages: Type.Integer({ description: 'Messages the send debits (0 for a test campaign: its messages are test messages)' }),
   messages_left: Type.Integer({ description: 'The account\'s messages left now' }),
 });
 export type Quote = Static<typeof QuoteSchema>;

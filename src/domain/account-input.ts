@@ -59,7 +59,8 @@ export interface NewOwnKey {
   readonly name: string;
   readonly scopes: readonly Scope[];
   readonly expiresAt: number | null;
-  readonly mode: KeyMode;
+  /** Absent: the mode of the key (or user) making it (a test key makes test keys). */
+  readonly mode?: KeyMode;
 }
 
 /** POST /v1/api-keys: `{name, scopes, expires_at?, mode?}`. */
@@ -77,7 +78,7 @@ export function parseNewOwnKey(body: unknown, now: number): Result<NewOwnKey> {
   if (!expiry.ok) return expiry;
   if (mode !== undefined && !isKeyMode(mode)) return invalidField('mode', 'must be "live" or "test"');
   // Canonical order, duplicates dropped: the scopes are a set.
-  return ok({ name: text, scopes: SCOPES.filter((s) => wanted.has(s)), expiresAt: expiry.value, mode: mode ?? 'live' });
+  return ok({ name: text, scopes: SCOPES.filter((s) => wanted.has(s)), expiresAt: expiry.value, ...(mode === undefined ? {} : { mode }) });
 }
 
 /** A time bound of a query: ISO-8601 or epoch milliseconds. */

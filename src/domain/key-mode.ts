@@ -12,3 +12,16 @@ export const TEST_KEY_PREFIX = 'test_';
 export function isKeyMode(value: unknown): value is KeyMode {
   return typeof value === 'string' && (KEY_MODES as readonly string[]).includes(value);
 }
+
+/**
+ * What a test key may do on a route that writes (docs/sandbox.md: a test key reads
+ * everything its scopes allow, and writes only in the sandbox):
+ * - `allowed`: what the route writes stays in the sandbox (test messages, captured and
+ *   unbilled; the working data live and test keys share: templates, lists, contacts,
+ *   suppressions added) or it only reads;
+ * - `test-only`: the route acts on a thing that is live or test (a key, a campaign, a
+ *   suppression of a simulator address): a test key reaches only the test ones;
+ * - `refused`: the route changes the account's settings or something live.
+ */
+export const TEST_KEY_RULES = ['allowed', 'test-only', 'refused'] as const;
+export type TestKeyRule = (typeof TEST_KEY_RULES)[number];

@@ -35,6 +35,8 @@ export const WIRE_TEXTS = {
 
   // 401, application errors
   keyNotAuthorized: 'API key not authorized.',
+  // A test key asking for what only a live key may do (docs/sandbox.md), 403 with a `detail`
+  testKeyRefused: 'A test key cannot do this',
   serviceInactive: 'current service is not active',
   noMessagesLeft: 'No messages left, please buy more messages',
   domainNotPermitted: 'Domain not permitted. err 2',

@@ -47,6 +47,7 @@ import { limitDocs } from './limits-table.ts';
 import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
 import { lingerWhenClosingEarly } from './lingering-close.ts';
 import { webAppRoutes } from './web-app.ts';
+import { DOCS_CSP, securityHeaders } from './security-headers.ts';
 
 export interface HttpDeps {
   readonly app: AuthDeps;
@@ -96,6 +97,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     genReqId: requestIdOf,
   }) as unknown as FastifyInstance;
   addRequestIdHeader(app);
+  // nosniff on every answer, HSTS on an https public URL, a CSP on every HTML answer.
+  securityHeaders(app, { publicUrl: deps.app.publicUrl });
   // A refusal before the body is read reaches a client that is still writing it.
   lingerWhenClosingEarly(app);
   requestLog(app);
@@ -133,7 +136,7 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
       // operationIds, servers, security and the answers every route of a kind gives (openapi-document.ts).
       transformObject: (built) => finishDocument(('openapiObject' in built ? built.openapiObject : {}) as OpenAPIV3_1.Document, { publicUrl: deps.app.publicUrl }),
     });
-    await app.register(swaggerUi, { routePrefix: '/docs', ...referencePageLook });
+    await app.register(swaggerUi, { routePrefix: '/docs', ...referencePageLook, staticCSP: DOCS_CSP });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   }
 

@@ -63,7 +63,7 @@ export function clientErrorHandler(metrics: Metrics) {
       const text = JSON.stringify(body);
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
-          `${REQUEST_ID_HEADER}: ${randomUUID()}\r\nconnection: close\r\n\r\n${text}`,
+          `${REQUEST_ID_HEADER}: ${randomUUID()}\r\nx-content-type-options: nosniff\r\nconnection: close\r\n\r\n${text}`,
       );
       lingeringClose(socket);
       return;

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { pageCsp } from './security-headers.ts';
 
 // The small HTML pages herald shows the people its email reaches (unsubscribe,
 // subscription confirmation): self-contained, no scripts, no external resources,
@@ -7,18 +8,21 @@ import type { FastifyReply } from 'fastify';
 export const escapeHtml = (text: string): string =>
   text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 
+const STYLE = 'body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}';
+const CSP = pageCsp(STYLE);
+
 /** Sends a page; `body` is HTML the caller escaped. */
 export function recipientPage(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+    .header('content-security-policy', CSP)
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'no-referrer')
     .send(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}</style>
+<style>${STYLE}</style>
 </head><body>
 ${body}
 </body></html>

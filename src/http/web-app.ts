@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { APP_SECURITY_HEADERS } from './security-headers.ts';
 import { sendRejection } from './wire-errors.ts';
 
 // The account web application and operator console (web/, built by Vite into
@@ -10,36 +11,12 @@ import { sendRejection } from './wire-errors.ts';
 // a year (a new build has new names); index.html is revalidated every time, and every
 // client route (/app/messages/…) answers with it so the router in the page takes over.
 // Every answer under /app carries a CSP that runs only herald's own scripts and styles
-// and reaches no other origin; the email preview frames load herald's own
-// /v1/messages/:msgid/preview, which has a CSP of its own that runs and loads nothing.
+// and reaches no other origin (http/security-headers.ts APP_CSP); the email preview
+// frames load herald's own /v1/messages/:msgid/preview, which has a CSP of its own that
+// runs and loads nothing.
 
 /** Where `npm ci` (the prepare script, web/build.ts) puts the built application. */
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist/', import.meta.url));
-
-export const APP_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  // The email preview (same origin, sandboxed by the page and by its own CSP).
-  "frame-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-/** The headers of every page and asset of the application. */
-export const APP_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': APP_CSP,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-};
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 /** Top-level files of web/dist other than index.html (web/public: the icon): one name, no path. */

@@ -15,6 +15,7 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   authInternal: { status: 500, shape: 'authentication' },
   rateLimited: { status: 429, shape: 'rate-limit' },
   keyNotAuthorized: { status: 401, shape: 'application' },
+  testKeyRefused: { status: 403, shape: 'application' },
   serviceInactive: { status: 401, shape: 'application' },
   noMessagesLeft: { status: 401, shape: 'application' },
   domainNotPermitted: { status: 401, shape: 'application' },

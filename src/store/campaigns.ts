@@ -3,6 +3,7 @@ import type { CampaignStatus, ResendTarget } from '../campaigns/campaign-shapes.
 import type { CampaignSource } from '../campaigns/campaign-content.ts';
 import type { Filter } from '../campaigns/segment-filter.ts';
 import type { NamedAddress } from '../domain/email-request.ts';
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { CampaignsTable, Executor } from './database.ts';
 import type { DialectCapabilities } from './dialect.ts';
 import { execute, insertAll, insertRows, MAX_IN_LIST, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
@@ -49,6 +50,8 @@ export interface Campaign {
   readonly updatedAt: number;
   readonly startedAt: number | null;
   readonly finishedAt: number | null;
+  /** A test key's campaign is a test campaign: its messages are test messages, never billed (docs/sandbox.md). */
+  readonly mode: KeyMode;
 }
 
 type CampaignRow = Selectable<CampaignsTable>;
@@ -67,6 +70,7 @@ export const toCampaign = (row: CampaignRow): Campaign => ({
   cutoff: row.cutoff, cursor: row.cursor, walked: Number(row.walked) === 1, billed: Number(row.billed), queued: Number(row.queued),
   dropped: Number(row.dropped), refunded: Number(row.refunded), nextAt: num(row.next_at), createdAt: Number(row.created_at),
   updatedAt: Number(row.updated_at), startedAt: num(row.started_at), finishedAt: num(row.finished_at),
+  mode: row.mode === 'test' ? 'test' : 'live',
 });
 
 /** The columns a draft's editable fields fill. */
@@ -82,10 +86,10 @@ const fieldColumns = (c: CampaignFields) => ({
 
 export async function insertCampaign(
   db: Executor,
-  campaign: CampaignFields & { id: string; accountId: string; now: number; follows?: { campaignId: string; to: ResendTarget } },
+  campaign: CampaignFields & { id: string; accountId: string; now: number; follows?: { campaignId: string; to: ResendTarget }; mode?: KeyMode },
 ): Promise<void> {
   await db.insertInto('campaigns').values({
-    id: campaign.id, account_id: campaign.accountId, status: 'draft', ...fieldColumns(campaign),
+    id: campaign.id, account_id: campaign.accountId, status: 'draft', ...fieldColumns(campaign), mode: campaign.mode ?? 'live',
     parent_id: campaign.follows?.campaignId ?? null, resend_to: campaign.follows?.to ?? null,
     created_at: campaign.now, updated_at: campaign.now,
   }).execute();

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import type { KeyMode } from '../domain/key-mode.ts';
 import type { ImportFormat } from '../campaigns/import-rows.ts';
 import type { ContactImportsTable, Executor } from './database.ts';
 import type { DialectCapabilities } from './dialect.ts';
@@ -32,6 +33,8 @@ export interface ContactImport {
   readonly failure: string | null;
   readonly createdAt: number;
   readonly finishedAt: number | null;
+  /** Who started it: a test key's import queues its confirmation emails as test messages (migration 0022). */
+  readonly mode: KeyMode;
 }
 
 type ImportRow = Selectable<ContactImportsTable>;
@@ -40,15 +43,15 @@ const toImport = (row: ImportRow): ContactImport => ({
   id: row.id, accountId: row.account_id, listId: row.list_id, format: row.format as ImportFormat, status: row.status as ImportStatus,
   rows: Number(row.rows), created: Number(row.created), updated: Number(row.updated), rejected: Number(row.rejected),
   errors: JSON.parse(row.errors) as ImportError[], failure: row.failure, createdAt: Number(row.created_at),
-  finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+  finishedAt: row.finished_at === null ? null : Number(row.finished_at), mode: row.mode === 'test' ? 'test' : 'live',
 });
 
 /** A new import, `receiving` under `owner`'s lease until markReceived. */
 export async function insertImport(
-  db: Executor, entry: { id: string; accountId: string; listId: string | null; format: ImportFormat; owner: string; leaseUntil: number; now: number },
+  db: Executor, entry: { id: string; accountId: string; listId: string | null; format: ImportFormat; owner: string; leaseUntil: number; now: number; mode?: KeyMode },
 ): Promise<void> {
   await db.insertInto('contact_imports').values({
-    id: entry.id, account_id: entry.accountId, list_id: entry.listId, format: entry.format, status: 'receiving', lease_owner: entry.owner,
+    id: entry.id, account_id: entry.accountId, list_id: entry.listId, format: entry.format, status: 'receiving', lease_owner: entry.owner, mode: entry.mode ?? 'live',
     lease_expires_at: entry.leaseUntil, created_at: entry.now, updated_at: entry.now,
   }).execute();
 }

@@ -325,6 +325,7 @@ export interface ContactImportsTable {
   created_at: number;
   updated_at: number;
   finished_at: number | null;
+  mode: Generated<string>; // live | test: who started it; a test import's confirmations are test messages (migration 0022)
 }
 
 export interface ContactImportChunksTable {
@@ -416,6 +417,7 @@ export interface CampaignsTable {
   updated_at: number;
   started_at: number | null;
   finished_at: number | null;
+  mode: Generated<string>; // live | test: a test key's campaign (migration 0022)
 }
 
 /** When a campaign's next message to a recipient domain may go (migration 0014). */

@@ -19,6 +19,7 @@ import * as uniqueAccountNames from './migrations/0017-unique-account-names.ts';
 import * as retention from './migrations/0018-retention.ts';
 import * as derivedSteps from './migrations/0019-derived-steps.ts';
 import * as allowListAppliesTo from './migrations/0024-allow-list-applies-to.ts';
+import * as testCampaigns from './migrations/0022-test-campaigns.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018-retention': retention,
   '0019-derived-steps': derivedSteps,
   '0024-allow-list-applies-to': allowListAppliesTo,
+  '0022-test-campaigns': testCampaigns,
 };
 
 /** Every migration's name, in the order they apply. */

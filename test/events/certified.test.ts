@@ -145,6 +145,10 @@ test('?format=html gives the page too, and a client asking for anything gets JSO
 
   const page = await get(service, `/v1/email/${msgid}/certificate?format=html`, account.apiKey);
   assert.match(page.body, /^<!doctype html>/);
+  // Never framed, no script, and only its own style element (by the hash of its text).
+  const style = /<style>([\s\S]*?)<\/style>/.exec(page.body)?.[1] ?? '';
+  const hash = createHash('sha256').update(style).digest('base64');
+  assert.equal(page.headers['content-security-policy'], `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`);
   const json = await service.http.inject({ method: 'GET', url: `/v1/email/${msgid}/certificate`, headers: { authorization: `Bearer ${account.apiKey}`, accept: '*/*' } });
   assert.equal(json.json().msgid, msgid);
 });

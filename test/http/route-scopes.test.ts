@@ -1,13 +1,17 @@
 // Scopes on every /v1 route: the OpenAPI document's declarations against this file's
 // table, then every operation of the document called with a key of each scope. A route
 // added later is walked too, and fails the first test until the table names its scope.
+// Then the test-key walk: every operation of the document called by a test key holding
+// every scope, against a world of live things, changes none of them (docs/sandbox.md).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { SCOPES, type Scope } from '../../src/domain/access.ts';
 import type { Service } from '../../src/service.ts';
 import { up as grantWebhooksToAllChannelKeys } from '../../src/store/migrations/0004-route-scopes.ts';
-import { emailBody, get, keyWithScopes, openAccount, post, smsBody, startService } from '../support/service.ts';
+import { addWhatsappTemplate, emailBody, get, issueKey, keyWithScopes, openAccount, post, smsBody, startService } from '../support/service.ts';
+import { campaignBody } from '../support/campaigns.ts';
+import { startRealPeers } from '../support/real-peers.ts';
 
 /** Route → `scope access`, decided by hand: the review of who may do what. */
 const EXPECTED: Readonly<Record<string, string>> = {
@@ -223,4 +227,132 @@ test('migration 0004 gives the webhooks scope to keys holding all three channels
   assert.deepStrictEqual(stored.map((row) => row.scopes).slice(-2), ['email sms whatsapp webhooks', 'email sms']);
   assert.equal((await get(service, '/v1/webhooks', allChannels)).statusCode, 200);
   assert.deepStrictEqual((await get(service, '/v1/webhooks', twoChannels)).json(), NOT_AUTHORIZED);
+});
+
+// ---- The test-key walk ----
+
+/** The live things the walk must leave as they were: keys, money, campaigns, settings, users, live messages, a suppression. */
+async function liveState(service: Service, accountId: string) {
+  const db = service.deps.db;
+  return {
+    account: await db.selectFrom('accounts').selectAll().where('id', '=', accountId).execute(),
+    liveKeys: await db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('mode', '=', 'live').orderBy('id').execute(),
+    ledger: await db.selectFrom('ledger').selectAll().where('account_id', '=', accountId).orderBy('id').execute(),
+    liveCampaigns: await db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('mode', '=', 'live').orderBy('id').execute(),
+    liveMessages: await db.selectFrom('messages').select(['id', 'status', 'cost_messages', 'cost_balance']).where('account_id', '=', accountId).where('mode', '=', 'live').orderBy('id').execute(),
+    senderDomains: await db.selectFrom('sender_domains').selectAll().where('account_id', '=', accountId).orderBy('id').execute(),
+    users: await db.selectFrom('users').selectAll().where('account_id', '=', accountId).orderBy('id').execute(),
+    invitations: await db.selectFrom('user_links').selectAll().orderBy('token_hash').execute(),
+    suppressed: await db.selectFrom('suppressions').select('address').where('account_id', '=', accountId).where('address', '=', 'kept@example.org').execute(),
+  };
+}
+
+/** What each write is sent in the walk: what a live key would get its way with. */
+function walkBodies(ids: { list: string; whatsappTemplate: string; doubleList: string }): Readonly<Record<string, unknown>> {
+  return {
+    'POST /v1/api-keys': { name: 'escape', scopes: [...SCOPES], mode: 'live' },
+    'PATCH /v1/account': { ip_allow_list: ['192.0.2.1'], tracking: { opens: false, clicks: false } },
+    'PUT /v1/webhooks': { url: 'https://hooks.example.org/herald' },
+    'POST /v1/domains': { domain: 'mail.example.net' },
+    'POST /v1/users': { email: 'eve@example.org', role: 'owner' },
+    'PATCH /v1/users/{userId}': { role: 'viewer' },
+    'POST /v1/email': emailBody(),
+    'POST /v1/sms/send': smsBody(),
+    'POST /v1/whatsapp/sendTemplateMessage': { destination: '+5215512345678', templateId: ids.whatsappTemplate, params: ['Ana', '1234'] },
+    'POST /v1/contacts': { email: 'new@example.org', lists: [ids.doubleList] },
+    'POST /v1/campaigns': campaignBody([ids.list]),
+    'PATCH /v1/campaigns/{campaign_id}': { name: 'Hijacked', send_at: null },
+    'POST /v1/campaigns/{campaign_id}/test': { emails: ['qa@example.org'] },
+    'POST /v1/campaigns/{campaign_id}/resend': { to: 'not_opened' },
+    'POST /v1/suppressions': { email: 'added@example.org' },
+  };
+}
+
+test('every operation of the OpenAPI document, called by a test key holding every scope, mints no live key, sends nothing for real, debits nothing, changes no live campaign and no setting', async (t) => {
+  const { sink, smsc, cloudApi, env } = await startRealPeers(t);
+  const service = await startService(t, { env });
+  const account = await openAccount(service, { messagesLeft: 100, balance: 50_000, whatsappPrice: 1_000 });
+  const live = account.apiKey;
+
+  // The live world: a list, a contact, a draft and a scheduled campaign, a live key, a live email, a suppression, templates.
+  const list = (await post(service, '/v1/lists', live, { name: 'News', optin: 'single' })).json().list_id as string;
+  const doubleList = (await post(service, '/v1/lists', live, { name: 'Weekly', optin: 'double', from: { email: 'news@example.com', name: 'News' } })).json().list_id as string;
+  const contact = (await post(service, '/v1/contacts', live, { email: 'ana@example.org', lists: [list] })).json().contact_id as string;
+  const draft = (await post(service, '/v1/campaigns', live, campaignBody([list]))).json().campaign_id as string;
+  const scheduled = (await post(service, '/v1/campaigns', live, campaignBody([list], { send_at: '2099-01-01T00:00:00Z' }))).json().campaign_id as string;
+  assert.equal((await post(service, `/v1/campaigns/${scheduled}/send`, live, {})).statusCode, 200);
+  const template = (await post(service, '/v1/email/templates', live, { name: 'Greeting', html: '<p>Hello {{name}}</p>' })).json().template_id as string;
+  const whatsappTemplate = (await addWhatsappTemplate(service, account.id)).id;
+  const liveKey = await issueKey(service, account.id, ['email']);
+  const msgid = (await post(service, '/v1/email', live, emailBody())).json().to[0].msgid as string;
+  assert.equal((await post(service, '/v1/suppressions', live, { email: 'kept@example.org' })).statusCode, 200);
+  await service.worker.drain();
+  const sentForReal = [sink.messages.length, smsc.submits.length, cloudApi.requests.length];
+  assert.deepStrictEqual(sentForReal, [1, 0, 0]);
+
+  const made = await post(service, '/v1/api-keys', live, { name: 'CI', scopes: [...SCOPES], mode: 'test' });
+  const testKey = made.json().api_key as string;
+  // A domain row from before DKIM gets its keys on first read (app/sender-domains.ts provisioned): read it first, as any live use would.
+  assert.equal((await get(service, '/v1/domains', live)).statusCode, 200);
+  const before = await liveState(service, account.id);
+  const bodies = walkBodies({ list, whatsappTemplate, doubleList });
+
+  const operations = await operationsOf(service);
+  const answered: Record<string, number[]> = {};
+  // Twice: the campaign routes on the live draft, then on the live scheduled campaign.
+  for (const campaign of [draft, scheduled]) {
+    const params: Record<string, string> = {
+      ...PARAMS, msgid, campaign_id: campaign, keyId: liveKey.id, list_id: list, contact_id: contact, template_id: template,
+      email: 'kept%40example.org', name: 'news',
+    };
+    for (const operation of operations) {
+      const name = `${operation.method} ${operation.path}`;
+      const url = operation.path.replace(/\{(\w+)\}/g, (_, param: string) => params[param] ?? 'x');
+      const body = bodies[name] ?? (['POST', 'PUT', 'PATCH'].includes(operation.method) ? {} : undefined);
+      const res = await service.http.inject({
+        method: operation.method as 'GET', url,
+        headers: { authorization: `Bearer ${testKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      });
+      (answered[name] ??= []).push(res.statusCode);
+      assert.ok(res.statusCode < 500, `${name} answered ${res.statusCode}: ${res.body}`);
+    }
+  }
+  await service.campaigns?.drain();
+  await service.worker.drain();
+
+  assert.ok(Object.keys(answered).length >= 90, `walked ${Object.keys(answered).length} operations`);
+  assert.deepStrictEqual([sink.messages.length, smsc.submits.length, cloudApi.requests.length], sentForReal);
+  assert.deepStrictEqual(await liveState(service, account.id), before);
+  // The walk did reach the sandbox: test messages were made (sends, the confirmation, the campaign test send).
+  const tests = (await get(service, '/v1/messages?mode=test', live)).json().data as { recipient: string }[];
+  assert.ok(tests.some((m) => m.recipient === 'new@example.org') && tests.some((m) => m.recipient === 'qa@example.org'), JSON.stringify(tests));
+
+  // And the comparison sees a live change when there is one: the same cancel from the live key (the campaign ends, its debit is refunded).
+  assert.equal((await post(service, `/v1/campaigns/${scheduled}/cancel`, live, {})).statusCode, 200);
+  assert.notDeepStrictEqual(await liveState(service, account.id), before);
+});
+
+test('the OpenAPI document says of every /v1 operation a key may call what a test key may do there', async (t) => {
+  const service = await startService(t);
+  const doc = (await service.http.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const rules: Record<string, string[]> = {};
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Record<string, unknown>>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (operation['x-herald-scope'] === undefined || operation['x-herald-session-only'] === true) continue;
+      (rules[String(operation['x-herald-test-keys'])] ??= []).push(`${method.toUpperCase()} ${path}`);
+    }
+  }
+  assert.deepStrictEqual({ refused: rules.refused?.sort(), 'test-only': rules['test-only']?.sort(), other: Object.keys(rules).sort() }, {
+    refused: [
+      'DELETE /v1/users/{userId}', 'PATCH /v1/account', 'PATCH /v1/users/{userId}', 'POST /v1/domains', 'POST /v1/domains/{domain}/verify', 'POST /v1/users',
+      'POST /v1/webhooks/deliveries/retry-failed', 'POST /v1/webhooks/deliveries/{id}/retry', 'POST /v1/webhooks/secret/rotate', 'PUT /v1/webhooks',
+    ],
+    'test-only': [
+      'DELETE /v1/api-keys/{keyId}', 'DELETE /v1/campaigns/{campaign_id}', 'DELETE /v1/suppressions/{email}', 'PATCH /v1/campaigns/{campaign_id}',
+      'POST /v1/api-keys', 'POST /v1/campaigns/{campaign_id}/cancel', 'POST /v1/campaigns/{campaign_id}/pause', 'POST /v1/campaigns/{campaign_id}/resend',
+      'POST /v1/campaigns/{campaign_id}/resume', 'POST /v1/campaigns/{campaign_id}/send',
+    ],
+    other: ['allowed', 'refused', 'test-only'],
+  });
 });

@@ -191,5 +191,5 @@ test('the confirmation page escapes the sender\'s name', async (t) => {
   const page = await visit(world, 'GET', (await sentMail(world, msgid)).unsubscribe);
   assert.match(page.body, /Stop email from &lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; Co to/);
   assert.doesNotMatch(page.body, /<script>/);
-  assert.equal(page.headers['content-security-policy'], "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+  assert.equal(page.headers['content-security-policy'], "default-src 'none'; style-src 'sha256-L2nfXreNxx2xHHvsDQpGTHw0XQ2ke6DcRYT4dYqtuvY='; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
 });

@@ -11,7 +11,7 @@ import {
   AccountView, ApiKeyList, ApiKeyView, ErrorBody, IpAllowListRequest, IssuedApiKey, LedgerEntry, LedgerPage, LedgerQuery,
   NewApiKeyRequest, UsageQuery, UsageView, type LedgerKind,
 } from '../account-api-schemas.ts';
-import { callerOf, grantOf } from '../route-access.ts';
+import { callerOf, grantOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 
 // The account's own operations (scope `account`; users by role): the account and its IP
@@ -100,7 +100,7 @@ export function accountRoutes(app: FastifyInstance, deps: KeyDeps): void {
     },
     config: { access: { scope: 'account', access: 'write' } },
   }, async (request, reply) => {
-    const created = await createOwnKey(deps, callerOf(request).account.id, request.body, isOwner(request));
+    const created = await createOwnKey(deps, callerOf(request).account.id, request.body, { isOwner: isOwner(request), mode: sendingMode(request) });
     return created.ok ? reply.code(201).send(issuedView(created.value)) : sendRejection(reply, created.rejection);
   });
 
@@ -112,7 +112,7 @@ export function accountRoutes(app: FastifyInstance, deps: KeyDeps): void {
     },
     config: { access: { scope: 'account', access: 'write' } },
   }, async (request, reply) => {
-    const revoked = await revokeOwnKey(deps, callerOf(request).account.id, request.params.keyId);
+    const revoked = await revokeOwnKey(deps, callerOf(request).account.id, request.params.keyId, { mode: sendingMode(request) });
     return revoked.ok ? reply.code(204).send() : sendRejection(reply, revoked.rejection);
   });
 

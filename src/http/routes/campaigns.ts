@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyDeps } from '../../app/api-keys.ts';
-import { createCampaign, getCampaign, listAccountCampaigns, patchCampaign, quoteCampaign, removeCampaign } from '../../app/campaigns.ts';
+import { campaignMode, createCampaign, getCampaign, listAccountCampaigns, patchCampaign, quoteCampaign, removeCampaign } from '../../app/campaigns.ts';
 import { moveCampaignTo, resendCampaign, sendCampaign, sendCampaignTest } from '../../app/send-campaign.ts';
 import { campaignStats, campaignTimeline, listCampaignRecipients, tagStats } from '../../app/campaign-stats.ts';
 import {
@@ -8,7 +8,7 @@ import {
   TestSendSchema, type CampaignStatus, StatsSchema, TimelineQuerySchema, TimelineSchema, RecipientQuerySchema, RecipientPageSchema,
 } from '../../campaigns/campaign-shapes.ts';
 import type { Result } from '../../domain/result.ts';
-import { callerOf, sendingMode } from '../route-access.ts';
+import { callerOf, refuseLiveThing, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { idempotencyDocs, REPLAYED, sendWithIdempotencyKey } from '../plugins/idempotency.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
@@ -25,21 +25,27 @@ const wrongState = {
   },
 } as const;
 const noSuchCampaign = notFound('No such campaign in this account');
+const TEST_CAMPAIGNS_ONLY = 'a test key changes, sends and follows up only test campaigns (the ones test keys made)';
 type CampaignParams = { Params: { campaign_id: string } };
 const read = { access: { scope: 'email', access: 'read' } } as const;
 const write = { access: { scope: 'email', access: 'write' } } as const;
 
 const answer = <T>(reply: FastifyReply, result: Result<T>, code = 200) => (result.ok ? reply.code(code).send(result.value) : sendRejection(reply, result.rejection));
 
-// Campaign messages are live and billed: a test key (docs/sandbox.md) may prepare a campaign but not send it.
-const liveOnly = (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined =>
-  sendingMode(request) === 'test' ? sendRejection(reply, { code: 'keyNotAuthorized' }) : undefined;
-
 export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
+  // A test key's campaign is a test campaign (docs/sandbox.md); a live one a test key may
+  // read, never change, send, pause, resume, cancel or follow up. A campaign that is not
+  // there is the handler's 404. The mode of a campaign never changes, so reading it first is safe.
+  const testCampaignsOnly = async (request: FastifyRequest<CampaignParams>, reply: FastifyReply): Promise<void> => {
+    if (sendingMode(request) !== 'test') return;
+    const mode = await campaignMode(deps, callerOf(request).account.id, request.params.campaign_id);
+    if (mode === 'live') return void refuseLiveThing(reply, TEST_CAMPAIGNS_ONLY);
+  };
+
   app.post('/v1/campaigns', {
     schema: { summary: 'Create a campaign (a draft)', tags, body: CampaignCreateSchema, response: { 201: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...audienceErrors } },
     config: write,
-  }, async (request, reply) => answer(reply, await createCampaign(deps, callerOf(request).account.id, request.body), 201));
+  }, async (request, reply) => answer(reply, await createCampaign(deps, callerOf(request).account.id, request.body, sendingMode(request)), 201));
 
   app.get<{ Querystring: { status?: string } }>('/v1/campaigns', {
     schema: {
@@ -66,12 +72,12 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
       summary: 'Change a campaign (the fields given) while draft, scheduled or paused; the audience only while draft', tags, params, body: CampaignPatchSchema,
       response: { 200: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...wrongState, ...audienceErrors },
     },
-    config: write,
+    config: write, preHandler: testCampaignsOnly,
   }, async (request, reply) => answer(reply, await patchCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body)));
 
   app.delete<CampaignParams>('/v1/campaigns/:campaign_id', {
     schema: { summary: 'Delete a draft', tags, params, response: { 204: { description: 'Deleted', type: 'null' }, ...noSuchCampaign, ...wrongState, ...audienceErrors } },
-    config: write,
+    config: write, preHandler: testCampaignsOnly,
   }, async (request, reply) => answer(reply, await removeCampaign(deps, callerOf(request).account.id, request.params.campaign_id), 204));
 
   app.get<CampaignParams>('/v1/campaigns/:campaign_id/quote', {
@@ -93,9 +99,8 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
         },
       },
     },
-    config: write,
+    config: write, preHandler: testCampaignsOnly,
   }, async (request, reply) => {
-    if (liveOnly(request, reply) !== undefined) return reply;
     const result = await sendWithIdempotencyKey(deps, request, reply, (sendDeps) => sendCampaign(sendDeps, callerOf(request).account.id, request.params.campaign_id));
     return result === REPLAYED ? reply : answer(reply, result);
   });
@@ -106,7 +111,7 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
         summary: { pause: 'Pause a running campaign', resume: 'Resume a paused campaign', cancel: 'Cancel a scheduled, running or paused campaign; what was never sent is refunded' }[action],
         tags, params, response: { 200: CampaignViewSchema, ...noSuchCampaign, ...wrongState, ...audienceErrors },
       },
-      config: write,
+      config: write, preHandler: testCampaignsOnly,
     }, async (request, reply) => answer(reply, await moveCampaignTo(deps, callerOf(request).account.id, request.params.campaign_id, action)));
   }
 
@@ -119,14 +124,14 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
       },
     },
     config: write,
-  }, async (request, reply) => liveOnly(request, reply) ?? answer(reply, await sendCampaignTest(deps, callerOf(request).account.id, request.params.campaign_id, request.body)));
+  }, async (request, reply) => answer(reply, await sendCampaignTest(deps, callerOf(request).account.id, request.params.campaign_id, request.body, sendingMode(request))));
 
   app.post<CampaignParams>('/v1/campaigns/:campaign_id/resend', {
     schema: {
       summary: 'A follow-up draft to the contacts who did not open (human opens only) or did not click', tags, params, body: ResendSchema,
       response: { 201: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...wrongState, ...audienceErrors },
     },
-    config: write,
+    config: write, preHandler: testCampaignsOnly,
   }, async (request, reply) => answer(reply, await resendCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body), 201));
 
   app.get<CampaignParams>('/v1/campaigns/:campaign_id/stats', {

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../app/deps.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { applicationError } from '../schemas.ts';
+import { pageCsp } from '../security-headers.ts';
 
 // Certified delivery on the wire: an account reads its own certificates (JSON, or an
 // HTML page for people) and the certified .eml; anybody reads the public key.
@@ -71,8 +72,7 @@ export function certificateRoutes(app: FastifyInstance, deps: AppDeps): void {
     if (!view) return sendRejection(reply, { code: 'notFound' });
     if (!wantsHtml(request)) return view;
     return reply
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
-      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', PAGE_CSP)
       .type('text/html; charset=utf-8')
       .send(certificatePage(view));
   });
@@ -139,6 +139,16 @@ const DELIVERY_NOTES = {
   capture: 'Capture mode: nothing left the machine. This certificate certifies only the message as composed, not that anybody received it.',
 } as const;
 
+const PAGE_STYLE = `
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; vertical-align: top; padding: .35rem .6rem; border-bottom: 1px solid #ddd; }
+th { width: 12rem; font-weight: 600; }
+pre { background: #f5f5f5; padding: .8rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
+`;
+/** The page's CSP: its one style element, by hash (http/security-headers.ts). */
+const PAGE_CSP = pageCsp(PAGE_STYLE);
+
 function certificatePage(view: CertificateView): string {
   const e = view.evidence;
   const row = (label: string, value: string | null): string =>
@@ -148,13 +158,7 @@ function certificatePage(view: CertificateView): string {
 <head>
 <meta charset="utf-8">
 <title>Certificate of delivery ${escapeHtml(e.msgid)}</title>
-<style>
-body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; vertical-align: top; padding: .35rem .6rem; border-bottom: 1px solid #ddd; }
-th { width: 12rem; font-weight: 600; }
-pre { background: #f5f5f5; padding: .8rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
-</style>
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
 <h1>Certificate of delivery</h1>

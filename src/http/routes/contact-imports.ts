@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { KeyDeps } from '../../app/api-keys.ts';
 import { getImport, importFormatOf, receiveImport } from '../../app/contact-imports.ts';
 import { ImportAcceptedSchema, ImportViewSchema } from '../../campaigns/contact-shapes.ts';
-import { callerOf } from '../route-access.ts';
+import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
@@ -49,7 +49,7 @@ export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBy
     const listId = typeof request.query.list_id === 'string' ? request.query.list_id : undefined;
     // Not destroyed when the import stops reading (too large, a bad header): the answer must still reach the client.
     const body = (request.body as Readable).iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
-    const received = await receiveImport(deps, callerOf(request).account, { format, listId, body, limitBytes });
+    const received = await receiveImport(deps, callerOf(request).account, { format, listId, body, limitBytes, mode: sendingMode(request) });
     return received.ok ? reply.code(202).send(received.value) : sendRejection(reply, received.rejection);
   });
 

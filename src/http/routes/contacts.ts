@@ -4,7 +4,7 @@ import {
   createAccountContact, deleteAccountContact, getAccountContact, listAccountContacts, patchAccountContact,
 } from '../../app/contacts.ts';
 import { ContactCreateSchema, ContactPageSchema, ContactPatchSchema, ContactQuerySchema, ContactViewSchema } from '../../campaigns/contact-shapes.ts';
-import { callerOf } from '../route-access.ts';
+import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
@@ -29,7 +29,7 @@ export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
     },
     config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
-    const saved = await createAccountContact(deps, callerOf(request).account, request.body);
+    const saved = await createAccountContact(deps, callerOf(request).account, request.body, sendingMode(request));
     return saved.ok ? reply.code(saved.value.created ? 201 : 200).send(saved.value.view) : sendRejection(reply, saved.rejection);
   });
 
@@ -67,7 +67,7 @@ export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
     },
     config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
-    const changed = await patchAccountContact(deps, callerOf(request).account, request.params.contact_id, request.body);
+    const changed = await patchAccountContact(deps, callerOf(request).account, request.params.contact_id, request.body, sendingMode(request));
     return changed.ok ? changed.value : sendRejection(reply, changed.rejection);
   });
 

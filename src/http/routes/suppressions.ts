@@ -4,7 +4,8 @@ import type { AppDeps } from '../../app/deps.ts';
 import {
   addAccountSuppressions, exportAccountSuppressions, listAccountSuppressions, removeAccountSuppression, MAX_SUPPRESSIONS_PER_REQUEST, SuppressionExportQuery, SuppressionListQuery,
 } from '../../app/suppressions.ts';
-import { callerOf } from '../route-access.ts';
+import { isSimulatorRecipient, SIMULATOR_EMAIL_DOMAIN } from '../../domain/simulator.ts';
+import { callerOf, refuseLiveThing, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import * as schemas from '../schemas.ts';
 
@@ -31,6 +32,8 @@ const errors = {
 } as const;
 
 const tags = ['suppressions'];
+
+const SIMULATOR_ONLY = `a test key removes only simulator addresses (@${SIMULATOR_EMAIL_DOMAIN}) from the suppression list`;
 
 export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
 
@@ -106,6 +109,8 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
+    // Removing a suppression lets live email reach the address again: a test key may free only the simulator's (docs/sandbox.md).
+    if (sendingMode(request) === 'test' && !isSimulatorRecipient('email', request.params.email)) return refuseLiveThing(reply, SIMULATOR_ONLY);
     const removed = await removeAccountSuppression(deps, callerOf(request).account.id, request.params.email);
     return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);
   });

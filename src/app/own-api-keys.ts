@@ -1,13 +1,18 @@
 import { parseNewOwnKey } from '../domain/account-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import { listApiKeys, type ApiKeyRecord } from '../store/api-keys.ts';
+import type { Scope } from '../domain/access.ts';
+import { findApiKey, listApiKeys, type ApiKeyRecord } from '../store/api-keys.ts';
 import { issueApiKey, revokeKey, type IssuedKey, type KeyDeps } from './api-keys.ts';
 
 export type { ApiKeyRecord };
 
 // /v1/api-keys: the account's own keys. A key is shown once, when it is made; only its
 // SHA-256 is stored (app/api-keys.ts). Only a caller at owner level may hand out the
-// `account` scope, which is owner level itself: a developer cannot make themselves one.
+// `account` scope, which is owner level itself: a developer cannot make themselves one,
+// and by the same rule cannot revoke one (an owner's key) either.
+
+/** The one rule of making and revoking keys: scopes only an owner may hand out, or take away. */
+const needsOwner = (scopes: readonly Scope[]): boolean => scopes.includes('account');
 
 export async function listOwnKeys(deps: KeyDeps, accountId: string): Promise<readonly ApiKeyRecord[]> {
   return listApiKeys(deps.db, accountId);
@@ -16,13 +21,20 @@ export async function listOwnKeys(deps: KeyDeps, accountId: string): Promise<rea
 export async function createOwnKey(deps: KeyDeps, accountId: string, body: unknown, callerIsOwner: boolean): Promise<Result<IssuedKey>> {
   const input = parseNewOwnKey(body, deps.clock());
   if (!input.ok) return input;
-  if (input.value.scopes.includes('account') && !callerIsOwner) {
+  if (needsOwner(input.value.scopes) && !callerIsOwner) {
     return reject('invalidField', { detail: 'scopes: only an owner may give a key the "account" scope' });
   }
   return ok(await issueApiKey(deps, deps.db, accountId, input.value));
 }
 
-/** Revokes one of the account's keys; another account's key, or one already revoked, is not found. */
-export async function revokeOwnKey(deps: KeyDeps, accountId: string, keyId: string): Promise<Result<undefined>> {
+/**
+ * Revokes one of the account's keys; another account's key, or one already revoked, is
+ * not found; a key the caller could not have made (the `account` scope, for a caller
+ * below owner) is refused as the route's access refusal is: keyNotAuthorized.
+ */
+export async function revokeOwnKey(deps: KeyDeps, accountId: string, keyId: string, callerIsOwner: boolean): Promise<Result<undefined>> {
+  const key = await findApiKey(deps.db, keyId);
+  if (key === undefined || key.accountId !== accountId || key.revokedAt !== null) return reject('notFound');
+  if (needsOwner(key.scopes) && !callerIsOwner) return reject('keyNotAuthorized');
   return (await revokeKey(deps, accountId, keyId)) ? ok(undefined) : reject('notFound');
 }

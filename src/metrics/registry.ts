@@ -20,6 +20,8 @@ export type ClientErrorKind = 'timeout' | 'header-overflow' | 'malformed';
 /** What one webhook delivery attempt came to. */
 export type WebhookOutcome = 'succeeded' | 'retry' | 'failed' | 'lease-lost';
 
+export type InvitationOutcome = 'emailed' | 'not-emailed' | 'throttled';
+
 /** The outbox (per channel) and the webhook backlog as the store holds them at a scrape. */
 export interface QueueSnapshot {
   readonly outbox: readonly { readonly channel: Channel; readonly depth: number; readonly oldestAgeSeconds: number }[];
@@ -42,6 +44,10 @@ export interface Metrics {
   clientErrorObserved(kind: ClientErrorKind): void;
   /** Units of work in one group-commit transaction (SQLite). */
   commitBatchObserved(size: number): void;
+  /** A guess refused before any check (http/plugins/attempt-throttle.ts), by the counter that refused it. */
+  attemptRefused(counter: string): void;
+  /** An invitation made (its email queued, or none: no sender) or refused by the throttle. */
+  invitationObserved(outcome: InvitationOutcome): void;
   /** Reads the queues at each scrape; set once by whoever owns the store. */
   readQueuesWith(read: () => Promise<QueueSnapshot>): void;
 }
@@ -82,6 +88,14 @@ export function createMetrics(): Metrics {
   const clientErrors = new Counter({
     name: 'herald_http_client_errors_total', help: 'Requests the HTTP server gave up on before routing: timeout (headers or whole request too slow), header-overflow, malformed.',
     labelNames: ['kind'] as const, registers,
+  });
+  const attemptsRefused = new Counter({
+    name: 'herald_attempts_refused_total', help: 'Guesses refused before any check (sign-in, two-factor codes, current password, admin token, reset, invitations), by counter.',
+    labelNames: ['counter'] as const, registers,
+  });
+  const invitations = new Counter({
+    name: 'herald_invitations_total', help: 'Invitations: emailed, not-emailed (herald has no sender), throttled (refused with 429).',
+    labelNames: ['outcome'] as const, registers,
   });
   const commitBatch = new Histogram({
     name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (one durable commit each).', buckets: BATCH_BUCKETS, registers,
@@ -140,6 +154,8 @@ export function createMetrics(): Metrics {
     webhookObserved: (outcome) => webhookAttempts.inc({ outcome }),
     clientErrorObserved: (kind) => clientErrors.inc({ kind }),
     commitBatchObserved: (size) => commitBatch.observe(size),
+    attemptRefused: (counter) => attemptsRefused.inc({ counter }),
+    invitationObserved: (outcome) => invitations.inc({ outcome }),
     readQueuesWith(read) {
       readQueues = read;
     },

@@ -11,7 +11,7 @@ import { publicPost, signedInUser, usersWorld, PASSWORD, type UsersWorld } from 
 
 const THROTTLED = { message: 'Too many sign-in attempts, try again later' };
 const WRONG = { message: 'Incorrect email or password' };
-const ladder = (free: number, maxDelaySeconds = 900) => ({ free, maxDelaySeconds, windowSeconds: 3600 });
+const ladder = (free: number, firstDelaySeconds = 2) => ({ free, firstDelaySeconds, maxDelaySeconds: 900, windowSeconds: 3600 });
 const limits = (overrides: Partial<AttemptLimits>): Partial<AttemptLimits> => overrides;
 
 const attempt = (world: UsersWorld, email: string, password: string, ip: string): Promise<LightMyRequestResponse> =>
@@ -56,12 +56,17 @@ test('a stranger\'s failures from other IPs do not keep the user out, even from 
 });
 
 test('past the address\'s count from unknown IPs, strangers wait but the IP the user signed in from passes', async (t) => {
-  const world = await usersWorld(t, { attemptLimits: limits({ signInPair: ladder(2), signInAddress: ladder(4) }) });
+  // The address's gate is held a minute, so this test's own pace cannot open it.
+  const world = await usersWorld(t, { attemptLimits: limits({ signInPair: ladder(2), signInAddress: ladder(4, 60) }) });
   await signedInUser(world, 'ana@example.org', 'owner');
   assert.equal((await attempt(world, 'ana@example.org', PASSWORD, '198.51.100.1')).statusCode, 200);
   const strangers = await Promise.all(Array.from({ length: 12 }, (_, i) => attempt(world, 'ana@example.org', `stranger guess ${i}!`, `203.0.113.${i + 1}`)));
   assert.ok(strangers.filter((res) => res.statusCode === 401).length <= 5);
   assert.ok(strangers.some((res) => res.statusCode === 429));
+  // A new IP, even with the right password, waits for the address's turn; the known one does not.
+  const unknownIp = await attempt(world, 'ana@example.org', PASSWORD, '198.51.100.2');
+  assert.equal(unknownIp.statusCode, 429);
+  assert.ok(Number(unknownIp.headers['retry-after']) > 30);
   assert.equal((await attempt(world, 'ana@example.org', PASSWORD, '198.51.100.1')).statusCode, 200);
 });
 

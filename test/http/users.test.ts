@@ -62,9 +62,9 @@ test('inviting an address that signs in to another account is answered as for an
   const unknown = await asUser(world.service, owner, 'POST', '/v1/users', { email: 'dee@example.org', role: 'viewer' });
   assert.equal(known.statusCode, 201);
   assert.equal(unknown.statusCode, 201);
-  const shape = (body: Record<string, unknown>) => Object.keys(body).sort();
-  assert.deepStrictEqual(shape(known.json()), shape(unknown.json()));
-  assert.deepStrictEqual({ ...known.json(), user_id: '', invitation_url: '', email: '' }, { ...unknown.json(), user_id: '', invitation_url: '', email: '' });
+  // The same answer but for the user's id, address and link.
+  const blanked = (body: Record<string, unknown>) => ({ ...body, user_id: '', invitation_url: '', email: '' });
+  assert.deepStrictEqual(blanked(known.json<Record<string, unknown>>()), blanked(unknown.json<Record<string, unknown>>()));
   const accepted = await publicPost(world.service, '/v1/auth/invitation/accept', { token: tokenOf(known.json().invitation_url), password: PASSWORD });
   assert.equal(accepted.statusCode, 409);
   assert.deepStrictEqual(accepted.json(), { message: 'This address already signs in to herald: ask for an invitation to another address' });

@@ -8,8 +8,8 @@ import { sendRejection } from '../wire-errors.ts';
 // checked and given back only when the check succeeds, so concurrent guesses cannot all
 // slip past a count written after a 0.7 s password hash. Each counter ("ladder") lets
 // `free` attempts through at once within its window; after that every attempt must win
-// the counter's gate, which the winner holds for 2^k seconds (k = attempts past the free
-// ones, up to maxDelaySeconds): one try per delay, and a 429 with Retry-After for the
+// the counter's gate, which the winner holds for a delay that doubles with each (2 s,
+// 4 s, 8 s… for sign-in, up to maxDelaySeconds): one try per delay, and a 429 with Retry-After for the
 // rest, without checking anything. Nothing is ever locked for longer than the cap.
 //
 // With HERALD_REDIS_URL the counts are kept in Redis, shared by every API process; while
@@ -20,6 +20,8 @@ import { sendRejection } from '../wire-errors.ts';
 export interface Ladder {
   /** Attempts let through at once within the window. */
   readonly free: number;
+  /** The wait after the first attempt past the free ones; each next one doubles it. */
+  readonly firstDelaySeconds: number;
   /** The longest wait between two attempts past the free ones. */
   readonly maxDelaySeconds: number;
   /** Attempts are forgotten this long after the first one. */
@@ -59,17 +61,17 @@ const HOUR = 3600;
 const DAY = 86_400;
 
 export const DEFAULT_ATTEMPT_LIMITS: AttemptLimits = {
-  signInPair: { free: 5, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
-  signInIp: { free: 50, maxDelaySeconds: 15 * MINUTE, windowSeconds: HOUR },
-  signInAddress: { free: 100, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
-  totp: { free: 5, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
-  currentPassword: { free: 5, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
-  adminIp: { free: 5, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
-  adminAny: { free: 100, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
-  resetAddress: { free: 3, maxDelaySeconds: HOUR, windowSeconds: DAY },
-  resetIp: { free: 20, maxDelaySeconds: HOUR, windowSeconds: HOUR },
-  inviteAccount: { free: 50, maxDelaySeconds: HOUR, windowSeconds: DAY },
-  inviteAddress: { free: 3, maxDelaySeconds: DAY, windowSeconds: DAY },
+  signInPair: { free: 5, firstDelaySeconds: 2, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
+  signInIp: { free: 50, firstDelaySeconds: 2, maxDelaySeconds: 15 * MINUTE, windowSeconds: HOUR },
+  signInAddress: { free: 100, firstDelaySeconds: 2, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
+  totp: { free: 5, firstDelaySeconds: 2, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
+  currentPassword: { free: 5, firstDelaySeconds: 2, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
+  adminIp: { free: 5, firstDelaySeconds: 2, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
+  adminAny: { free: 100, firstDelaySeconds: 2, maxDelaySeconds: 15 * MINUTE, windowSeconds: DAY },
+  resetAddress: { free: 3, firstDelaySeconds: MINUTE, maxDelaySeconds: HOUR, windowSeconds: DAY },
+  resetIp: { free: 20, firstDelaySeconds: 2, maxDelaySeconds: HOUR, windowSeconds: HOUR },
+  inviteAccount: { free: 50, firstDelaySeconds: MINUTE, maxDelaySeconds: HOUR, windowSeconds: DAY },
+  inviteAddress: { free: 3, firstDelaySeconds: HOUR, maxDelaySeconds: DAY, windowSeconds: DAY },
 };
 
 export type LadderName = keyof AttemptLimits;
@@ -99,7 +101,7 @@ export interface AttemptThrottle {
   take(counts: readonly Count[]): Promise<TakenAttempt | RefusedAttempt>;
   /** Whether this IP proved the credential of `subject` lately (signed in to the address, or gave the admin token). */
   knows(subject: string, ip: string): Promise<boolean>;
-  /** Remembers for 30 days that this IP proved the credential of `subject`. */
+  /** Remembers for 20 days that this IP proved the credential of `subject`. */
   remember(subject: string, ip: string): Promise<void>;
 }
 
@@ -109,13 +111,14 @@ export interface SharedCounts {
   readonly keyPrefix: string;
 }
 
-const KNOWN_SECONDS = 30 * DAY;
+// Under 2^31 ms: the memory store keeps each key with a setTimeout, which cannot wait longer.
+const KNOWN_SECONDS = 20 * DAY;
 /** Failures are counted without a ceiling of their own: the gate decides. */
 const UNBOUNDED = 1_000_000_000;
 
-/** 2^k seconds for the k-th attempt past the free ones, capped; never 0 (0 means "never expires" to the library). */
+/** first·2^(k-1) seconds for the k-th attempt past the free ones, capped; never 0 (0 means "never expires" to the library). */
 export const delaySecondsOf = (ladder: Ladder, pastFree: number): number =>
-  Math.max(1, Math.min(ladder.maxDelaySeconds, 2 ** Math.min(pastFree, 30)));
+  Math.max(1, Math.min(ladder.maxDelaySeconds, ladder.firstDelaySeconds * 2 ** Math.min(pastFree - 1, 30)));
 
 interface Counters {
   readonly ladder: Ladder;

@@ -22,7 +22,8 @@ export async function tryAdminToken(
   const attempt = await takeCredentialTry(deps.attemptThrottle, ADMIN_LADDERS, 'admin token', ip);
   if (!attempt.allowed) return attempt;
   if (!deps.adminToken.verify(presented)) return 'wrong';
-  await attempt.proved();
+  await attempt.right();
+  await attempt.remember();
   return 'right';
 }
 

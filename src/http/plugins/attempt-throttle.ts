@@ -215,11 +215,12 @@ export interface CredentialLadders {
 /**
  * Takes one try at a credential: from the subject-and-IP pair (cleared when the try is
  * right), the IP, and the subject itself unless this IP proved the credential lately.
- * On success, call `proved`, which also remembers the IP.
+ * `right()` gives the try back; `remember()`, once the whole credential is proved (the
+ * second factor too), lets this IP skip the subject's own count from then on.
  */
 export async function takeCredentialTry(
   throttle: AttemptThrottle, ladders: CredentialLadders, subject: string, ip: string,
-): Promise<RefusedAttempt | { readonly allowed: true; proved(): Promise<void> }> {
+): Promise<RefusedAttempt | { readonly allowed: true; right(): Promise<void>; remember(): Promise<void> }> {
   // Known IPs are remembered per kind of credential, so an address can never pass for the admin token's name.
   const known = `${ladders.pair}:${subject}`;
   const counts: Count[] = [{ ladder: ladders.pair, key: `${subject}|${ip}`, clearOnSuccess: true }];
@@ -227,13 +228,7 @@ export async function takeCredentialTry(
   if (!(await throttle.knows(known, ip))) counts.push({ ladder: ladders.subject, key: subject });
   const attempt = await throttle.take(counts);
   if (!attempt.allowed) return attempt;
-  return {
-    allowed: true,
-    async proved() {
-      await attempt.succeeded();
-      await throttle.remember(known, ip);
-    },
-  };
+  return { allowed: true, right: () => attempt.succeeded(), remember: () => throttle.remember(known, ip) };
 }
 
 /** Seconds for Retry-After: whole, at least 1. */

@@ -62,8 +62,8 @@ export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; attemp
     if (!attempt.allowed) return refuseAttempt(reply, attempt, 'signInThrottled');
     const checked = await checkPassword(auth, { email: input.value.email, password: input.value.password });
     if (!checked.ok) return sendRejection(reply, checked.rejection);
-    // The password is right: its try comes back, and this IP is known to the address from now on.
-    await attempt.proved();
+    // The password is right: its try comes back.
+    await attempt.right();
     const user = checked.value;
     if (needsSecondFactor(user)) {
       const code = input.value.totp_code;
@@ -75,6 +75,8 @@ export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; attemp
       if (!second.ok) return sendRejection(reply, second.rejection);
       await codeTry.succeeded();
     }
+    // Signed in: this IP is known to the address from now on.
+    await attempt.remember();
     return signInAnswer(reply, auth, user);
   });
 

@@ -99,7 +99,10 @@ export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; attemp
     schema: {
       summary: 'Accept an invitation: set the password and sign in (the link works once)', tags,
       body: NewPasswordRequest,
-      response: { 200: Session, 400: ErrorBody, 404: { description: '`This link is invalid, used or expired`', ...ErrorBody } },
+      response: {
+        200: Session, 400: ErrorBody, 404: { description: '`This link is invalid, used or expired`', ...ErrorBody },
+        409: { description: '`This address already signs in to herald: ask for an invitation to another address` (the link stays unused)', ...ErrorBody },
+      },
     },
   }, async (request, reply) => setPasswordAnswer(request.body, 'invitation', reply));
 

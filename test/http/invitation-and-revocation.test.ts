@@ -33,7 +33,7 @@ test('30 invitations of one outside address: a few are sent, the rest refused wi
 });
 
 test('an account\'s invitations are counted together, whatever the address', async (t) => {
-  const world = await usersWorld(t, { attemptLimits: { inviteAccount: { free: 3, firstDelaySeconds: 2, maxDelaySeconds: 3600, windowSeconds: 86_400 } } satisfies Partial<AttemptLimits> });
+  const world = await usersWorld(t, { attemptLimits: { inviteAccount: { free: 3, firstDelaySeconds: 60, maxDelaySeconds: 3600, windowSeconds: 86_400 } } satisfies Partial<AttemptLimits> });
   const owner = await signedInUser(world, 'ana@example.org', 'owner');
   const codes = [];
   for (let i = 0; i < 6; i++) codes.push((await asUser(world.service, owner, 'POST', '/v1/users', { email: `user${i}@example.org`, role: 'viewer' })).statusCode);

@@ -22,7 +22,7 @@ import type { InboundListener } from './inbound/listener.ts';
 import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './webhooks/dispatcher.ts';
 import { buildApp } from './http/app.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
-import { DEFAULT_SIGN_IN_LIMITS, signInThrottle, type SignInLimits } from './http/plugins/sign-in-throttle.ts';
+import { attemptThrottle, DEFAULT_ATTEMPT_LIMITS, type AttemptLimits } from './http/plugins/attempt-throttle.ts';
 import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
 import { SimulatedReportQueue } from './outbox/simulated-reports.ts';
@@ -55,8 +55,8 @@ export interface ServiceOptions {
   /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
   readonly imports?: boolean;
   readonly importOptions?: Partial<ImportRunnerOptions>;
-  /** Failed sign-ins allowed per address and per IP (tests lower them). */
-  readonly signInLimits?: SignInLimits;
+  /** The counters that slow guesses (sign-in, codes, tokens, resets, invitations); tests lower them. */
+  readonly attemptLimits?: Partial<AttemptLimits>;
   /** Overrides the campaign runner's defaults; it runs where the import runner does, started when the worker is. */
   readonly campaignOptions?: Partial<CampaignRunnerOptions>;
   /** The built web application served at /app (default web/dist of this tree). */
@@ -320,7 +320,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     if (reports !== undefined) watchedLoops.push({ what: 'simulator report loop', pollMs: simulatorPollMs, lastTurnAt: () => reports.lastTurnAt() });
   }
 
-  // Failed sign-ins are counted in Redis when there is one, so every API process slows the same guesser.
+  // Guesses (sign-in, codes, tokens) are counted in Redis when there is one, so every API process slows the same guesser.
   // Loaded lazily, as for the rate limiter: ioredis weighs ~20 MB in a process without Redis.
   const signInRedis = parts.api && config.redisUrl !== undefined
     ? (await import('./redis-client.ts')).openRedis(config.redisUrl, { logger: workerLogger, name: 'herald-sign-in' })
@@ -330,7 +330,11 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     app: deps,
     adminToken,
     rateLimiter: rateLimit.limiter,
-    signInThrottle: signInThrottle(options.signInLimits ?? DEFAULT_SIGN_IN_LIMITS, signInRedis && { client: signInRedis.client, keyPrefix: config.redisPrefix }),
+    attemptThrottle: attemptThrottle(
+      { ...DEFAULT_ATTEMPT_LIMITS, ...options.attemptLimits },
+      signInRedis && { client: signInRedis.client, keyPrefix: config.redisPrefix },
+      (counter) => deps.metrics.attemptRefused(counter),
+    ),
     logger,
     trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,

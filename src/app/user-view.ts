@@ -32,6 +32,7 @@ export interface InvitedUserBody {
   readonly status: 'invited';
   readonly invitation_url: string;
   readonly invitation_expires_at: string;
+  readonly email_sent: boolean;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -56,6 +57,6 @@ export function userBody({ user, activeSessions }: UserWithSessions): UserBody {
 export function invitedBody(invitation: Invitation): InvitedUserBody {
   return {
     user_id: invitation.user.id, email: invitation.user.email, role: invitation.user.role, status: 'invited',
-    invitation_url: invitation.url, invitation_expires_at: iso(invitation.expiresAt),
+    invitation_url: invitation.url, invitation_expires_at: iso(invitation.expiresAt), email_sent: invitation.emailSent,
   };
 }

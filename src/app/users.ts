@@ -8,7 +8,8 @@ import type { Executor } from '../store/database.ts';
 import { endOtherUserSessions, endUserSessions } from '../store/sessions.ts';
 import { findLiveLink, insertUserLink, useLink, voidLinks } from '../store/user-links.ts';
 import {
-  countActiveOwners, deleteUser, findAccountUser, findUser, findUserByEmail, insertUser, listUsers, setPasswordHash, setUserRole,
+  countActiveOwners, deleteUser, findAccountUser, findAccountUserByEmail, findSigningInUser, findUser, insertUser, listUsers, setPasswordHash,
+  setUserRole,
 } from '../store/users.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
 import { queueServiceEmail } from './service-email.ts';
@@ -29,6 +30,8 @@ export interface Invitation {
   /** The one-time link (its token after the `#`): in the answer to the inviter and the invitation email only. */
   readonly url: string;
   readonly expiresAt: number;
+  /** Whether the link was emailed; false when herald has no sender (HERALD_AUTH_EMAIL_FROM unset). */
+  readonly emailSent: boolean;
 }
 
 const invitationText = (accountName: string, role: string, url: string, expiresAt: number): string => `Hello,
@@ -50,8 +53,11 @@ function userEmail(raw: string): Result<string> {
 /**
  * Invites a user to the account, or invites again one who has not accepted yet (a new
  * link; the earlier ones stop working; the role is the new one). An address that
- * already signs in, here or in another account, is refused: sign-in names no account,
- * so an address belongs to one user of the whole service.
+ * already signs in to this account is refused. One that signs in to another account is
+ * invited like any other, so the answer tells nobody who uses herald: sign-in names no
+ * account, so an address belongs to one user who signs in, and the invitee learns at
+ * acceptance that this address is taken (setPasswordByLink). A pending invitation holds
+ * nothing: other accounts may invite the same address, and the first accepted wins.
  */
 export async function inviteUser(deps: AuthDeps, accountId: string, input: { email: string; role: Role }): Promise<Result<Invitation>> {
   const email = userEmail(input.email);
@@ -61,8 +67,8 @@ export async function inviteUser(deps: AuthDeps, accountId: string, input: { ema
   const expiresAt = now + deps.auth.invitationMs;
   try {
     const user = await deps.db.transaction().execute(async (tx) => {
-      const existing = await findUserByEmail(tx, email.value);
-      if (existing !== undefined && (existing.accountId !== accountId || existing.passwordHash !== null)) throw new RejectionError({ code: 'userExists' });
+      const existing = await findAccountUserByEmail(tx, accountId, email.value);
+      if (existing !== undefined && existing.passwordHash !== null) throw new RejectionError({ code: 'userExists' });
       let user: User;
       if (existing === undefined) {
         user = { id: deps.newId(), accountId, email: email.value, role: input.role, passwordHash: null, totpSecret: null, totpPendingSecret: null, totpLastStep: null, createdAt: now, updatedAt: now, lastSignInAt: null };
@@ -77,12 +83,12 @@ export async function inviteUser(deps: AuthDeps, accountId: string, input: { ema
     });
     const url = `${deps.publicUrl}${INVITATION_PAGE}#${token}`;
     const account = await findAccount(deps.db, accountId);
-    await queueServiceEmail(deps, {
+    const emailSent = await queueServiceEmail(deps, {
       to: user.email, kind: 'invitation',
       subject: `You are invited to ${account?.name ?? 'an account'} on herald`,
       text: invitationText(account?.name ?? 'an account', user.role, url, expiresAt),
     });
-    return ok({ user, url, expiresAt });
+    return ok({ user, url, expiresAt, emailSent });
   } catch (error) {
     if (error instanceof RejectionError) return { ok: false, rejection: error.rejection };
     throw error;
@@ -107,7 +113,9 @@ export async function findInvitation(deps: AuthDeps, token: string): Promise<Res
 /**
  * Uses a one-time link up and sets the user's password (accepting an invitation, or a
  * password reset): every session the user had ends, and the other links of the same
- * purpose stop working. The caller then starts the new session.
+ * purpose stop working. The caller then starts the new session. An invitation for an
+ * address that signs in to another account meanwhile is refused with addressInUse, the
+ * link left unused (the invitee may ask for one to another address).
  */
 export async function setPasswordByLink(
   deps: AuthDeps, token: string, purpose: 'invitation' | 'password_reset', password: string,
@@ -118,16 +126,30 @@ export async function setPasswordByLink(
   if (link === undefined) return reject('linkInvalid');
   // Hashed before the transaction: ~0.3 s that no lock should wait on.
   const passwordHash = await hashPassword(password);
-  const user = await deps.db.transaction().execute(async (tx) => {
-    const found = await findUser(tx, link.userId);
-    if (found === undefined || !(await useLink(tx, tokenHash, now))) return undefined;
-    // An invitation is for a user without a password; once one is set, older invitations are void.
-    if (purpose === 'invitation' && found.passwordHash !== null) return undefined;
-    await setPasswordHash(tx, found.id, passwordHash, now);
-    await voidLinks(tx, found.id, purpose, now);
-    await endUserSessions(tx, found.id, now);
-    return { ...found, passwordHash, updatedAt: now };
-  });
+  const taken = async (user: User): Promise<boolean> => {
+    const signingIn = await findSigningInUser(deps.db, user.email);
+    return signingIn !== undefined && signingIn.id !== user.id;
+  };
+  const invited = await findUser(deps.db, link.userId);
+  if (purpose === 'invitation' && invited !== undefined && (await taken(invited))) return reject('addressInUse');
+  let user: User | undefined;
+  try {
+    user = await deps.db.transaction().execute(async (tx) => {
+      const found = await findUser(tx, link.userId);
+      if (found === undefined || !(await useLink(tx, tokenHash, now))) return undefined;
+      // An invitation is for a user without a password; once one is set, older invitations are void.
+      if (purpose === 'invitation' && found.passwordHash !== null) return undefined;
+      await setPasswordHash(tx, found.id, passwordHash, now);
+      await voidLinks(tx, found.id, purpose, now);
+      await endUserSessions(tx, found.id, now);
+      return { ...found, passwordHash, updatedAt: now };
+    });
+  } catch (error) {
+    // Two accounts' invitations of one address accepted at once: the unique index of
+    // addresses that sign in refused the second (whatever the engine calls it).
+    if (invited !== undefined && (await taken(invited))) return reject('addressInUse');
+    throw error;
+  }
   return user === undefined ? reject('linkInvalid') : ok(user);
 }
 

@@ -117,6 +117,13 @@ export const WIRE_TEXTS = {
   totpNotStarted: 'Start the two-factor set-up first',
   totpNotOn: 'Two-factor sign-in is off',
   passwordResetSent: 'If a user has this address, an email with a link to set a new password is on its way',
+  // …and when herald has no sender (HERALD_AUTH_EMAIL_FROM unset): no page may claim an email is on its way.
+  passwordResetNoSender: 'herald sends no email here, so no reset link can be sent: ask an owner of your account or the operator',
+  // Issue 19: guesses of codes, passwords and tokens slowed (429 with Retry-After), invitations throttled,
+  // and accepting an invitation for an address that already signs in elsewhere.
+  attemptsThrottled: 'Too many attempts, try again later',
+  invitationsThrottled: 'Too many invitations, try again later',
+  addressInUse: 'This address already signs in to herald: ask for an invitation to another address',
 
   // /v1/campaigns: an action the campaign's status does not allow (409, with `status`),
   // and a send whose audience holds nobody (400)

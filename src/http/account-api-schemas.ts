@@ -103,8 +103,13 @@ export const PasswordResetRequest = Type.Object({ email: Type.String({ maxLength
 export type PasswordResetRequest = Static<typeof PasswordResetRequest>;
 
 /** 202 of POST /v1/auth/password-reset, the same whether or not the address has a user. */
-export const MessageBody = Type.Object({ message: Type.String() });
-export type MessageBody = Static<typeof MessageBody>;
+export const PasswordResetAnswer = Type.Object({
+  message: Type.String(),
+  email_enabled: Type.Boolean({
+    description: 'Whether herald has a sender for its own emails (HERALD_AUTH_EMAIL_FROM). false: no reset link is or will be emailed, whatever the address; the message says so',
+  }),
+});
+export type PasswordResetAnswer = Static<typeof PasswordResetAnswer>;
 
 export const ChangePasswordRequest = Type.Object({
   current_password: Type.String({ maxLength: PASSWORD_MAX * 4 }),
@@ -149,6 +154,7 @@ export const InvitedUser = Type.Object({
   status: Type.Literal('invited'),
   invitation_url: Type.String({ description: `<public URL>${INVITATION_PAGE}#<token>; one use; shown here once` }),
   invitation_expires_at: Timestamp(),
+  email_sent: Type.Boolean({ description: 'Whether the link was emailed to the user. false: herald has no sender (HERALD_AUTH_EMAIL_FROM unset): hand them the link yourself' }),
 });
 export type InvitedUser = Static<typeof InvitedUser>;
 

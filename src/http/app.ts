@@ -8,7 +8,7 @@ import type { AuthDeps } from '../app/sessions.ts';
 import { StoreOutage } from '../app/store-outage.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
 import { v1AuthenticationHook } from './plugins/session-auth.ts';
-import type { SignInThrottle } from './plugins/sign-in-throttle.ts';
+import type { AttemptThrottle } from './plugins/attempt-throttle.ts';
 import { meRoutes } from './routes/me.ts';
 import { operatorSessionRoutes } from './routes/admin/operator-session.ts';
 import { signInRoutes } from './routes/sign-in.ts';
@@ -52,8 +52,8 @@ import { DOCS_CSP, securityHeaders } from './security-headers.ts';
 export interface HttpDeps {
   readonly app: AuthDeps;
   readonly adminToken: AdminTokenCheck;
-  /** Sign-in attempts slowed per address and per IP. */
-  readonly signInThrottle: SignInThrottle;
+  /** Guesses of passwords, codes and tokens, resets and invitations, slowed with progressive delays. */
+  readonly attemptThrottle: AttemptThrottle;
   readonly rateLimiter: AccountRateLimiter;
   readonly logger: Logger | false;
   readonly trustProxy: boolean | number | string;
@@ -155,8 +155,8 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
     v1.addHook('onRoute', declareRouteAccess);
     v1.addHook('onRequest', v1AuthenticationHook({ app: deps.app, rateLimiter: deps.rateLimiter, outage }));
     v1.addHook('onRequest', routeAccessHook);
-    meRoutes(v1, deps.app);
-    userRoutes(v1, deps.app);
+    meRoutes(v1, deps);
+    userRoutes(v1, deps);
     sendRoutes(v1, deps.app);
     messageRoutes(v1, deps.app);
     templateRoutes(v1, deps.app);

@@ -25,6 +25,7 @@ export type WebhookOutcome = 'succeeded' | 'retry' | 'failed' | 'lease-lost';
 
 /** What did not answer when a request was refused with 503: the database, or Redis with HERALD_REDIS_FAILURE=closed. */
 export type UnavailableStore = 'database' | 'redis';
+export type InvitationOutcome = 'emailed' | 'not-emailed' | 'throttled';
 
 /** The outbox (per channel) and the webhook backlog as the store holds them at a scrape. */
 export interface QueueSnapshot {
@@ -52,6 +53,10 @@ export interface Metrics {
   forgedReportObserved(reason: ForgedReportReason): void;
   /** Units of work in one group-commit transaction (SQLite). */
   commitBatchObserved(size: number): void;
+  /** A guess refused before any check (http/plugins/attempt-throttle.ts), by the counter that refused it. */
+  attemptRefused(counter: string): void;
+  /** An invitation made (its email queued, or none: no sender) or refused by the throttle. */
+  invitationObserved(outcome: InvitationOutcome): void;
   /** Reads the queues at each scrape; set once by whoever owns the store. */
   readQueuesWith(read: () => Promise<QueueSnapshot>): void;
 }
@@ -100,6 +105,14 @@ export function createMetrics(): Metrics {
   const forgedReports = new Counter({
     name: 'herald_inbound_reports_forged_total', help: 'Inbound reports (DSN, ARF) naming one of our messages without its VERP tag: kept, nothing applied.',
     labelNames: ['reason'] as const, registers,
+  });
+  const attemptsRefused = new Counter({
+    name: 'herald_attempts_refused_total', help: 'Guesses refused before any check (sign-in, two-factor codes, current password, admin token, reset, invitations), by counter.',
+    labelNames: ['counter'] as const, registers,
+  });
+  const invitations = new Counter({
+    name: 'herald_invitations_total', help: 'Invitations: emailed, not-emailed (herald has no sender), throttled (refused with 429).',
+    labelNames: ['outcome'] as const, registers,
   });
   const commitBatch = new Histogram({
     name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (one durable commit each).', buckets: BATCH_BUCKETS, registers,
@@ -162,6 +175,8 @@ export function createMetrics(): Metrics {
     storeUnavailable: (store) => unavailable.inc({ store }),
     forgedReportObserved: (reason) => forgedReports.inc({ reason }),
     commitBatchObserved: (size) => commitBatch.observe(size),
+    attemptRefused: (counter) => attemptsRefused.inc({ counter }),
+    invitationObserved: (outcome) => invitations.inc({ outcome }),
     readQueuesWith(read) {
       readQueues = read;
     },

@@ -20,6 +20,7 @@ import * as retention from './migrations/0018-retention.ts';
 import * as derivedSteps from './migrations/0019-derived-steps.ts';
 import * as allowListAppliesTo from './migrations/0024-allow-list-applies-to.ts';
 import * as testCampaigns from './migrations/0022-test-campaigns.ts';
+import * as invitationAddresses from './migrations/0021-invitation-addresses.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019-derived-steps': derivedSteps,
   '0024-allow-list-applies-to': allowListAppliesTo,
   '0022-test-campaigns': testCampaigns,
+  '0021-invitation-addresses': invitationAddresses,
 };
 
 /** Every migration's name, in the order they apply. */

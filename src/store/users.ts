@@ -34,8 +34,15 @@ export async function findAccountUser(db: Executor, accountId: string, id: strin
   return row && toUser(row);
 }
 
-export async function findUserByEmail(db: Executor, email: string): Promise<User | undefined> {
-  const row = await db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+/** The one user who signs in with this address (has a password); invited users of any account are not. */
+export async function findSigningInUser(db: Executor, email: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('email', '=', email).where('password_hash', 'is not', null).executeTakeFirst();
+  return row && toUser(row);
+}
+
+/** The account's user (invited or not) with this address. */
+export async function findAccountUserByEmail(db: Executor, accountId: string, email: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('email', '=', email).where('account_id', '=', accountId).executeTakeFirst();
   return row && toUser(row);
 }
 

@@ -8,7 +8,8 @@ import { linkIn, serviceEmails } from '../support/service-email.ts';
 import { asUser, invite, PASSWORD, publicPost, sessionOf, signedInUser, signIn, tokenOf, usersWorld } from '../support/users.ts';
 
 const SENDER = { HERALD_AUTH_EMAIL_FROM: 'Acme Sign-in <signin@acme.example>', HERALD_PUBLIC_URL: 'https://herald.example.com' };
-const SENT = { message: 'If a user has this address, an email with a link to set a new password is on its way' };
+const SENT = { message: 'If a user has this address, an email with a link to set a new password is on its way', email_enabled: true };
+const NO_SENDER = { message: 'herald sends no email here, so no reset link can be sent: ask an owner of your account or the operator', email_enabled: false };
 const NEW_PASSWORD = 'a brand new long password';
 
 test('asking for a reset emails a one-time link from the operator\'s sender', async (t) => {
@@ -72,12 +73,13 @@ test('an invitation is emailed with its link when herald has a sender', async (t
   assert.equal(linkIn(email!.raw, '/app/invitation'), `https://herald.example.com/app/invitation#${token}`);
 });
 
-test('without a sender nothing is emailed and a reset request still gets the same answer', async (t) => {
+test('without a sender nothing is emailed and the answer says so, the same for every address', async (t) => {
   const world = await usersWorld(t);
   await signedInUser(world, 'ana@example.org', 'owner');
   const res = await publicPost(world.service, '/v1/auth/password-reset', { email: 'ana@example.org' });
   assert.equal(res.statusCode, 202);
-  assert.deepStrictEqual(res.json(), SENT);
+  assert.deepStrictEqual(res.json(), NO_SENDER);
+  assert.deepStrictEqual((await publicPost(world.service, '/v1/auth/password-reset', { email: 'nobody@example.org' })).json(), NO_SENDER);
   assert.deepStrictEqual(await serviceEmails(world.service), []);
 });
 

@@ -15,7 +15,7 @@ test('the operator invites the first owner and gets a one-time link with the tok
   assert.match(body.invitation_url, /^http:\/\/localhost:8080\/app\/invitation#[A-Za-z0-9_-]{43}$/);
   assert.deepStrictEqual(body, {
     user_id: body.user_id, email: 'ana@example.org', role: 'owner', status: 'invited',
-    invitation_url: body.invitation_url, invitation_expires_at: new Date(T0 + 72 * HOUR).toISOString(),
+    invitation_url: body.invitation_url, invitation_expires_at: new Date(T0 + 72 * HOUR).toISOString(), email_sent: false,
   });
 });
 

@@ -16,7 +16,7 @@ test('an owner invites a user and the link signs them in with the role given', a
   assert.match(body.user_id, UUID);
   assert.deepStrictEqual(body, {
     user_id: body.user_id, email: 'bo@example.org', role: 'developer', status: 'invited',
-    invitation_url: body.invitation_url, invitation_expires_at: new Date(T0 + 72 * HOUR).toISOString(),
+    invitation_url: body.invitation_url, invitation_expires_at: new Date(T0 + 72 * HOUR).toISOString(), email_sent: false,
   });
   const accepted = await publicPost(world.service, '/v1/auth/invitation/accept', { token: tokenOf(body.invitation_url), password: PASSWORD });
   assert.equal(accepted.statusCode, 200);
@@ -45,16 +45,47 @@ test('the user list shows each user\'s state, last sign-in and live sessions', a
   });
 });
 
-test('inviting an address that already signs in, here or in another account, is refused', async (t) => {
+test('inviting an address that already signs in to this account is refused', async (t) => {
+  const world = await usersWorld(t);
+  const owner = await signedInUser(world, 'ana@example.org', 'owner');
+  const res = await asUser(world.service, owner, 'POST', '/v1/users', { email: 'ANA@example.org', role: 'viewer' });
+  assert.equal(res.statusCode, 409);
+  assert.deepStrictEqual(res.json(), { message: 'A user with this email already exists' });
+});
+
+test('inviting an address that signs in to another account is answered as for any address; the invitee learns at acceptance', async (t) => {
   const world = await usersWorld(t);
   const owner = await signedInUser(world, 'ana@example.org', 'owner');
   const other = await openAccount(world.service, { name: 'globex' });
   await signedInUser(world, 'cy@example.org', 'owner', other.id);
-  for (const email of ['ana@example.org', 'CY@example.org']) {
-    const res = await asUser(world.service, owner, 'POST', '/v1/users', { email, role: 'viewer' });
-    assert.equal(res.statusCode, 409);
-    assert.deepStrictEqual(res.json(), { message: 'A user with this email already exists' });
-  }
+  const known = await asUser(world.service, owner, 'POST', '/v1/users', { email: 'CY@example.org', role: 'viewer' });
+  const unknown = await asUser(world.service, owner, 'POST', '/v1/users', { email: 'dee@example.org', role: 'viewer' });
+  assert.equal(known.statusCode, 201);
+  assert.equal(unknown.statusCode, 201);
+  // The same answer but for the user's id, address and link.
+  const blanked = (body: Record<string, unknown>) => ({ ...body, user_id: '', invitation_url: '', email: '' });
+  assert.deepStrictEqual(blanked(known.json<Record<string, unknown>>()), blanked(unknown.json<Record<string, unknown>>()));
+  const accepted = await publicPost(world.service, '/v1/auth/invitation/accept', { token: tokenOf(known.json().invitation_url), password: PASSWORD });
+  assert.equal(accepted.statusCode, 409);
+  assert.deepStrictEqual(accepted.json(), { message: 'This address already signs in to herald: ask for an invitation to another address' });
+  // cy still signs in to globex, with the password they had.
+  assert.equal((await signIn(world.service, 'cy@example.org')).json().account.name, 'globex');
+});
+
+test('a pending invitation holds nothing: two accounts invite one address, the first accepted wins', async (t) => {
+  const world = await usersWorld(t);
+  const owner = await signedInUser(world, 'ana@example.org', 'owner');
+  const other = await openAccount(world.service, { name: 'globex' });
+  const globexOwner = await signedInUser(world, 'cy@example.org', 'owner', other.id);
+  const here = await asUser(world.service, owner, 'POST', '/v1/users', { email: 'dee@example.org', role: 'viewer' });
+  const there = await asUser(world.service, globexOwner, 'POST', '/v1/users', { email: 'dee@example.org', role: 'developer' });
+  assert.equal(here.statusCode, 201);
+  assert.equal(there.statusCode, 201);
+  const first = await publicPost(world.service, '/v1/auth/invitation/accept', { token: tokenOf(there.json().invitation_url), password: PASSWORD });
+  assert.equal(first.statusCode, 200);
+  assert.equal(first.json().account.name, 'globex');
+  const second = await publicPost(world.service, '/v1/auth/invitation/accept', { token: tokenOf(here.json().invitation_url), password: PASSWORD });
+  assert.equal(second.statusCode, 409);
 });
 
 test('inviting again a user who has not accepted makes a new link and voids the old one', async (t) => {

@@ -33,7 +33,7 @@ async function acceptInvitation(page: Page, link: string): Promise<void> {
 }
 
 async function invitationLinkIn(page: Page): Promise<string> {
-  const dialog = page.getByRole('dialog', { name: 'Invitation sent' });
+  const dialog = page.getByRole('dialog', { name: /^Invitation (sent|made, not emailed)$/ });
   const link = (await dialog.locator('code').textContent()) ?? '';
   await dialog.getByRole('button', { name: 'Done' }).click();
   return link;

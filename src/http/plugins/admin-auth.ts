@@ -4,8 +4,28 @@ import { resolveOperatorSession, type AuthDeps } from '../../app/sessions.ts';
 import { ADMIN_SESSION_COOKIE } from '../account-api-schemas.ts';
 import { csrfPasses } from './csrf.ts';
 import { refuseBeforeBody } from '../wire-errors.ts';
+import { retryAfterSeconds, takeCredentialTry, type AttemptThrottle, type RefusedAttempt } from './attempt-throttle.ts';
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+
+const ADMIN_LADDERS = { pair: 'adminIp', subject: 'adminAny' } as const;
+
+/**
+ * One try at the admin token, taken from this IP's counter (and the token's, for IPs
+ * that never gave it) before the comparison, given back when it is right: guessing
+ * waits 2, 4, 8… seconds after the first few wrong tokens, and the console and the
+ * bearer header share the count.
+ */
+export async function tryAdminToken(
+  deps: { adminToken: AdminTokenCheck; attemptThrottle: AttemptThrottle }, presented: string, ip: string,
+): Promise<'right' | 'wrong' | RefusedAttempt> {
+  const attempt = await takeCredentialTry(deps.attemptThrottle, ADMIN_LADDERS, 'admin token', ip);
+  if (!attempt.allowed) return attempt;
+  if (!deps.adminToken.verify(presented)) return 'wrong';
+  await attempt.right();
+  await attempt.remember();
+  return 'right';
+}
 
 /**
  * onRequest hook of the operator API: `Authorization: Bearer <HERALD_ADMIN_TOKEN>`, or
@@ -14,7 +34,7 @@ const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
  * same 401, so the answer tells nothing about which; the connection closes after it,
  * the body unread.
  */
-export function adminAuthHook(adminToken: AdminTokenCheck, deps: AuthDeps) {
+export function adminAuthHook(throttled: { adminToken: AdminTokenCheck; attemptThrottle: AttemptThrottle }, deps: AuthDeps) {
   return async function authenticateAdmin(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
     const cookie = request.cookies[ADMIN_SESSION_COOKIE];
@@ -24,8 +44,10 @@ export function adminAuthHook(adminToken: AdminTokenCheck, deps: AuthDeps) {
       if (!csrfPasses(request, deps, cookie)) return void refuseBeforeBody(reply, { code: 'csrfRefused' });
       return;
     }
-    // verify() compares in constant time; it runs on every attempt, present or not.
-    const valid = adminToken.verify(token ?? '');
-    if (token === undefined || !valid) return void refuseBeforeBody(reply, { code: 'adminUnauthorized' });
+    if (token === undefined) return void refuseBeforeBody(reply, { code: 'adminUnauthorized' });
+    // verify() compares in constant time, after a try is taken from the guessing counters.
+    const tried = await tryAdminToken(throttled, token, request.ip);
+    if (tried === 'wrong') return void refuseBeforeBody(reply, { code: 'adminUnauthorized' });
+    if (tried !== 'right') return void refuseBeforeBody(reply.header('retry-after', retryAfterSeconds(tried.retryAfterMs)), { code: 'attemptsThrottled' });
   };
 }

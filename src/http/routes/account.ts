@@ -106,13 +106,13 @@ export function accountRoutes(app: FastifyInstance, deps: KeyDeps): void {
 
   app.delete<{ Params: { keyId: string } }>('/v1/api-keys/:keyId', {
     schema: {
-      summary: 'Revoke a key: from now on it gets 403 `Invalid API Key `', tags,
+      summary: 'Revoke a key: from now on it gets 403 `Invalid API Key `. Only an owner may revoke a key with the `account` scope, as only an owner may make one', tags,
       params: { type: 'object', required: ['keyId'], properties: { keyId: { type: 'string', format: 'uuid' } } },
-      response: { 204: { type: 'null', description: 'Revoked' }, ...notFound },
+      response: { 204: { type: 'null', description: 'Revoked' }, 401: { description: '`API key not authorized.`: a key with the `account` scope, and the caller is not an owner', ...ErrorBody }, ...notFound },
     },
     config: { access: { scope: 'account', access: 'write' } },
   }, async (request, reply) => {
-    const revoked = await revokeOwnKey(deps, callerOf(request).account.id, request.params.keyId, { mode: sendingMode(request) });
+    const revoked = await revokeOwnKey(deps, callerOf(request).account.id, request.params.keyId, { isOwner: isOwner(request), mode: sendingMode(request) });
     return revoked.ok ? reply.code(204).send() : sendRejection(reply, revoked.rejection);
   });
 

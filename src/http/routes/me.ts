@@ -1,10 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { csrfTokenOf, endUserSession, signOutEverywhere, type AuthDeps } from '../../app/sessions.ts';
 import { changeOwnPassword } from '../../app/users.ts';
 import { confirmTotp, disableTotp, startTotpSetup } from '../../app/two-factor.ts';
 import type { RouteAccess } from '../../domain/access.ts';
+import type { Result } from '../../domain/result.ts';
 import { checkBody } from '../../domain/schema-check.ts';
 import { ChangePasswordRequest, ErrorBody, Session, TotpCodeRequest, TotpSetup } from '../account-api-schemas.ts';
+import { refuseAttempt, type AttemptThrottle, type LadderName } from '../plugins/attempt-throttle.ts';
 import { clearSessionCookie } from '../plugins/session-cookie.ts';
 import { signedInOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
@@ -12,13 +14,30 @@ import { sessionBody } from '../../app/user-view.ts';
 import { passwordRule } from './sign-in.ts';
 
 // The signed-in user's own session and settings (sessionOnly: an API key has no "me").
-// Any role may call them; the user acts on nobody but themselves.
+// Any role may call them; the user acts on nobody but themselves. The checks a session
+// could be used to guess behind (the current password, two-factor codes) take a try
+// from the user's counter first (http/plugins/attempt-throttle.ts) and give it back only
+// when the guess was right.
 
 const tags = ['session'];
 const config = { access: { scope: 'account', access: 'read' } satisfies RouteAccess, sessionOnly: true };
 const noContent = { 204: { type: 'null', description: 'Done' } } as const;
+const throttled = { 429: { description: '`Too many attempts, try again later`; Retry-After says when', ...ErrorBody } };
+const wrongCode = (result: Result<void>): boolean => !result.ok && result.rejection.code === 'totpIncorrect';
 
-export function meRoutes(app: FastifyInstance, deps: AuthDeps): void {
+export function meRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; attemptThrottle: AttemptThrottle }): void {
+  const deps = httpDeps.app;
+  const throttle = httpDeps.attemptThrottle;
+  /** Runs the check with one try of the user's counter: 429 while it must wait; the try comes back unless `wrong` says it was a wrong guess. */
+  const guarded = async <T>(
+    reply: FastifyReply, ladder: LadderName, userId: string, check: () => Promise<T>, wrong: (outcome: T) => boolean,
+  ): Promise<{ outcome: T } | FastifyReply> => {
+    const attempt = await throttle.take([{ ladder, key: userId }]);
+    if (!attempt.allowed) return refuseAttempt(reply, attempt, 'attemptsThrottled');
+    const outcome = await check();
+    if (!wrong(outcome)) await attempt.succeeded();
+    return { outcome };
+  };
   app.get('/v1/session', {
     config, schema: { summary: 'The signed-in user, the account, and the CSRF token of this session', tags, response: { 200: Session } },
   }, async (request, reply) => {
@@ -44,7 +63,7 @@ export function meRoutes(app: FastifyInstance, deps: AuthDeps): void {
     config,
     schema: {
       summary: 'Change the password; every other session of the user ends', tags, body: ChangePasswordRequest,
-      response: { ...noContent, 400: ErrorBody },
+      response: { ...noContent, 400: ErrorBody, ...throttled },
     },
   }, async (request, reply) => {
     const input = checkBody(ChangePasswordRequest, request.body);
@@ -52,8 +71,13 @@ export function meRoutes(app: FastifyInstance, deps: AuthDeps): void {
     const password = passwordRule('new_password', input.value.new_password);
     if (!password.ok) return sendRejection(reply, password.rejection);
     const { principal } = signedInOf(request);
-    const changed = await changeOwnPassword(deps, principal.user, principal.session.id, input.value.current_password, password.value);
-    return changed.ok ? reply.code(204).send() : sendRejection(reply, changed.rejection);
+    const changed = await guarded(
+      reply, 'currentPassword', principal.user.id,
+      () => changeOwnPassword(deps, principal.user, principal.session.id, input.value.current_password, password.value),
+      (result) => !result.ok && result.rejection.code === 'currentPasswordIncorrect',
+    );
+    if (!('outcome' in changed)) return changed;
+    return changed.outcome.ok ? reply.code(204).send() : sendRejection(reply, changed.outcome.rejection);
   });
 
   app.post('/v1/me/totp', {
@@ -68,25 +92,29 @@ export function meRoutes(app: FastifyInstance, deps: AuthDeps): void {
     config,
     schema: {
       summary: 'Turn two-factor sign-in on with a code made from the pending secret', tags, body: TotpCodeRequest,
-      response: { ...noContent, 400: ErrorBody, 401: { description: '`Incorrect two-factor code`', ...ErrorBody }, 409: ErrorBody },
+      response: { ...noContent, 400: ErrorBody, 401: { description: '`Incorrect two-factor code`', ...ErrorBody }, 409: ErrorBody, ...throttled },
     },
   }, async (request, reply) => {
     const input = checkBody(TotpCodeRequest, request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
-    const confirmed = await confirmTotp(deps, signedInOf(request).principal.user, input.value.code);
-    return confirmed.ok ? reply.code(204).send() : sendRejection(reply, confirmed.rejection);
+    const { user } = signedInOf(request).principal;
+    const confirmed = await guarded(reply, 'totp', user.id, () => confirmTotp(deps, user, input.value.code), wrongCode);
+    if (!('outcome' in confirmed)) return confirmed;
+    return confirmed.outcome.ok ? reply.code(204).send() : sendRejection(reply, confirmed.outcome.rejection);
   });
 
   app.delete('/v1/me/totp', {
     config,
     schema: {
       summary: 'Turn two-factor sign-in off, with a current code', tags, body: TotpCodeRequest,
-      response: { ...noContent, 400: ErrorBody, 401: { description: '`Incorrect two-factor code`', ...ErrorBody }, 409: ErrorBody },
+      response: { ...noContent, 400: ErrorBody, 401: { description: '`Incorrect two-factor code`', ...ErrorBody }, 409: ErrorBody, ...throttled },
     },
   }, async (request, reply) => {
     const input = checkBody(TotpCodeRequest, request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
-    const disabled = await disableTotp(deps, signedInOf(request).principal.user, input.value.code);
-    return disabled.ok ? reply.code(204).send() : sendRejection(reply, disabled.rejection);
+    const { user } = signedInOf(request).principal;
+    const disabled = await guarded(reply, 'totp', user.id, () => disableTotp(deps, user, input.value.code), wrongCode);
+    if (!('outcome' in disabled)) return disabled;
+    return disabled.outcome.ok ? reply.code(204).send() : sendRejection(reply, disabled.outcome.rejection);
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { requestPasswordReset } from '../../app/password-reset.ts';
-import { checkSignIn, signInKeyOf } from '../../app/sign-in.ts';
+import { requestPasswordResetEvenly } from '../../app/password-reset.ts';
+import { checkPassword, checkSecondFactor, needsSecondFactor, signInKeyOf } from '../../app/sign-in.ts';
 import { startUserSession, type AuthDeps } from '../../app/sessions.ts';
 import { findInvitation, setPasswordByLink } from '../../app/users.ts';
 import { checkBody } from '../../domain/schema-check.ts';
@@ -8,10 +8,10 @@ import { reject, type Result } from '../../domain/result.ts';
 import type { User } from '../../domain/user.ts';
 import { WIRE_TEXTS } from '../../domain/wire-texts.ts';
 import {
-  ErrorBody, InvitationRequest, InvitationView, MessageBody, NewPasswordRequest, PASSWORD_MAX, PASSWORD_MIN, PasswordResetRequest, Session,
+  ErrorBody, InvitationRequest, InvitationView, NewPasswordRequest, PasswordResetAnswer, PASSWORD_MAX, PASSWORD_MIN, PasswordResetRequest, Session,
   SignInRequest, TotpRequiredError,
 } from '../account-api-schemas.ts';
-import type { SignInThrottle } from '../plugins/sign-in-throttle.ts';
+import { refuseAttempt, takeCredentialTry, type AttemptThrottle } from '../plugins/attempt-throttle.ts';
 import { setSessionCookie } from '../plugins/session-cookie.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { sessionBody } from '../../app/user-view.ts';
@@ -22,6 +22,7 @@ import { sessionBody } from '../../app/user-view.ts';
 // in the URL, so no access log holds them.
 
 const tags = ['sign-in'];
+const SIGN_IN_LADDERS = { pair: 'signInPair', ip: 'signInIp', subject: 'signInAddress' } as const;
 
 /** The contract's rule, in code points: 12 to 256. */
 export function passwordRule(field: string, password: string): Result<string> {
@@ -37,8 +38,9 @@ export async function signInAnswer(reply: FastifyReply, deps: AuthDeps, user: Us
   return reply.code(200).send(sessionBody(user, started.account, started.csrfToken, started.session.expiresAt));
 }
 
-export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; signInThrottle: SignInThrottle }): void {
+export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; attemptThrottle: AttemptThrottle }): void {
   const auth = deps.app;
+  const throttle = deps.attemptThrottle;
 
   app.post('/v1/auth/sign-in', {
     schema: {
@@ -55,16 +57,27 @@ export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; signIn
     const input = checkBody(SignInRequest, request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
     const address = signInKeyOf(input.value.email);
-    const wait = await deps.signInThrottle.wait(request.ip, address);
-    if (wait > 0) return sendRejection(reply.header('retry-after', String(Math.ceil(wait / 1000))), { code: 'signInThrottled' });
-    const checked = await checkSignIn(auth, { email: input.value.email, password: input.value.password, totpCode: input.value.totp_code });
-    if (!checked.ok) {
-      if (checked.rejection.code === 'totpRequired') return reply.code(401).send({ message: WIRE_TEXTS.totpRequired, totp_required: true });
-      await deps.signInThrottle.failed(request.ip, address);
-      return sendRejection(reply, checked.rejection);
+    // The try is taken before the password is checked, and given back only if it is right.
+    const attempt = await takeCredentialTry(throttle, SIGN_IN_LADDERS, address, request.ip);
+    if (!attempt.allowed) return refuseAttempt(reply, attempt, 'signInThrottled');
+    const checked = await checkPassword(auth, { email: input.value.email, password: input.value.password });
+    if (!checked.ok) return sendRejection(reply, checked.rejection);
+    // The password is right: its try comes back.
+    await attempt.right();
+    const user = checked.value;
+    if (needsSecondFactor(user)) {
+      const code = input.value.totp_code;
+      if (code === undefined || code.trim() === '') return reply.code(401).send({ message: WIRE_TEXTS.totpRequired, totp_required: true });
+      // Codes are counted per user, whatever the IP: only someone who knows the password gets this far.
+      const codeTry = await throttle.take([{ ladder: 'totp', key: user.id }]);
+      if (!codeTry.allowed) return refuseAttempt(reply, codeTry, 'signInThrottled');
+      const second = await checkSecondFactor(auth, user, code);
+      if (!second.ok) return sendRejection(reply, second.rejection);
+      await codeTry.succeeded();
     }
-    await deps.signInThrottle.succeeded(address);
-    return signInAnswer(reply, auth, checked.value);
+    // Signed in: this IP is known to the address from now on.
+    await attempt.remember();
+    return signInAnswer(reply, auth, user);
   });
 
   app.post('/v1/auth/invitation', {
@@ -86,26 +99,31 @@ export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; signIn
     schema: {
       summary: 'Accept an invitation: set the password and sign in (the link works once)', tags,
       body: NewPasswordRequest,
-      response: { 200: Session, 400: ErrorBody, 404: { description: '`This link is invalid, used or expired`', ...ErrorBody } },
+      response: {
+        200: Session, 400: ErrorBody, 404: { description: '`This link is invalid, used or expired`', ...ErrorBody },
+        409: { description: '`This address already signs in to herald: ask for an invitation to another address` (the link stays unused)', ...ErrorBody },
+      },
     },
   }, async (request, reply) => setPasswordAnswer(request.body, 'invitation', reply));
 
   app.post('/v1/auth/password-reset', {
     schema: {
-      summary: 'Ask for a password-reset link by email; the answer is the same whether or not the address has a user', tags,
+      summary: 'Ask for a password-reset link by email; the answer is the same whether or not the address has a user, and so is its time', tags,
       body: PasswordResetRequest,
-      response: { 202: MessageBody, 400: ErrorBody, 429: { description: '`Too many sign-in attempts, try again later`', ...ErrorBody } },
+      response: { 202: PasswordResetAnswer, 400: ErrorBody, 429: { description: '`Too many sign-in attempts, try again later`; Retry-After says when', ...ErrorBody } },
     },
   }, async (request, reply) => {
     const input = checkBody(PasswordResetRequest, request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
-    // Counted like failed sign-ins: a flood of reset emails to one address, or from one IP, is slowed the same way.
-    const address = `reset:${signInKeyOf(input.value.email)}`;
-    const wait = await deps.signInThrottle.wait(request.ip, address);
-    if (wait > 0) return sendRejection(reply.header('retry-after', String(Math.ceil(wait / 1000))), { code: 'signInThrottled' });
-    await deps.signInThrottle.failed(request.ip, address);
-    await requestPasswordReset(auth, input.value.email);
-    return reply.code(202).send({ message: WIRE_TEXTS.passwordResetSent });
+    // Every request counts (each may send an email): per address, so one inbox is not flooded, and per IP.
+    const taken = await throttle.take([{ ladder: 'resetAddress', key: signInKeyOf(input.value.email) }, { ladder: 'resetIp', key: request.ip }]);
+    if (!taken.allowed) return refuseAttempt(reply, taken, 'signInThrottled');
+    await requestPasswordResetEvenly(auth, input.value.email, (error) => {
+      auth.metrics.unexpectedError('request');
+      request.log.error({ err: error }, 'password reset failed');
+    });
+    const enabled = auth.auth.emailFrom !== undefined;
+    return reply.code(202).send({ message: enabled ? WIRE_TEXTS.passwordResetSent : WIRE_TEXTS.passwordResetNoSender, email_enabled: enabled });
   });
 
   app.post('/v1/auth/password-reset/complete', {

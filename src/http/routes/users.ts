@@ -4,13 +4,19 @@ import { changeUserRole, inviteUser, listAccountUsers, removeUser } from '../../
 import type { RouteAccess } from '../../domain/access.ts';
 import { checkBody } from '../../domain/schema-check.ts';
 import { ErrorBody, InvitedUser, NewUserRequest, RoleChangeRequest, Session, UserList, UserView } from '../account-api-schemas.ts';
+import { refuseAttempt, type AttemptThrottle } from '../plugins/attempt-throttle.ts';
+import { signInKeyOf } from '../../app/sign-in.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { invitedBody, userBody, type InvitedUserBody, type SessionBody, type UserBody } from '../../app/user-view.ts';
 
 // The account's users (owners, and keys with the `account` scope): list with who is
 // signed in, invite (the link is in the answer, and emailed when herald has a sender),
-// change a role, remove. Another account's user ids answer 404.
+// change a role, remove. Another account's user ids answer 404. Each invitation may
+// send an email from herald's own sender, so invitations are counted per account and
+// per address within the account (http/plugins/attempt-throttle.ts) and the outcome is
+// a metric (herald_invitations_total). The address is counted within the account only:
+// a count shared by every account would tell one that another had invited the address.
 
 // The use cases' wire bodies are the contract's shapes, both ways (a compile-time check).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -24,7 +30,8 @@ const params = { type: 'object', required: ['userId'], properties: { userId: { t
 const notFound = { 404: { description: '`Not found`: no such user in this account', ...ErrorBody } };
 const lastOwner = { 409: { description: '`The account must keep an owner who can sign in`', ...ErrorBody } };
 
-export function userRoutes(app: FastifyInstance, deps: AuthDeps): void {
+export function userRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; attemptThrottle: AttemptThrottle }): void {
+  const deps = httpDeps.app;
   app.get('/v1/users', {
     config, schema: { summary: 'The account\'s users, invited ones included, with their live sessions', tags, response: { 200: UserList } },
   }, async (request, reply) => {
@@ -36,13 +43,32 @@ export function userRoutes(app: FastifyInstance, deps: AuthDeps): void {
     config,
     schema: {
       summary: 'Invite a user (or invite again one who has not accepted): the one-time link is in this answer only', tags, body: NewUserRequest,
-      response: { 201: InvitedUser, 400: ErrorBody, 409: { description: '`A user with this email already exists`', ...ErrorBody } },
+      response: {
+        201: InvitedUser, 400: ErrorBody,
+        409: { description: '`A user with this email already exists` (in this account: an address that signs in to another is invited like any other)', ...ErrorBody },
+        429: { description: '`Too many invitations, try again later`; Retry-After says when', ...ErrorBody },
+      },
     },
   }, async (request, reply) => {
     const input = checkBody(NewUserRequest, request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
-    const invited = await inviteUser(deps, callerOf(request).account.id, input.value);
-    return invited.ok ? reply.code(201).send(invitedBody(invited.value)) : sendRejection(reply, invited.rejection);
+    const accountId = callerOf(request).account.id;
+    const taken = await httpDeps.attemptThrottle.take([
+      { ladder: 'inviteAccount', key: accountId },
+      { ladder: 'inviteAddress', key: `${accountId}|${signInKeyOf(input.value.email)}` },
+    ]);
+    if (!taken.allowed) {
+      deps.metrics.invitationObserved('throttled');
+      return refuseAttempt(reply, taken, 'invitationsThrottled');
+    }
+    const invited = await inviteUser(deps, accountId, input.value);
+    if (!invited.ok) {
+      // A refused invitation sent nothing: it does not count.
+      await taken.succeeded();
+      return sendRejection(reply, invited.rejection);
+    }
+    deps.metrics.invitationObserved(invited.value.emailSent ? 'emailed' : 'not-emailed');
+    return reply.code(201).send(invitedBody(invited.value));
   });
 
   app.patch<UserParams>('/v1/users/:userId', {

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/http.ts';
 import { useAdoptSession } from '../api/session.ts';
-import type { Session } from '../api/types.ts';
+import type { PasswordResetAnswer, Session } from '../api/types.ts';
 import { AuthCard } from '../components/auth-card.tsx';
 import { TextField } from '../components/field.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
@@ -18,7 +18,7 @@ export default function PasswordResetPage() {
 function RequestReset() {
   const [email, setEmail] = useState('');
   const request = useMutation({
-    mutationFn: () => api<{ message: string }>('/v1/auth/password-reset', { method: 'POST', body: { email }, quiet401: true }),
+    mutationFn: () => api<PasswordResetAnswer>('/v1/auth/password-reset', { method: 'POST', body: { email }, quiet401: true }),
   });
   const submit = (event: FormEvent): void => {
     event.preventDefault();
@@ -26,9 +26,10 @@ function RequestReset() {
   };
   return (
     <AuthCard title="Reset your password" footer={<Link to="/sign-in">Back to sign-in</Link>}>
-      {request.isSuccess ? <p className="notice" role="status">{request.data.message}</p> : (
+      {/* The server's words: without a sender herald says no link can be emailed, never that one is on its way. */}
+      {request.isSuccess ? <p className={request.data.email_enabled ? 'notice' : 'state error'} role="status">{request.data.message}</p> : (
         <form onSubmit={submit} noValidate>
-          <p>We will email a link to set a new password.</p>
+          <p>Enter the address you sign in with: herald emails it a link to set a new password, if it can send email.</p>
           <TextField label="Email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
           {request.isError ? <ErrorNotice error={request.error} /> : null}
           <button type="submit" className="button wide" disabled={request.isPending || email.trim() === ''}>Send the link</button>

@@ -34,13 +34,17 @@ export default function UsersPage() {
   );
 }
 
+/** The link of a new invitation; says whether herald emailed it (no claim of an email when herald has no sender). */
 export function InvitationLink(props: { invited: UserInvited | undefined; onClose: () => void }) {
+  const invited = props.invited;
   return (
-    <Modal open={props.invited !== undefined} onClose={props.onClose} title="Invitation sent">
-      {props.invited === undefined ? null : (
+    <Modal open={invited !== undefined} onClose={props.onClose} title={invited?.email_sent === false ? 'Invitation made, not emailed' : 'Invitation sent'}>
+      {invited === undefined ? null : (
         <div className="dialog-body">
-          <p>{props.invited.email} is invited as {props.invited.role}. If herald could not email them, send this link yourself; it works once, until <time dateTime={props.invited.invitation_expires_at}>{new Date(props.invited.invitation_expires_at).toLocaleString()}</time>.</p>
-          <CopyValue value={props.invited.invitation_url} label="the invitation link" />
+          {invited.email_sent
+            ? <p>{invited.email} is invited as {invited.role}, and herald emailed them this link. You may also send it yourself; it works once, until <time dateTime={invited.invitation_expires_at}>{new Date(invited.invitation_expires_at).toLocaleString()}</time>.</p>
+            : <p className="notice" role="status">{invited.email} is invited as {invited.role}, but herald has no sender for email, so nothing was emailed: send them this link yourself. It works once, until <time dateTime={invited.invitation_expires_at}>{new Date(invited.invitation_expires_at).toLocaleString()}</time>.</p>}
+          <CopyValue value={invited.invitation_url} label="the invitation link" />
           <div className="dialog-actions"><button type="button" className="button" onClick={props.onClose}>Done</button></div>
         </div>
       )}

@@ -37,6 +37,8 @@ export function accountUserRoutes(app: FastifyInstance, deps: AuthDeps): void {
     if (!input.ok) return sendRejection(reply, input.rejection);
     if (!(await accountExists(deps, request.params.id))) return sendRejection(reply, { code: 'notFound' });
     const invited = await inviteUser(deps, request.params.id, input.value);
-    return invited.ok ? reply.code(201).send(invitedBody(invited.value)) : sendRejection(reply, invited.rejection);
+    if (!invited.ok) return sendRejection(reply, invited.rejection);
+    deps.metrics.invitationObserved(invited.value.emailSent ? 'emailed' : 'not-emailed');
+    return reply.code(201).send(invitedBody(invited.value));
   });
 }

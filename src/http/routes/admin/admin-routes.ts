@@ -84,7 +84,7 @@ function send<T>(reply: FastifyReply, status: number, result: Result<T>): Fastif
 }
 
 export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
-  app.addHook('onRequest', adminAuthHook(deps.adminToken, deps.app));
+  app.addHook('onRequest', adminAuthHook(deps, deps.app));
   inboundReportRoutes(app, deps);
   accountUserRoutes(app, deps.app);
   operatorConsoleRoutes(app, deps);

@@ -4,6 +4,8 @@ import { csrfTokenOf, endOperatorSession, resolveOperatorSession, startOperatorS
 import { checkBody } from '../../../domain/schema-check.ts';
 import { ADMIN_SESSION_COOKIE, ErrorBody } from '../../account-api-schemas.ts';
 import { OperatorSession, OperatorSignInRequest } from '../../operator-api-schemas.ts';
+import { refuseAttempt, type AttemptThrottle } from '../../plugins/attempt-throttle.ts';
+import { tryAdminToken } from '../../plugins/admin-auth.ts';
 import { csrfPasses } from '../../plugins/csrf.ts';
 import { clearOperatorCookie, setOperatorCookie } from '../../plugins/session-cookie.ts';
 import { sendRejection } from '../../wire-errors.ts';
@@ -14,16 +16,17 @@ import { sendRejection } from '../../wire-errors.ts';
 const tags = ['admin'];
 const unauthorized = { 401: { description: '`Admin token missing or invalid` (or no live console session)', ...ErrorBody } };
 
-export function operatorSessionRoutes(app: FastifyInstance, deps: { app: AuthDeps; adminToken: AdminTokenCheck }): void {
+export function operatorSessionRoutes(app: FastifyInstance, deps: { app: AuthDeps; adminToken: AdminTokenCheck; attemptThrottle: AttemptThrottle }): void {
   const auth = deps.app;
   const body = (csrfToken: string, expiresAt: number): OperatorSession => ({ csrf_token: csrfToken, expires_at: new Date(expiresAt).toISOString() });
 
   app.post('/admin/v1/session', {
-    schema: { summary: 'Sign in to the operator console with the admin token; sets the console\'s session cookie', tags, body: OperatorSignInRequest, response: { 200: OperatorSession, 400: ErrorBody, ...unauthorized } },
+    schema: { summary: 'Sign in to the operator console with the admin token; sets the console\'s session cookie', tags, body: OperatorSignInRequest, response: { 200: OperatorSession, 400: ErrorBody, ...unauthorized, 429: { description: '`Too many attempts, try again later`; Retry-After says when', ...ErrorBody } } },
   }, async (request, reply) => {
     const input = checkBody(OperatorSignInRequest, request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
-    if (!deps.adminToken.verify(input.value.token)) return sendRejection(reply, { code: 'adminUnauthorized' });
+    const tried = await tryAdminToken(deps, input.value.token, request.ip);
+    if (tried !== 'right') return tried === 'wrong' ? sendRejection(reply, { code: 'adminUnauthorized' }) : refuseAttempt(reply, tried, 'attemptsThrottled');
     const started = await startOperatorSession(auth);
     setOperatorCookie(reply, auth, started.token);
     return reply.code(200).send(body(started.csrfToken, started.session.expiresAt));

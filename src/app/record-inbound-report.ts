@@ -5,6 +5,7 @@ import {
 } from '../domain/dsn.ts';
 import { canTransition } from '../domain/message-status.ts';
 import type { Tx } from '../store/database.ts';
+import { transactionPerWork } from '../store/group-commit.ts';
 import { findReportedMessage, hasMessageEvent, insertInboundReport, type InboundReportKind, type ReportedMessage } from '../store/inbound-reports.ts';
 import { recordEvent } from '../store/messages.ts';
 import { addSuppression } from '../store/suppressions.ts';
@@ -54,7 +55,7 @@ export interface RecordedInboundReport {
   readonly error: string | null;
 }
 
-export type InboundDeps = Pick<AppDeps, 'db' | 'clock' | 'newId' | 'bounceDomain' | 'wakeWebhooks'>;
+export type InboundDeps = Pick<AppDeps, 'db' | 'clock' | 'newId' | 'bounceDomain' | 'wakeWebhooks' | 'metrics'>;
 
 type MatchSource = 'verp' | 'envelope-id' | 'message-id' | 'return-path' | 'original-mail-from';
 interface Candidate { readonly msgid: string; readonly from: MatchSource }
@@ -107,7 +108,7 @@ export async function recordInboundReport(
   const base = { id, receivedAt: at, kind: reading.kind, mailFrom: envelope.mailFrom, rcptTo: envelope.rcptTo, raw };
   const understood = 'report' in reading ? { report: reading.report } : {};
   try {
-    const recorded = await deps.db.transaction().execute(async (tx) => {
+    const recorded = await transactionPerWork(deps.db, deps.metrics.eventsRecorded).run(async (tx) => {
       let message: ReportedMessage | undefined;
       let matchedBy: MatchSource | undefined;
       for (const candidate of named) {

@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Channel } from '../domain/account.ts';
+import { CHANNELS, type Channel } from '../domain/account.ts';
 import { EVENT_TYPES, type RecordedPublicEvent } from '../domain/event-catalogue.ts';
 
 // What herald counts, in the Prometheus text format (docs/operations.md lists every
@@ -8,7 +8,8 @@ import { EVENT_TYPES, type RecordedPublicEvent } from '../domain/event-catalogue
 // benchmarks that start several services in one process count each apart.
 
 /** Where an unexpected error (a bug, not an outcome) was caught. */
-export type ErrorSource = 'request' | 'outbox' | 'webhooks' | 'imports' | 'inbound';
+export const ERROR_SOURCES = ['request', 'outbox', 'webhooks', 'imports', 'inbound'] as const;
+export type ErrorSource = (typeof ERROR_SOURCES)[number];
 
 /** How a send request ended, from its status: accepted (2xx), refused (4xx: the caller's), failed (5xx: herald's or its store's). */
 export type AcceptOutcome = 'accepted' | 'refused' | 'failed';
@@ -18,13 +19,16 @@ export function acceptOutcomeOf(status: number): AcceptOutcome {
 }
 
 /** What the outbox did with one delivery attempt (outbox/complete.ts Resolution). */
-export type DeliveryOutcome = 'sent' | 'retry' | 'failed' | 'lease-lost';
+export const DELIVERY_OUTCOMES = ['sent', 'retry', 'failed', 'lease-lost'] as const;
+export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 
 /** Why Node's HTTP server gave up on a client's request before a route saw it. */
-export type ClientErrorKind = 'timeout' | 'header-overflow' | 'malformed';
+export const CLIENT_ERROR_KINDS = ['timeout', 'header-overflow', 'malformed'] as const;
+export type ClientErrorKind = (typeof CLIENT_ERROR_KINDS)[number];
 
 /** What one webhook delivery attempt came to. */
-export type WebhookOutcome = 'succeeded' | 'retry' | 'failed' | 'lease-lost';
+export const WEBHOOK_OUTCOMES = ['succeeded', 'retry', 'failed', 'lease-lost'] as const;
+export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 
 /** The outbox (per channel) and the webhook backlog as the store holds them at a scrape. */
 export interface QueueSnapshot {
@@ -114,7 +118,6 @@ export function createMetrics(): Metrics {
     name: 'herald_events_total', help: 'Public events recorded (docs/events.md), by channel and type: worker outcomes, receipts, DSNs, complaints, engagement, simulator reports.',
     labelNames: ['channel', 'type'] as const, registers,
   });
-  // Every type from zero, so a rate or an alert over one that has not happened yet reads 0, not nothing.
   for (const type of EVENT_TYPES) events.inc({ channel: type.slice(0, type.indexOf('.')), type }, 0);
   const acceptToSent = new Histogram({
     name: 'herald_accept_to_sent_seconds', help: 'From a message\'s acceptance to its sent event (the peer took it), by channel.',
@@ -176,6 +179,14 @@ export function createMetrics(): Metrics {
     name: 'herald_http_client_errors_total', help: 'Requests the HTTP server gave up on before routing: timeout (headers or whole request too slow), header-overflow, malformed.',
     labelNames: ['kind'] as const, registers,
   });
+  // Every counter's every label from zero: a rate, or `increase(…) > 0` on the first error ever, needs a sample before it.
+  for (const source of ERROR_SOURCES) unexpectedErrors.inc({ source }, 0);
+  for (const kind of CLIENT_ERROR_KINDS) clientErrors.inc({ kind }, 0);
+  for (const outcome of WEBHOOK_OUTCOMES) webhookAttempts.inc({ outcome }, 0);
+  for (const channel of CHANNELS) {
+    accepted.inc({ channel }, 0);
+    for (const outcome of DELIVERY_OUTCOMES) deliveries.inc({ channel, outcome }, 0);
+  }
   const commitBatch = new Histogram({
     name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (one durable commit each).', buckets: BATCH_BUCKETS, registers,
   });

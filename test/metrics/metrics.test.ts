@@ -35,7 +35,7 @@ test('accepted and refused sends are counted by channel, with their answer times
   assert.equal(status, 200);
   assert.equal(sample(body, 'herald_messages_accepted_total{channel="sms"}'), 2);
   assert.equal(sample(body, 'herald_messages_accepted_total{channel="email"}'), 1);
-  assert.equal(sample(body, 'herald_messages_accepted_total{channel="whatsapp"}'), undefined);
+  assert.equal(sample(body, 'herald_messages_accepted_total{channel="whatsapp"}'), 0);
   assert.equal(sample(body, 'herald_accept_duration_seconds_count{channel="sms",outcome="accepted",status="200"}'), 1);
   assert.equal(sample(body, 'herald_accept_duration_seconds_count{channel="email",outcome="accepted",status="200"}'), 1);
   assert.equal(sample(body, 'herald_accept_duration_seconds_count{channel="email",outcome="refused",status="400"}'), 1);
@@ -98,7 +98,7 @@ test('delivery attempts are counted by channel and outcome', async (t) => {
   const { body } = await scrape(service);
   assert.equal(sample(body, 'herald_delivery_attempts_total{channel="sms",outcome="sent"}'), 2);
   assert.equal(sample(body, 'herald_delivery_attempts_total{channel="email",outcome="sent"}'), 1);
-  assert.equal(sample(body, 'herald_delivery_attempts_total{channel="sms",outcome="retry"}'), undefined);
+  assert.equal(sample(body, 'herald_delivery_attempts_total{channel="sms",outcome="retry"}'), 0);
 });
 
 test('the webhook backlog and its oldest delivery age count pending deliveries', async (t) => {

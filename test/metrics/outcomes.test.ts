@@ -6,7 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
+import type { RecordedPublicEvent } from '../../src/domain/event-catalogue.ts';
 import type { Service } from '../../src/service.ts';
+import { groupCommitter } from '../../src/store/group-commit.ts';
+import { recordEvent } from '../../src/store/messages.ts';
 import { startSmsc } from '../peers/smsc.ts';
 import { emailBody, openAccount, post, smsBody, startService } from '../support/service.ts';
 import { sample, scrape } from './scrape.ts';
@@ -100,7 +103,6 @@ test('an event whose transaction does not commit is not counted', async (t) => {
   const account = await openAccount(service);
   await post(service, '/v1/sms/send', account.apiKey, smsBody());
   const failing = service.deps.commit.run(async (tx) => {
-    const { recordEvent } = await import('../../src/store/messages.ts');
     const [message] = await tx.selectFrom('messages').select('id').execute();
     await recordEvent(tx, { messageId: message?.id ?? '', status: 'failed', eventId: service.deps.newId(), at: START, data: {} });
     throw new Error('rolled back');
@@ -110,4 +112,22 @@ test('an event whose transaction does not commit is not counted', async (t) => {
   assert.equal(sample(body, 'herald_events_total{channel="sms",type="sms.failed"}'), 0);
   await service.worker.drain();
   assert.equal(sample((await scrape(service.metrics)).body, 'herald_events_total{channel="sms",type="sms.sent"}'), 1);
+});
+
+test('in a group commit, the events of a unit that failed are dropped and its neighbours\' are told once, after the commit', async (t) => {
+  const service = await startService(t, { clock: () => START });
+  const account = await openAccount(service);
+  const msgids = (await post(service, '/v1/sms/send', account.apiKey, smsBody({ mobile_numbers: ['+5215512345678', '+5215587654321'] }))).json().messages
+    .map((m: { msgid: string }) => m.msgid) as string[];
+  const told: RecordedPublicEvent[][] = [];
+  const committer = groupCommitter(service.store.db, { maxBatch: 8, onEvents: (events) => told.push([...events]) });
+  const record = (messageId: string, fail: boolean) => committer.run(async (tx) => {
+    await recordEvent(tx, { messageId, status: 'failed', eventId: service.deps.newId(), at: START + 1000, data: {} });
+    if (fail) throw new Error('this unit fails');
+  });
+  // Both in one batch: the first run without savepoints fails, the rerun keeps the good unit only.
+  const [kept, failed] = await Promise.allSettled([record(msgids[0] ?? '', false), record(msgids[1] ?? '', true)]);
+  assert.equal(kept.status, 'fulfilled');
+  assert.equal(failed.status, 'rejected');
+  assert.deepStrictEqual(told, [[{ channel: 'sms', type: 'sms.failed', at: START + 1000, acceptedAt: START }]]);
 });

@@ -379,6 +379,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await closeTransports();
       await heartbeat.stop();
       await store.db.destroy();
+      deps.metrics.close();
     },
   };
 }

@@ -69,6 +69,8 @@ export interface Metrics {
   clientErrorObserved(kind: ClientErrorKind): void;
   /** Units of work in one group-commit transaction (SQLite). */
   commitBatchObserved(size: number): void;
+  /** Stops sampling the event loop (the service's close). */
+  close(): void;
   /** Reads the queues at each scrape; set once by whoever owns the store. */
   readQueuesWith(read: () => Promise<QueueSnapshot>): void;
 }
@@ -257,6 +259,7 @@ export function createMetrics(): Metrics {
     readDkimKeysWith(read) {
       readDkimKeys = read;
     },
+    close: () => delay.disable(),
     deliveryObserved: (channel, outcome) => deliveries.inc({ channel, outcome }),
     webhookObserved: (outcome) => webhookAttempts.inc({ outcome }),
     clientErrorObserved: (kind) => clientErrors.inc({ kind }),

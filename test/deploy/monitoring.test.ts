@@ -11,7 +11,9 @@ const HISTOGRAM_SUFFIX = /_(bucket|sum|count)$/;
 
 /** Every family a fresh registry declares (`# TYPE name kind`), and the histograms among them. */
 async function exportedFamilies(): Promise<{ all: Set<string>; histograms: Set<string> }> {
-  const text = await createMetrics().scrape();
+  const metrics = createMetrics();
+  const text = await metrics.scrape();
+  metrics.close();
   const declared = text.split('\n').filter((line) => line.startsWith('# TYPE ')).map((line) => line.split(' '));
   return {
     all: new Set(declared.map((parts) => parts[2] ?? '')),

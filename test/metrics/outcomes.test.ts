@@ -1,7 +1,7 @@
 // The outcome counters and latency histograms after known traffic, counted where each
 // event is recorded: the worker's outcomes, an SMSC's delivery receipts (deliver_sm),
-// DSNs and a complaint through the inbound SMTP listener, and the simulator's later
-// reports. Scraped through the metrics listener; values compared exactly.
+// DSNs and a complaint through the inbound SMTP listener, WhatsApp status webhooks, and
+// the simulator's later reports. Scraped through the metrics listener; values compared exactly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,8 @@ import type { Service } from '../../src/service.ts';
 import { groupCommitter } from '../../src/store/group-commit.ts';
 import { recordEvent } from '../../src/store/messages.ts';
 import { startSmsc } from '../peers/smsc.ts';
-import { emailBody, openAccount, post, smsBody, startService } from '../support/service.ts';
+import { cloudApiWorker, postWebhook, startCloudApiStandIn, statusWebhook } from '../peers/whatsapp-cloud-api.ts';
+import { addWhatsappTemplate, emailBody, openAccount, post, smsBody, startService } from '../support/service.ts';
 import { sample, scrape } from './scrape.ts';
 
 const BOUNCE_DOMAIN = 'bounces.herald.test';
@@ -130,4 +131,31 @@ test('in a group commit, the events of a unit that failed are dropped and its ne
   assert.equal(kept.status, 'fulfilled');
   assert.equal(failed.status, 'rejected');
   assert.deepStrictEqual(told, [[{ channel: 'sms', type: 'sms.failed', at: START + 1000, acceptedAt: START }]]);
+});
+
+test('delivered, read and failed from WhatsApp status webhooks are counted', async (t) => {
+  const APP_SECRET = 'meta-app-secret-0123456789';
+  const PHONE_NUMBER_ID = '106540352242922';
+  const service = await startService(t, { clock: () => START, env: { HERALD_WHATSAPP_APP_SECRET: APP_SECRET, HERALD_WHATSAPP_VERIFY_TOKEN: 'verify-0123456789' } });
+  const peer = await startCloudApiStandIn(t);
+  const account = await openAccount(service, { balance: 10_000, whatsappPrice: 500, whatsappPhoneNumberId: PHONE_NUMBER_ID, whatsappAccessToken: 'EAAG-token' });
+  const template = await addWhatsappTemplate(service, account.id);
+  for (const destination of ['5215512345678', '5215587654321']) {
+    assert.equal((await post(service, '/v1/whatsapp/sendTemplateMessage', account.apiKey, { destination, templateId: template.id, params: ['Ana', '1234'] })).statusCode, 200);
+  }
+  await cloudApiWorker(service, peer.baseUrl, service.deps.clock).drain();
+  // Meta's statuses come 7 s after the accept (its timestamps are whole seconds).
+  const seconds = START / 1000 + 7;
+  for (const status of [
+    { id: 'wamid.1', status: 'delivered', timestamp: seconds, recipient: '5215512345678' },
+    { id: 'wamid.1', status: 'read', timestamp: seconds, recipient: '5215512345678' },
+    { id: 'wamid.2', status: 'failed', timestamp: seconds, recipient: '5215587654321', errors: [{ code: 131026, title: 'Message undeliverable' }] },
+  ]) {
+    assert.equal((await postWebhook(service, statusWebhook(PHONE_NUMBER_ID, status), { appSecret: APP_SECRET })).statusCode, 200);
+  }
+  const { body } = await scrape(service.metrics);
+  const events = (type: string) => sample(body, `herald_events_total{channel="whatsapp",type="whatsapp.${type}"}`);
+  assert.deepStrictEqual({ delivered: events('delivered'), read: events('read'), failed: events('failed') }, { delivered: 1, read: 1, failed: 1 });
+  assert.equal(sample(body, 'herald_accept_to_delivered_seconds_count{channel="whatsapp"}'), 1);
+  assert.equal(sample(body, 'herald_accept_to_delivered_seconds_sum{channel="whatsapp"}'), 7);
 });

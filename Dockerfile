@@ -41,8 +41,10 @@ VOLUME ["/var/lib/herald"]
 # (HERALD_INBOUND_SMTP_PORT=2525; publish it as the bounce domain's port 25).
 EXPOSE 8080 2525
 
+# /readyz, not /healthz: a process without its database, or whose delivery loop is stuck,
+# is unhealthy (docs/operations.md "Health"); the start period covers the first turn.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.HERALD_PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.HERALD_PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 ENTRYPOINT ["herald"]
 CMD ["serve"]

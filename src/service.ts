@@ -32,6 +32,7 @@ import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
 import { isPostgresLockLoss, openStore, type OpenedStore } from './store/dialect.ts';
 import { readQueueDepths } from './store/queue-depth.ts';
+import { oldestDkimKeyCreatedAt } from './store/sender-domains.ts';
 import { groupCommitter, type Committer } from './store/group-commit.ts';
 import type { AppliedMigration } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
@@ -116,6 +117,7 @@ export async function openAppDeps(
   const metrics = createMetrics();
   const clock = options.clock ?? Date.now;
   metrics.readQueuesWith(() => readQueueDepths(store.db, clock()));
+  metrics.readDkimKeysWith(() => oldestDkimKeyCreatedAt(store.db));
   try {
     await openOrExplain(store.db, config.databaseUrl);
     await migrateOrExplain(store.db, options.onMigrated);
@@ -126,7 +128,7 @@ export async function openAppDeps(
     const deps: AuthDeps = {
       db: store.db,
       // Concurrent units of work (sends, claims, outcomes) share one durable commit.
-      commit: committerOf(store, metrics.commitBatchObserved),
+      commit: committerOf(store, metrics),
       clock,
       metrics,
       // One source per process: its ids increase strictly, whoever asks.
@@ -187,10 +189,11 @@ const WEBHOOK_URL_CHECK_MS = 5000;
  * time (see GroupCommitOptions.lockWait); the worker gets a committer of its own.
  * docs/performance.md has the measurements behind the figures.
  */
-function committerOf(store: OpenedStore, onBatch: (units: number) => void): Committer {
-  if (store.capabilities.singleServerProcess) return groupCommitter(store.db, { maxBatch: 256, onBatch, ...(store.direct ? { direct: store.direct } : {}) });
+function committerOf(store: OpenedStore, metrics: Metrics): Committer {
+  const counted = { onBatch: metrics.commitBatchObserved, onEvents: metrics.eventsRecorded };
+  if (store.capabilities.singleServerProcess) return groupCommitter(store.db, { maxBatch: 256, ...counted, ...(store.direct ? { direct: store.direct } : {}) });
   return groupCommitter(store.db, {
-    maxBatch: PG_MAX_BATCH, lanes: PG_LANES, onBatch, lockWait: { timeoutMs: PG_LOCK_WAIT_MS, isLockLoss: isPostgresLockLoss }, deferDebits: true,
+    maxBatch: PG_MAX_BATCH, lanes: PG_LANES, ...counted, lockWait: { timeoutMs: PG_LOCK_WAIT_MS, isLockLoss: isPostgresLockLoss }, deferDebits: true,
   });
 }
 
@@ -273,7 +276,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
         // SQLite: claims and outcomes share the accepts' committer, one fsync per batch, not
         // per message. PostgreSQL: a committer of their own, so an outcome never waits in
         // a batch held up by the accepts' debits of a busy account (its lease runs meanwhile).
-        commit: store.capabilities.singleServerProcess ? deps.commit : committerOf(store, deps.metrics.commitBatchObserved),
+        commit: store.capabilities.singleServerProcess ? deps.commit : committerOf(store, deps.metrics),
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
         issueCertificate: certificateIssuer({ db: store.db, publicUrl: config.publicUrl, clock }),
         // Only outcomes whose events queued a webhook delivery wake the dispatcher.
@@ -319,6 +322,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     const reports = simulatedReports;
     if (reports !== undefined) watchedLoops.push({ what: 'simulator report loop', pollMs: simulatorPollMs, lastTurnAt: () => reports.lastTurnAt() });
   }
+  deps.metrics.watchLoops(watchedLoops, clock);
 
   // Guesses (sign-in, codes, tokens) are counted in Redis when there is one, so every API process slows the same guesser.
   // Loaded lazily, as for the rate limiter: ioredis weighs ~20 MB in a process without Redis.
@@ -405,6 +409,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await heartbeat.stop();
       await deliveryHold?.stop();
       await store.db.destroy();
+      deps.metrics.close();
     },
   };
 }

@@ -41,4 +41,6 @@ export interface AppDeps {
   readonly metrics: Metrics;
   /** What send requests read, kept a second (app/read-caches.ts); absent: every request reads the store. */
   readonly readCaches?: ReadCaches;
+  /** The HTTP request this work serves (its x-request-id), kept with a send for the delivery lines; absent outside a request. */
+  readonly requestId?: string;
 }

@@ -21,7 +21,7 @@ export interface WebhookHandled {
  * sends from the number written to. Whatever is not understood is skipped: Meta
  * gets its 200 either way, since resending would not make it understood.
  */
-export async function handleWhatsappWebhook(deps: Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks'>, body: unknown): Promise<WebhookHandled> {
+export async function handleWhatsappWebhook(deps: Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks' | 'metrics'>, body: unknown): Promise<WebhookHandled> {
   const webhook = parseWhatsappWebhook(body);
   let statuses = 0;
   let unknownStatuses = 0;

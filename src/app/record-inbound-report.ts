@@ -7,6 +7,7 @@ import { canTransition } from '../domain/message-status.ts';
 import { parseVerp, verpTags, type VerpParts } from '../domain/verp-address.ts';
 import type { ForgedReportReason } from '../metrics/registry.ts';
 import type { Tx } from '../store/database.ts';
+import { transactionPerWork } from '../store/group-commit.ts';
 import { findReportedMessage, hasMessageEvent, insertInboundReport, type InboundReportKind, type ReportedMessage } from '../store/inbound-reports.ts';
 import { recordEvent } from '../store/messages.ts';
 import { addSuppression } from '../store/suppressions.ts';
@@ -160,7 +161,7 @@ export async function recordInboundReport(
   const base = { id, receivedAt: at, kind: reading.kind, mailFrom: envelope.mailFrom, rcptTo: envelope.rcptTo, raw };
   const understood = 'report' in reading ? { report: reading.report } : {};
   try {
-    const recorded = await deps.db.transaction().execute(async (tx) => {
+    const recorded = await transactionPerWork(deps.db, deps.metrics.eventsRecorded).run(async (tx) => {
       const match = await matchOf(tx, deps, named, at);
       const message = match.kind === 'matched' ? match.message : undefined;
       const applied: Applied & { write?: () => Promise<void> } = match.kind === 'forged'

@@ -18,7 +18,7 @@ export interface PeerStatusReport {
 
 export type PeerStatusResult = 'recorded' | 'unknown-message';
 
-export type PeerStatusDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks'>;
+export type PeerStatusDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks' | 'metrics'>;
 
 /**
  * Applies a peer's report to the message it names. `read` (WhatsApp) is recorded as
@@ -128,11 +128,12 @@ class ReceiptBatcher {
       now.push({ waiting, message, event });
     }
     // One statement, its own transaction (no BEGIN and COMMIT round trips); the ordinary way if a webhook setting changed meanwhile.
-    if (now.length > 0 && !(await recordReceipts(deps.db, now))) {
+    const recorded = await recordReceipts(deps.db, now);
+    if (recorded === undefined) {
       await deps.commit.run(async (tx) => {
         for (const { message, event } of now) await recordEvent(tx, { messageId: message.id, ...event });
       });
-    }
+    } else deps.metrics.eventsRecorded(recorded);
     // Answered only once nothing of the batch can fail any more.
     this.#queue.unshift(...later);
     if (now.length > 0) deps.wakeWebhooks?.();

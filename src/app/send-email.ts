@@ -73,7 +73,7 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown, 
   const now = deps.clock();
   // The unit of work returns the answer: an Idempotency-Key is stored with it in the same transaction (app/idempotent-send.ts).
   const committed = await commitOrReject(deps.commit, async (tx): Promise<EmailAccepted> => {
-    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'email', payload, now, eventIds: deps.newId, options }, recipients);
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'email', payload, now, eventIds: deps.newId, options, requestId: deps.requestId }, recipients);
     // The debit comes last: on PostgreSQL it locks the account row until commit, and
     // concurrent sends of one account queue on that lock; the shorter it is held, the better.
     if (billed > 0 && mode === 'live') {

@@ -36,7 +36,7 @@ export async function sendSms(deps: AppDeps, account: Account, body: unknown, mo
   // The unit of work returns the answer: an Idempotency-Key is stored with it in the same transaction (app/idempotent-send.ts).
   const committed = await commitOrReject(deps.commit, async (tx): Promise<SmsAccepted> => {
     // Debit last: the account row stays locked (PostgreSQL) only from here to the commit.
-    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'sms', payload, now, eventIds: deps.newId, options: { ...options.value, mode } }, messages);
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'sms', payload, now, eventIds: deps.newId, options: { ...options.value, mode }, requestId: deps.requestId }, messages);
     const left = await chargeMessages(tx, { account, mode, amount: cost, now, reason: 'sms.send', sendId, ledgerId: deps.newId });
     if (left === null) throw new RejectionError({ code: 'noMessagesLeft' });
     return {

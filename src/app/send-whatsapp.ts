@@ -58,7 +58,7 @@ export async function commitWhatsappSend(
   // The unit of work returns the answer: an Idempotency-Key is stored with it in the same transaction (app/idempotent-send.ts).
   const committed = await commitOrReject(deps.commit, async (tx): Promise<WhatsappAccepted> => {
     // Debit last: the account row stays locked (PostgreSQL) only from here to the commit.
-    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'whatsapp', payload, now, eventIds: deps.newId, options }, [
+    await insertSend(tx, { id: sendId, accountId: account.id, channel: 'whatsapp', payload, now, eventIds: deps.newId, options, requestId: deps.requestId }, [
       { id: msgid, recipient: destination, role: 'to', costMessages: 0, costBalance: costOf(mode, price) },
     ]);
     const left = await chargeBalance(tx, { account, mode, amount: price, now, reason: 'whatsapp.send', sendId, ledgerId: deps.newId });

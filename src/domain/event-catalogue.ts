@@ -66,6 +66,16 @@ export function publicEventType(channel: Channel, internalType: string): EventTy
   return Object.hasOwn(PUBLISHED[channel], internalType) ? PUBLISHED[channel][internalType] : undefined;
 }
 
+/** A public event as it was recorded, for the outcome counters and latency histograms (metrics/registry.ts). */
+export interface RecordedPublicEvent {
+  readonly channel: Channel;
+  readonly type: EventType;
+  /** When it happened (epoch ms). */
+  readonly at: number;
+  /** When its message was accepted (epoch ms): accept-to-sent and accept-to-delivered are measured from it. */
+  readonly acceptedAt: number;
+}
+
 export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
 }

@@ -56,6 +56,12 @@ export function dkimSelectorAt(epochMs: number): string {
   return `herald${at.getUTCFullYear()}${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
 }
 
+/** The start (epoch ms, UTC) of the month a `herald<yyyymm>` selector names; undefined for another selector. */
+export function dkimSelectorMonth(selector: string): number | undefined {
+  const match = /^herald(\d{4})(\d{2})$/.exec(selector);
+  return match === null ? undefined : Date.UTC(Number(match[1]), Number(match[2]) - 1, 1);
+}
+
 export const verificationRecordName = (domain: string): string => `_herald.${domain}`;
 export const dkimRecordName = (selector: string, domain: string): string => `${selector}._domainkey.${domain}`;
 

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -147,6 +148,7 @@ export async function startConfiguredInboundListener(
   const tls = config.inboundSmtpTlsKey !== undefined && config.inboundSmtpTlsCert !== undefined
     ? { key: await readFile(config.inboundSmtpTlsKey), cert: await readFile(config.inboundSmtpTlsCert) }
     : undefined;
+  if (tls !== undefined) deps.metrics.tlsCertificateLoaded('inbound-smtp', Date.parse(new X509Certificate(tls.cert).validTo));
   return startInboundListener({
     port: config.inboundSmtpPort, host: config.inboundSmtpHost, bounceDomain: deps.bounceDomain, logger,
     ...(tls === undefined ? {} : { tls }),

@@ -1,27 +1,37 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Channel } from '../domain/account.ts';
+import { CHANNELS, type Channel } from '../domain/account.ts';
+import { EVENT_TYPES, type RecordedPublicEvent } from '../domain/event-catalogue.ts';
 
 // What herald counts, in the Prometheus text format (docs/operations.md lists every
 // metric). One registry per service, not prom-client's global one, so tests and
 // benchmarks that start several services in one process count each apart.
 
 /** Where an unexpected error (a bug, not an outcome) was caught. */
-export type ErrorSource = 'request' | 'outbox' | 'webhooks' | 'imports' | 'inbound';
+export const ERROR_SOURCES = ['request', 'outbox', 'webhooks', 'imports', 'inbound'] as const;
+export type ErrorSource = (typeof ERROR_SOURCES)[number];
 
-/** How a send request ended: accepted (queued) or refused with a 4xx/5xx. */
-export type AcceptOutcome = 'accepted' | 'refused';
+/** How a send request ended, from its status: accepted (2xx), refused (4xx: the caller's), failed (5xx: herald's or its store's). */
+export type AcceptOutcome = 'accepted' | 'refused' | 'failed';
+
+export function acceptOutcomeOf(status: number): AcceptOutcome {
+  return status < 400 ? 'accepted' : status < 500 ? 'refused' : 'failed';
+}
 
 /** What the outbox did with one delivery attempt (outbox/complete.ts Resolution). */
-export type DeliveryOutcome = 'sent' | 'retry' | 'failed' | 'lease-lost';
+export const DELIVERY_OUTCOMES = ['sent', 'retry', 'failed', 'lease-lost'] as const;
+export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 
 /** Why Node's HTTP server gave up on a client's request before a route saw it. */
-export type ClientErrorKind = 'timeout' | 'header-overflow' | 'malformed';
+export const CLIENT_ERROR_KINDS = ['timeout', 'header-overflow', 'malformed'] as const;
+export type ClientErrorKind = (typeof CLIENT_ERROR_KINDS)[number];
 
 /** Why an inbound report naming one of our messages was not believed (app/record-inbound-report.ts). */
 export type ForgedReportReason = 'wrong-tag' | 'untagged' | 'no-verp';
 
 /** What one webhook delivery attempt came to. */
-export type WebhookOutcome = 'succeeded' | 'retry' | 'failed' | 'lease-lost';
+export const WEBHOOK_OUTCOMES = ['succeeded', 'retry', 'failed', 'lease-lost'] as const;
+export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 
 /** What did not answer when a request was refused with 503: the database, or Redis with HERALD_REDIS_FAILURE=closed. */
 export type UnavailableStore = 'database' | 'redis';
@@ -33,6 +43,13 @@ export interface QueueSnapshot {
   readonly webhooks: { readonly backlog: number; readonly oldestAgeSeconds: number };
 }
 
+/** A loop of the process as its last-turn gauge reads it (queue/loop-readiness.ts WatchedLoop). */
+export interface TurningLoop {
+  /** `outbox delivery loop`, …: the label is this without ` loop`, spaces as dashes (`outbox-delivery`). */
+  readonly what: string;
+  lastTurnAt(): number | undefined;
+}
+
 export interface Metrics {
   /** The Prometheus text of every metric; queue gauges are read from the store now. */
   scrape(): Promise<string>;
@@ -41,8 +58,18 @@ export interface Metrics {
   unexpectedError(source: ErrorSource): void;
   /** Messages (one per recipient) committed to the outbox by one accepted request. */
   messagesAccepted(channel: Channel, count: number): void;
-  /** One send request's time from routing to answer. */
-  acceptObserved(channel: Channel, outcome: AcceptOutcome, seconds: number): void;
+  /** One send request's time from arrival to answer, whatever the answer (its HTTP status). */
+  acceptObserved(channel: Channel, status: number, seconds: number): void;
+  /** Public events whose transaction committed (store/event-tally.ts): counted, and accept-to-sent/delivered observed. */
+  eventsRecorded(events: readonly RecordedPublicEvent[]): void;
+  /** A webhook delivery that succeeded, this long after its event. */
+  webhookDelivered(seconds: number): void;
+  /** A TLS certificate a listener loaded, and when it expires (epoch ms). */
+  tlsCertificateLoaded(listener: string, expiresAt: number): void;
+  /** The loops this process runs, whose last turn's age is read at each scrape. */
+  watchLoops(loops: readonly TurningLoop[], clock: () => number): void;
+  /** Reads when the oldest DKIM key of a verified sender domain was made (epoch ms; undefined: none), at each scrape. */
+  readDkimKeysWith(read: () => Promise<number | undefined>): void;
   deliveryObserved(channel: Channel, outcome: DeliveryOutcome): void;
   webhookObserved(outcome: WebhookOutcome): void;
   /** A request answered on the connection (time-out, headers too large, not HTTP): http/client-connections.ts. */
@@ -57,22 +84,40 @@ export interface Metrics {
   attemptRefused(counter: string): void;
   /** An invitation made (its email queued, or none: no sender) or refused by the throttle. */
   invitationObserved(outcome: InvitationOutcome): void;
+  /** Stops sampling the event loop (the service's close). */
+  close(): void;
   /** Reads the queues at each scrape; set once by whoever owns the store. */
   readQueuesWith(read: () => Promise<QueueSnapshot>): void;
 }
 
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+// From an accept to a peer's answer: a second on loopback, minutes for a retried email, hours for a late receipt.
+const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400];
+/** How often the event loop's delay is sampled (monitorEventLoopDelay), taken off each sample: an idle loop reads 0. */
+const EVENT_LOOP_RESOLUTION_MS = 10;
+/**
+ * prom-client's default metrics herald does not expose: gauges named `_total` (promtool
+ * refuses them; nodejs_active_handles, nodejs_active_requests and nodejs_active_resources
+ * say the same), and its event-loop lag, which it measures at the scrape itself (the
+ * plain gauge, 0 on an idle loop) or with its own 10 ms timer left in every sample (the
+ * percentiles): herald_event_loop_delay_* replace them.
+ */
+const DROPPED_DEFAULTS = [
+  'nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total',
+  'nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_min_seconds', 'nodejs_eventloop_lag_max_seconds', 'nodejs_eventloop_lag_mean_seconds',
+  'nodejs_eventloop_lag_stddev_seconds', 'nodejs_eventloop_lag_p50_seconds', 'nodejs_eventloop_lag_p90_seconds', 'nodejs_eventloop_lag_p99_seconds',
+];
 // Accepts take about a millisecond on an idle SQLite store; a group commit's fsync, a few.
 const ACCEPT_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /**
  * A fresh registry with herald's metrics and prom-client's process metrics (CPU,
- * memory, file descriptors, GC, and the event-loop delay: nodejs_eventloop_lag_*,
- * percentiles since the previous scrape).
+ * memory, file descriptors, GC; DROPPED_DEFAULTS aside).
  */
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  for (const name of DROPPED_DEFAULTS) registry.removeSingleMetric(name);
   const registers = [registry];
 
   const unexpectedErrors = new Counter({
@@ -83,9 +128,62 @@ export function createMetrics(): Metrics {
     name: 'herald_messages_accepted_total', help: 'Messages (one per recipient) accepted into the outbox.', labelNames: ['channel'] as const, registers,
   });
   const acceptDuration = new Histogram({
-    name: 'herald_accept_duration_seconds', help: 'Time to answer a send request, by channel and outcome (accepted or refused).',
-    labelNames: ['channel', 'outcome'] as const, buckets: ACCEPT_BUCKETS, registers,
+    name: 'herald_accept_duration_seconds', help: 'Time to answer a send request, every answer: by channel, outcome (accepted 2xx, refused 4xx, failed 5xx) and status.',
+    labelNames: ['channel', 'outcome', 'status'] as const, buckets: ACCEPT_BUCKETS, registers,
   });
+  const events = new Counter({
+    name: 'herald_events_total', help: 'Public events recorded (docs/events.md), by channel and type: worker outcomes, receipts, DSNs, complaints, engagement, simulator reports.',
+    labelNames: ['channel', 'type'] as const, registers,
+  });
+  for (const type of EVENT_TYPES) events.inc({ channel: type.slice(0, type.indexOf('.')), type }, 0);
+  const acceptToSent = new Histogram({
+    name: 'herald_accept_to_sent_seconds', help: 'From a message\'s acceptance to its sent event (the peer took it), by channel.',
+    labelNames: ['channel'] as const, buckets: LATENCY_BUCKETS, registers,
+  });
+  const acceptToDelivered = new Histogram({
+    name: 'herald_accept_to_delivered_seconds', help: 'From a message\'s acceptance to its delivered event (an MX 250, a receipt, a DSN, a status webhook), by channel.',
+    labelNames: ['channel'] as const, buckets: LATENCY_BUCKETS, registers,
+  });
+  const webhookDelivery = new Histogram({
+    name: 'herald_webhook_delivery_seconds', help: 'From an event to the successful delivery of its webhook (retries included).', buckets: LATENCY_BUCKETS, registers,
+  });
+  const certificateExpiry = new Gauge({
+    name: 'herald_tls_certificate_expiry_timestamp_seconds', help: 'When the TLS certificate a listener loaded expires (Unix time), by listener.',
+    labelNames: ['listener'] as const, registers,
+  });
+  let readDkimKeys: (() => Promise<number | undefined>) | undefined;
+  const dkimOldest = new Gauge({
+    name: 'herald_dkim_key_oldest_created_timestamp_seconds', help: 'When the oldest DKIM key of a verified sender domain was made (Unix time, the month of its selector); absent without one.',
+    registers,
+    async collect() {
+      const made = await readDkimKeys?.();
+      this.reset();
+      if (made !== undefined) this.set(made / 1000);
+    },
+  });
+  let loops: { readonly watched: readonly TurningLoop[]; readonly clock: () => number } | undefined;
+  const loopAge = new Gauge({
+    name: 'herald_loop_last_turn_age_seconds', help: 'Seconds since each background loop of this process began a turn (a loop turns at least once per poll), by loop.',
+    labelNames: ['loop'] as const, registers,
+    collect() {
+      this.reset();
+      if (loops === undefined) return;
+      const now = loops.clock();
+      for (const loop of loops.watched) {
+        const last = loop.lastTurnAt();
+        if (last !== undefined) this.set({ loop: loop.what.replace(/ loop$/, '').replaceAll(' ', '-') }, Math.max(0, (now - last) / 1000));
+      }
+    },
+  });
+  // Sampled every 10 ms between scrapes; each scrape reads what was seen since the previous one.
+  const delay = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
+  delay.enable();
+  const delaySeconds = (nanoseconds: number): number => (delay.count === 0 ? 0 : Math.max(0, nanoseconds / 1e9 - EVENT_LOOP_RESOLUTION_MS / 1000));
+  const delayGauge = (name: string, help: string, read: () => number): Gauge => new Gauge({ name, help, registers, collect() { this.set(delaySeconds(read())); } });
+  delayGauge('herald_event_loop_delay_p50_seconds', 'Median event-loop delay since the previous scrape.', () => delay.percentile(50));
+  delayGauge('herald_event_loop_delay_p99_seconds', '99th percentile of the event-loop delay since the previous scrape.', () => delay.percentile(99));
+  delayGauge('herald_event_loop_delay_max_seconds', 'Longest event-loop delay since the previous scrape.', () => delay.max);
+  delayGauge('herald_event_loop_delay_mean_seconds', 'Mean event-loop delay since the previous scrape.', () => delay.mean);
   const deliveries = new Counter({
     name: 'herald_delivery_attempts_total', help: 'Delivery attempts by channel and outcome: sent (the peer took it), retry, failed (final), lease-lost.',
     labelNames: ['channel', 'outcome'] as const, registers,
@@ -114,6 +212,14 @@ export function createMetrics(): Metrics {
     name: 'herald_invitations_total', help: 'Invitations: emailed, not-emailed (herald has no sender), throttled (refused with 429).',
     labelNames: ['outcome'] as const, registers,
   });
+  // Every counter's every label from zero: a rate, or `increase(…) > 0` on the first error ever, needs a sample before it.
+  for (const source of ERROR_SOURCES) unexpectedErrors.inc({ source }, 0);
+  for (const kind of CLIENT_ERROR_KINDS) clientErrors.inc({ kind }, 0);
+  for (const outcome of WEBHOOK_OUTCOMES) webhookAttempts.inc({ outcome }, 0);
+  for (const channel of CHANNELS) {
+    accepted.inc({ channel }, 0);
+    for (const outcome of DELIVERY_OUTCOMES) deliveries.inc({ channel, outcome }, 0);
+  }
   const commitBatch = new Histogram({
     name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (one durable commit each).', buckets: BATCH_BUCKETS, registers,
   });
@@ -155,7 +261,7 @@ export function createMetrics(): Metrics {
       if (queued !== undefined) this.set(queued.webhooks.oldestAgeSeconds);
     },
   });
-  void [outboxDepth, outboxAge, webhookBacklog, webhookAge];
+  void [outboxDepth, outboxAge, webhookBacklog, webhookAge, dkimOldest, loopAge];
 
   return {
     contentType: registry.contentType,
@@ -164,11 +270,29 @@ export function createMetrics(): Metrics {
         return await registry.metrics();
       } finally {
         snapshot = undefined;
+        delay.reset();
       }
     },
     unexpectedError: (source) => unexpectedErrors.inc({ source }),
     messagesAccepted: (channel, count) => accepted.inc({ channel }, count),
-    acceptObserved: (channel, outcome, seconds) => acceptDuration.observe({ channel, outcome }, seconds),
+    acceptObserved: (channel, status, seconds) => acceptDuration.observe({ channel, outcome: acceptOutcomeOf(status), status: String(status) }, seconds),
+    eventsRecorded(recorded) {
+      for (const event of recorded) {
+        events.inc({ channel: event.channel, type: event.type });
+        const sinceAccept = Math.max(0, (event.at - event.acceptedAt) / 1000);
+        if (event.type.endsWith('.sent')) acceptToSent.observe({ channel: event.channel }, sinceAccept);
+        else if (event.type.endsWith('.delivered')) acceptToDelivered.observe({ channel: event.channel }, sinceAccept);
+      }
+    },
+    webhookDelivered: (seconds) => webhookDelivery.observe(Math.max(0, seconds)),
+    tlsCertificateLoaded: (listener, expiresAt) => certificateExpiry.set({ listener }, expiresAt / 1000),
+    watchLoops(watched, clock) {
+      loops = { watched, clock };
+    },
+    readDkimKeysWith(read) {
+      readDkimKeys = read;
+    },
+    close: () => delay.disable(),
     deliveryObserved: (channel, outcome) => deliveries.inc({ channel, outcome }),
     webhookObserved: (outcome) => webhookAttempts.inc({ outcome }),
     clientErrorObserved: (kind) => clientErrors.inc({ kind }),

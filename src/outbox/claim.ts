@@ -20,6 +20,8 @@ export interface ClaimedMessage {
   readonly payload: unknown;
   /** A test key's message goes through the capture transport of its channel (docs/sandbox.md). */
   readonly mode: KeyMode;
+  /** The x-request-id of the request that sent it (null: no request, a campaign's): the delivery lines carry it as reqId. */
+  readonly requestId: string | null;
 }
 
 /**
@@ -73,6 +75,7 @@ export async function claimDue(
         costBalance: Number(row.cost_balance),
         payload,
         mode: row.mode === 'test' ? 'test' : 'live',
+        requestId: row.request_id,
       };
     });
   });
@@ -94,11 +97,11 @@ const CLAIM_SKIP_LOCKED = statement(claimText(' for update skip locked'));
 
 interface ClaimedRow {
   id: string; account_id: string; channel: string; recipient: string; created_at: number;
-  cost_messages: number; cost_balance: number; send_id: string; payload: string; mode: string;
+  cost_messages: number; cost_balance: number; send_id: string; payload: string; mode: string; request_id: string | null;
 }
 
 const readClaimed = statementPerCount((count) => `
-  select m.id, m.account_id, m.channel, m.recipient, m.created_at, m.cost_messages, m.cost_balance, m.send_id, s.payload, m.mode
+  select m.id, m.account_id, m.channel, m.recipient, m.created_at, m.cost_messages, m.cost_balance, m.send_id, s.payload, m.mode, s.request_id
   from messages m join sends s on s.id = m.send_id
   where m.id in (${placeholders(1, count)})`);
 

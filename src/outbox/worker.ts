@@ -118,12 +118,12 @@ export class OutboxWorker {
       this.#deps.metrics?.deliveryObserved(message.channel, resolution);
       // One line per attempt at info: what an operator reads when a peer misbehaves.
       this.#deps.logger.info(
-        { msgid: message.msgid, account: message.accountId, channel: message.channel, status: resolution, attempt: message.attempt, peer: outcome.peer, response: outcome.response },
+        { msgid: message.msgid, reqId: message.requestId ?? undefined, account: message.accountId, channel: message.channel, status: resolution, attempt: message.attempt, peer: outcome.peer, response: outcome.response },
         'delivery outcome',
       );
     } catch (error) {
       // Recording failed (the store is down): the lease expires and the message is retried.
-      this.#deps.logger.error({ err: error, msgid: message.msgid }, 'could not record a delivery outcome');
+      this.#deps.logger.error({ err: error, msgid: message.msgid, reqId: message.requestId ?? undefined }, 'could not record a delivery outcome');
     }
   }
 
@@ -145,7 +145,7 @@ export class OutboxWorker {
     } catch (error) {
       // A transport that throws has a bug or met something unforeseen; treat it as
       // transient so the message is retried rather than lost, and say why.
-      this.#deps.logger.error({ err: error, msgid: message.msgid }, 'transport threw');
+      this.#deps.logger.error({ err: error, msgid: message.msgid, reqId: message.requestId ?? undefined }, 'transport threw');
       this.#deps.metrics?.unexpectedError('outbox');
       return { kind: 'deferred', peer: transport.name, response: `internal error: ${error instanceof Error ? error.message : String(error)}` };
     }

@@ -3,6 +3,8 @@ import type { Database, Db, Tx } from './database.ts';
 import type { DirectSqlite } from './dialect.ts';
 import { bindDirect, unbindDirect } from './prepared-statement.ts';
 import { BatchDebits, bindBatchDebits, unbindBatchDebits } from './batch-debits.ts';
+import { bindEventTally, EventTally, unbindEventTally } from './event-tally.ts';
+import type { RecordedPublicEvent } from '../domain/event-catalogue.ts';
 
 /**
  * Runs a unit of write work atomically: all of it commits, or none of it. The work may
@@ -16,9 +18,23 @@ export interface Committer {
  * One transaction per unit of work: for callers given no committer (tests, tools). The
  * service commits through groupCommitter on both engines.
  */
-export function transactionPerWork(db: Db): Committer {
-  return { run: (work) => db.transaction().execute(work) };
+export function transactionPerWork(db: Db, onEvents?: EventListener): Committer {
+  if (onEvents === undefined) return { run: (work) => db.transaction().execute(work) };
+  return {
+    async run(work) {
+      const tally = new EventTally();
+      const value = await db.transaction().execute((tx) => {
+        bindEventTally(tx, tally);
+        return work(tx);
+      });
+      onEvents(tally.take());
+      return value;
+    },
+  };
 }
+
+/** Told the public events a transaction recorded, once it has committed (the outcome counters). */
+export type EventListener = (events: readonly RecordedPublicEvent[]) => void;
 
 interface Pending {
   readonly work: (tx: Tx) => Promise<unknown>;
@@ -41,6 +57,8 @@ export interface GroupCommitOptions {
   readonly direct?: DirectSqlite;
   /** Told the number of units of each committed transaction (the batch-size metric). */
   readonly onBatch?: (units: number) => void;
+  /** Told the public events of each committed transaction once it is durable (store/event-tally.ts). */
+  readonly onEvents?: EventListener;
   /**
    * Batches in flight at once, each on a connection of its own (default 1). SQLite has
    * one writer: 1. PostgreSQL runs transactions side by side, so while one batch waits
@@ -109,8 +127,10 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
   const { direct, lockWait } = options;
   const deferDebits = options.deferDebits === true;
 
-  const commit = async (batch: readonly Pending[], mode: BatchMode): Promise<BatchRun> => {
-    if (direct === undefined) return runBatch(db, batch, undefined, mode);
+  // A tally per batch (when someone listens), emptied at each run of it.
+  const tallyOfBatch = (): EventTally | undefined => (options.onEvents === undefined ? undefined : new EventTally());
+  const commit = async (batch: readonly Pending[], mode: BatchMode, tally: EventTally | undefined): Promise<BatchRun> => {
+    if (direct === undefined) return runBatch(db, batch, undefined, mode, tally);
     let run: BatchRun = { kind: 'failed', error: new Error('the batch did not run') };
     const held = direct.beforeBatch();
     if (held !== undefined) await held;
@@ -119,7 +139,7 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
       // commit does not sync, and later statements (outside batches) sync as always.
       direct.statement('PRAGMA synchronous = NORMAL').run();
       try {
-        run = await runBatch(connection, batch, direct, mode);
+        run = await runBatch(connection, batch, direct, mode, tally);
       } finally {
         direct.statement('PRAGMA synchronous = FULL').run();
       }
@@ -138,10 +158,11 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
     try {
       while (queue.length > 0) {
         const batch = nextBatch();
+        const tally = tallyOfBatch();
         const lockTimeoutMs = lockWait !== undefined && batch.length > 1 ? lockWait.timeoutMs : undefined;
         let run: BatchRun | undefined;
         if (!expectFailures || batch.length === 1) {
-          run = await commit(batch, { savepoints: false, lockTimeoutMs, deferDebits });
+          run = await commit(batch, { savepoints: false, lockTimeoutMs, deferDebits }, tally);
           const loser = run.kind === 'rerun' && lostLock(run.error) ? batch[run.index] : undefined;
           if (loser !== undefined && loser.retries < MAX_LOCK_RETRIES) {
             // Nothing of the batch is stored: the unit that lost a lock wait goes alone, the others again together.
@@ -153,11 +174,14 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
           if (run.kind === 'rerun') run = undefined;
         }
         if (run === undefined) {
-          run = await commit(batch, { savepoints: true, lockTimeoutMs, deferDebits: false });
+          run = await commit(batch, { savepoints: true, lockTimeoutMs, deferDebits: false }, tally);
           expectFailures = run.kind === 'done' && run.outcomes.some((outcome) => !outcome.ok && !lostLock(outcome.error));
         }
         if (run.kind === 'done') options.onBatch?.(batch.length);
-        settle(putBackLockLosers(batch, run), run, direct);
+        const events = run.kind === 'done' ? tally?.take() : undefined;
+        settle(putBackLockLosers(batch, run), run, direct, () => {
+          if (events !== undefined && events.length > 0) options.onEvents?.(events);
+        });
       }
     } finally {
       running -= 1;
@@ -224,7 +248,7 @@ type BatchRun =
   | { readonly kind: 'rerun'; readonly index: number; readonly error: unknown };
 
 /** One batch in one transaction; the connection is `db`'s (or the one held for the batch). */
-async function runBatch(db: Kysely<Database>, batch: readonly Pending[], direct: DirectSqlite | undefined, mode: BatchMode): Promise<BatchRun> {
+async function runBatch(db: Kysely<Database>, batch: readonly Pending[], direct: DirectSqlite | undefined, mode: BatchMode, tally: EventTally | undefined): Promise<BatchRun> {
   let trx;
   try {
     trx = await db.startTransaction().execute();
@@ -232,6 +256,9 @@ async function runBatch(db: Kysely<Database>, batch: readonly Pending[], direct:
     return { kind: 'failed', error };
   }
   if (direct) bindDirect(trx, direct);
+  // Whatever an earlier run of this batch noted was rolled back with it.
+  tally?.rollbackTo(0);
+  if (tally) bindEventTally(trx, tally);
   if (mode.lockTimeoutMs !== undefined) {
     try {
       await sql.raw(`set local lock_timeout = ${Math.round(mode.lockTimeoutMs)}`).execute(trx);
@@ -244,27 +271,30 @@ async function runBatch(db: Kysely<Database>, batch: readonly Pending[], direct:
   const debits = mode.deferDebits && !mode.savepoints && batch.length > 1 ? new BatchDebits() : undefined;
   if (debits) bindBatchDebits(trx, debits);
   try {
-    const outcomes = await (debits ? runDeferringDebits(trx, batch, debits) : runUnits(trx, batch, savepoints));
+    const outcomes = await (debits ? runDeferringDebits(trx, batch, debits) : runUnits(trx, batch, savepoints, tally));
     await trx.commit().execute();
     return { kind: 'done', outcomes };
   } catch (error) {
     // Units still waiting on their debit end now, before the rollback (none may write after it).
     debits?.abandon(error);
     await trx.rollback().execute().catch(() => {});
+    tally?.rollbackTo(0);
     if (!(error instanceof UnitFailed)) return { kind: 'failed', error };
     // A batch of one needs no savepoint: its unit's failure is simply the unit's.
     return batch.length > 1 ? { kind: 'rerun', index: error.index, error: error.cause } : { kind: 'done', outcomes: [{ ok: false, error: error.cause }] };
   } finally {
     unbindDirect(trx);
     unbindBatchDebits(trx);
+    unbindEventTally(trx);
   }
 }
 
 /** The units of a batch one after the other, each (with savepoints) undone alone if it fails. */
-async function runUnits(trx: Tx, batch: readonly Pending[], savepoints: Savepoints | undefined): Promise<UnitOutcome[]> {
+async function runUnits(trx: Tx, batch: readonly Pending[], savepoints: Savepoints | undefined, tally: EventTally | undefined): Promise<UnitOutcome[]> {
   const outcomes: UnitOutcome[] = [];
   for (const [index, unit] of batch.entries()) {
     await savepoints?.begin();
+    const noted = tally?.mark() ?? 0;
     try {
       const value = await unit.work(trx);
       await savepoints?.release();
@@ -272,6 +302,7 @@ async function runUnits(trx: Tx, batch: readonly Pending[], savepoints: Savepoin
     } catch (error) {
       if (!savepoints) throw new UnitFailed(error, index);
       await savepoints.rollback();
+      tally?.rollbackTo(noted);
       outcomes.push({ ok: false, error });
     }
   }
@@ -314,8 +345,9 @@ async function runDeferringDebits(trx: Tx, batch: readonly Pending[], debits: Ba
 }
 
 /** Tells every unit its outcome: at once, or (with the direct connection) once the commit is synced. */
-function settle(batch: readonly Pending[], run: BatchRun, direct: DirectSqlite | undefined): void {
+function settle(batch: readonly Pending[], run: BatchRun, direct: DirectSqlite | undefined, committed: () => void): void {
   const answer = (): void => {
+    if (run.kind === 'done') committed();
     if (run.kind !== 'done') {
       for (const unit of batch) unit.reject(run.kind === 'failed' ? run.error : new Error('unreachable: a batch left to rerun'));
       return;

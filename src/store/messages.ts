@@ -58,7 +58,7 @@ export interface MessageEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-const SEND_COLUMNS = ['id', 'account_id', 'channel', 'payload', 'created_at', 'family', 'metadata', 'certified', 'track_opens', 'track_clicks', 'campaign_name'];
+const SEND_COLUMNS = ['id', 'account_id', 'channel', 'payload', 'created_at', 'family', 'metadata', 'certified', 'track_opens', 'track_clicks', 'campaign_name', 'request_id'];
 const MESSAGE_COLUMNS = [
   'id', 'account_id', 'send_id', 'channel', 'recipient', 'recipient_role', 'status', 'cost_messages', 'cost_balance', 'created_at', 'updated_at',
   'campaign_id', 'contact_id', 'mode',
@@ -119,6 +119,8 @@ export interface NewSend {
   readonly now: number;
   readonly eventIds: () => string;
   readonly options?: SendOptions;
+  /** The x-request-id of the request that made it, for the worker's delivery lines (absent: none, a campaign's). */
+  readonly requestId?: string;
 }
 
 /**
@@ -132,7 +134,7 @@ export async function insertSends(db: Executor, sends: readonly { readonly send:
     return [
       send.id, send.accountId, send.channel, JSON.stringify(send.payload), send.now, options.family,
       options.metadata === null ? null : JSON.stringify(options.metadata),
-      options.certified ? 1 : 0, options.tracking.opens ? 1 : 0, options.tracking.clicks ? 1 : 0, options.campaignName ?? null,
+      options.certified ? 1 : 0, options.tracking.opens ? 1 : 0, options.tracking.clicks ? 1 : 0, options.campaignName ?? null, send.requestId ?? null,
     ];
   });
   const queued = sends.flatMap(({ send, messages }) => messages.filter((m) => m.dropped !== true).map((m) => ({ send, m })));

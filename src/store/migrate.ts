@@ -21,6 +21,7 @@ import * as derivedSteps from './migrations/0019-derived-steps.ts';
 import * as allowListAppliesTo from './migrations/0024-allow-list-applies-to.ts';
 import * as testCampaigns from './migrations/0022-test-campaigns.ts';
 import * as invitationAddresses from './migrations/0021-invitation-addresses.ts';
+import * as sendRequestId from './migrations/0027-send-request-id.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024-allow-list-applies-to': allowListAppliesTo,
   '0022-test-campaigns': testCampaigns,
   '0021-invitation-addresses': invitationAddresses,
+  '0027-send-request-id': sendRequestId,
 };
 
 /** Every migration's name, in the order they apply. */

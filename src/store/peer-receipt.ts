@@ -1,6 +1,8 @@
 import type { Channel } from '../domain/account.ts';
+import type { RecordedPublicEvent } from '../domain/event-catalogue.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor } from './database.ts';
+import { publicEventOf } from './event-tally.ts';
 import { onPostgres, queryRows, statement } from './prepared-statement.ts';
 import { EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, webhookDeliveryOf, type EventSubject } from './webhook-deliveries.ts';
 
@@ -60,11 +62,15 @@ export interface ReceiptEvent {
  * does, in ONE statement, atomic by itself: run it outside a transaction and it is its
  * own (one round trip, where BEGIN and COMMIT would add two). Each message at most once
  * per call (one UPDATE moves a row once). False when an account's webhook settings are
- * no longer those read with its message: then nothing at all is written, and the caller
+ * no longer those read with its message: then nothing at all is written (undefined), and the caller
  * records the reports the ordinary way (recordEvent, which reads the settings anew).
+ * Otherwise the public events recorded, for the outcome counters (store/event-tally.ts).
  */
-export async function recordReceipts(db: Executor, receipts: readonly { readonly message: ReceiptMessage; readonly event: ReceiptEvent }[]): Promise<boolean> {
-  if (receipts.length === 0) return true;
+export async function recordReceipts(
+  db: Executor,
+  receipts: readonly { readonly message: ReceiptMessage; readonly event: ReceiptEvent }[],
+): Promise<readonly RecordedPublicEvent[] | undefined> {
+  if (receipts.length === 0) return [];
   const rows = receipts.map(({ message, event }) => {
     const type = event.type ?? event.status;
     const recorded = { id: event.eventId, messageId: message.id, type, at: event.at, data: event.data };
@@ -76,7 +82,8 @@ export async function recordReceipts(db: Executor, receipts: readonly { readonly
     rows.map((r) => r.message.subject.account_id), rows.map((r) => r.message.subject.webhook_url), rows.map((r) => r.message.subject.webhook_events),
     rows.map((r) => r.message.subject.webhook_disabled_at), rows.map((r) => r.delivery?.type ?? null), rows.map((r) => r.delivery?.payload ?? null),
   ]);
-  return result?.settings_kept === true;
+  if (result?.settings_kept !== true) return undefined;
+  return rows.flatMap(({ message, recorded }) => publicEventOf(message.subject, recorded) ?? []);
 }
 
 // Per report: $1 message, $2 status, $3 its predecessors (comma-separated), $4 time,

@@ -1,6 +1,7 @@
 import type { Executor, SenderDomainsTable } from './database.ts';
 import type { Selectable } from 'kysely';
 import { queryRows, statement } from './prepared-statement.ts';
+import { dkimSelectorMonth } from '../domain/sender-domain.ts';
 
 /**
  * A sender domain without its private key: the key is read only by findDkimPrivateKey,
@@ -112,4 +113,19 @@ export async function findDkimPrivateKey(
     .executeTakeFirst();
   if (!row || row.dkim_selector === null || row.dkim_private_key === null) return undefined;
   return { selector: row.dkim_selector, privateKey: row.dkim_private_key };
+}
+
+/**
+ * When the oldest DKIM key that signs mail (a verified domain's) was made: the month its
+ * selector names (keys have no expiry of their own; the rotation alert reads its age).
+ * Read at each metrics scrape: selectors sort by month, so one MIN over a small table.
+ */
+export async function oldestDkimKeyCreatedAt(db: Executor): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('sender_domains')
+    .select((eb) => eb.fn.min('dkim_selector').as('oldest'))
+    .where('verified', '=', 1)
+    .where('dkim_selector', 'is not', null)
+    .executeTakeFirst();
+  return row?.oldest === null || row?.oldest === undefined ? undefined : dkimSelectorMonth(row.oldest);
 }

@@ -3,6 +3,7 @@ import { eventPayload, filterAccepts, publicEventType, type EventFamily, type Ev
 import { isSimulatorRecipient } from '../domain/simulator.ts';
 import type { DeliveryStatus } from '../domain/webhook-delivery-query.ts';
 import type { Executor } from './database.ts';
+import { noteRecordedEvent } from './event-tally.ts';
 import { execute, queryRows, statement } from './prepared-statement.ts';
 
 /** A message event just recorded, as recordEvent hands it over. */
@@ -31,6 +32,8 @@ export async function enqueueWebhookDelivery(db: Executor, event: RecordedEvent)
 
 /** enqueueWebhookDelivery with the event's subject already read (the worker's outcome reads it in its own statement). */
 export async function enqueueWebhookDeliveryOf(db: Executor, row: EventSubject, event: RecordedEvent): Promise<boolean> {
+  // Every recorded event passes here: the one place public events are counted (store/event-tally.ts).
+  noteRecordedEvent(db, row, event);
   const delivery = webhookDeliveryOf(row, event);
   if (delivery === undefined) return false;
   await insertDelivery(db, { id: event.id, accountId: row.account_id, messageId: event.messageId, type: delivery.type, payload: delivery.payload, at: event.at });
@@ -72,13 +75,13 @@ export function webhookDeliveryOf(row: EventSubject, event: RecordedEvent): { re
 export interface EventSubject {
   account_id: string; channel: string; recipient: string; webhook_url: string | null; webhook_disabled_at: number | null; webhook_events: string | null;
   family: string; metadata: string | null; certified: number; track_opens: number; track_clicks: number;
-  campaign_id: string | null; campaign_name: string | null; campaign_lists: string | null; mode: string;
+  campaign_id: string | null; campaign_name: string | null; campaign_lists: string | null; mode: string; created_at: number | string;
 }
 
 /** The columns of EventSubject, over `messages m` joined by EVENT_SUBJECT_JOINS. */
 export const EVENT_SUBJECT_COLUMNS = `m.account_id, m.channel, m.recipient, a.webhook_url, a.webhook_disabled_at, a.webhook_events,
          s.family, s.metadata, s.certified, s.track_opens, s.track_clicks,
-         m.campaign_id, c.name as campaign_name, c.lists as campaign_lists, m.mode`;
+         m.campaign_id, c.name as campaign_name, c.lists as campaign_lists, m.mode, m.created_at`;
 export const EVENT_SUBJECT_JOINS = `join accounts a on a.id = m.account_id
   join sends s on s.id = m.send_id
   left join campaigns c on c.id = m.campaign_id`;

@@ -175,6 +175,7 @@ export class WebhookDispatcher {
     for (const record of records) {
       const held = recorded.has(record.deliveryId);
       this.#deps.metrics?.webhookObserved(!held ? 'lease-lost' : record.next.status === 'pending' ? 'retry' : record.next.status);
+      if (held && record.next.status === 'succeeded') this.#deps.metrics?.webhookDelivered((record.at + record.durationMs - record.eventAt) / 1000);
       if (held) this.#logOutcome(record);
     }
     if (claimed.length === 0) return [];
@@ -194,7 +195,7 @@ export class WebhookDispatcher {
   }
 
   async #attempt(delivery: ClaimedDelivery, target: Target): Promise<AttemptRecord> {
-    const base = { deliveryId: delivery.id, accountId: delivery.accountId, event: delivery.type };
+    const base = { deliveryId: delivery.id, accountId: delivery.accountId, event: delivery.type, eventAt: delivery.createdAt };
     const unposted = target.url === null ? NO_WEBHOOK_URL : target.disabledReason !== null ? `webhooks disabled: ${target.disabledReason}` : undefined;
     if (target.url === null || unposted !== undefined) {
       // Nothing to post to: failed at once, kept in the log, replayable once the settings are saved.

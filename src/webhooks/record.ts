@@ -10,6 +10,8 @@ export interface AttemptRecord extends AttemptOutcome {
   readonly accountId: string;
   /** The event's type (for the log line of the outcome). */
   readonly event: string;
+  /** When the event happened (the delivery's creation): a success's delivery time is measured from it. */
+  readonly eventAt: number;
   /** The endpoint answered 410 Gone: the account's webhook is disabled for this reason (retry-policy.ts). */
   readonly disable?: string;
 }

@@ -87,9 +87,11 @@ test('a batch of reports whose account changed its webhook URL after the look-up
   const events = await count('message_events');
 
   await setWebhookTarget(db, account.id, { url: 'https://hooks.example.com/a' }, now);
-  assert.equal(await recordAfter(null), false);
-  assert.equal(await recordAfter('https://hooks.example.com/b'), false);
+  // undefined: nothing written; otherwise the public events recorded (for the outcome counters).
+  assert.equal(await recordAfter(null), undefined);
+  assert.equal(await recordAfter('https://hooks.example.com/b'), undefined);
   assert.deepStrictEqual([await count('message_events'), await count('webhook_deliveries')], [events, 0]);
-  assert.equal(await recordAfter('https://hooks.example.com/b'), true);
+  const acceptedAt = Number((await db.selectFrom('messages').select('created_at').where('id', '=', msgid).executeTakeFirstOrThrow()).created_at);
+  assert.deepStrictEqual(await recordAfter('https://hooks.example.com/b'), [{ channel: 'sms', type: 'sms.delivered', at: now, acceptedAt }]);
   assert.deepStrictEqual([await count('message_events'), await count('webhook_deliveries')], [events + 1, 1]);
 });

@@ -60,3 +60,10 @@ test('.dockerignore admits every file the Dockerfile copies from the build conte
   }
   assert.deepStrictEqual(refused, []);
 });
+
+test('the image\'s HEALTHCHECK probes /readyz, so a process without its database or with a stuck loop is unhealthy', () => {
+  const dockerfile = readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8');
+  const probe = dockerfile.slice(dockerfile.indexOf('HEALTHCHECK'), dockerfile.indexOf('ENTRYPOINT'));
+  assert.match(probe, /CMD \["node", "-e", "fetch\(`http:\/\/127\.0\.0\.1:\$\{process\.env\.HERALD_PORT\}\/readyz`\)/);
+  assert.doesNotMatch(probe, /healthz/);
+});

@@ -48,15 +48,24 @@ export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: { 200: { ...operation.ok, headers: idempotencyDocs.replayHeaders }, ...schemas.commonErrors, ...idempotencyDocs.responses },
       },
       config: { access: { scope: operation.scope, access: 'write' } },
+      // Every answer, refusals before the handler (401, 403, 413, 429) and failures (5xx) included:
+      // from the request's arrival (authentication, rate limit and body included) to its answer.
+      onResponse: async (_request, reply) => deps.metrics.acceptObserved(operation.scope, reply.statusCode, reply.elapsedTime / 1000),
     }, async (request, reply) => {
       const account = callerOf(request).account;
       const mode = sendingMode(request);
-      const result = await sendWithIdempotencyKey(deps, request, reply, (sendDeps) => (operation.useCase as SendUseCase)(sendDeps, account, request.body, mode));
+      const result = await sendWithIdempotencyKey(deps, request, reply, (sendDeps) => (operation.useCase as SendUseCase)({ ...sendDeps, requestId: request.id }, account, request.body, mode));
       if (result === REPLAYED) return reply;
-      // From the request's arrival (authentication, rate limit and body included) to its answer.
-      deps.metrics.acceptObserved(operation.scope, result.ok ? 'accepted' : 'refused', reply.elapsedTime / 1000);
       if (!result.ok) return sendRejection(reply, result.rejection);
+      request.msgids = msgidsOf(result.value);
       return reply.code(200).send(result.value);
     });
   }
+}
+
+/** The msgids of a send's 200 body (email `to`, SMS `messages`, WhatsApp `msgid`), for the request's log line. */
+function msgidsOf(answer: unknown): readonly string[] {
+  const body = answer as { readonly to?: readonly { msgid?: unknown }[]; readonly messages?: readonly { msgid?: unknown }[]; readonly msgid?: unknown };
+  const listed = [...(body.to ?? []), ...(body.messages ?? []), body].map((entry) => entry.msgid);
+  return listed.filter((msgid): msgid is string => typeof msgid === 'string');
 }

@@ -330,12 +330,14 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     ? (await import('./redis-client.ts')).openRedis(config.redisUrl, { logger: workerLogger, name: 'herald-sign-in' })
     : undefined;
   const rateLimit = await configuredRateLimiter(config, workerLogger, options.rateLimiter);
+  const attemptLimits = { ...DEFAULT_ATTEMPT_LIMITS, ...options.attemptLimits };
+  deps.metrics.attemptCountersKnown(Object.keys(attemptLimits));
   const http = await buildApp({
     app: deps,
     adminToken,
     rateLimiter: rateLimit.limiter,
     attemptThrottle: attemptThrottle(
-      { ...DEFAULT_ATTEMPT_LIMITS, ...options.attemptLimits },
+      attemptLimits,
       signInRedis && { client: signInRedis.client, keyPrefix: config.redisPrefix },
       (counter) => deps.metrics.attemptRefused(counter),
     ),

@@ -27,15 +27,19 @@ export const CLIENT_ERROR_KINDS = ['timeout', 'header-overflow', 'malformed'] as
 export type ClientErrorKind = (typeof CLIENT_ERROR_KINDS)[number];
 
 /** Why an inbound report naming one of our messages was not believed (app/record-inbound-report.ts). */
-export type ForgedReportReason = 'wrong-tag' | 'untagged' | 'no-verp';
+export const FORGED_REPORT_REASONS = ['wrong-tag', 'untagged', 'no-verp'] as const;
+export type ForgedReportReason = (typeof FORGED_REPORT_REASONS)[number];
 
 /** What one webhook delivery attempt came to. */
 export const WEBHOOK_OUTCOMES = ['succeeded', 'retry', 'failed', 'lease-lost'] as const;
 export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 
 /** What did not answer when a request was refused with 503: the database, or Redis with HERALD_REDIS_FAILURE=closed. */
-export type UnavailableStore = 'database' | 'redis';
-export type InvitationOutcome = 'emailed' | 'not-emailed' | 'throttled';
+export const UNAVAILABLE_STORES = ['database', 'redis'] as const;
+export type UnavailableStore = (typeof UNAVAILABLE_STORES)[number];
+/** What came of an invitation (app/users.ts). */
+export const INVITATION_OUTCOMES = ['emailed', 'not-emailed', 'throttled'] as const;
+export type InvitationOutcome = (typeof INVITATION_OUTCOMES)[number];
 
 /** The outbox (per channel) and the webhook backlog as the store holds them at a scrape. */
 export interface QueueSnapshot {
@@ -82,6 +86,8 @@ export interface Metrics {
   commitBatchObserved(size: number): void;
   /** A guess refused before any check (http/plugins/attempt-throttle.ts), by the counter that refused it. */
   attemptRefused(counter: string): void;
+  /** The throttle's counters, so each is exported from zero before its first refusal. */
+  attemptCountersKnown(counters: readonly string[]): void;
   /** An invitation made (its email queued, or none: no sender) or refused by the throttle. */
   invitationObserved(outcome: InvitationOutcome): void;
   /** Stops sampling the event loop (the service's close). */
@@ -156,7 +162,8 @@ export function createMetrics(): Metrics {
     name: 'herald_dkim_key_oldest_created_timestamp_seconds', help: 'When the oldest DKIM key of a verified sender domain was made (Unix time, the month of its selector); absent without one.',
     registers,
     async collect() {
-      const made = await readDkimKeys?.();
+      // Like the queue gauges: a store that does not answer leaves this gauge out, not the scrape.
+      const made = await readDkimKeys?.().catch(() => undefined);
       this.reset();
       if (made !== undefined) this.set(made / 1000);
     },
@@ -216,6 +223,9 @@ export function createMetrics(): Metrics {
   for (const source of ERROR_SOURCES) unexpectedErrors.inc({ source }, 0);
   for (const kind of CLIENT_ERROR_KINDS) clientErrors.inc({ kind }, 0);
   for (const outcome of WEBHOOK_OUTCOMES) webhookAttempts.inc({ outcome }, 0);
+  for (const store of UNAVAILABLE_STORES) unavailable.inc({ store }, 0);
+  for (const reason of FORGED_REPORT_REASONS) forgedReports.inc({ reason }, 0);
+  for (const outcome of INVITATION_OUTCOMES) invitations.inc({ outcome }, 0);
   for (const channel of CHANNELS) {
     accepted.inc({ channel }, 0);
     for (const outcome of DELIVERY_OUTCOMES) deliveries.inc({ channel, outcome }, 0);
@@ -300,6 +310,9 @@ export function createMetrics(): Metrics {
     forgedReportObserved: (reason) => forgedReports.inc({ reason }),
     commitBatchObserved: (size) => commitBatch.observe(size),
     attemptRefused: (counter) => attemptsRefused.inc({ counter }),
+    attemptCountersKnown(counters) {
+      for (const counter of counters) attemptsRefused.inc({ counter }, 0);
+    },
     invitationObserved: (outcome) => invitations.inc({ outcome }),
     readQueuesWith(read) {
       readQueues = read;

@@ -13,6 +13,7 @@ import { recordEvent } from '../../src/store/messages.ts';
 import { startSmsc } from '../peers/smsc.ts';
 import { cloudApiWorker, postWebhook, startCloudApiStandIn, statusWebhook } from '../peers/whatsapp-cloud-api.ts';
 import { addWhatsappTemplate, emailBody, openAccount, post, smsBody, startService } from '../support/service.ts';
+import { verpOf } from '../support/verp.ts';
 import { sample, scrape } from './scrape.ts';
 
 const BOUNCE_DOMAIN = 'bounces.herald.test';
@@ -22,10 +23,11 @@ const START = Date.parse('2026-01-05T09:00:00.000Z');
 async function report(service: Service, fixture: string, msgid: string, recipient: string): Promise<void> {
   const raw = readFileSync(new URL(`../fixtures/inbound/${fixture}`, import.meta.url), 'utf8')
     .replaceAll('{{MSGID}}', msgid).replaceAll('{{BOUNCE_DOMAIN}}', BOUNCE_DOMAIN)
-    .replaceAll('{{MESSAGE_ID_HOST}}', 'herald.test').replaceAll('{{RECIPIENT}}', recipient);
+    .replaceAll('{{MESSAGE_ID_HOST}}', 'herald.test').replaceAll('{{RECIPIENT}}', recipient)
+    .replaceAll('{{VERP}}', verpOf(service, msgid));
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: service.inboundSmtpPort ?? 0, secure: false, ignoreTLS: true, logger: false });
   try {
-    const sent = await transport.sendMail({ envelope: { from: '', to: [`b+${msgid}@${BOUNCE_DOMAIN}`] }, raw });
+    const sent = await transport.sendMail({ envelope: { from: '', to: [verpOf(service, msgid)] }, raw });
     assert.match(sent.response, /^250 /);
   } finally {
     transport.close();

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { ConfigError } from './config.ts';
 import type { Db } from './store/database.ts';
+import type { OpenedStore } from './store/dialect.ts';
+import { ServingLockHeld, type ServingLock } from './store/serving-lock.ts';
 
 // What stops a start because of a setting: a database that cannot be opened as named,
 // a listener that cannot bind. Each is said in one line naming the variable (exit 78,
@@ -23,6 +25,16 @@ export async function openOrExplain(db: Db, databaseUrl: string): Promise<void> 
       // The driver's words name the path or host; they never carry the URL's password.
       throw new ConfigError(`HERALD_DATABASE_URL: cannot open the database: ${(error as Error).message}`);
     }
+    throw error;
+  }
+}
+
+/** Takes the store's serving lock where it has one; another process holding it becomes a ConfigError naming HERALD_DATABASE_URL. */
+export function lockOrExplain(store: OpenedStore): ServingLock | undefined {
+  try {
+    return store.lockForServing?.();
+  } catch (error) {
+    if (error instanceof ServingLockHeld) throw new ConfigError(`HERALD_DATABASE_URL: ${error.message}`);
     throw error;
   }
 }

@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics/registry.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { LeaseLoop } from '../queue/lease-loop.ts';
+import { writeWithRetry } from '../queue/write-retry.ts';
 import { claimDue, releaseAllLeases, type ClaimedMessage } from './claim.ts';
 import { recordOutcome, type CompletionDeps } from './complete.ts';
 
@@ -112,7 +113,12 @@ export class OutboxWorker {
   async #deliver(message: ClaimedMessage): Promise<void> {
     try {
       const outcome = await this.#send(message);
-      const resolution = await recordOutcome(this.#deps, this.#options.owner, message, outcome);
+      // Tried again while the lease lasts (less a tenth for the last write to land).
+      const leaseLeftMs = message.claimedAt + this.#options.leaseMs * 0.9 - this.#deps.clock();
+      const resolution = await writeWithRetry(() => recordOutcome(this.#deps, this.#options.owner, message, outcome), {
+        windowMs: leaseLeftMs,
+        onFirstFailure: (error) => this.#deps.logger.warn({ err: error, msgid: message.msgid }, 'could not record a delivery outcome yet; trying again while the lease lasts'),
+      });
       this.#deps.metrics?.deliveryObserved(message.channel, resolution);
       // One line per attempt at info: what an operator reads when a peer misbehaves.
       this.#deps.logger.info(
@@ -120,7 +126,7 @@ export class OutboxWorker {
         'delivery outcome',
       );
     } catch (error) {
-      // Recording failed (the store is down): the lease expires and the message is retried.
+      // Recording failed for the whole lease (the store is down): the lease expires and the message is retried.
       this.#deps.logger.error({ err: error, msgid: message.msgid }, 'could not record a delivery outcome');
     }
   }

@@ -35,6 +35,7 @@ import pg from 'pg';
 import type { Database } from './database.ts';
 import { LOCAL_NOTIFIER, PostgresNotifier, type Notifier } from './notify.ts';
 import { preparedName, toSqliteValue, type SqliteStatements } from './prepared-statement.ts';
+import { holdServingLock, type ServingLock } from './serving-lock.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 export interface DialectCapabilities {
@@ -58,6 +59,12 @@ export interface OpenedStore {
    * statements on directly (store/prepared-statement.ts); absent on PostgreSQL.
    */
   readonly direct?: DirectSqlite;
+  /**
+   * A SQLite file's serving lock (store/serving-lock.ts), for the process that runs the
+   * loops; throws ServingLockHeld when another process holds it. Absent on PostgreSQL
+   * (many processes share it) and for `:memory:` (nobody else can open it).
+   */
+  readonly lockForServing?: () => ServingLock;
 }
 
 /** SQLite's one connection, for the group committer (store/group-commit.ts). */
@@ -208,6 +215,7 @@ function openSqlite(location: string): OpenedStore {
     db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) }),
     capabilities: { skipLocked: false, singleServerProcess: true },
     notifier: LOCAL_NOTIFIER,
+    ...(location === ':memory:' ? {} : { lockForServing: () => holdServingLock(location) }),
     direct: {
       statement(sqliteText) {
         // Kysely opens the connection on its first query, which a transaction's BEGIN is.
@@ -299,7 +307,16 @@ function adaptPool(pool: pg.Pool): PostgresPool {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
       let wrapper = wrappers.get(client);
-      if (!wrapper) wrappers.set(client, (wrapper = wrap(client)));
+      if (!wrapper) {
+        // The pool listens for errors of idle connections only. A connection handed out
+        // that the server drops (a restart: ECONNRESET, or 'terminating connection due to
+        // administrator command' between two statements of a transaction) emits 'error'
+        // with nobody listening, which ends the process. The statement in flight fails on
+        // its own, its unit of work with it (and is retried on a new connection); the
+        // broken connection is destroyed when it is released (pg-pool: not queryable).
+        client.on('error', () => {});
+        wrappers.set(client, (wrapper = wrap(client)));
+      }
       return wrapper;
     },
   };

@@ -114,7 +114,10 @@ test('PostgreSQL restarted twice and Redis killed under load: both processes liv
       const back = performance.now();
       const seen = submitTimes.length;
       // Resumed: the SMSC receives a message submitted after the server came back.
-      await waitFor(() => (submitTimes.length > seen ? true : undefined), 'delivery to resume after a restart', 30_000);
+      await waitFor(() => {
+        for (const p of [api, worker]) if (p.exit !== undefined) throw new Error(`the ${p.role} process died (${JSON.stringify(p.exit)}):\n${p.output().slice(-3000)}`);
+        return submitTimes.length > seen ? true : undefined;
+      }, 'delivery to resume after a restart', 30_000);
       restarts.push({ tookMs, resumedAfterMs: Math.round(submitTimes[seen]! - back) });
     }
     await sleep(REDIS_KILL_AT_MS - (performance.now() - began));

@@ -388,8 +388,6 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const start = async (): Promise<void> => {
     if (started) return;
     started = true;
-    // The row first: the loops' leases are taken under its id, and the operator's service health lists this process.
-    await heartbeat.start();
     // Listened to first, so a worker's listening connection still shows the outbox's and webhooks' LISTEN last (pg_stat_activity).
     if (runningImports !== undefined) {
       runningImports.start();
@@ -409,6 +407,9 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
     }
     retention?.start();
+    // The operator's service health lists this process while it runs; its id owns the
+    // loops' leases, and its first beat takes over those of processes that went silent.
+    await heartbeat.start();
   };
   return {
     role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, simulatedReports: runningReports,

@@ -55,7 +55,7 @@ export class ProcessHeartbeat {
     this.id = id;
   }
 
-  /** Writes the row (before any lease is taken under its id) and beats from now on. */
+  /** Writes the row, takes over the leases of silent processes, and beats from now on. */
   async start(): Promise<void> {
     const now = this.#deps.clock();
     await deleteProcessesSeenBefore(this.#deps.db, now - FORGET_AFTER_MS);

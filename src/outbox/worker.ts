@@ -38,6 +38,9 @@ export interface WorkerOptions {
   readonly pollMs: number;
 }
 
+/** How long a stopping worker still tries to write an outcome the store did not take. */
+const STOP_RETRY_MS = 10_000;
+
 export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'owner'> = { batchSize: 64, concurrency: 128, leaseMs: 5 * 60_000, pollMs: 1000 };
 
 type WorkerDeps = CompletionDeps & {
@@ -60,6 +63,8 @@ export class OutboxWorker {
   readonly #commit: Committer;
   readonly #abort = new AbortController();
   readonly #loop: LeaseLoop<Channel, ClaimedMessage>;
+  /** When stop() was called (performance.now()). */
+  #stoppingSince: number | undefined;
 
   constructor(deps: WorkerDeps, options: WorkerOptions) {
     this.#deps = deps;
@@ -77,6 +82,7 @@ export class OutboxWorker {
   }
 
   start(): void {
+    this.#stoppingSince = undefined;
     this.#loop.start();
   }
 
@@ -96,6 +102,7 @@ export class OutboxWorker {
 
   /** Claims nothing more and waits for the deliveries in flight. */
   stop(): Promise<void> {
+    this.#stoppingSince ??= performance.now();
     return this.#loop.stop();
   }
 
@@ -118,6 +125,8 @@ export class OutboxWorker {
       const resolution = await writeWithRetry(() => recordOutcome(this.#deps, this.#options.owner, message, outcome), {
         windowMs: leaseLeftMs,
         onFirstFailure: (error) => this.#deps.logger.warn({ err: error, msgid: message.msgid }, 'could not record a delivery outcome yet; trying again while the lease lasts'),
+        // A stop (SIGTERM) waits for the deliveries in flight: not for a whole lease of a store that is away.
+        giveUp: () => this.#stoppingSince !== undefined && performance.now() - this.#stoppingSince > STOP_RETRY_MS,
       });
       this.#deps.metrics?.deliveryObserved(message.channel, resolution);
       // One line per attempt at info: what an operator reads when a peer misbehaves.

@@ -10,6 +10,8 @@ export interface WriteRetryOptions {
   readonly windowMs: number;
   /** Called once, at the first failure. */
   readonly onFirstFailure: (error: unknown) => void;
+  /** True when the caller stops trying sooner (its process is stopping). */
+  readonly giveUp?: () => boolean;
 }
 
 const FIRST_PAUSE_MS = 250;
@@ -25,7 +27,7 @@ export async function writeWithRetry<T>(write: () => Promise<T>, options: WriteR
     } catch (error) {
       if (failures === 0) options.onFirstFailure(error);
       const pause = Math.min(FIRST_PAUSE_MS * 2 ** Math.min(failures, 16), LONGEST_PAUSE_MS);
-      if (performance.now() - started + pause > options.windowMs) throw error;
+      if (performance.now() - started + pause > options.windowMs || options.giveUp?.() === true) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }

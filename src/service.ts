@@ -282,7 +282,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
   // This process's heartbeat row, and the owner of the leases it takes (app/process-heartbeat.ts: fast takeover).
   const heartbeat = new ProcessHeartbeat(
-    { db: store.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); } },
+    { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); } },
     role, deps.newId(),
   );
 
@@ -435,6 +435,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       await runningWebhooks?.close();
       await closeTransports();
       if (started) await heartbeat.stop();
+      await store.heartbeat.close();
       await store.db.destroy();
       lock?.release();
     },

@@ -65,6 +65,12 @@ export interface OpenedStore {
    * (many processes share it) and for `:memory:` (nobody else can open it).
    */
   readonly lockForServing?: () => ServingLock;
+  /**
+   * The heartbeat's connection (app/process-heartbeat.ts): on PostgreSQL a pool of one of
+   * its own, so a beat says whether the process lives, not how long the main pool's queue
+   * is under a burst of deliveries; on SQLite the one connection. close() ends it.
+   */
+  readonly heartbeat: { readonly db: Kysely<Database>; close(): Promise<void> };
 }
 
 /** SQLite's one connection, for the group committer (store/group-commit.ts). */
@@ -211,9 +217,11 @@ function openSqlite(location: string): OpenedStore {
   };
   let checkpointer: WalCheckpointer | undefined;
   const wal = location === ':memory:' ? undefined : new WalFile(`${location}-wal`);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) });
   return {
-    db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) }),
+    db,
     capabilities: { skipLocked: false, singleServerProcess: true },
+    heartbeat: { db, close: async () => {} },
     notifier: LOCAL_NOTIFIER,
     ...(location === ':memory:' ? {} : { lockForServing: () => holdServingLock(location) }),
     direct: {
@@ -413,9 +421,13 @@ function openPostgres(url: string, options: StoreOptions): OpenedStore {
   // An idle connection that the server closes (restart, failover) is dropped by the
   // pool and replaced on the next query; without a listener its error would end the process.
   pool.on('error', () => {});
+  const heartbeatPool = new pg.Pool({ ...config, max: 1, application_name: 'herald-heartbeat' });
+  heartbeatPool.on('error', () => {});
+  const heartbeatDb = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool: adaptPool(heartbeatPool) }) });
   return {
     db: new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool: adaptPool(pool) }) }),
     capabilities: { skipLocked: true, singleServerProcess: false },
+    heartbeat: { db: heartbeatDb, close: () => heartbeatDb.destroy() },
     // The listening connection is its own client, never one of the pool's.
     notifier: new PostgresNotifier(pool, () => new pg.Client({ ...config, application_name: 'herald-listener' })),
   };

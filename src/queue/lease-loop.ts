@@ -55,8 +55,12 @@ export interface LeaseLoopOptions {
  *  - stopping (stop()): claims nothing more, waits for the jobs in flight (each bounded
  *    by its own time-out) and writes their outcomes; a lease whose job never finished
  *    expires and another process takes the job over;
- *  - recovering (start(), when recoverLeasesAtStart): a single server process frees the
- *    leases a previous run left behind, since nothing else can hold them.
+ *  - backing off: a step that failed (the store away: a restart, a lost connection) is
+ *    tried again after 250 ms, doubling up to 5 s (or the poll), one log line per outage;
+ *  - recovering (start(), when recoverLeasesAtStart): a single server process (holding
+ *    the SQLite store's serving lock, store/serving-lock.ts) frees the leases a previous
+ *    run left behind, since nothing else can hold them. On PostgreSQL the leases of a
+ *    process whose heartbeat stopped are taken over instead (store/lease-takeover.ts).
  * drain() steps without start() until nothing is due, in flight or unwritten: tests and
  * benchmarks drive a queue by hand with it.
  */

@@ -31,8 +31,12 @@ function postgresBin(): string | undefined {
 }
 
 const bin = postgresBin();
+const asRoot = process.getuid?.() === 0;
 /** Why a throwaway PostgreSQL cannot be made here, or false. */
-export const skipWithoutInitdb: string | false = bin === undefined ? 'needs PostgreSQL\'s initdb and pg_ctl (on PATH or in /usr/lib/postgresql/*/bin): not found' : false;
+export const skipWithoutInitdb: string | false = bin === undefined ? 'needs PostgreSQL\'s initdb and pg_ctl (on PATH or in /usr/lib/postgresql/*/bin): not found'
+  // initdb refuses root: the cluster then belongs to the postgres user.
+  : asRoot && spawnSync('id', ['-u', 'postgres']).status !== 0 ? 'needs a `postgres` user to run initdb as (this runs as root, which initdb refuses): not found'
+    : false;
 
 export interface ThrowawayPostgres {
   /** postgres://postgres@127.0.0.1:<port>/postgres (trust authentication). */
@@ -50,7 +54,6 @@ export interface ThrowawayPostgres {
 export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   if (bin === undefined) throw new Error('initdb not found');
   const dir = mkdtempSync(join(tmpdir(), 'herald-pg-'));
-  const asRoot = process.getuid?.() === 0;
   if (asRoot) {
     const uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
     const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());

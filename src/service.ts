@@ -282,7 +282,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
   // This process's heartbeat row, and the owner of the leases it takes (app/process-heartbeat.ts: fast takeover).
   const heartbeat = new ProcessHeartbeat(
-    { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); } },
+    { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); campaigns?.wake(); } },
     role, deps.newId(),
   );
 
@@ -328,7 +328,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
     imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, ...options.importOptions });
   }
   if (parts.imports) {
-    campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, ...options.campaignOptions });
+    campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, owner: heartbeat.id, ...options.campaignOptions });
   }
 
   // The loops this process runs, for /readyz (the import runner polls on its own timer and is not watched).

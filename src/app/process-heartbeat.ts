@@ -8,7 +8,7 @@ import { deleteProcess, deleteProcessesSeenBefore, insertProcess, touchProcess }
 // Every process says it is alive: a row at start, its last_seen_at refreshed every
 // HEARTBEAT_MS, removed on a clean stop. The operator's service health lists the
 // processes seen in the last hour. The process's id is also the owner of the leases it
-// takes (outbox, webhooks, simulator reports): after each beat, a process takes over
+// takes (outbox, webhooks, simulator reports, campaigns): after each beat, a process takes over
 // the leases of any process silent for SILENT_AFTER_MS (store/lease-takeover.ts), so a
 // killed worker's messages go out again within seconds, not after the whole lease.
 
@@ -105,8 +105,8 @@ export class ProcessHeartbeat {
         this.#deps.logger.warn({ process: silent.id, pid: silent.pid, host: silent.host, silentMs: now - silent.lastSeenAt },
           'took over the leases of a process whose heartbeat stopped');
       }
-      if (taken.outbox + taken.webhooks + taken.simulatedReports > 0) {
-        this.#deps.logger.warn({ outbox: taken.outbox, webhooks: taken.webhooks, simulatedReports: taken.simulatedReports }, 'leases taken over: those jobs are tried again now');
+      if (taken.outbox + taken.webhooks + taken.simulatedReports + taken.campaigns > 0) {
+        this.#deps.logger.warn({ outbox: taken.outbox, webhooks: taken.webhooks, simulatedReports: taken.simulatedReports, campaigns: taken.campaigns }, 'leases taken over: those jobs are tried again now');
         this.#deps.onTakeover?.();
       }
     } catch (error) {

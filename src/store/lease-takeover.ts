@@ -17,6 +17,7 @@ export interface TakenOver {
   readonly outbox: number;
   readonly webhooks: number;
   readonly simulatedReports: number;
+  readonly campaigns: number;
 }
 
 /**
@@ -29,7 +30,7 @@ export async function takeOverLeasesOfSilentProcesses(db: Db, staleBefore: numbe
     const silent = await tx.updateTable('processes').set({ leases_released_at: now })
       .where('last_seen_at', '<', staleBefore).where('leases_released_at', 'is', null)
       .returning(['id', 'pid', 'host', 'last_seen_at']).execute();
-    if (silent.length === 0) return { processes: [], outbox: 0, webhooks: 0, simulatedReports: 0 };
+    if (silent.length === 0) return { processes: [], outbox: 0, webhooks: 0, simulatedReports: 0, campaigns: 0 };
     const owners = silent.map((p) => p.id);
     const outbox = await tx.updateTable('outbox').set({ lease_expires_at: now, available_at: now })
       .where('lease_owner', 'in', owners).where('lease_expires_at', '>', now).executeTakeFirst();
@@ -37,11 +38,14 @@ export async function takeOverLeasesOfSilentProcesses(db: Db, staleBefore: numbe
       .where('lease_owner', 'in', owners).where('lease_expires_at', '>', now).executeTakeFirst();
     const reports = await tx.updateTable('simulated_reports').set({ lease_expires_at: now })
       .where('lease_owner', 'in', owners).where('lease_expires_at', '>', now).executeTakeFirst();
+    const campaigns = await tx.updateTable('campaigns').set({ lease_expires_at: now })
+      .where('lease_owner', 'in', owners).where('lease_expires_at', '>', now).executeTakeFirst();
     return {
       processes: silent.map((p) => ({ id: p.id, pid: Number(p.pid), host: p.host, lastSeenAt: Number(p.last_seen_at) })),
       outbox: Number(outbox.numUpdatedRows),
       webhooks: Number(webhooks.numUpdatedRows),
       simulatedReports: Number(reports.numUpdatedRows),
+      campaigns: Number(campaigns.numUpdatedRows),
     };
   });
 }

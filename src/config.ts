@@ -314,7 +314,7 @@ export const SETTINGS = [
   },
   {
     key: 'outboxLeaseSeconds', env: 'HERALD_OUTBOX_LEASE_SECONDS', default: '300',
-    description: 'How long a worker holds the messages it claimed; a worker that dies holding them has them taken over by another after this. Keep it above the slowest delivery attempt (the SMTP time-outs: 30 s to connect, 30 s for the greeting, 120 s of socket silence).',
+    description: 'How long a worker holds the messages it claimed; a worker that dies holding them has them taken over by another about 10 s after its heartbeat stops, and after this at the latest. Keep it above the slowest delivery attempt (the SMTP time-outs: 30 s to connect, 30 s for the greeting, 120 s of socket silence).',
     parse: integer('HERALD_OUTBOX_LEASE_SECONDS', 5, 86_400),
   },
   // Request limits: one setting per row of domain/request-limits.ts (README "Limits"), and the template cache.

@@ -3,15 +3,19 @@ import { ConfigError, loadConfig, unknownSettingWarnings, type Config } from './
 import { listenOrExplain } from './startup-errors.ts';
 import { isRole, ROLES, type Role } from './roles.ts';
 import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
-import { createRoleService } from './service.ts';
+import { prepareRoleService } from './service.ts';
 
-// The composition root of a running server: config → service → listen; signals.
+// The composition root of a running server: config → service → listen → start; signals.
+// Order matters: the SQLite serving lock is taken before anything else (a second
+// process exits 78 here), every port is bound before any loop or background job starts
+// (all of them, or none: the first that cannot be bound closes the others and exits 78),
+// so /healthz answers while the loops start and a taken port never leaves a process
+// delivering.
 
 async function serve(config: Config, paused: boolean): Promise<void> {
-  const service = await createRoleService(config, { paused });
+  const service = await prepareRoleService(config, { servingLock: true, paused });
   const log = service.http.log;
   if (service.adminToken.createdToken !== undefined) printFirstStart(config, service.adminToken.createdToken);
-  log.info({ role: config.role }, `herald ${config.role === 'all' ? 'serving the API and delivering' : config.role === 'api' ? 'serving the API' : 'delivering (health checks only on HTTP)'}`);
 
   let metricsServer: MetricsServer | undefined;
   let stopping = false;
@@ -26,14 +30,25 @@ async function serve(config: Config, paused: boolean): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
-  await listenOrExplain({ portVariable: 'HERALD_PORT', hostVariable: 'HERALD_HOST', port: config.port, host: config.host }, () =>
-    service.http.listen({ port: config.port, host: config.host }));
-  const { metricsPort } = config;
-  if (metricsPort !== undefined) {
-    metricsServer = await listenOrExplain({ portVariable: 'HERALD_METRICS_PORT', hostVariable: 'HERALD_METRICS_HOST', port: metricsPort, host: config.metricsHost }, () =>
-      startMetricsServer(service.metrics, { port: metricsPort, host: config.metricsHost }));
-    log.info({ port: metricsServer.port, host: config.metricsHost }, 'metrics listening at /metrics');
+  try {
+    // The API port last: it is the one that takes traffic.
+    const { metricsPort } = config;
+    if (metricsPort !== undefined) {
+      metricsServer = await listenOrExplain({ portVariable: 'HERALD_METRICS_PORT', hostVariable: 'HERALD_METRICS_HOST', port: metricsPort, host: config.metricsHost }, () =>
+        startMetricsServer(service.metrics, { port: metricsPort, host: config.metricsHost }));
+      log.info({ port: metricsServer.port, host: config.metricsHost }, 'metrics listening at /metrics');
+    }
+    await service.listenInbound();
+    await listenOrExplain({ portVariable: 'HERALD_PORT', hostVariable: 'HERALD_HOST', port: config.port, host: config.host }, () =>
+      service.http.listen({ port: config.port, host: config.host }));
+  } catch (error) {
+    stopping = true;
+    await metricsServer?.close();
+    await service.close();
+    throw error;
   }
+  await service.start();
+  log.info({ role: config.role }, `herald ${config.role === 'all' ? 'serving the API and delivering' : config.role === 'api' ? 'serving the API' : 'delivering (health checks only on HTTP)'}`);
 }
 
 function printFirstStart(config: Config, token: string): void {

@@ -29,6 +29,11 @@ export function partsOf(role: Role): RoleParts {
   return PARTS[role];
 }
 
+/** Whether the role runs loops or background jobs (anything but the bare API): such a process holds a SQLite store's serving lock. */
+export function runsLoops(parts: RoleParts): boolean {
+  return parts.delivery || parts.webhooks || parts.imports;
+}
+
 export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
@@ -27,10 +26,11 @@ import { RETRY_HORIZON_MS } from './outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './outbox/worker.ts';
 import { SimulatedReportQueue } from './outbox/simulated-reports.ts';
 import { recordSimulatedStep } from './app/record-simulated-step.ts';
-import { listenOrExplain, migrateOrExplain, openOrExplain } from './startup-errors.ts';
+import { listenOrExplain, lockOrExplain, migrateOrExplain, openOrExplain } from './startup-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
 import { isPostgresLockLoss, openStore, type OpenedStore } from './store/dialect.ts';
+import type { ServingLock } from './store/serving-lock.ts';
 import { readQueueDepths } from './store/queue-depth.ts';
 import { oldestDkimKeyCreatedAt } from './store/sender-domains.ts';
 import { groupCommitter, type Committer } from './store/group-commit.ts';
@@ -38,7 +38,7 @@ import type { AppliedMigration } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
 import { DEFAULT_IMPORT_RUNNER_OPTIONS, IMPORTS_WAKE, ImportRunner, type ImportRunnerOptions } from './campaigns/import-runner.ts';
 import { CAMPAIGNS_WAKE, CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS, type CampaignRunnerOptions } from './campaigns/campaign-runner.ts';
-import { partsOf, type Role } from './roles.ts';
+import { partsOf, runsLoops, type Role } from './roles.ts';
 import { buildTransports } from './transports.ts';
 import { stalledLoop, type WatchedLoop } from './queue/loop-readiness.ts';
 
@@ -64,6 +64,12 @@ export interface ServiceOptions {
   readonly webRoot?: string;
   /** `herald serve --paused`: delivery is held in the store before any loop starts (app/delivery-hold.ts). */
   readonly paused?: boolean;
+  /**
+   * Set by `herald serve`: a process that runs loops on a SQLite file takes the store's
+   * serving lock first (store/serving-lock.ts), so a second one exits 78 before it binds
+   * a port or touches a lease. In-process services of tests leave it.
+   */
+  readonly servingLock?: boolean;
 }
 
 /** A process of any role: what runs depends on it (src/roles.ts). */
@@ -93,6 +99,17 @@ export interface RoleService {
   close(): Promise<void>;
 }
 
+/**
+ * A process built but not yet running: nothing bound, no loop started. `herald serve`
+ * binds every port it has (main.ts), then starts; tests get it started (createRoleService).
+ */
+export interface PreparedRoleService extends RoleService {
+  /** Binds the inbound SMTP listener when the role has one and HERALD_INBOUND_SMTP_PORT is set (a ConfigError when it cannot). */
+  listenInbound(): Promise<void>;
+  /** Writes the heartbeat row, then starts the loops and background jobs; call after every port is bound. */
+  start(): Promise<void>;
+}
+
 /** Everything in one process (role `all`): what tests, benchmarks and a single machine run. */
 export interface Service extends RoleService {
   readonly worker: OutboxWorker;
@@ -111,14 +128,19 @@ export async function openAppDeps(
     clock?: () => number; wakeOutbox?: () => void; wakeWebhooks?: () => void; wakeImports?: () => void; wakeCampaigns?: () => void;
     /** Told of each migration this start applies (the server logs them; the CLI applies them quietly). */
     onMigrated?: (migration: AppliedMigration) => void;
+    /** Take the SQLite store's serving lock before the first query (ServiceOptions.servingLock). */
+    servingLock?: boolean;
   } = {},
-): Promise<{ store: OpenedStore; deps: AuthDeps }> {
+): Promise<{ store: OpenedStore; deps: AuthDeps; lock: ServingLock | undefined }> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   const metrics = createMetrics();
   const clock = options.clock ?? Date.now;
   metrics.readQueuesWith(() => readQueueDepths(store.db, clock()));
   metrics.readDkimKeysWith(() => oldestDkimKeyCreatedAt(store.db));
+  let lock: ServingLock | undefined;
   try {
+    // Before anything reads or writes the store: a second serving process stops here.
+    if (options.servingLock === true) lock = lockOrExplain(store);
     await openOrExplain(store.db, config.databaseUrl);
     await migrateOrExplain(store.db, options.onMigrated);
     const signingSecret = await loadSigningSecret(store.db);
@@ -172,9 +194,10 @@ export async function openAppDeps(
         store.notifier.notify(CAMPAIGNS_WAKE);
       },
     };
-    return { store, deps };
+    return { store, deps, lock };
   } catch (error) {
     await store.db.destroy();
+    lock?.release();
     throw error;
   }
 }
@@ -229,10 +252,29 @@ async function startInboundSmtp(config: Config, deps: AuthDeps, logger: Logger):
 }
 
 /**
- * Wires config → store → use cases → what the role runs (src/roles.ts): HTTP, the
- * outbox worker, the webhook dispatcher, the inbound SMTP listener. main.ts calls this.
+ * Wires config → store → use cases → what the role runs (src/roles.ts), and starts it:
+ * the inbound SMTP listener bound, the heartbeat and the loops running; HTTP is left
+ * to the caller (tests inject; main.ts binds it before starting, see prepareRoleService).
  */
 export async function createRoleService(config: Config, options: ServiceOptions = {}): Promise<RoleService> {
+  const service = await prepareRoleService(config, options);
+  try {
+    await service.listenInbound();
+    await service.start();
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  return service;
+}
+
+/**
+ * Wires config → store → use cases → what the role runs (src/roles.ts): HTTP, the
+ * outbox worker, the webhook dispatcher, the inbound SMTP listener; nothing bound or
+ * started. main.ts binds every port, then calls start(): a process answers /healthz
+ * before any loop or background job runs, and one whose port is taken never starts them.
+ */
+export async function prepareRoleService(config: Config, options: ServiceOptions = {}): Promise<PreparedRoleService> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
   const clock = options.clock ?? Date.now;
   let worker: OutboxWorker | undefined;
@@ -241,32 +283,37 @@ export async function createRoleService(config: Config, options: ServiceOptions 
   let campaigns: CampaignRunner | undefined;
   let simulatedReports: SimulatedReportQueue | undefined;
   const simulatorPollMs = Math.min(1000, Math.max(10, config.simulatorStepMs / 2));
-  const { store, deps } = await openAppDeps(config, {
+  const role = options.role ?? config.role;
+  const parts = partsOf(role);
+  const { store, deps, lock } = await openAppDeps(config, {
     clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake(), wakeCampaigns: () => campaigns?.wake(),
     onMigrated: (migration) => {
       if (logger !== false) logger.info({ migration: migration.name, ms: migration.ms }, 'migration applied');
     },
+    // Only a process with loops: the CLI and `--role api` work beside the server.
+    servingLock: options.servingLock === true && runsLoops(parts),
   });
   const adminToken = await prepareAdminToken(store.db, config.adminToken);
   // Loaded (or created) now, so signing a receipt after a delivery never waits on the store.
   await certificateSigningKey(store.db);
-
-  const role = options.role ?? config.role;
-  const parts = partsOf(role);
   const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
+  // This process's heartbeat row, and the owner of the leases it takes (app/process-heartbeat.ts: fast takeover).
+  const heartbeat = new ProcessHeartbeat(
+    { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); campaigns?.wake(); } },
+    role, deps.newId(),
+  );
 
   // Held (--paused, or a restored copy) before any loop can claim; read by the delivering loops.
   if (options.paused === true) await holdDelivery(store.db, { since: clock(), reason: 'started with --paused' });
   const deliveryHold = parts.delivery || parts.webhooks
     ? new DeliveryHoldWatch({ db: store.db, logger: workerLogger, onRelease: () => { worker?.wake(); webhooks?.wake(); } })
     : undefined;
-  await deliveryHold?.start();
   const held = deliveryHold === undefined ? {} : { held: deliveryHold.held };
 
   // Delivery belongs to `all` and `worker`: an API process opens no SMTP pool, SMPP
   // session or Cloud API client, and posts no webhooks.
   let closeTransports = async (): Promise<void> => {};
-  const workerOptions: WorkerOptions = { ...DEFAULT_WORKER_OPTIONS, leaseMs: config.outboxLeaseSeconds * 1000, owner: `worker-${randomUUID()}`, ...options.workerOptions };
+  const workerOptions: WorkerOptions = { ...DEFAULT_WORKER_OPTIONS, leaseMs: config.outboxLeaseSeconds * 1000, owner: heartbeat.id, ...options.workerOptions };
   if (parts.delivery) {
     const built = await buildTransports(config, deps, workerLogger);
     closeTransports = built.close;
@@ -292,13 +339,13 @@ export async function createRoleService(config: Config, options: ServiceOptions 
         record: (tx, report, at) => recordSimulatedStep(tx, deps, report, at),
         onRecorded: () => webhooks?.wake(),
       },
-      { owner: `simulator-${randomUUID()}`, leaseMs: workerOptions.leaseMs, pollMs: simulatorPollMs },
+      { owner: heartbeat.id, leaseMs: workerOptions.leaseMs, pollMs: simulatorPollMs },
     );
   }
   if (parts.webhooks) {
     webhooks = new WebhookDispatcher(
       { db: store.db, commit: deps.commit, clock, newId: deps.newId, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate, metrics: deps.metrics, ...held },
-      { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: `webhooks-${randomUUID()}`, ...options.webhookOptions },
+      { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: heartbeat.id, ...options.webhookOptions },
     );
   }
 
@@ -306,7 +353,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, ...options.importOptions });
   }
   if (parts.imports) {
-    campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, ...options.campaignOptions });
+    campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, owner: heartbeat.id, ...options.campaignOptions });
   }
 
   // The loops this process runs, for /readyz (the import runner polls on its own timer and is not watched).
@@ -353,47 +400,61 @@ export async function createRoleService(config: Config, options: ServiceOptions 
     timeouts: { headersMs: config.httpHeadersTimeoutMs, requestMs: config.httpRequestTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
-  // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set.
-  const inbound = parts.inboundSmtp ? await startInboundSmtp(config, deps, workerLogger) : undefined;
+  // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set. Bound by listenInbound().
+  let inbound: InboundListener | undefined;
 
   // Commits in other processes wake this worker at once (PostgreSQL LISTEN); the poll stays the fallback.
   const running = options.worker !== false;
   const stops: (() => Promise<void>)[] = [];
+  // Built whether or not they run (options.worker false: tests drain them by hand).
   const runningWorker = worker;
   const runningWebhooks = webhooks;
-  // Listened to first, so a worker's listening connection still shows the outbox's and webhooks' LISTEN last (pg_stat_activity).
   const runningImports = imports;
-  if (runningImports !== undefined) {
-    runningImports.start();
-    stops.push(store.notifier.listen(IMPORTS_WAKE, () => runningImports.wake()));
-  }
   const runningCampaigns = campaigns;
-  if (running && runningCampaigns !== undefined) {
-    runningCampaigns.start();
-    stops.push(store.notifier.listen(CAMPAIGNS_WAKE, () => runningCampaigns.wake()));
-  }
-  if (running && runningWorker !== undefined) {
-    runningWorker.start();
-    stops.push(store.notifier.listen(OUTBOX_WAKE, (payload) => runningWorker.wake(CHANNELS.find((channel) => channel === payload))));
-  }
   const runningReports = simulatedReports;
-  if (running && runningReports !== undefined) runningReports.start();
-  if (running && runningWebhooks !== undefined) {
-    runningWebhooks.start();
-    stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
-  }
   // Content older than HERALD_RETENTION_DAYS is purged by the processes that deliver.
   const retention = running && parts.delivery
     ? new RetentionSweep({ db: store.db, commit: deps.commit, clock, logger: workerLogger }, { ...DEFAULT_RETENTION_OPTIONS, days: config.retentionDays })
     : undefined;
-  retention?.start();
-  // The operator's service health lists this process while it runs.
-  const heartbeat = new ProcessHeartbeat({ db: store.db, clock, newId: deps.newId, logger: workerLogger }, role);
-  await heartbeat.start();
+  let started = false;
+  const start = async (): Promise<void> => {
+    if (started) return;
+    started = true;
+    // The hold is read before any delivering loop can claim, then watched.
+    await deliveryHold?.start();
+    // Listened to first, so a worker's listening connection still shows the outbox's and webhooks' LISTEN last (pg_stat_activity).
+    if (runningImports !== undefined) {
+      runningImports.start();
+      stops.push(store.notifier.listen(IMPORTS_WAKE, () => runningImports.wake()));
+    }
+    if (running && runningCampaigns !== undefined) {
+      runningCampaigns.start();
+      stops.push(store.notifier.listen(CAMPAIGNS_WAKE, () => runningCampaigns.wake()));
+    }
+    if (running && runningWorker !== undefined) {
+      runningWorker.start();
+      stops.push(store.notifier.listen(OUTBOX_WAKE, (payload) => runningWorker.wake(CHANNELS.find((channel) => channel === payload))));
+    }
+    if (running) runningReports?.start();
+    if (running && runningWebhooks !== undefined) {
+      runningWebhooks.start();
+      stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
+    }
+    retention?.start();
+    // The operator's service health lists this process while it runs; its id owns the
+    // loops' leases, and its first beat takes over those of processes that went silent.
+    await heartbeat.start();
+  };
   return {
     role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, simulatedReports: runningReports,
     store, deps, adminToken,
-    inboundSmtpPort: inbound?.port, metrics: deps.metrics, deliveryHold,
+    get inboundSmtpPort() { return inbound?.port; },
+    metrics: deps.metrics,
+    deliveryHold,
+    async listenInbound() {
+      if (parts.inboundSmtp && inbound === undefined) inbound = await startInboundSmtp(config, deps, workerLogger);
+    },
+    start,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();
@@ -408,9 +469,11 @@ export async function createRoleService(config: Config, options: ServiceOptions 
       await runningReports?.stop();
       await runningWebhooks?.close();
       await closeTransports();
-      await heartbeat.stop();
+      if (started) await heartbeat.stop();
       await deliveryHold?.stop();
+      await store.heartbeat.close();
       await store.db.destroy();
+      lock?.release();
       deps.metrics.close();
     },
   };

@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import { ConfigError } from './config.ts';
 import type { Db } from './store/database.ts';
 import { migrateToLatest, UnknownMigrationsError, type AppliedMigration } from './store/migrate.ts';
+import type { OpenedStore } from './store/dialect.ts';
+import { ServingLockHeld, type ServingLock } from './store/serving-lock.ts';
 
 // What stops a start because of a setting: a database that cannot be opened as named
 // or that a newer herald migrated, a listener that cannot bind. Each is said in one line naming the variable (exit 78,
@@ -42,6 +44,16 @@ export async function migrateOrExplain(db: Db, onApplied: (migration: AppliedMig
     throw new ConfigError(error.newer
       ? `HERALD_DATABASE_URL: the store was migrated by a newer herald (${which}); run that version or a later one, or restore a backup taken before the upgrade`
       : `HERALD_DATABASE_URL: the store was migrated by another build of herald (${which}); run the build that migrated it`);
+  }
+}
+
+/** Takes the store's serving lock where it has one; another process holding it becomes a ConfigError naming HERALD_DATABASE_URL. */
+export function lockOrExplain(store: OpenedStore): ServingLock | undefined {
+  try {
+    return store.lockForServing?.();
+  } catch (error) {
+    if (error instanceof ServingLockHeld) throw new ConfigError(`HERALD_DATABASE_URL: ${error.message}`);
+    throw error;
   }
 }
 

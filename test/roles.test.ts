@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { loadConfig } from '../src/config.ts';
-import { createRoleService, type RoleService } from '../src/service.ts';
+import { createRoleService, prepareRoleService, type RoleService } from '../src/service.ts';
 import { startSmsc } from './peers/smsc.ts';
 import { ADMIN_TOKEN, emailBody, openAccount } from './support/service.ts';
 
@@ -71,6 +71,22 @@ test('an api and a worker process on one store deliver what the api accepted', a
 
   const view = await api.http.inject({ method: 'GET', url: `/v1/messages/${msgid}`, headers: { authorization: `Bearer ${account.apiKey}` } });
   assert.equal(view.json().status, 'sent');
+});
+
+test('a prepared process answers /healthz before any loop or job runs; start() writes its heartbeat row and starts the loops', async (t) => {
+  const config = loadConfig({ HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_DATABASE_URL: 'sqlite::memory:' });
+  const service = await prepareRoleService(config, { role: 'all', logger: false });
+  t.after(() => service.close());
+  const processes = () => service.store.db.selectFrom('processes').select('role').execute();
+
+  const health = await service.http.inject({ method: 'GET', url: '/healthz' });
+  assert.deepStrictEqual([health.statusCode, service.worker?.lastTurnAt(), service.webhooks?.lastTurnAt(), service.campaigns?.lastTurnAt(), (await processes()).length], [200, undefined, undefined, undefined, 0]);
+  assert.equal((await service.http.inject({ method: 'GET', url: '/readyz' })).statusCode, 503);
+
+  await service.start();
+  assert.deepStrictEqual((await processes()).map((p) => p.role), ['all']);
+  for (let i = 0; i < 100 && (await service.http.inject({ method: 'GET', url: '/readyz' })).statusCode !== 200; i++) await sleep(20);
+  assert.equal((await service.http.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
 });
 
 test('serve refuses an unknown role with its usage and exit code 2', async () => {

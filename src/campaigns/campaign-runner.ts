@@ -24,6 +24,8 @@ export interface CampaignRunnerOptions extends CampaignWorkOptions {
   readonly pollMs: number;
   /** Batches of one campaign before the runner looks at others (a big campaign does not starve a small one). */
   readonly batchesPerTurn: number;
+  /** The owner of its leases: the process's heartbeat id, for the fast takeover (store/lease-takeover.ts); a random one when absent. */
+  readonly owner?: string;
 }
 
 export const DEFAULT_CAMPAIGN_RUNNER_OPTIONS: CampaignRunnerOptions = {
@@ -36,7 +38,7 @@ export class CampaignRunner {
   readonly #deps: KeyDeps;
   readonly #logger: Logger;
   readonly #options: CampaignRunnerOptions;
-  readonly #owner = `campaigns-${randomUUID()}`;
+  readonly #owner: string;
   readonly #loop: LeaseLoop<'campaigns', Campaign>;
   #stopping = false;
 
@@ -44,6 +46,7 @@ export class CampaignRunner {
     this.#deps = deps;
     this.#logger = logger;
     this.#options = options;
+    this.#owner = options.owner ?? `campaigns-${randomUUID()}`;
     // One campaign at a time per process: its batches are database work on one connection.
     this.#loop = new LeaseLoop<'campaigns', Campaign>({
       name: 'campaigns',

@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics/registry.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../store/group-commit.ts';
 import { LeaseLoop } from '../queue/lease-loop.ts';
+import { writeWithRetry } from '../queue/write-retry.ts';
 import { claimDue, releaseAllLeases, type ClaimedMessage } from './claim.ts';
 import { recordOutcome, type CompletionDeps } from './complete.ts';
 
@@ -37,6 +38,9 @@ export interface WorkerOptions {
   readonly pollMs: number;
 }
 
+/** How long a stopping worker still tries to write an outcome the store did not take. */
+const STOP_RETRY_MS = 10_000;
+
 export const DEFAULT_WORKER_OPTIONS: Omit<WorkerOptions, 'owner'> = { batchSize: 64, concurrency: 128, leaseMs: 5 * 60_000, pollMs: 1000 };
 
 type WorkerDeps = CompletionDeps & {
@@ -61,6 +65,8 @@ export class OutboxWorker {
   readonly #commit: Committer;
   readonly #abort = new AbortController();
   readonly #loop: LeaseLoop<Channel, ClaimedMessage>;
+  /** When stop() was called (performance.now()). */
+  #stoppingSince: number | undefined;
 
   constructor(deps: WorkerDeps, options: WorkerOptions) {
     this.#deps = deps;
@@ -78,6 +84,7 @@ export class OutboxWorker {
   }
 
   start(): void {
+    this.#stoppingSince = undefined;
     this.#loop.start();
   }
 
@@ -97,6 +104,7 @@ export class OutboxWorker {
 
   /** Claims nothing more and waits for the deliveries in flight. */
   stop(): Promise<void> {
+    this.#stoppingSince ??= performance.now();
     return this.#loop.stop();
   }
 
@@ -114,7 +122,14 @@ export class OutboxWorker {
   async #deliver(message: ClaimedMessage): Promise<void> {
     try {
       const outcome = await this.#send(message);
-      const resolution = await recordOutcome(this.#deps, this.#options.owner, message, outcome);
+      // Tried again while the lease lasts (less a tenth for the last write to land).
+      const leaseLeftMs = message.claimedAt + this.#options.leaseMs * 0.9 - this.#deps.clock();
+      const resolution = await writeWithRetry(() => recordOutcome(this.#deps, this.#options.owner, message, outcome), {
+        windowMs: leaseLeftMs,
+        onFirstFailure: (error) => this.#deps.logger.warn({ err: error, msgid: message.msgid }, 'could not record a delivery outcome yet; trying again while the lease lasts'),
+        // A stop (SIGTERM) waits for the deliveries in flight: not for a whole lease of a store that is away.
+        giveUp: () => this.#stoppingSince !== undefined && performance.now() - this.#stoppingSince > STOP_RETRY_MS,
+      });
       this.#deps.metrics?.deliveryObserved(message.channel, resolution);
       // One line per attempt at info: what an operator reads when a peer misbehaves.
       this.#deps.logger.info(
@@ -122,7 +137,7 @@ export class OutboxWorker {
         'delivery outcome',
       );
     } catch (error) {
-      // Recording failed (the store is down): the lease expires and the message is retried.
+      // Recording failed for the whole lease (the store is down): the lease expires and the message is retried.
       this.#deps.logger.error({ err: error, msgid: message.msgid, reqId: message.requestId ?? undefined }, 'could not record a delivery outcome');
     }
   }

@@ -65,8 +65,12 @@ export interface LeaseLoopDeps {
  *  - stopping (stop()): claims nothing more, waits for the jobs in flight (each bounded
  *    by its own time-out) and writes their outcomes; a lease whose job never finished
  *    expires and another process takes the job over;
- *  - recovering (start(), when recoverLeasesAtStart): a single server process frees the
- *    leases a previous run left behind, since nothing else can hold them.
+ *  - backing off: a step that failed (the store away: a restart, a lost connection) is
+ *    tried again after 250 ms, doubling up to 5 s (or the poll), one log line per outage;
+ *  - recovering (start(), when recoverLeasesAtStart): a single server process (holding
+ *    the SQLite store's serving lock, store/serving-lock.ts) frees the leases a previous
+ *    run left behind, since nothing else can hold them. On PostgreSQL the leases of a
+ *    process whose heartbeat stopped are taken over instead (store/lease-takeover.ts).
  * drain() steps without start() until nothing is due, in flight or unwritten: tests and
  * benchmarks drive a queue by hand with it.
  */
@@ -83,6 +87,8 @@ export class LeaseLoop<Lane extends string, Job> {
   #running = false;
   #loop: Promise<void> | undefined;
   #wakeUp: (() => void) | undefined;
+  /** Ends a backoff pause early, for stop(). */
+  #stopWaiter: (() => void) | undefined;
   /** Steps run one at a time (the loop's, drain()'s and stop()'s). */
   #steps: Promise<unknown> = Promise.resolve();
 
@@ -121,6 +127,7 @@ export class LeaseLoop<Lane extends string, Job> {
   async stop(): Promise<void> {
     this.#running = false;
     this.#wakeUp?.();
+    this.#stopWaiter?.();
     await this.#loop;
     await this.#flush();
   }
@@ -148,6 +155,9 @@ export class LeaseLoop<Lane extends string, Job> {
 
   async #run(): Promise<void> {
     this.wake(); // jobs may be due from before this start
+    // Consecutive failed steps, and when the first of them failed (an outage of the store).
+    let failures = 0;
+    let failingSince = 0;
     while (this.#running) {
       this.#lastTurnAt = this.#clock();
       if (this.#pending.size === 0) await this.#idle();
@@ -157,11 +167,35 @@ export class LeaseLoop<Lane extends string, Job> {
       this.#pending.clear();
       try {
         await this.#step(lanes, false);
+        if (failures > 0) this.#logger.info({ queue: this.#queue.name, failedSteps: failures, outageMs: this.#clock() - failingSince }, 'claims succeed again');
+        failures = 0;
       } catch (error) {
-        // A store hiccup must not end the loop; the next poll tries again.
-        this.#logger.error({ err: error, queue: this.#queue.name }, 'claim failed');
+        // A store hiccup must not end the loop. While it lasts, the loop backs off
+        // (every finished job and commit would wake it into another failing claim) and
+        // says so once; the lanes stay named for the step after the pause.
+        for (const lane of lanes) this.#pending.add(lane);
+        if (failures === 0) {
+          failingSince = this.#clock();
+          this.#logger.error({ err: error, queue: this.#queue.name }, 'claim failed; retrying with backoff');
+        }
+        failures += 1;
+        await this.#pause(backoffMs(failures, this.#options.pollMs));
       }
     }
+  }
+
+  /** Sleeps `ms`, or less when stop() is called. */
+  #pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#stopWaiter = done;
+    }).finally(() => {
+      this.#stopWaiter = undefined;
+    });
   }
 
   /** Waits for the jobs in flight, writing their outcomes, without claiming more. */
@@ -235,4 +269,14 @@ export class LeaseLoop<Lane extends string, Job> {
       this.#wakeUp = done;
     });
   }
+}
+
+// After a failed step: 250 ms, doubling up to the poll interval (at least 5 s): an
+// outage of a few seconds (a database restart) is resumed from within a second or two
+// of its end, a long one costs a claim every few seconds.
+const FIRST_BACKOFF_MS = 250;
+const LONGEST_BACKOFF_MS = 5000;
+
+function backoffMs(failures: number, pollMs: number): number {
+  return Math.min(FIRST_BACKOFF_MS * 2 ** Math.min(failures - 1, 16), Math.max(pollMs, LONGEST_BACKOFF_MS));
 }

@@ -247,6 +247,8 @@ export interface ProcessesTable {
   host: string;
   started_at: number;
   last_seen_at: number;
+  /** Migration 0025: when its leases were taken over because its heartbeat stopped; cleared by its next beat. */
+  leases_released_at: number | null;
 }
 
 /** Migration 0012: a send's Idempotency-Key with the answer it got (store/idempotency-keys.ts). */

@@ -35,6 +35,7 @@ import pg from 'pg';
 import type { Database } from './database.ts';
 import { LOCAL_NOTIFIER, PostgresNotifier, type Notifier } from './notify.ts';
 import { preparedName, toSqliteValue, type SqliteStatements } from './prepared-statement.ts';
+import { holdServingLock, type ServingLock } from './serving-lock.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 import { tightenStoreFiles } from './sqlite-files.ts';
 
@@ -59,6 +60,18 @@ export interface OpenedStore {
    * statements on directly (store/prepared-statement.ts); absent on PostgreSQL.
    */
   readonly direct?: DirectSqlite;
+  /**
+   * A SQLite file's serving lock (store/serving-lock.ts), for the process that runs the
+   * loops; throws ServingLockHeld when another process holds it. Absent on PostgreSQL
+   * (many processes share it) and for `:memory:` (nobody else can open it).
+   */
+  readonly lockForServing?: () => ServingLock;
+  /**
+   * The heartbeat's connection (app/process-heartbeat.ts): on PostgreSQL a pool of one of
+   * its own, so a beat says whether the process lives, not how long the main pool's queue
+   * is under a burst of deliveries; on SQLite the one connection. close() ends it.
+   */
+  readonly heartbeat: { readonly db: Kysely<Database>; close(): Promise<void> };
 }
 
 /** SQLite's one connection, for the group committer (store/group-commit.ts). */
@@ -210,10 +223,13 @@ function openSqlite(location: string): OpenedStore {
   };
   let checkpointer: WalCheckpointer | undefined;
   const wal = location === ':memory:' ? undefined : new WalFile(`${location}-wal`);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) });
   return {
-    db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect(open) }),
+    db,
     capabilities: { skipLocked: false, singleServerProcess: true },
+    heartbeat: { db, close: async () => {} },
     notifier: LOCAL_NOTIFIER,
+    ...(location === ':memory:' ? {} : { lockForServing: () => holdServingLock(location) }),
     direct: {
       statement(sqliteText) {
         // Kysely opens the connection on its first query, which a transaction's BEGIN is.
@@ -305,7 +321,16 @@ function adaptPool(pool: pg.Pool): PostgresPool {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
       let wrapper = wrappers.get(client);
-      if (!wrapper) wrappers.set(client, (wrapper = wrap(client)));
+      if (!wrapper) {
+        // The pool listens for errors of idle connections only. A connection handed out
+        // that the server drops (a restart: ECONNRESET, or 'terminating connection due to
+        // administrator command' between two statements of a transaction) emits 'error'
+        // with nobody listening, which ends the process. The statement in flight fails on
+        // its own, its unit of work with it (and is retried on a new connection); the
+        // broken connection is destroyed when it is released (pg-pool: not queryable).
+        client.on('error', () => {});
+        wrappers.set(client, (wrapper = wrap(client)));
+      }
       return wrapper;
     },
   };
@@ -410,9 +435,13 @@ function openPostgres(url: string, options: StoreOptions): OpenedStore {
   // An idle connection that the server closes (restart, failover) is dropped by the
   // pool and replaced on the next query; without a listener its error would end the process.
   pool.on('error', () => {});
+  const heartbeatPool = new pg.Pool({ ...config, max: 1, application_name: 'herald-heartbeat' });
+  heartbeatPool.on('error', () => {});
+  const heartbeatDb = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool: adaptPool(heartbeatPool) }) });
   return {
     db: new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool: adaptPool(pool) }) }),
     capabilities: { skipLocked: true, singleServerProcess: false },
+    heartbeat: { db: heartbeatDb, close: () => heartbeatDb.destroy() },
     // The listening connection is its own client, never one of the pool's.
     notifier: new PostgresNotifier(pool, () => new pg.Client({ ...config, application_name: 'herald-listener' })),
   };

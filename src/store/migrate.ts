@@ -22,6 +22,7 @@ import * as allowListAppliesTo from './migrations/0024-allow-list-applies-to.ts'
 import * as testCampaigns from './migrations/0022-test-campaigns.ts';
 import * as invitationAddresses from './migrations/0021-invitation-addresses.ts';
 import * as sendRequestId from './migrations/0027-send-request-id.ts';
+import * as leaseTakeover from './migrations/0025-lease-takeover.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0022-test-campaigns': testCampaigns,
   '0021-invitation-addresses': invitationAddresses,
   '0027-send-request-id': sendRequestId,
+  '0025-lease-takeover': leaseTakeover,
 };
 
 /** Every migration's name, in the order they apply. */

@@ -20,8 +20,9 @@ export async function insertProcess(db: Executor, process: ProcessRecord): Promi
   }).execute();
 }
 
+/** A beat: last seen now, and leases the process takes from now on belong to a live process again (store/lease-takeover.ts). */
 export async function touchProcess(db: Executor, id: string, at: number): Promise<void> {
-  await db.updateTable('processes').set({ last_seen_at: at }).where('id', '=', id).execute();
+  await db.updateTable('processes').set({ last_seen_at: at, leases_released_at: null }).where('id', '=', id).execute();
 }
 
 export async function deleteProcess(db: Executor, id: string): Promise<void> {

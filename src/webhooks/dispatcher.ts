@@ -166,8 +166,9 @@ export class WebhookDispatcher {
         owner, now, newId: this.#deps.newId, records, ...(limit > 0 ? { claim: { leaseMs, limit } } : {}),
       }));
     } catch (error) {
-      // The store is down: the leases run out and those deliveries are posted again (same webhook-id).
-      if (records.length > 0) this.#deps.logger.error({ err: error, outcomes: records.length }, 'could not record webhook attempts');
+      // The store is down: the outcomes wait for the next step (the loop backs off and
+      // tries again); those whose leases run out meanwhile are posted again (same webhook-id).
+      this.#unrecorded.unshift(...records);
       throw error;
     }
     const lost = records.length - recorded.size;

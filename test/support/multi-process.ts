@@ -27,6 +27,8 @@ export interface Cluster {
   readonly db: Kysely<Database>;
   /** What the processes' database connections are doing, for a failure message. */
   activity(): Promise<string>;
+  /** Starts one more worker (after one was killed), with `env` on top of ClusterOptions.workerEnv. */
+  startWorker(env?: Readonly<Record<string, string>>): Promise<HeraldProcess>;
   /** Kills every process (SIGKILL), closes the test's connections and drops the schema. */
   stop(): Promise<void>;
 }
@@ -43,15 +45,20 @@ export interface ClusterOptions {
    * per process that passes or fails them for the wrong reason.
    */
   readonly redisFailure?: 'closed' | 'local';
+  /** A server of the test's own instead of TEST_POSTGRES_URL (the fault tests restart it). */
+  readonly postgresUrl?: string;
+  /** A Redis of the test's own instead of TEST_REDIS_URL. */
+  readonly redisUrl?: string;
 }
 
 /** `apis` × `serve --role api` and a `serve --role worker` per `workers` entry, started together (they migrate the new schema together, too). */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
-  if (skipWithoutServers !== false) throw new Error(skipWithoutServers);
-  const schema = await freshSchema();
+  const redisUrl = options.redisUrl ?? TEST_REDIS_URL;
+  if ((options.postgresUrl === undefined || redisUrl === undefined) && skipWithoutServers !== false) throw new Error(skipWithoutServers);
+  const schema = await freshSchema(options.postgresUrl);
   const shared: Record<string, string> = {
     HERALD_DATABASE_URL: schema.url,
-    HERALD_REDIS_URL: TEST_REDIS_URL!,
+    HERALD_REDIS_URL: redisUrl!,
     HERALD_REDIS_FAILURE: options.redisFailure ?? 'local',
     HERALD_REDIS_PREFIX: `test:${randomUUID()}:`,
     HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -91,7 +98,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       from pg_stat_activity where application_name like ${`${schema.name}-%`} and state <> 'idle' order by application_name`.execute(store.db);
     return rows.map((r) => `${r.name} ${r.state ?? ''} ${r.wait ?? ''} ${r.query}`).join('\n') || '(every connection idle)';
   };
-  return { apis: processes.slice(0, options.apis), workers: processes.slice(options.apis), db: store.db, activity, stop };
+  return { apis: processes.slice(0, options.apis), workers: processes.slice(options.apis), db: store.db, activity, startWorker: (env) => start('worker', env), stop };
 }
 
 const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };

@@ -50,9 +50,9 @@ export interface TestSchema {
   drop(): Promise<void>;
 }
 
-/** A new, empty, unmigrated schema in the test database. */
-export async function freshSchema(): Promise<TestSchema> {
-  const base = baseUrl();
+/** A new, empty, unmigrated schema in the test database (or in the database at `url`). */
+export async function freshSchema(url?: string): Promise<TestSchema> {
+  const base = url ?? baseUrl();
   const name = `t_${Date.now().toString(36)}_${RUN}_${randomBytes(5).toString('hex')}`;
   await withClient(base, (client) => client.query(`create schema ${name}`));
   return {

@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.ts';
 import { startHerald, type HeraldProcess } from '../support/herald-process.ts';
 import { ADMIN_TOKEN, ledgerByReason, ledgerOf, messagesLeftOf, openAccountByAdmin, skipWithoutServers, startCluster } from '../support/multi-process.ts';
+import { msgidOfMailFrom } from '../support/verp.ts';
 
 const CONTACTS = 20_000;
 /** The outbox worker's email slots (DEFAULT_WORKER_OPTIONS.concurrency): at most these can be on the wire at a kill. */
@@ -27,7 +28,6 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ti
   }
 }
 
-const msgidOf = (mailFrom: string | false): string => (mailFrom === false ? '' : /^b\+([^@]+)@/.exec(mailFrom)?.[1] ?? '');
 
 async function call(api: HeraldProcess, apiKey: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Response> {
   const request = () => fetch(`${api.url}${path}`, {
@@ -75,7 +75,7 @@ const statusOf = async (api: HeraldProcess, apiKey: string, id: string): Promise
   ((await (await call(api, apiKey, 'GET', `/v1/campaigns/${id}`)).json()) as { status: string }).status;
 
 function wire(sink: SmtpSink): { total: number; unique: number } {
-  const received = sink.messages.map((m) => msgidOf(m.mailFrom));
+  const received = sink.messages.map((m) => msgidOfMailFrom(m.mailFrom));
   return { total: received.length, unique: new Set(received).size };
 }
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { startSmtpSink } from '../peers/smtp-sink.ts';
+import { msgidOfMailFrom } from '../support/verp.ts';
 
 // Durability: accept 2,000 emails, SIGKILL the service while it delivers them to a
 // real SMTP peer, start it again, and count what the peer received.
@@ -48,7 +49,6 @@ async function ready(baseUrl: string): Promise<boolean> {
   }
 }
 
-const msgidOf = (mailFrom: string | false): string => (mailFrom === false ? '' : /^b\+([^@]+)@/.exec(mailFrom)?.[1] ?? '');
 
 test('a SIGKILL during delivery loses no accepted email, bills none twice, and resends at most the messages in flight', { timeout: 180_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'herald-crash-'));
@@ -102,9 +102,9 @@ test('a SIGKILL during delivery loses no accepted email, bills none twice, and r
 
   herald = startHerald(env);
   await waitFor(() => ready(baseUrl), 'the restart');
-  await waitFor(() => new Set(sink.messages.map((m) => msgidOf(m.mailFrom))).size >= MESSAGES, 'every message to arrive after the restart', 120_000);
+  await waitFor(() => new Set(sink.messages.map((m) => msgidOfMailFrom(m.mailFrom))).size >= MESSAGES, 'every message to arrive after the restart', 120_000);
 
-  const received = sink.messages.map((m) => msgidOf(m.mailFrom));
+  const received = sink.messages.map((m) => msgidOfMailFrom(m.mailFrom));
   const unique = new Set(received);
   const duplicates = received.length - unique.size;
   t.diagnostic(`received before the kill: ${beforeCrash}; after restart, total ${received.length}, unique ${unique.size}, duplicates ${duplicates}`);

@@ -14,6 +14,7 @@ import { DEFAULT_WORKER_OPTIONS } from '../../src/outbox/worker.ts';
 import { startSmtpSink } from '../peers/smtp-sink.ts';
 import type { HeraldProcess } from '../support/herald-process.ts';
 import { ledgerByReason, ledgerOf, messagesLeftOf, openAccountByAdmin, sendEmail, skipWithoutServers, startCluster, type Cluster } from '../support/multi-process.ts';
+import { msgidOfMailFrom } from '../support/verp.ts';
 
 const NO_MESSAGES_LEFT = { message: 'No messages left, please buy more messages' };
 const RATE_LIMITED = { success: false, message: 'Ha excedido el límite de peticiones permitidas por segundo.', error: 'RATE_LIMIT_EXCEEDED' };
@@ -96,7 +97,6 @@ const DOOMED_LEASE_SECONDS = 5;
 const HELD_AT_KILL = 3;
 
 /** The msgid of a VERP envelope sender `b+<msgid>@<bounce domain>`. */
-const msgidOf = (mailFrom: string | false): string => (mailFrom === false ? '' : /^b\+([^@]+)@/.exec(mailFrom)?.[1] ?? '');
 
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, signal: AbortSignal, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -131,7 +131,7 @@ test('5,000 emails through two API processes and two workers, one worker SIGKILL
   let scanned = 0;
   const receivedCount = (): number => {
     for (; scanned < sink.messages.length; scanned++) {
-      const msgid = msgidOf(sink.messages[scanned]!.mailFrom);
+      const msgid = msgidOfMailFrom(sink.messages[scanned]!.mailFrom);
       received.set(msgid, (received.get(msgid) ?? 0) + 1);
     }
     return received.size;

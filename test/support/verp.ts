@@ -10,3 +10,7 @@ export function verpOf(service: Service, msgid: string): string {
 
 /** HERALD_EMAIL_RETRY_HOURS' default, for tests that record a report without the listener. */
 export const UNTAGGED_HORIZON_MS = 72 * 3_600_000;
+
+/** The msgid of a VERP envelope sender as an SMTP peer saw it (tagged or not); '' for another sender. */
+export const msgidOfMailFrom = (mailFrom: string | false): string =>
+  (mailFrom === false ? '' : /^b\+([0-9a-f-]{36})(?:-[0-9a-f]+)?@/i.exec(mailFrom)?.[1] ?? '');

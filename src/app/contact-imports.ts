@@ -1,13 +1,16 @@
 import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ImportView } from '../campaigns/contact-shapes.ts';
 import { csvHeader, firstCsvRecord, importRows, MalformedImport, MAX_IMPORT_ROWS, startsJsonArray, type ImportFormat, type ImportRow } from '../campaigns/import-rows.ts';
 import { channelActive, type Account } from '../domain/account.ts';
 import { ok, reject, RejectionError, type Rejection, type Result } from '../domain/result.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import {
-  appendChunk, deleteImport, endImport, findImport, importChunks, insertImport, markReceived, recordProgress, type ContactImport, type ImportError,
+  appendChunk, deleteImport, endImport, findImport, importChunks, importsInFlight, insertImport, markReceived, recordProgress, type ContactImport, type ImportError,
 } from '../store/contact-imports.ts';
+import { DEFAULT_ACCOUNT_QUOTAS, quotaExceeded } from './account-quotas.ts';
+import { countContacts } from '../store/contacts.ts';
 import { findList } from '../store/lists.ts';
 import type { KeyDeps } from './api-keys.ts';
 import { commitOrReject } from './commit-or-reject.ts';
@@ -55,9 +58,40 @@ export function importFormatOf(contentType: string | undefined): ImportFormat | 
   return undefined;
 }
 
-/** Splits a byte stream into chunks of about CHUNK_BYTES, each cut after a whole UTF-8 character. */
-async function* utf8Chunks(body: AsyncIterable<Buffer>, limitBytes: number): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8');
+/**
+ * The charset an upload's Content-Type names (`text/csv; charset=windows-1252`), as a
+ * TextDecoder label; undefined for none or UTF-8 (the default). Null: a charset no
+ * decoder knows.
+ */
+export function importCharsetOf(contentType: string | undefined): string | undefined | null {
+  const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
+  if (match === null) return undefined;
+  const label = (match[1] ?? '').toLowerCase();
+  try {
+    const encoding = new TextDecoder(label).encoding;
+    return encoding === 'utf-8' ? undefined : encoding;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Splits a byte stream into text chunks of about CHUNK_BYTES. UTF-8 (no charset named):
+ * each cut after a whole character and decoded strictly; a chunk with bytes that are
+ * not UTF-8 is decoded with U+FFFD in their place, and import-rows.ts refuses the rows
+ * holding one (never stored silently). A named charset is decoded as such.
+ */
+async function* textChunks(body: AsyncIterable<Buffer>, limitBytes: number, charset: string | undefined): AsyncGenerator<{ text: string; bytes: number }> {
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  const lenient = new TextDecoder(charset ?? 'utf-8');
+  const decode = (bytes: Uint8Array): string => {
+    if (charset !== undefined) return lenient.decode(bytes, { stream: true });
+    try {
+      return strict.decode(bytes);
+    } catch {
+      return lenient.decode(bytes);
+    }
+  };
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let total = 0;
@@ -70,13 +104,15 @@ async function* utf8Chunks(body: AsyncIterable<Buffer>, limitBytes: number): Asy
       const joined = Buffer.concat(pending);
       let cut = CHUNK_BYTES;
       // Back off to the start of a character: continuation bytes are 10xxxxxx.
-      while (cut > 0 && ((joined[cut] ?? 0) & 0xc0) === 0x80) cut -= 1;
-      yield decoder.decode(joined.subarray(0, cut));
+      while (charset === undefined && cut > 0 && ((joined[cut] ?? 0) & 0xc0) === 0x80) cut -= 1;
+      yield { text: decode(joined.subarray(0, cut)), bytes: cut };
       pending = [joined.subarray(cut)];
       pendingBytes = joined.length - cut;
     }
   }
-  if (pendingBytes > 0) yield decoder.decode(Buffer.concat(pending));
+  const rest = pendingBytes > 0 ? decode(Buffer.concat(pending)) : '';
+  const flushed = charset === undefined ? rest : rest + lenient.decode();
+  if (flushed !== '') yield { text: flushed, bytes: pendingBytes };
 }
 
 /** The first chunk's verdict: a CSV header with an email column and attribute names, or the start of a JSON array. */
@@ -98,7 +134,7 @@ function checkStart(format: ImportFormat, first: string, whole: boolean): Reject
  */
 export async function receiveImport(
   deps: KeyDeps, account: Account,
-  upload: { format: ImportFormat; listId: string | undefined; body: AsyncIterable<Buffer>; limitBytes: number },
+  upload: { format: ImportFormat; charset?: string | undefined; listId: string | undefined; body: AsyncIterable<Buffer>; limitBytes: number },
 ): Promise<Result<{ import_id: string }>> {
   let listId: string | null = null;
   if (upload.listId !== undefined && upload.listId !== '') {
@@ -109,20 +145,33 @@ export async function receiveImport(
     if (!joins.ok) return joins;
     listId = list.id;
   }
+  const quotas = deps.quotas ?? DEFAULT_ACCOUNT_QUOTAS;
+  const inFlight = await importsInFlight(deps.db, account.id);
+  if (inFlight.imports >= quotas.maxImportsInFlight) {
+    return quotaExceeded(`an account has at most ${quotas.maxImportsInFlight} imports running at once (HERALD_ACCOUNT_MAX_IMPORTS): wait for one to end`);
+  }
+  // Concurrent uploads each see the others' bytes so far: the in-flight cap bounds what they add together.
+  const budget = quotas.maxUploadBytes - inFlight.bodyBytes;
   const id = deps.newId();
   const owner = `upload-${randomUUID()}`;
   await insertImport(deps.db, { id, accountId: account.id, listId, format: upload.format, owner, leaseUntil: deps.clock() + UPLOAD_LEASE_MS, now: deps.clock() });
   try {
     let seq = 0;
+    let stored = 0;
     let refused: Rejection | undefined;
-    const chunks = utf8Chunks(upload.body, upload.limitBytes);
+    const chunks = textChunks(upload.body, upload.limitBytes, upload.charset);
     let next = await chunks.next();
     while (next.done !== true) {
-      const chunk = next.value;
+      const { text: chunk, bytes } = next.value;
+      stored += bytes;
+      if (stored > budget) {
+        refused = { code: 'quotaExceeded', detail: `an account stores at most ${quotas.maxUploadBytes} bytes of imports in flight (HERALD_ACCOUNT_MAX_UPLOAD_BYTES)` };
+        break;
+      }
       next = await chunks.next();
       if (seq === 0) refused = checkStart(upload.format, chunk, next.done === true);
       if (refused !== undefined) break;
-      await appendChunk(deps.db, id, seq, chunk, deps.clock() + UPLOAD_LEASE_MS);
+      await appendChunk(deps.db, id, seq, chunk, bytes, deps.clock() + UPLOAD_LEASE_MS);
       seq += 1;
     }
     if (refused === undefined && seq === 0) refused = { code: 'importEmpty' };
@@ -146,6 +195,8 @@ export async function receiveImport(
 export type ImportRun = 'finished' | 'failed' | 'stopped' | 'lost';
 
 interface Counts {
+  /** Contacts the account may still create (its HERALD_ACCOUNT_MAX_CONTACTS quota). */
+  room: number;
   rows: number;
   created: number;
   updated: number;
@@ -160,7 +211,9 @@ interface Counts {
  * account that cannot pay for its confirmation emails, more than MAX_IMPORT_ROWS rows.
  */
 export async function runImport(deps: KeyDeps, imp: ContactImport, owner: string, leaseMs: number, keepGoing: () => boolean): Promise<ImportRun> {
-  const counts: Counts = { rows: imp.rows, created: imp.created, updated: imp.updated, rejected: imp.rejected, errors: [...imp.errors] };
+  const quotas = deps.quotas ?? DEFAULT_ACCOUNT_QUOTAS;
+  const room = quotas.maxContacts - (await countContacts(deps.db, imp.accountId));
+  const counts: Counts = { room, rows: imp.rows, created: imp.created, updated: imp.updated, rejected: imp.rejected, errors: [...imp.errors] };
   const end = async (failure: string | null): Promise<ImportRun> => {
     const ended = await deps.commit.run((tx) => endImport(tx, { importId: imp.id, owner, status: failure === null ? 'finished' : 'failed', failure, now: deps.clock() }));
     return ended ? (failure === null ? 'finished' : 'failed') : 'lost';
@@ -195,8 +248,12 @@ export async function runImport(deps: KeyDeps, imp: ContactImport, owner: string
           const stopped = await commitBatch();
           if (stopped !== undefined) return stopped;
           if (!keepGoing()) return 'stopped';
+          // A turn of the event loop between batches: requests and /healthz are answered
+          // between them, never behind a whole import (SQLite runs on this thread).
+          await nextTurn();
         }
       }
+      await nextTurn();
     }
   } catch (error) {
     if (!(error instanceof MalformedImport)) throw error;
@@ -204,6 +261,15 @@ export async function runImport(deps: KeyDeps, imp: ContactImport, owner: string
     return stopped ?? end(`${error.message.replace(/\.$/, '')}; the rows before it were imported`);
   }
   return (await commitBatch()) ?? end(null);
+}
+
+/**
+ * Ends an import taken up more than `maxAttempts` times in a row without a committed
+ * batch (its reading killed the process or failed each time). False when `owner` no longer holds it.
+ */
+export async function quarantineImport(deps: KeyDeps, imp: ContactImport, owner: string, maxAttempts: number): Promise<boolean> {
+  const failure = `The import was taken up ${maxAttempts} times without finishing a batch (its reading stopped the process or failed each time), so it is not taken up again; the rows before were imported`;
+  return deps.commit.run((tx) => endImport(tx, { importId: imp.id, owner, status: 'failed', failure, now: deps.clock() }));
 }
 
 /** One batch in one unit of work, with the import's progress; undefined when it committed. */
@@ -218,8 +284,9 @@ async function commitRows(
     const upserted = await upsertContacts(tx, deps.newId, imp.accountId, inputs, now);
     const joined = await joinLists(tx, deps, imp.accountId, upserted.map((u) => u.contact), joins, { source: 'import', detail: { import_id: imp.id }, now });
     const created = upserted.filter((u) => u.created).length;
+    if (created > counts.room) throw new RejectionError({ code: 'quotaExceeded' });
     const next: Counts = {
-      rows: last, created: counts.created + created, updated: counts.updated + inputs.length - created, rejected: counts.rejected + refused.length,
+      room: counts.room - created, rows: last, created: counts.created + created, updated: counts.updated + inputs.length - created, rejected: counts.rejected + refused.length,
       errors: [...counts.errors, ...refused].slice(0, MAX_IMPORT_ERRORS),
     };
     const held = await recordProgress(tx, { importId: imp.id, owner, ...next, leaseUntil: now + leaseMs, now });
@@ -232,7 +299,10 @@ async function commitRows(
   if (committed === undefined) return 'lost';
   if (!committed.ok) {
     const first = rows[0]?.row ?? counts.rows + 1;
-    const failure = `${WIRE_TEXTS[committed.rejection.code]}: the confirmation emails of rows ${first} to ${last} could not be paid for, so those rows and the rest were not imported`;
+    const quotas = deps.quotas ?? DEFAULT_ACCOUNT_QUOTAS;
+    const failure = committed.rejection.code === 'quotaExceeded'
+      ? `${WIRE_TEXTS.quotaExceeded}: an account keeps at most ${quotas.maxContacts} contacts (HERALD_ACCOUNT_MAX_CONTACTS), so rows ${first} to ${last} and the rest were not imported`
+      : `${WIRE_TEXTS[committed.rejection.code]}: the confirmation emails of rows ${first} to ${last} could not be paid for, so those rows and the rest were not imported`;
     const ended = await deps.commit.run((tx) => endImport(tx, { importId: imp.id, owner, status: 'failed', failure, now: deps.clock() }));
     return ended ? 'failed' : 'lost';
   }

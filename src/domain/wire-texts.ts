@@ -97,6 +97,8 @@ export const WIRE_TEXTS = {
   importNoEmailColumn: 'The CSV header has no email column',
   importNotArray: 'A JSON import must be an array of contacts',
   importMediaType: 'Unsupported Media Type, send text/csv or application/json',
+  // An account past one of its quotas (app/account-quotas.ts), 403 with a `detail`
+  quotaExceeded: 'Account quota exceeded',
 
   // Users, sign-in and sessions of the web application (issue 12; docs/users-and-sessions.md)
   signInFailed: 'Incorrect email or password',

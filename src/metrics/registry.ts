@@ -8,6 +8,9 @@ import type { Channel } from '../domain/account.ts';
 /** Where an unexpected error (a bug, not an outcome) was caught. */
 export type ErrorSource = 'request' | 'outbox' | 'webhooks' | 'imports' | 'inbound';
 
+/** A background job that can be quarantined: taken up too many times without finishing. */
+export type QuarantinedJob = 'imports';
+
 /** How a send request ended: accepted (queued) or refused with a 4xx/5xx. */
 export type AcceptOutcome = 'accepted' | 'refused';
 
@@ -42,6 +45,8 @@ export interface Metrics {
   clientErrorObserved(kind: ClientErrorKind): void;
   /** Units of work in one group-commit transaction (SQLite). */
   commitBatchObserved(size: number): void;
+  /** A job's unit of work ended failed after too many attempts (a contact import that kept killing or failing its runner). */
+  jobQuarantined(job: QuarantinedJob): void;
   /** Reads the queues at each scrape; set once by whoever owns the store. */
   readQueuesWith(read: () => Promise<QueueSnapshot>): void;
 }
@@ -82,6 +87,10 @@ export function createMetrics(): Metrics {
   const clientErrors = new Counter({
     name: 'herald_http_client_errors_total', help: 'Requests the HTTP server gave up on before routing: timeout (headers or whole request too slow), header-overflow, malformed.',
     labelNames: ['kind'] as const, registers,
+  });
+  const quarantined = new Counter({
+    name: 'herald_jobs_quarantined_total', help: 'Units of background work ended failed after too many attempts in a row (each is logged with its id), by job.',
+    labelNames: ['job'] as const, registers,
   });
   const commitBatch = new Histogram({
     name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (one durable commit each).', buckets: BATCH_BUCKETS, registers,
@@ -140,6 +149,7 @@ export function createMetrics(): Metrics {
     webhookObserved: (outcome) => webhookAttempts.inc({ outcome }),
     clientErrorObserved: (kind) => clientErrors.inc({ kind }),
     commitBatchObserved: (size) => commitBatch.observe(size),
+    jobQuarantined: (job) => quarantined.inc({ job }),
     readQueuesWith(read) {
       readQueues = read;
     },

@@ -32,6 +32,8 @@ export interface ContactImport {
   readonly failure: string | null;
   readonly createdAt: number;
   readonly finishedAt: number | null;
+  /** Claims since the last committed batch, this one included (see claimImport). */
+  readonly attempts: number;
 }
 
 type ImportRow = Selectable<ContactImportsTable>;
@@ -40,7 +42,7 @@ const toImport = (row: ImportRow): ContactImport => ({
   id: row.id, accountId: row.account_id, listId: row.list_id, format: row.format as ImportFormat, status: row.status as ImportStatus,
   rows: Number(row.rows), created: Number(row.created), updated: Number(row.updated), rejected: Number(row.rejected),
   errors: JSON.parse(row.errors) as ImportError[], failure: row.failure, createdAt: Number(row.created_at),
-  finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+  finishedAt: row.finished_at === null ? null : Number(row.finished_at), attempts: Number(row.attempts),
 });
 
 /** A new import, `receiving` under `owner`'s lease until markReceived. */
@@ -53,12 +55,20 @@ export async function insertImport(
   }).execute();
 }
 
-/** Stores the next chunk of an upload and extends its lease. */
-export async function appendChunk(db: Executor, importId: string, seq: number, data: string, leaseUntil: number): Promise<void> {
+/** Stores the next chunk of an upload (`bytes` as uploaded) and extends its lease. */
+export async function appendChunk(db: Executor, importId: string, seq: number, data: string, bytes: number, leaseUntil: number): Promise<void> {
   await db.transaction().execute(async (tx) => {
     await tx.insertInto('contact_import_chunks').values({ import_id: importId, seq, data }).execute();
-    await tx.updateTable('contact_imports').set({ lease_expires_at: leaseUntil }).where('id', '=', importId).execute();
+    await tx.updateTable('contact_imports').set((eb) => ({ lease_expires_at: leaseUntil, body_bytes: eb('body_bytes', '+', bytes) })).where('id', '=', importId).execute();
   });
+}
+
+/** What an account has in flight: imports receiving or running, and the bytes of their stored bodies. */
+export async function importsInFlight(db: Executor, accountId: string): Promise<{ imports: number; bodyBytes: number }> {
+  const row = await db.selectFrom('contact_imports')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.coalesce(eb.fn.sum<number>('body_bytes'), eb.lit(0)).as('bytes')])
+    .where('account_id', '=', accountId).where('status', 'in', ['receiving', 'running']).executeTakeFirst();
+  return { imports: Number(row?.n ?? 0), bodyBytes: Number(row?.bytes ?? 0) };
 }
 
 /** The upload is complete: a runner may take it. */
@@ -83,8 +93,10 @@ export async function findImport(db: Executor, accountId: string, id: string): P
   return row && toImport(row);
 }
 
+// Each claim counts an attempt before any work starts, so a process that dies reading
+// the import has counted it (recordProgress sets it back to 1: this attempt).
 const CLAIM = (skipLocked: boolean) => statement(`
-  update contact_imports set lease_owner = $1, lease_expires_at = $2
+  update contact_imports set lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1
   where id = (select id from contact_imports where status = 'running' and (lease_owner is null or lease_expires_at <= $3)
               order by id limit 1${skipLocked ? ' for update skip locked' : ''})
   returning *`);
@@ -104,9 +116,13 @@ export async function releaseAllImports(db: Executor): Promise<void> {
   await db.updateTable('contact_imports').set({ lease_owner: null, lease_expires_at: null }).where('status', '=', 'running').execute();
 }
 
-/** Lets go of one import (its runner stops): the next claim resumes it at once. */
-export async function releaseImport(db: Executor, importId: string, owner: string): Promise<void> {
-  await db.updateTable('contact_imports').set({ lease_owner: null, lease_expires_at: null }).where('id', '=', importId).where('lease_owner', '=', owner).execute();
+/**
+ * Lets go of one import: the next claim resumes it at once. A runner that stops
+ * (SIGTERM) gives its attempt back; one whose reading failed keeps it counted.
+ */
+export async function releaseImport(db: Executor, importId: string, owner: string, attempt: 'given-back' | 'counted' = 'given-back'): Promise<void> {
+  await db.updateTable('contact_imports').set((eb) => ({ lease_owner: null, lease_expires_at: null, attempts: attempt === 'given-back' ? eb('attempts', '-', 1) : eb.ref('attempts') }))
+    .where('id', '=', importId).where('lease_owner', '=', owner).execute();
 }
 
 /**
@@ -124,7 +140,7 @@ export async function recordProgress(
 }
 
 const RECORD_PROGRESS = statement(`
-  update contact_imports set rows = $1, created = $2, updated = $3, rejected = $4, errors = $5, lease_expires_at = $6, updated_at = $7
+  update contact_imports set rows = $1, created = $2, updated = $3, rejected = $4, errors = $5, lease_expires_at = $6, updated_at = $7, attempts = 1
   where id = $8 and lease_owner = $9 and status = 'running'`);
 
 /** Ends an import (`finished`, or `failed` with why) and drops its body. False when `owner` no longer holds it. */

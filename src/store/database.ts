@@ -324,6 +324,10 @@ export interface ContactImportsTable {
   created_at: number;
   updated_at: number;
   finished_at: number | null;
+  /** Claims since the last committed batch (migration 0020): past HERALD_IMPORT_MAX_ATTEMPTS the import ends failed. */
+  attempts: Generated<number>;
+  /** Bytes of the stored body, counted as it arrives (migration 0020): the account's upload quota. */
+  body_bytes: Generated<number>;
 }
 
 export interface ContactImportChunksTable {

@@ -17,6 +17,7 @@ import * as messagesLogOrder from './migrations/0016-messages-log-order.ts';
 import * as uniqueAccountNames from './migrations/0017-unique-account-names.ts';
 import * as retention from './migrations/0018-retention.ts';
 import * as derivedSteps from './migrations/0019-derived-steps.ts';
+import * as importAttempts from './migrations/0020-import-attempts.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-unique-account-names': uniqueAccountNames,
   '0018-retention': retention,
   '0019-derived-steps': derivedSteps,
+  '0020-import-attempts': importAttempts,
 };
 
 /** Every migration's name, in the order they apply. */

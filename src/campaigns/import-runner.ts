@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KeyDeps } from '../app/api-keys.ts';
 import { quarantineImport, runImport } from '../app/contact-imports.ts';
-import { claimImport, deleteAbandonedUploads, releaseAllImports, releaseImport } from '../store/contact-imports.ts';
+import { claimImport, deleteAbandonedUploads, dropChunks, endedWithChunks, releaseAllImports, releaseImport } from '../store/contact-imports.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 
 // The background reader of contact imports: claims one running import at a time with
@@ -95,6 +95,7 @@ export class ImportRunner {
   async #work(): Promise<void> {
     try {
       await deleteAbandonedUploads(this.#deps.db, this.#deps.clock());
+      for (const id of await endedWithChunks(this.#deps.db)) await dropChunks(this.#deps.db, id);
       for (;;) {
         if (this.#stopping) return;
         const imp = await claimImport(this.#deps.db, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs);

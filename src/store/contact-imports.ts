@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Selectable } from 'kysely';
 import type { ImportFormat } from '../campaigns/import-rows.ts';
 import type { ContactImportsTable, Executor } from './database.ts';
@@ -9,7 +10,7 @@ import { execute, queryRows, statement } from './prepared-statement.ts';
 // `running` until a runner (campaigns/import-runner.ts) has read every row: each batch
 // commits its contacts together with the import's progress, conditioned on the
 // runner's lease, so after a restart another runner resumes after the last committed
-// row. The chunks are deleted when the import ends.
+// row. The chunks are deleted when the import ends, a few at a time (dropChunks).
 
 export type ImportStatus = 'receiving' | 'running' | 'finished' | 'failed';
 
@@ -55,12 +56,10 @@ export async function insertImport(
   }).execute();
 }
 
-/** Stores the next chunk of an upload (`bytes` as uploaded) and extends its lease. */
-export async function appendChunk(db: Executor, importId: string, seq: number, data: string, bytes: number, leaseUntil: number): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    await tx.insertInto('contact_import_chunks').values({ import_id: importId, seq, data }).execute();
-    await tx.updateTable('contact_imports').set((eb) => ({ lease_expires_at: leaseUntil, body_bytes: eb('body_bytes', '+', bytes) })).where('id', '=', importId).execute();
-  });
+/** Stores the next chunk of an upload (`bytes` as uploaded) and extends its lease; in a unit of work of the caller's. */
+export async function appendChunk(tx: Executor, importId: string, seq: number, data: string, bytes: number, leaseUntil: number): Promise<void> {
+  await tx.insertInto('contact_import_chunks').values({ import_id: importId, seq, data }).execute();
+  await tx.updateTable('contact_imports').set((eb) => ({ lease_expires_at: leaseUntil, body_bytes: eb('body_bytes', '+', bytes) })).where('id', '=', importId).execute();
 }
 
 /** What an account has in flight: imports receiving or running, and the bytes of their stored bodies. */
@@ -77,15 +76,37 @@ export async function markReceived(db: Executor, importId: string, now: number):
     .where('id', '=', importId).where('status', '=', 'receiving').execute();
 }
 
-/** Drops an upload (refused, or cut short) with its chunks. */
+/** Drops an upload (refused, or cut short) with its chunks (dropChunks first, for a large one). */
 export async function deleteImport(db: Executor, importId: string): Promise<void> {
+  await dropChunks(db, importId);
   await db.deleteFrom('contact_imports').where('id', '=', importId).execute();
+}
+
+/** Chunks deleted per statement: SQLite reads every page it frees, so a 256 MiB body goes a MiB at a time. */
+const CHUNKS_PER_DELETE = 1;
+
+/** Deletes an import's stored body a few chunks at a time, the event loop turning between them. */
+export async function dropChunks(db: Executor, importId: string): Promise<void> {
+  for (;;) {
+    const seqs = await db.selectFrom('contact_import_chunks').select('seq').where('import_id', '=', importId).orderBy('seq').limit(CHUNKS_PER_DELETE).execute();
+    if (seqs.length === 0) return;
+    await db.deleteFrom('contact_import_chunks').where('import_id', '=', importId).where('seq', 'in', seqs.map((r) => r.seq)).execute();
+    await nextTurn();
+  }
+}
+
+/** The bodies left by imports that ended while their chunks were being dropped (a process that died meanwhile). */
+export async function endedWithChunks(db: Executor): Promise<string[]> {
+  const rows = await db.selectFrom('contact_imports').select('id').where('status', 'in', ['finished', 'failed'])
+    .where((eb) => eb.exists(eb.selectFrom('contact_import_chunks').select('seq').whereRef('contact_import_chunks.import_id', '=', 'contact_imports.id'))).execute();
+  return rows.map((r) => r.id);
 }
 
 /** Uploads whose receiver died (lease expired while `receiving`): nobody got their id, so they go. */
 export async function deleteAbandonedUploads(db: Executor, now: number): Promise<number> {
-  const result = await db.deleteFrom('contact_imports').where('status', '=', 'receiving').where('lease_expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const abandoned = await db.selectFrom('contact_imports').select('id').where('status', '=', 'receiving').where('lease_expires_at', '<=', now).execute();
+  for (const { id } of abandoned) await deleteImport(db, id);
+  return abandoned.length;
 }
 
 export async function findImport(db: Executor, accountId: string, id: string): Promise<ContactImport | undefined> {
@@ -143,13 +164,11 @@ const RECORD_PROGRESS = statement(`
   update contact_imports set rows = $1, created = $2, updated = $3, rejected = $4, errors = $5, lease_expires_at = $6, updated_at = $7, attempts = 1
   where id = $8 and lease_owner = $9 and status = 'running'`);
 
-/** Ends an import (`finished`, or `failed` with why) and drops its body. False when `owner` no longer holds it. */
+/** Ends an import (`finished`, or `failed` with why); its body is dropped after (dropChunks). False when `owner` no longer holds it. */
 export async function endImport(
   db: Executor, end: { importId: string; owner: string; status: 'finished' | 'failed'; failure: string | null; now: number },
 ): Promise<boolean> {
-  const ended = await execute(db, END_IMPORT, [end.status, end.failure, end.now, end.importId, end.owner]);
-  if (ended === 1) await db.deleteFrom('contact_import_chunks').where('import_id', '=', end.importId).execute();
-  return ended === 1;
+  return (await execute(db, END_IMPORT, [end.status, end.failure, end.now, end.importId, end.owner])) === 1;
 }
 
 const END_IMPORT = statement(`

@@ -85,7 +85,7 @@ test('an import never signs up again a contact who unsubscribed from the list', 
   assert.deepStrictEqual((await get(service, `/v1/contacts/${ana}`, account.apiKey)).json().lists, [{ list_id: list, status: 'unsubscribed' }]);
 });
 
-test('rows are committed in batches of 1000 and counted across them', async (t) => {
+test('rows are committed in batches of 250 and counted across them', async (t) => {
   const { service, account } = await world(t);
   const rows = Array.from({ length: 2500 }, (_, i) => `c${i}@example.org,${i % 500 === 0 ? 'bad@' : ''}`);
   const csv = `email,note\n${rows.map((r) => (r.endsWith('bad@') ? 'bad@,x' : r)).join('\n')}\n`;
@@ -169,10 +169,10 @@ test('an import whose process died midway, holding it, is resumed by the next pr
   assert.equal(claimed?.id, id);
   assert.equal(await runImport(first.deps, claimed!, 'a-runner-that-dies', 60_000, () => false), 'stopped');
   const midway = (await get(first, `/v1/contacts/imports/${id}`, account.apiKey)).json();
-  assert.deepStrictEqual([midway.status, midway.rows, midway.created], ['running', 1000, 1000]);
+  assert.deepStrictEqual([midway.status, midway.rows, midway.created], ['running', 250, 250]);
   await first.close();
 
-  // The next process takes it over once the lease has run out, and reads on from row 1001.
+  // The next process takes it over once the lease has run out, and reads on from row 251.
   const second = await startServiceOn(t, store, { clock: () => T0 + 61_000 });
   await second.imports?.drain();
   const view = (await get(second, `/v1/contacts/imports/${id}`, account.apiKey)).json();
@@ -270,8 +270,8 @@ test('an import that would pass HERALD_ACCOUNT_MAX_CONTACTS ends failed at that 
   const { service, account } = await world(t, { HERALD_ACCOUNT_MAX_CONTACTS: '1500' });
   const view = await imported(service, account.apiKey, `email\n${Array.from({ length: 2500 }, (_, i) => `c${i}@example.org`).join('\n')}\n`);
   assert.deepStrictEqual([view['status'], view['rows'], view['created'], view['failure']], [
-    'failed', 1000, 1000,
-    'Account quota exceeded: an account keeps at most 1500 contacts (HERALD_ACCOUNT_MAX_CONTACTS), so rows 1001 to 2000 and the rest were not imported',
+    'failed', 1500, 1500,
+    'Account quota exceeded: an account keeps at most 1500 contacts (HERALD_ACCOUNT_MAX_CONTACTS), so rows 1501 to 1750 and the rest were not imported',
   ]);
 });
 

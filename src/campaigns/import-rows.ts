@@ -133,7 +133,7 @@ const PIECE_CHARS = 64 * 1024;
 
 /**
  * The rows of a body, a piece of a stored chunk at a time, in order. The event loop
- * turns between pieces: parsing and checking a whole 1 MiB chunk of rows held it for
+ * turns between pieces: parsing and checking a whole MiB of rows held it for
  * half a second, a 64 Ki piece holds it for a few milliseconds.
  */
 export function importRows(format: ImportFormat, chunks: AsyncIterable<string>): AsyncGenerator<ImportRow[]> {

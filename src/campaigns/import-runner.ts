@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KeyDeps } from '../app/api-keys.ts';
-import { quarantineImport, runImport } from '../app/contact-imports.ts';
-import { claimImport, deleteAbandonedUploads, dropChunks, endedWithChunks, releaseAllImports, releaseImport } from '../store/contact-imports.ts';
+import { clearLeftovers, quarantineImport, runImport } from '../app/contact-imports.ts';
+import { claimImport, releaseAllImports, releaseImport } from '../store/contact-imports.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 
 // The background reader of contact imports: claims one running import at a time with
@@ -94,11 +94,11 @@ export class ImportRunner {
 
   async #work(): Promise<void> {
     try {
-      await deleteAbandonedUploads(this.#deps.db, this.#deps.clock());
-      for (const id of await endedWithChunks(this.#deps.db)) await dropChunks(this.#deps.db, id);
+      await clearLeftovers(this.#deps);
       for (;;) {
         if (this.#stopping) return;
-        const imp = await claimImport(this.#deps.db, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs);
+        // Claims and releases go through the committer: on SQLite its WAL sync runs off the event loop.
+        const imp = await this.#deps.commit.run((tx) => claimImport(tx, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs));
         if (imp === undefined) return;
         if (imp.attempts > this.#options.maxAttempts) {
           if (await quarantineImport(this.#deps, imp, this.#owner, this.#options.maxAttempts)) {
@@ -109,14 +109,14 @@ export class ImportRunner {
         }
         try {
           const outcome = await runImport(this.#deps, imp, this.#owner, this.#options.leaseMs, () => !this.#stopping);
-          if (outcome === 'stopped') await releaseImport(this.#deps.db, imp.id, this.#owner);
+          if (outcome === 'stopped') await this.#deps.commit.run((tx) => releaseImport(tx, imp.id, this.#owner));
           if (outcome === 'lost') this.#logger.warn({ importId: imp.id }, 'import taken over by another runner');
         } catch (error) {
           // A bug or a store that went away: the attempt stays counted, and the next claim
           // (now, or after the store is back) resumes after the last committed batch.
           this.#logger.error({ err: error, importId: imp.id }, 'contact import failed unexpectedly');
           this.#deps.metrics.unexpectedError('imports');
-          await releaseImport(this.#deps.db, imp.id, this.#owner, 'counted');
+          await this.#deps.commit.run((tx) => releaseImport(tx, imp.id, this.#owner, 'counted'));
         }
       }
     } catch (error) {

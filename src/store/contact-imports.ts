@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Selectable } from 'kysely';
 import type { ImportFormat } from '../campaigns/import-rows.ts';
 import type { ContactImportsTable, Executor } from './database.ts';
@@ -10,7 +9,7 @@ import { execute, queryRows, statement } from './prepared-statement.ts';
 // `running` until a runner (campaigns/import-runner.ts) has read every row: each batch
 // commits its contacts together with the import's progress, conditioned on the
 // runner's lease, so after a restart another runner resumes after the last committed
-// row. The chunks are deleted when the import ends, a few at a time (dropChunks).
+// row. The chunks are deleted when the import ends, one per unit of work (dropFirstChunk).
 
 export type ImportStatus = 'receiving' | 'running' | 'finished' | 'failed';
 
@@ -76,23 +75,20 @@ export async function markReceived(db: Executor, importId: string, now: number):
     .where('id', '=', importId).where('status', '=', 'receiving').execute();
 }
 
-/** Drops an upload (refused, or cut short) with its chunks (dropChunks first, for a large one). */
+/** Drops an upload (refused, or cut short); its chunks go first (dropFirstChunk), for a large one. */
 export async function deleteImport(db: Executor, importId: string): Promise<void> {
-  await dropChunks(db, importId);
   await db.deleteFrom('contact_imports').where('id', '=', importId).execute();
 }
 
-/** Chunks deleted per statement: SQLite reads every page it frees, so a 256 MiB body goes a MiB at a time. */
-const CHUNKS_PER_DELETE = 1;
-
-/** Deletes an import's stored body a few chunks at a time, the event loop turning between them. */
-export async function dropChunks(db: Executor, importId: string): Promise<void> {
-  for (;;) {
-    const seqs = await db.selectFrom('contact_import_chunks').select('seq').where('import_id', '=', importId).orderBy('seq').limit(CHUNKS_PER_DELETE).execute();
-    if (seqs.length === 0) return;
-    await db.deleteFrom('contact_import_chunks').where('import_id', '=', importId).where('seq', 'in', seqs.map((r) => r.seq)).execute();
-    await nextTurn();
-  }
+/**
+ * Deletes the first stored chunk of an import; false when none was left. SQLite reads
+ * every page it frees, so a 256 MiB body goes a chunk per unit of work (app/contact-imports.ts dropBody).
+ */
+export async function dropFirstChunk(tx: Executor, importId: string): Promise<boolean> {
+  const first = await tx.selectFrom('contact_import_chunks').select('seq').where('import_id', '=', importId).orderBy('seq').limit(1).executeTakeFirst();
+  if (first === undefined) return false;
+  await tx.deleteFrom('contact_import_chunks').where('import_id', '=', importId).where('seq', '=', first.seq).execute();
+  return true;
 }
 
 /** The bodies left by imports that ended while their chunks were being dropped (a process that died meanwhile). */
@@ -102,11 +98,10 @@ export async function endedWithChunks(db: Executor): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-/** Uploads whose receiver died (lease expired while `receiving`): nobody got their id, so they go. */
-export async function deleteAbandonedUploads(db: Executor, now: number): Promise<number> {
-  const abandoned = await db.selectFrom('contact_imports').select('id').where('status', '=', 'receiving').where('lease_expires_at', '<=', now).execute();
-  for (const { id } of abandoned) await deleteImport(db, id);
-  return abandoned.length;
+/** Uploads whose receiver died (lease expired while `receiving`): nobody got their id, so they go (app/contact-imports.ts). */
+export async function abandonedUploads(db: Executor, now: number): Promise<string[]> {
+  const rows = await db.selectFrom('contact_imports').select('id').where('status', '=', 'receiving').where('lease_expires_at', '<=', now).execute();
+  return rows.map((r) => r.id);
 }
 
 export async function findImport(db: Executor, accountId: string, id: string): Promise<ContactImport | undefined> {
@@ -164,7 +159,7 @@ const RECORD_PROGRESS = statement(`
   update contact_imports set rows = $1, created = $2, updated = $3, rejected = $4, errors = $5, lease_expires_at = $6, updated_at = $7, attempts = 1
   where id = $8 and lease_owner = $9 and status = 'running'`);
 
-/** Ends an import (`finished`, or `failed` with why); its body is dropped after (dropChunks). False when `owner` no longer holds it. */
+/** Ends an import (`finished`, or `failed` with why); its body is dropped after (dropFirstChunk). False when `owner` no longer holds it. */
 export async function endImport(
   db: Executor, end: { importId: string; owner: string; status: 'finished' | 'failed'; failure: string | null; now: number },
 ): Promise<boolean> {

@@ -270,11 +270,16 @@ export async function runImport(deps: KeyDeps, imp: ContactImport, owner: string
 
 /**
  * Ends an import taken up more than `maxAttempts` times in a row without a committed
- * batch (its reading killed the process or failed each time). False when `owner` no longer holds it.
+ * batch (its reading killed the process or failed each time); `quarantined` runs once
+ * that is committed, before the body is dropped. False when `owner` no longer holds it.
  */
-export async function quarantineImport(deps: KeyDeps, imp: ContactImport, owner: string, maxAttempts: number): Promise<boolean> {
+export async function quarantineImport(deps: KeyDeps, imp: ContactImport, owner: string, maxAttempts: number, quarantined: () => void): Promise<boolean> {
   const failure = `The import was taken up ${maxAttempts} times without finishing a batch (its reading stopped the process or failed each time), so it is not taken up again; the rows before were imported`;
-  return endRun(deps, imp, owner, failure);
+  const ended = await deps.commit.run((tx) => endImport(tx, { importId: imp.id, owner, status: 'failed', failure, now: deps.clock() }));
+  if (!ended) return false;
+  quarantined();
+  await dropBody(deps, imp.id);
+  return true;
 }
 
 /** Ends the import `finished` (no failure) or `failed`, then drops its body; false when `owner` no longer holds it. */

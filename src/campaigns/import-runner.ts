@@ -101,10 +101,10 @@ export class ImportRunner {
         const imp = await this.#deps.commit.run((tx) => claimImport(tx, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs));
         if (imp === undefined) return;
         if (imp.attempts > this.#options.maxAttempts) {
-          if (await quarantineImport(this.#deps, imp, this.#owner, this.#options.maxAttempts)) {
+          await quarantineImport(this.#deps, imp, this.#owner, this.#options.maxAttempts, () => {
             this.#logger.warn({ importId: imp.id, accountId: imp.accountId, attempts: imp.attempts - 1 }, 'contact import quarantined: ended failed after too many attempts');
             this.#deps.metrics.jobQuarantined('imports');
-          }
+          });
           continue;
         }
         try {

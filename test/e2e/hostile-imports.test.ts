@@ -23,6 +23,7 @@ const PEAK_RSS_BYTES = 450 * 1024 * 1024;
 const RSS_LIMIT_BYTES = 300 * 1024 * 1024;
 const MIB = 1024 * 1024;
 const MAX_ATTEMPTS = 2;
+const READ_LIMIT_MS = 10_000;
 // The time limits measure herald's event loop, not the test files running beside it: npm
 // test runs this file alone after the parallel pass (HERALD_TEST_ALONE=1), where it skips.
 const skip = process.env.HERALD_TEST_ALONE === '1' ? false : 'runs alone after the other test files (npm test sets HERALD_TEST_ALONE=1)';
@@ -36,6 +37,8 @@ let list: string;
 const env = (): Record<string, string> => ({
   HERALD_DATABASE_URL: `sqlite:${join(dataDir, 'herald.db')}`, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_IMPORT_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
   HERALD_METRICS_PORT: '0', HERALD_METRICS_HOST: '127.0.0.1',
+  // Room for a count over 100,000 contacts on a slow machine; the bound itself is tested in test/http/segment-bounds.test.ts.
+  HERALD_HEAVY_READ_TIMEOUT_MS: String(READ_LIMIT_MS),
 });
 
 /** The metrics listener's port, from its log line. */
@@ -205,8 +208,8 @@ test('a 100,000-row CSV import keeps /healthz within 100 ms, and so do segment c
   const refused = await call('POST', '/v1/segments/count', JSON.stringify({ lists: [list], filter: orOf(85) }), { 'content-type': 'application/json' });
   assert.deepStrictEqual([refused.status, json(refused)], [400, { message: 'Invalid request, a field has the wrong type or value', detail: 'filter has more than 50 conditions' }]);
   const counted = await call('POST', '/v1/segments/count', JSON.stringify({ lists: [list], filter: orOf(50) }), { 'content-type': 'application/json' });
-  // Answered within the read limit (5 s by default) and a second: counted, or 503 past the limit.
-  assert.ok(counted.ms < 6000, `the count took ${Math.round(counted.ms)} ms`);
+  // Answered within the read limit and a second: counted, or 503 past the limit.
+  assert.ok(counted.ms < READ_LIMIT_MS + 1000, `the count took ${Math.round(counted.ms)} ms`);
   if (counted.status === 200) assert.deepStrictEqual(json(counted), { contacts: 0 });
   else assert.deepStrictEqual([counted.status, json(counted)['message']], [503, 'The request took too long to answer']);
   const lima = await call('POST', '/v1/segments/count', JSON.stringify({ lists: [list], filter: { field: 'attributes.city', eq: 'Lima' } }), { 'content-type': 'application/json' });
@@ -252,7 +255,7 @@ test('an import killed with its process each time it is taken up ends failed aft
     'failed', 0, `The import was taken up ${MAX_ATTEMPTS} times without finishing a batch (its reading stopped the process or failed each time), so it is not taken up again; the rows before were imported`,
   ]);
   const metrics = await (await fetch(`http://127.0.0.1:${metricsPort()}/metrics`)).text();
-  assert.match(metrics, /^herald_jobs_quarantined_total\{job="imports"\} 1$/m);
+  assert.deepStrictEqual(metrics.split('\n').filter((line) => line.startsWith('herald_jobs_quarantined_total')), ['herald_jobs_quarantined_total{job="imports"} 1']);
   assert.ok(herald.output().includes('contact import quarantined'), herald.output().slice(-2000));
 });
 

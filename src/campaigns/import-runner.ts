@@ -97,8 +97,7 @@ export class ImportRunner {
       await clearLeftovers(this.#deps);
       for (;;) {
         if (this.#stopping) return;
-        // Claims and releases go through the committer: on SQLite its WAL sync runs off the event loop.
-        const imp = await this.#deps.commit.run((tx) => claimImport(tx, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs));
+        const imp = await claimImport(this.#deps.db, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs);
         if (imp === undefined) return;
         if (imp.attempts > this.#options.maxAttempts) {
           await quarantineImport(this.#deps, imp, this.#owner, this.#options.maxAttempts, () => {
@@ -109,14 +108,14 @@ export class ImportRunner {
         }
         try {
           const outcome = await runImport(this.#deps, imp, this.#owner, this.#options.leaseMs, () => !this.#stopping);
-          if (outcome === 'stopped') await this.#deps.commit.run((tx) => releaseImport(tx, imp.id, this.#owner));
+          if (outcome === 'stopped') await releaseImport(this.#deps.db, imp.id, this.#owner);
           if (outcome === 'lost') this.#logger.warn({ importId: imp.id }, 'import taken over by another runner');
         } catch (error) {
           // A bug or a store that went away: the attempt stays counted, and the next claim
           // (now, or after the store is back) resumes after the last committed batch.
           this.#logger.error({ err: error, importId: imp.id }, 'contact import failed unexpectedly');
           this.#deps.metrics.unexpectedError('imports');
-          await this.#deps.commit.run((tx) => releaseImport(tx, imp.id, this.#owner, 'counted'));
+          await releaseImport(this.#deps.db, imp.id, this.#owner, 'counted');
         }
       }
     } catch (error) {

@@ -25,6 +25,11 @@ export interface Config extends RequestLimits {
   readonly whatsappTransport: string;
   readonly bodyLimitBytes: number;
   readonly importBodyLimitBytes: number;
+  readonly importMaxAttempts: number;
+  readonly accountMaxContacts: number;
+  readonly accountMaxUploadBytes: number;
+  readonly accountMaxImports: number;
+  readonly heavyReadTimeoutMs: number;
   readonly fetchAllowPrivate: boolean;
   readonly webhookTimeoutMs: number;
   readonly dnsServers: readonly string[];
@@ -220,6 +225,31 @@ export const SETTINGS = [
     key: 'importBodyLimitBytes', env: 'HERALD_IMPORT_BODY_LIMIT', default: '268435456',
     description: 'Largest contact import body in bytes (`POST /v1/contacts/imports`, stored in the database as it arrives and parsed in the background); larger uploads get 413.',
     parse: integer('HERALD_IMPORT_BODY_LIMIT', 1024, 4 * 1024 * 1024 * 1024),
+  },
+  {
+    key: 'importMaxAttempts', env: 'HERALD_IMPORT_MAX_ATTEMPTS', default: '3',
+    description: 'Times a contact import is taken up in a row without committing a batch (its reading stopped the process or failed) before it ends `failed` and is logged and counted as quarantined (`herald_jobs_quarantined_total`).',
+    parse: integer('HERALD_IMPORT_MAX_ATTEMPTS', 1, 100),
+  },
+  {
+    key: 'accountMaxContacts', env: 'HERALD_ACCOUNT_MAX_CONTACTS', default: '5000000',
+    description: 'Most contacts one account keeps: an import ends `failed` at the batch that would pass it (403 `Account quota exceeded` in its failure).',
+    parse: integer('HERALD_ACCOUNT_MAX_CONTACTS', 1, 1_000_000_000),
+  },
+  {
+    key: 'accountMaxUploadBytes', env: 'HERALD_ACCOUNT_MAX_UPLOAD_BYTES', default: '1073741824',
+    description: 'Most bytes of contact import bodies one account has stored at once (imports receiving or running); an upload past it gets 403 `Account quota exceeded`.',
+    parse: integer('HERALD_ACCOUNT_MAX_UPLOAD_BYTES', 1024, 64 * 1024 * 1024 * 1024),
+  },
+  {
+    key: 'accountMaxImports', env: 'HERALD_ACCOUNT_MAX_IMPORTS', default: '3',
+    description: 'Most contact imports one account has receiving or running at once; another upload gets 403 `Account quota exceeded`.',
+    parse: integer('HERALD_ACCOUNT_MAX_IMPORTS', 1, 1000),
+  },
+  {
+    key: 'heavyReadTimeoutMs', env: 'HERALD_HEAVY_READ_TIMEOUT_MS', default: '5000',
+    description: 'Longest time a segment count, a campaign quote or an export may read the store, in milliseconds; past it the request gets 503 (PostgreSQL: statement_timeout; SQLite: read in slices between which the event loop runs, so no slice holds it past 50 ms).',
+    parse: integer('HERALD_HEAVY_READ_TIMEOUT_MS', 100, 600_000),
   },
   {
     key: 'fetchAllowPrivate', env: 'HERALD_FETCH_ALLOW_PRIVATE', default: 'false',

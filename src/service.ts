@@ -175,6 +175,8 @@ export async function openAppDeps(
       bounceDomain: config.bounceDomain ?? new URL(config.publicUrl).hostname,
       limits,
       templates: templateEngineFor(limits, config.templateCacheBytes),
+      quotas: { maxContacts: config.accountMaxContacts, maxUploadBytes: config.accountMaxUploadBytes, maxImportsInFlight: config.accountMaxImports },
+      heavyReadMs: config.heavyReadTimeoutMs,
       // The in-process worker is woken directly; workers of other processes (the server's,
       // when this is the CLI) through the store: PostgreSQL NOTIFY, or their next poll.
       wakeOutbox: () => {
@@ -350,7 +352,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   }
 
   if (parts.imports && options.imports !== false) {
-    imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, ...options.importOptions });
+    imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, maxAttempts: config.importMaxAttempts, ...options.importOptions });
   }
   if (parts.imports) {
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, owner: heartbeat.id, ...options.campaignOptions });

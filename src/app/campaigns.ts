@@ -21,6 +21,7 @@ import { findLists } from '../store/lists.ts';
 import { countByBestSubscription, countSegment, countSegmentSuppressed } from '../store/segments.ts';
 import { findSenderDomain } from '../store/sender-domains.ts';
 import type { AppDeps } from './deps.ts';
+import { readBudget, withinReadLimit } from './heavy-reads.ts';
 import { looksLikeHtml } from './send-email.ts';
 
 // /v1/campaigns: create, read, change and delete campaigns, and quote their audience.
@@ -212,15 +213,19 @@ export async function removeCampaign(deps: AppDeps, accountId: string, id: strin
   return campaign === undefined ? reject('notFound') : wrongState(campaign);
 }
 
-/** The audience now, for the quote and the send. */
+/** The audience now, for the quote and the send; throws HeavyReadTimeout past the read limit (withinReadLimit answers it). */
 export async function quoteAudience(deps: AppDeps, campaign: Campaign): Promise<Quote> {
   const now = deps.clock();
   const segment = segmentOf(campaign);
-  const lists = await countByBestSubscription(deps.db, campaign.accountId, campaign.lists);
-  const withoutExcluded = campaign.excludeLists.length === 0 ? lists.confirmed : await countSegment(deps.db, campaign.accountId, { lists: segment.lists }, now);
-  const notExcluded = campaign.excludeLists.length === 0 ? withoutExcluded : await countSegment(deps.db, campaign.accountId, { lists: segment.lists, exclude_lists: segment.exclude_lists ?? [] }, now);
-  const inSegment = campaign.filter === null ? notExcluded : await countSegment(deps.db, campaign.accountId, segment, now);
-  const suppressed = await countSegmentSuppressed(deps.db, campaign.accountId, segment, now);
+  // One budget for the quote's reads together (HERALD_HEAVY_READ_TIMEOUT_MS): past it, HeavyReadTimeout.
+  const budget = readBudget(deps);
+  const lists = await countByBestSubscription(deps.db, campaign.accountId, campaign.lists, budget());
+  const withoutExcluded = campaign.excludeLists.length === 0 ? lists.confirmed : await countSegment(deps.db, campaign.accountId, { lists: segment.lists }, now, budget());
+  const notExcluded = campaign.excludeLists.length === 0
+    ? withoutExcluded
+    : await countSegment(deps.db, campaign.accountId, { lists: segment.lists, exclude_lists: segment.exclude_lists ?? [] }, now, budget());
+  const inSegment = campaign.filter === null ? notExcluded : await countSegment(deps.db, campaign.accountId, segment, now, budget());
+  const suppressed = await countSegmentSuppressed(deps.db, campaign.accountId, segment, now, budget());
   const account = await findAccount(deps.db, campaign.accountId);
   const recipients = inSegment - suppressed;
   return {
@@ -238,7 +243,7 @@ export async function quoteAudience(deps: AppDeps, campaign: Campaign): Promise<
 export async function quoteCampaign(deps: AppDeps, accountId: string, id: string): Promise<Result<Quote>> {
   const campaign = await findCampaign(deps.db, accountId, id);
   if (campaign === undefined) return reject('notFound');
-  return ok(await quoteAudience(deps, campaign));
+  return withinReadLimit(deps, () => quoteAudience(deps, campaign));
 }
 
 export type { NamedAddress };

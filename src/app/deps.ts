@@ -4,6 +4,7 @@ import type { Db } from '../store/database.ts';
 import type { Committer } from '../store/group-commit.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import type { ReadCaches } from './read-caches.ts';
+import type { AccountQuotas } from './account-quotas.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -43,4 +44,8 @@ export interface AppDeps {
   readonly readCaches?: ReadCaches;
   /** The HTTP request this work serves (its x-request-id), kept with a send for the delivery lines; absent outside a request. */
   readonly requestId?: string;
+  /** What an account may keep and run at once (HERALD_ACCOUNT_MAX_*); absent: DEFAULT_ACCOUNT_QUOTAS. */
+  readonly quotas?: AccountQuotas;
+  /** Longest time a heavy read (segment counts, quotes, exports) may take, in ms (HERALD_HEAVY_READ_TIMEOUT_MS); absent: its default. */
+  readonly heavyReadMs?: number;
 }

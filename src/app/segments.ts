@@ -1,8 +1,9 @@
 import { parseSegmentRequest } from '../campaigns/segment-filter.ts';
-import { ok, reject, type Result } from '../domain/result.ts';
+import { reject, type Result } from '../domain/result.ts';
 import { findLists } from '../store/lists.ts';
 import { countSegment } from '../store/segments.ts';
 import type { AppDeps } from './deps.ts';
+import { readBudget, withinReadLimit } from './heavy-reads.ts';
 
 // POST /v1/segments/count: how many contacts a campaign's audience holds now, fast
 // enough to show as a person edits it (docs/performance.md has the figures).
@@ -17,5 +18,6 @@ export async function countAccountSegment(deps: AppDeps, accountId: string, body
     const missing = ids.findIndex((id) => !found.has(id));
     if (missing >= 0) return reject('notFound', { detail: `${field}[${missing}] is not a list of this account` });
   }
-  return ok({ contacts: await countSegment(deps.db, accountId, segment, deps.clock()) });
+  const budget = readBudget(deps);
+  return withinReadLimit(deps, async () => ({ contacts: await countSegment(deps.db, accountId, segment, deps.clock(), budget()) }));
 }

@@ -16,6 +16,7 @@ import { insertSend, type NewMessage } from '../store/messages.ts';
 import { suppressedAmong } from '../store/suppressions.ts';
 import type { KeyDeps } from './api-keys.ts';
 import { campaignView, getCampaign, quoteAudience, resolveSource, wrongState } from './campaigns.ts';
+import { withinReadLimit } from './heavy-reads.ts';
 import { commitOrReject } from './commit-or-reject.ts';
 import { unsubscribeLink } from './campaign-batch.ts';
 import { refundUnsent } from './campaign-refund.ts';
@@ -59,7 +60,9 @@ export async function sendCampaign(deps: KeyDeps, accountId: string, id: string)
   if (campaign.status !== 'draft') return wrongState(campaign);
   const source = await resolveSource(deps, accountId, campaign);
   if (!source.ok) return source;
-  const quote = await quoteAudience(deps, campaign);
+  const quoted = await withinReadLimit(deps, () => quoteAudience(deps, campaign));
+  if (!quoted.ok) return quoted;
+  const quote = quoted.value;
   if (quote.recipients === 0) return reject('campaignEmpty');
   const now = deps.clock();
   const scheduled = campaign.sendAt !== null && campaign.sendAt > now;

@@ -1,5 +1,5 @@
 import { finished } from 'node:stream/promises';
-import { JSONParser } from '@streamparser/json';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseCsv, type Parser } from 'csv-parse';
@@ -8,13 +8,17 @@ import { describeFailure } from '../domain/schema-check.ts';
 import { isJsonObject } from '../domain/json-object.ts';
 import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import { ATTRIBUTE_KEY, attributesProblem, contactEmail, contactName, csvCellValue, CONTACT_NAME_MAX, type ContactInput } from './contact-fields.ts';
+import { BrokenJsonArray, JsonElementSplitter, MAX_ELEMENT_CHARS } from './import-json-elements.ts';
 
 // An import's rows, read from its body a chunk at a time: CSV (RFC 4180, a header row
 // with `email`, optional `name`, every other column an attribute) through csv-parse,
-// or a JSON array of {email, name?, attributes?} through @streamparser/json. Neither
-// ever holds more than one chunk's rows as objects. A row that is not a contact is an
-// error of that row; a body whose structure breaks (an unclosed quote, bad JSON) ends
-// the reading with MalformedImport, since nothing after it can be trusted.
+// or a JSON array of {email, name?, attributes?} cut into elements by
+// import-json-elements.ts and parsed one element at a time. Neither ever holds more
+// than one chunk's rows as objects, nor any record or element past its bound (64 Ki
+// characters; 100 columns; 8 levels and MAX_ELEMENT_VALUES values). A row that is not
+// a contact, or over a bound, is an error of that row; a body whose structure breaks
+// (an unclosed quote, bad JSON) ends the reading with MalformedImport, since nothing
+// after it can be trusted.
 
 export const IMPORT_FORMATS = ['csv', 'json'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -23,8 +27,15 @@ export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 export const MAX_IMPORT_ROWS = 1_000_000;
 /** Most columns of a CSV import. */
 export const MAX_CSV_COLUMNS = 100;
-/** Longest CSV record, in characters. */
-const MAX_RECORD_CHARS = 64 * 1024;
+/** Longest CSV record, in characters (a JSON element has the same bound). */
+const MAX_RECORD_CHARS = MAX_ELEMENT_CHARS;
+/** Most values (array items and object members, at any depth) in one JSON element. */
+export const MAX_ELEMENT_VALUES = 10_000;
+/**
+ * The stored body holds U+FFFD where the upload had bytes that are not UTF-8 (and the
+ * Content-Type named no charset): such a row is refused, never stored as U+FFFD.
+ */
+export const NOT_UTF8 = 'the row is not UTF-8 text (it holds bytes of another encoding, or U+FFFD): send UTF-8, or name the charset in Content-Type';
 
 /** A data row (1 = the first after the CSV header, or the array's first element) and what it gives. */
 export type ImportRow = { readonly row: number; readonly input: ContactInput } | { readonly row: number; readonly error: string };
@@ -78,7 +89,9 @@ export function startsJsonArray(firstChunk: string): boolean {
 }
 
 function csvRow(row: number, cells: readonly string[], header: CsvHeader): ImportRow {
-  if (cells.length > header.width) return { row, error: `the row has ${cells.length} fields, the header ${header.width}` };
+  // RFC 4180: every record has the header's number of fields, no more and no fewer.
+  if (cells.length !== header.width) return { row, error: `the row has ${cells.length} fields, the header ${header.width}` };
+  if (cells.some((cell) => cell.includes('\uFFFD'))) return { row, error: NOT_UTF8 };
   const given = (cells[header.email] ?? '').trim();
   if (given === '') return { row, error: WIRE_TEXTS.suppressionEmailMissing };
   const email = contactEmail(given);
@@ -115,9 +128,26 @@ function jsonRow(row: number, value: unknown): ImportRow {
   return { row, input: { email, ...(name === undefined ? {} : { name: contactName(name) }), ...(attributes === undefined ? {} : { attributes }) } };
 }
 
-/** The rows of a body, a chunk's worth at a time, in order. */
+/** Characters parsed in one turn of the event loop (about 20 ms of CSV rows checked). */
+const PIECE_CHARS = 64 * 1024;
+
+/**
+ * The rows of a body, a piece of a stored chunk at a time, in order. The event loop
+ * turns between pieces: parsing and checking a whole MiB of rows held it for
+ * half a second, a 64 Ki piece holds it for a few milliseconds.
+ */
 export function importRows(format: ImportFormat, chunks: AsyncIterable<string>): AsyncGenerator<ImportRow[]> {
-  return format === 'csv' ? csvRows(chunks) : jsonRows(chunks);
+  const text = pieces(chunks);
+  return format === 'csv' ? csvRows(text) : jsonRows(text);
+}
+
+async function* pieces(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  for await (const chunk of chunks) {
+    for (let at = 0; at < chunk.length; at += PIECE_CHARS) {
+      yield chunk.slice(at, at + PIECE_CHARS);
+      await nextTurn();
+    }
+  }
 }
 
 async function* csvRows(chunks: AsyncIterable<string>): AsyncGenerator<ImportRow[]> {
@@ -166,37 +196,55 @@ async function* csvRows(chunks: AsyncIterable<string>): AsyncGenerator<ImportRow
   if (rows.length > 0) yield rows;
 }
 
+/** The element's row: its value parsed and checked, or why not; a text that is not JSON breaks the import. */
+function elementRow(row: number, text: string): ImportRow {
+  // Raw U+FFFD is what an upload's bytes that were not UTF-8 became (an escaped \ufffd is not).
+  if (text.includes('\uFFFD')) return { row, error: NOT_UTF8 };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new MalformedImport(`The JSON is malformed: row ${row}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (countValues(value) > MAX_ELEMENT_VALUES) return { row, error: `the row has more than ${MAX_ELEMENT_VALUES} values` };
+  return jsonRow(row, value);
+}
+
+// Depth is bounded by the splitter (MAX_ELEMENT_DEPTH), so the recursion is too.
+function countValues(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 1;
+  let n = 1;
+  for (const inner of Array.isArray(value) ? value : Object.values(value)) n += countValues(inner);
+  return n;
+}
+
 async function* jsonRows(chunks: AsyncIterable<string>): AsyncGenerator<ImportRow[]> {
-  let rows: ImportRow[] = [];
   let row = 0;
-  let started = false;
-  // keepStack false: each element is dropped from the parser once handed over.
-  const parser = new JSONParser({ paths: ['$.*'], keepStack: false });
-  parser.onValue = ({ value }) => {
-    row += 1;
-    rows.push(jsonRow(row, value));
-  };
-  const malformed = (error: unknown) => new MalformedImport(`The JSON is malformed: ${error instanceof Error ? error.message : String(error)}`);
+  const splitter = new JsonElementSplitter();
+  const broken = (error: BrokenJsonArray) => new MalformedImport(`The JSON is malformed: ${error.message}`);
+  let first = true;
   for await (const chunk of chunks) {
-    if (!started) {
-      if (!startsJsonArray(chunk) && chunk.trim() !== '') throw new MalformedImport(WIRE_TEXTS.importNotArray);
-      started = chunk.trim() !== '';
+    if (first && chunk.trim() !== '') {
+      if (!startsJsonArray(chunk)) throw new MalformedImport(WIRE_TEXTS.importNotArray);
+      first = false;
     }
+    const rows: ImportRow[] = [];
     try {
-      parser.write(chunk);
+      for (const element of splitter.write(chunk)) {
+        row += 1;
+        rows.push('refused' in element ? { row, error: element.refused } : elementRow(row, element.text));
+      }
     } catch (error) {
-      yield rows;
-      throw malformed(error);
+      if (rows.length > 0) yield rows;
+      if (error instanceof BrokenJsonArray) throw broken(error);
+      throw error;
     }
     if (rows.length > 0) yield rows;
-    rows = [];
   }
-  if (!parser.isEnded) {
-    try {
-      parser.end();
-    } catch (error) {
-      throw malformed(error);
-    }
+  try {
+    splitter.end();
+  } catch (error) {
+    if (error instanceof BrokenJsonArray) throw broken(error);
+    throw error;
   }
-  if (rows.length > 0) yield rows;
 }

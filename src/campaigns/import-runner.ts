@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KeyDeps } from '../app/api-keys.ts';
-import { runImport } from '../app/contact-imports.ts';
-import { claimImport, deleteAbandonedUploads, releaseAllImports, releaseImport } from '../store/contact-imports.ts';
+import { clearLeftovers, quarantineImport, runImport } from '../app/contact-imports.ts';
+import { claimImport, releaseAllImports, releaseImport } from '../store/contact-imports.ts';
 import type { DialectCapabilities } from '../store/dialect.ts';
 
 // The background reader of contact imports: claims one running import at a time with
@@ -10,6 +10,11 @@ import type { DialectCapabilities } from '../store/dialect.ts';
 // for imports that a dead process left (their lease ran out) or that another process
 // received (PostgreSQL: woken by NOTIFY). One import at a time per process keeps an
 // import from taking more than one core; several processes share the work.
+//
+// Every claim counts an attempt in the store before the reading starts; an import
+// taken up more than `maxAttempts` times in a row without committing a batch (its
+// reading killed the process, or failed) is quarantined: ended `failed` with the
+// reason, one log line, herald_jobs_quarantined_total{job="imports"}.
 
 /** The channel API processes notify when an upload is ready. */
 export const IMPORTS_WAKE = 'herald_imports';
@@ -19,9 +24,11 @@ export interface ImportRunnerOptions {
   readonly leaseMs: number;
   /** How often an idle runner looks for work it was not told about. */
   readonly pollMs: number;
+  /** Claims in a row without a committed batch after which an import ends failed (HERALD_IMPORT_MAX_ATTEMPTS). */
+  readonly maxAttempts: number;
 }
 
-export const DEFAULT_IMPORT_RUNNER_OPTIONS: ImportRunnerOptions = { leaseMs: 60_000, pollMs: 5_000 };
+export const DEFAULT_IMPORT_RUNNER_OPTIONS: ImportRunnerOptions = { leaseMs: 60_000, pollMs: 5_000, maxAttempts: 3 };
 
 export class ImportRunner {
   readonly #deps: KeyDeps;
@@ -87,18 +94,34 @@ export class ImportRunner {
 
   async #work(): Promise<void> {
     try {
-      await deleteAbandonedUploads(this.#deps.db, this.#deps.clock());
+      await clearLeftovers(this.#deps);
       for (;;) {
         if (this.#stopping) return;
         const imp = await claimImport(this.#deps.db, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs);
         if (imp === undefined) return;
-        const outcome = await runImport(this.#deps, imp, this.#owner, this.#options.leaseMs, () => !this.#stopping);
-        if (outcome === 'stopped') await releaseImport(this.#deps.db, imp.id, this.#owner);
-        if (outcome === 'lost') this.#logger.warn({ importId: imp.id }, 'import taken over by another runner');
+        if (imp.attempts > this.#options.maxAttempts) {
+          await quarantineImport(this.#deps, imp, this.#owner, this.#options.maxAttempts, () => {
+            this.#logger.warn({ importId: imp.id, accountId: imp.accountId, attempts: imp.attempts - 1 }, 'contact import quarantined: ended failed after too many attempts');
+            this.#deps.metrics.jobQuarantined('imports');
+          });
+          continue;
+        }
+        try {
+          const outcome = await runImport(this.#deps, imp, this.#owner, this.#options.leaseMs, () => !this.#stopping);
+          if (outcome === 'stopped') await releaseImport(this.#deps.db, imp.id, this.#owner);
+          if (outcome === 'lost') this.#logger.warn({ importId: imp.id }, 'import taken over by another runner');
+        } catch (error) {
+          // A bug or a store that went away: the attempt stays counted, and the next claim
+          // (now, or after the store is back) resumes after the last committed batch.
+          this.#logger.error({ err: error, importId: imp.id }, 'contact import failed unexpectedly');
+          this.#deps.metrics.unexpectedError('imports');
+          await releaseImport(this.#deps.db, imp.id, this.#owner, 'counted');
+        }
       }
     } catch (error) {
-      // The lease runs out and a runner (this one, next poll) resumes after the last committed batch.
-      this.#logger.error({ err: error }, 'contact import failed unexpectedly');
+      // The store failed between imports: the next poll looks again.
+      this.#logger.error({ err: error }, 'contact import runner failed unexpectedly');
+      this.#deps.metrics.unexpectedError('imports');
     }
   }
 }

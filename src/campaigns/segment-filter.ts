@@ -18,9 +18,12 @@ import { Id, ListIds, MAX_LISTS_PER_REQUEST } from './wire-fields.ts';
 //
 // F is `email`, `name`, `created_at` or `attributes.<name>[.<name>[.<name>]]`. The
 // meaning of each (types, missing values, case) is in docs/campaigns.md; the SQL is
-// in store/segments.ts. A filter has at most MAX_FILTER_NODES nodes, MAX_FILTER_DEPTH deep.
+// in store/segments.ts. A filter has at most MAX_FILTER_NODES nodes, MAX_FILTER_DEPTH deep,
+// and MAX_FILTER_CONDITIONS conditions (the nodes that are not and/or/not): each is a
+// probe of every contact's row, so they bound what one count costs a contact.
 
 export const MAX_FILTER_NODES = 100;
+export const MAX_FILTER_CONDITIONS = 50;
 export const MAX_FILTER_DEPTH = 10;
 export const MAX_IN_VALUES = 100;
 export const MAX_TEXT_VALUE = 1000;
@@ -58,7 +61,7 @@ export const FILTER_OPERATORS = Object.keys(ONE_LEVEL) as FilterOperator[];
 
 export const FilterSchema = Type.Recursive((self) => Type.Union(Object.values(nodeShapes(self))), {
   title: 'SegmentFilter',
-  description: 'See docs/campaigns.md: one operator per node; at most 100 nodes, 10 deep',
+  description: 'See docs/campaigns.md: one operator per node; at most 100 nodes, 10 deep, 50 conditions',
 });
 export type Filter = Static<typeof FilterSchema>;
 
@@ -106,7 +109,17 @@ export function parseSegmentRequest(body: unknown): Result<SegmentRequest> {
 export function parseFilter(value: unknown, at = 'filter'): Result<Filter> {
   const budget = { nodes: 0 };
   const problem = checkNode(value, at, 1, budget);
-  return problem === undefined ? ok(value as Filter) : invalid(problem);
+  if (problem !== undefined) return invalid(problem);
+  const filter = value as Filter;
+  return conditions(filter) > MAX_FILTER_CONDITIONS ? invalid(`filter has more than ${MAX_FILTER_CONDITIONS} conditions`) : ok(filter);
+}
+
+/** The filter's conditions: its nodes other than and, or and not. */
+function conditions(filter: Filter): number {
+  if ('and' in filter) return filter.and.reduce((n, f) => n + conditions(f), 0);
+  if ('or' in filter) return filter.or.reduce((n, f) => n + conditions(f), 0);
+  if ('not' in filter) return conditions(filter.not);
+  return 1;
 }
 
 function checkNode(value: unknown, at: string, depth: number, budget: { nodes: number }): string | undefined {

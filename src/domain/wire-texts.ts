@@ -101,6 +101,10 @@ export const WIRE_TEXTS = {
   importNoEmailColumn: 'The CSV header has no email column',
   importNotArray: 'A JSON import must be an array of contacts',
   importMediaType: 'Unsupported Media Type, send text/csv or application/json',
+  // An account past one of its quotas (app/account-quotas.ts), 403 with a `detail`
+  quotaExceeded: 'Account quota exceeded',
+  // A segment count or campaign quote that read the store past its limit (app/heavy-reads.ts), 503 with a `detail`
+  readTimedOut: 'The request took too long to answer',
 
   // Users, sign-in and sessions of the web application (issue 12; docs/users-and-sessions.md)
   signInFailed: 'Incorrect email or password',

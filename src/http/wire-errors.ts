@@ -27,6 +27,8 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   unsupportedMediaType: { status: 415, shape: 'application' },
   unsupportedCharset: { status: 415, shape: 'application' },
   importMediaType: { status: 415, shape: 'application' },
+  quotaExceeded: { status: 403, shape: 'application' },
+  readTimedOut: { status: 503, shape: 'application' },
   storeUnavailable: { status: 503, shape: 'application' },
   invalidSignature: { status: 401, shape: 'application' },
   webhookUrlMissing: { status: 409, shape: 'application' },

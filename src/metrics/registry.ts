@@ -11,6 +11,10 @@ import { EVENT_TYPES, type RecordedPublicEvent } from '../domain/event-catalogue
 export const ERROR_SOURCES = ['request', 'outbox', 'webhooks', 'imports', 'inbound'] as const;
 export type ErrorSource = (typeof ERROR_SOURCES)[number];
 
+/** A background job that can be quarantined: taken up too many times without finishing. */
+export const QUARANTINED_JOBS = ['imports'] as const;
+export type QuarantinedJob = (typeof QUARANTINED_JOBS)[number];
+
 /** How a send request ended, from its status: accepted (2xx), refused (4xx: the caller's), failed (5xx: herald's or its store's). */
 export type AcceptOutcome = 'accepted' | 'refused' | 'failed';
 
@@ -92,6 +96,8 @@ export interface Metrics {
   invitationObserved(outcome: InvitationOutcome): void;
   /** Stops sampling the event loop (the service's close). */
   close(): void;
+  /** A job's unit of work ended failed after too many attempts (a contact import that kept killing or failing its runner). */
+  jobQuarantined(job: QuarantinedJob): void;
   /** Reads the queues at each scrape; set once by whoever owns the store. */
   readQueuesWith(read: () => Promise<QueueSnapshot>): void;
 }
@@ -203,6 +209,10 @@ export function createMetrics(): Metrics {
     name: 'herald_http_client_errors_total', help: 'Requests the HTTP server gave up on before routing: timeout (headers or whole request too slow), header-overflow, malformed.',
     labelNames: ['kind'] as const, registers,
   });
+  const quarantined = new Counter({
+    name: 'herald_jobs_quarantined_total', help: 'Units of background work ended failed after too many attempts in a row (each is logged with its id), by job.',
+    labelNames: ['job'] as const, registers,
+  });
   const unavailable = new Counter({
     name: 'herald_store_unavailable_total', help: 'Requests answered 503 because the store did not answer: database, or redis (HERALD_REDIS_FAILURE=closed).',
     labelNames: ['store'] as const, registers,
@@ -226,6 +236,7 @@ export function createMetrics(): Metrics {
   for (const store of UNAVAILABLE_STORES) unavailable.inc({ store }, 0);
   for (const reason of FORGED_REPORT_REASONS) forgedReports.inc({ reason }, 0);
   for (const outcome of INVITATION_OUTCOMES) invitations.inc({ outcome }, 0);
+  for (const job of QUARANTINED_JOBS) quarantined.inc({ job }, 0);
   for (const channel of CHANNELS) {
     accepted.inc({ channel }, 0);
     for (const outcome of DELIVERY_OUTCOMES) deliveries.inc({ channel, outcome }, 0);
@@ -314,6 +325,7 @@ export function createMetrics(): Metrics {
       for (const counter of counters) attemptsRefused.inc({ counter }, 0);
     },
     invitationObserved: (outcome) => invitations.inc({ outcome }),
+    jobQuarantined: (job) => quarantined.inc({ job }),
     readQueuesWith(read) {
       readQueues = read;
     },

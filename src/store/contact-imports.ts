@@ -10,7 +10,7 @@ import { execute, queryRows, statement } from './prepared-statement.ts';
 // `running` until a runner (campaigns/import-runner.ts) has read every row: each batch
 // commits its contacts together with the import's progress, conditioned on the
 // runner's lease, so after a restart another runner resumes after the last committed
-// row. The chunks are deleted when the import ends.
+// row. The chunks are deleted when the import ends, one per unit of work (dropFirstChunk).
 
 export type ImportStatus = 'receiving' | 'running' | 'finished' | 'failed';
 
@@ -35,6 +35,8 @@ export interface ContactImport {
   readonly finishedAt: number | null;
   /** Who started it: a test key's import queues its confirmation emails as test messages (migration 0022). */
   readonly mode: KeyMode;
+  /** Claims since the last committed batch, this one included (see claimImport). */
+  readonly attempts: number;
 }
 
 type ImportRow = Selectable<ContactImportsTable>;
@@ -44,6 +46,7 @@ const toImport = (row: ImportRow): ContactImport => ({
   rows: Number(row.rows), created: Number(row.created), updated: Number(row.updated), rejected: Number(row.rejected),
   errors: JSON.parse(row.errors) as ImportError[], failure: row.failure, createdAt: Number(row.created_at),
   finishedAt: row.finished_at === null ? null : Number(row.finished_at), mode: row.mode === 'test' ? 'test' : 'live',
+  attempts: Number(row.attempts),
 });
 
 /** A new import, `receiving` under `owner`'s lease until markReceived. */
@@ -56,12 +59,18 @@ export async function insertImport(
   }).execute();
 }
 
-/** Stores the next chunk of an upload and extends its lease. */
-export async function appendChunk(db: Executor, importId: string, seq: number, data: string, leaseUntil: number): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    await tx.insertInto('contact_import_chunks').values({ import_id: importId, seq, data }).execute();
-    await tx.updateTable('contact_imports').set({ lease_expires_at: leaseUntil }).where('id', '=', importId).execute();
-  });
+/** Stores the next chunk of an upload (`bytes` as uploaded) and extends its lease; in a unit of work of the caller's. */
+export async function appendChunk(tx: Executor, importId: string, seq: number, data: string, bytes: number, leaseUntil: number): Promise<void> {
+  await tx.insertInto('contact_import_chunks').values({ import_id: importId, seq, data }).execute();
+  await tx.updateTable('contact_imports').set((eb) => ({ lease_expires_at: leaseUntil, body_bytes: eb('body_bytes', '+', bytes) })).where('id', '=', importId).execute();
+}
+
+/** What an account has in flight: imports receiving or running, and the bytes of their stored bodies. */
+export async function importsInFlight(db: Executor, accountId: string): Promise<{ imports: number; bodyBytes: number }> {
+  const row = await db.selectFrom('contact_imports')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.coalesce(eb.fn.sum<number>('body_bytes'), eb.lit(0)).as('bytes')])
+    .where('account_id', '=', accountId).where('status', 'in', ['receiving', 'running']).executeTakeFirst();
+  return { imports: Number(row?.n ?? 0), bodyBytes: Number(row?.bytes ?? 0) };
 }
 
 /** The upload is complete: a runner may take it. */
@@ -70,15 +79,33 @@ export async function markReceived(db: Executor, importId: string, now: number):
     .where('id', '=', importId).where('status', '=', 'receiving').execute();
 }
 
-/** Drops an upload (refused, or cut short) with its chunks. */
+/** Drops an upload (refused, or cut short); its chunks go first (dropFirstChunk), for a large one. */
 export async function deleteImport(db: Executor, importId: string): Promise<void> {
   await db.deleteFrom('contact_imports').where('id', '=', importId).execute();
 }
 
-/** Uploads whose receiver died (lease expired while `receiving`): nobody got their id, so they go. */
-export async function deleteAbandonedUploads(db: Executor, now: number): Promise<number> {
-  const result = await db.deleteFrom('contact_imports').where('status', '=', 'receiving').where('lease_expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
+/**
+ * Deletes the first stored chunk of an import; false when none was left. SQLite reads
+ * every page it frees, so a 256 MiB body goes a chunk per unit of work (app/contact-imports.ts dropBody).
+ */
+export async function dropFirstChunk(tx: Executor, importId: string): Promise<boolean> {
+  const first = await tx.selectFrom('contact_import_chunks').select('seq').where('import_id', '=', importId).orderBy('seq').limit(1).executeTakeFirst();
+  if (first === undefined) return false;
+  await tx.deleteFrom('contact_import_chunks').where('import_id', '=', importId).where('seq', '=', first.seq).execute();
+  return true;
+}
+
+/** The bodies left by imports that ended while their chunks were being dropped (a process that died meanwhile). */
+export async function endedWithChunks(db: Executor): Promise<string[]> {
+  const rows = await db.selectFrom('contact_imports').select('id').where('status', 'in', ['finished', 'failed'])
+    .where((eb) => eb.exists(eb.selectFrom('contact_import_chunks').select('seq').whereRef('contact_import_chunks.import_id', '=', 'contact_imports.id'))).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Uploads whose receiver died (lease expired while `receiving`): nobody got their id, so they go (app/contact-imports.ts). */
+export async function abandonedUploads(db: Executor, now: number): Promise<string[]> {
+  const rows = await db.selectFrom('contact_imports').select('id').where('status', '=', 'receiving').where('lease_expires_at', '<=', now).execute();
+  return rows.map((r) => r.id);
 }
 
 export async function findImport(db: Executor, accountId: string, id: string): Promise<ContactImport | undefined> {
@@ -86,8 +113,10 @@ export async function findImport(db: Executor, accountId: string, id: string): P
   return row && toImport(row);
 }
 
+// Each claim counts an attempt before any work starts, so a process that dies reading
+// the import has counted it (recordProgress sets it back to 1: this attempt).
 const CLAIM = (skipLocked: boolean) => statement(`
-  update contact_imports set lease_owner = $1, lease_expires_at = $2
+  update contact_imports set lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1
   where id = (select id from contact_imports where status = 'running' and (lease_owner is null or lease_expires_at <= $3)
               order by id limit 1${skipLocked ? ' for update skip locked' : ''})
   returning *`);
@@ -107,9 +136,13 @@ export async function releaseAllImports(db: Executor): Promise<void> {
   await db.updateTable('contact_imports').set({ lease_owner: null, lease_expires_at: null }).where('status', '=', 'running').execute();
 }
 
-/** Lets go of one import (its runner stops): the next claim resumes it at once. */
-export async function releaseImport(db: Executor, importId: string, owner: string): Promise<void> {
-  await db.updateTable('contact_imports').set({ lease_owner: null, lease_expires_at: null }).where('id', '=', importId).where('lease_owner', '=', owner).execute();
+/**
+ * Lets go of one import: the next claim resumes it at once. A runner that stops
+ * (SIGTERM) gives its attempt back; one whose reading failed keeps it counted.
+ */
+export async function releaseImport(db: Executor, importId: string, owner: string, attempt: 'given-back' | 'counted' = 'given-back'): Promise<void> {
+  await db.updateTable('contact_imports').set((eb) => ({ lease_owner: null, lease_expires_at: null, attempts: attempt === 'given-back' ? eb('attempts', '-', 1) : eb.ref('attempts') }))
+    .where('id', '=', importId).where('lease_owner', '=', owner).execute();
 }
 
 /**
@@ -127,16 +160,14 @@ export async function recordProgress(
 }
 
 const RECORD_PROGRESS = statement(`
-  update contact_imports set rows = $1, created = $2, updated = $3, rejected = $4, errors = $5, lease_expires_at = $6, updated_at = $7
+  update contact_imports set rows = $1, created = $2, updated = $3, rejected = $4, errors = $5, lease_expires_at = $6, updated_at = $7, attempts = 1
   where id = $8 and lease_owner = $9 and status = 'running'`);
 
-/** Ends an import (`finished`, or `failed` with why) and drops its body. False when `owner` no longer holds it. */
+/** Ends an import (`finished`, or `failed` with why); its body is dropped after (dropFirstChunk). False when `owner` no longer holds it. */
 export async function endImport(
   db: Executor, end: { importId: string; owner: string; status: 'finished' | 'failed'; failure: string | null; now: number },
 ): Promise<boolean> {
-  const ended = await execute(db, END_IMPORT, [end.status, end.failure, end.now, end.importId, end.owner]);
-  if (ended === 1) await db.deleteFrom('contact_import_chunks').where('import_id', '=', end.importId).execute();
-  return ended === 1;
+  return (await execute(db, END_IMPORT, [end.status, end.failure, end.now, end.importId, end.owner])) === 1;
 }
 
 const END_IMPORT = statement(`

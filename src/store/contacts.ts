@@ -48,6 +48,12 @@ const CONTACT_COLUMNS = ['id', 'account_id', 'email', 'name', 'attributes', 'cre
 const INSERT_CONTACTS = insertRows('contacts', CONTACT_COLUMNS, 'on conflict (account_id, email) do nothing');
 
 /** Inserts contacts; an address the account already has is left as it is (read back to tell). */
+/** How many contacts the account keeps (its quota, app/account-quotas.ts). */
+export async function countContacts(db: Executor, accountId: string): Promise<number> {
+  const row = await db.selectFrom('contacts').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 export async function insertContacts(db: Executor, contacts: readonly Contact[]): Promise<void> {
   await insertAll(db, INSERT_CONTACTS, contacts.map((c) => [c.id, c.accountId, c.email, c.name, JSON.stringify(c.attributes), c.createdAt, c.updatedAt]));
 }

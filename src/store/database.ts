@@ -329,6 +329,10 @@ export interface ContactImportsTable {
   updated_at: number;
   finished_at: number | null;
   mode: Generated<string>; // live | test: who started it; a test import's confirmations are test messages (migration 0022)
+  /** Claims since the last committed batch (migration 0020): past HERALD_IMPORT_MAX_ATTEMPTS the import ends failed. */
+  attempts: Generated<number>;
+  /** Bytes of the stored body, counted as it arrives (migration 0020): the account's upload quota. */
+  body_bytes: Generated<number>;
 }
 
 export interface ContactImportChunksTable {

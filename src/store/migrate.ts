@@ -18,11 +18,12 @@ import * as messagesLogOrder from './migrations/0016-messages-log-order.ts';
 import * as uniqueAccountNames from './migrations/0017-unique-account-names.ts';
 import * as retention from './migrations/0018-retention.ts';
 import * as derivedSteps from './migrations/0019-derived-steps.ts';
-import * as allowListAppliesTo from './migrations/0024-allow-list-applies-to.ts';
-import * as testCampaigns from './migrations/0022-test-campaigns.ts';
+import * as importAttempts from './migrations/0020-import-attempts.ts';
 import * as invitationAddresses from './migrations/0021-invitation-addresses.ts';
-import * as sendRequestId from './migrations/0027-send-request-id.ts';
+import * as testCampaigns from './migrations/0022-test-campaigns.ts';
+import * as allowListAppliesTo from './migrations/0024-allow-list-applies-to.ts';
 import * as leaseTakeover from './migrations/0025-lease-takeover.ts';
+import * as sendRequestId from './migrations/0027-send-request-id.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -44,11 +45,12 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-unique-account-names': uniqueAccountNames,
   '0018-retention': retention,
   '0019-derived-steps': derivedSteps,
-  '0024-allow-list-applies-to': allowListAppliesTo,
-  '0022-test-campaigns': testCampaigns,
+  '0020-import-attempts': importAttempts,
   '0021-invitation-addresses': invitationAddresses,
-  '0027-send-request-id': sendRequestId,
+  '0022-test-campaigns': testCampaigns,
+  '0024-allow-list-applies-to': allowListAppliesTo,
   '0025-lease-takeover': leaseTakeover,
+  '0027-send-request-id': sendRequestId,
 };
 
 /** Every migration's name, in the order they apply. */

@@ -3,6 +3,7 @@ import { fieldRef, type Filter, type SegmentRequest } from '../campaigns/segment
 import type { Db } from './database.ts';
 import { querySql, type QuerySql } from './dialect.ts';
 import { toContact, type Contact } from './contacts.ts';
+import { boundedContactSums, rangeCondition } from './heavy-read.ts';
 
 // A segment as SQL: the account's contacts with a confirmed subscription to one of
 // `lists`, on none of `exclude_lists` (any status), matching the filter. Count it
@@ -41,10 +42,14 @@ function segmentWhere(db: Db, accountId: string, segment: SegmentRequest, now: n
   return sql<SqlBool>`${sql.join(parts, sql` and `)}`;
 }
 
-/** How many contacts the segment holds now. */
-export async function countSegment(db: Db, accountId: string, segment: SegmentRequest, now: number): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(*) as n from contacts c where ${segmentWhere(db, accountId, segment, now)}`.execute(db);
-  return Number(rows[0]?.n ?? 0);
+/** How many contacts the segment holds now, read within `timeoutMs` (store/heavy-read.ts). */
+export async function countSegment(db: Db, accountId: string, segment: SegmentRequest, now: number, timeoutMs: number): Promise<number> {
+  const where = segmentWhere(db, accountId, segment, now);
+  const [n] = await boundedContactSums(db, accountId, timeoutMs, async (executor, range) => {
+    const { rows } = await sql<{ n: number }>`select count(*) as n from contacts c where ${where} and ${rangeCondition(range)}`.execute(executor);
+    return [Number(rows[0]?.n ?? 0)];
+  });
+  return n ?? 0;
 }
 
 /** The segment's next `limit` contacts after `after` (a contact id; undefined: from the start), in id order. */
@@ -135,25 +140,33 @@ function fieldPredicate(c: Compiler, filter: FieldFilter): RawBuilder<SqlBool> {
   return two(sql<SqlBool>`${c.q.bytewise(o.text)} ${op} ${bound}`);
 }
 
-/** How many of the segment's contacts the account suppresses (the campaign quote subtracts them). */
-export async function countSegmentSuppressed(db: Db, accountId: string, segment: SegmentRequest, now: number): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(*) as n from contacts c where ${segmentWhere(db, accountId, segment, now)}
-    and exists (select 1 from suppressions s where s.account_id = c.account_id and s.address = c.email)`.execute(db);
-  return Number(rows[0]?.n ?? 0);
+/** How many of the segment's contacts the account suppresses (the campaign quote subtracts them), read within `timeoutMs`. */
+export async function countSegmentSuppressed(db: Db, accountId: string, segment: SegmentRequest, now: number, timeoutMs: number): Promise<number> {
+  const where = segmentWhere(db, accountId, segment, now);
+  const [n] = await boundedContactSums(db, accountId, timeoutMs, async (executor, range) => {
+    const { rows } = await sql<{ n: number }>`select count(*) as n from contacts c where ${where} and ${rangeCondition(range)}
+      and exists (select 1 from suppressions s where s.account_id = c.account_id and s.address = c.email)`.execute(executor);
+    return [Number(rows[0]?.n ?? 0)];
+  });
+  return n ?? 0;
 }
 
 /**
  * The contacts on any of `lists` by their best subscription there: confirmed,
  * else unconfirmed, else unsubscribed (the quote's "unconfirmed" and "unsubscribed").
  */
-export async function countByBestSubscription(db: Db, accountId: string, lists: readonly string[]): Promise<{ confirmed: number; unconfirmed: number; unsubscribed: number }> {
-  const { rows } = await sql<{ rank: number; n: number }>`
-    select best.rank as rank, count(*) as n from (
-      select m.contact_id, max(case m.status when 'confirmed' then 2 when 'unconfirmed' then 1 else 0 end) as rank
-      from list_members m join lists l on l.id = m.list_id
-      where l.account_id = ${accountId} and m.list_id in (${ids(lists)})
-      group by m.contact_id) best
-    group by best.rank`.execute(db);
-  const at = (rank: number) => Number(rows.find((r) => Number(r.rank) === rank)?.n ?? 0);
-  return { confirmed: at(2), unconfirmed: at(1), unsubscribed: at(0) };
+export async function countByBestSubscription(
+  db: Db, accountId: string, lists: readonly string[], timeoutMs: number,
+): Promise<{ confirmed: number; unconfirmed: number; unsubscribed: number }> {
+  const [unsubscribed = 0, unconfirmed = 0, confirmed = 0] = await boundedContactSums(db, accountId, timeoutMs, async (executor, range) => {
+    const { rows } = await sql<{ rank: number; n: number }>`
+      select best.rank as rank, count(*) as n from (
+        select m.contact_id, max(case m.status when 'confirmed' then 2 when 'unconfirmed' then 1 else 0 end) as rank
+        from list_members m join lists l on l.id = m.list_id
+        where l.account_id = ${accountId} and m.list_id in (${ids(lists)}) and ${rangeCondition(range, 'm.contact_id')}
+        group by m.contact_id) best
+      group by best.rank`.execute(executor);
+    return [0, 1, 2].map((rank) => Number(rows.find((r) => Number(r.rank) === rank)?.n ?? 0));
+  });
+  return { confirmed, unconfirmed, unsubscribed };
 }

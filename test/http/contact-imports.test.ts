@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { runImport } from '../../src/app/contact-imports.ts';
-import { claimImport } from '../../src/store/contact-imports.ts';
+import { claimImport, releaseImport } from '../../src/store/contact-imports.ts';
 import type { Service } from '../../src/service.ts';
 import { get, openAccount, post, send, sharedStore, startService, startServiceOn, UUID, type TestAccount } from '../support/service.ts';
 
@@ -85,7 +85,7 @@ test('an import never signs up again a contact who unsubscribed from the list', 
   assert.deepStrictEqual((await get(service, `/v1/contacts/${ana}`, account.apiKey)).json().lists, [{ list_id: list, status: 'unsubscribed' }]);
 });
 
-test('rows are committed in batches of 1000 and counted across them', async (t) => {
+test('rows are committed in batches of 250 and counted across them', async (t) => {
   const { service, account } = await world(t);
   const rows = Array.from({ length: 2500 }, (_, i) => `c${i}@example.org,${i % 500 === 0 ? 'bad@' : ''}`);
   const csv = `email,note\n${rows.map((r) => (r.endsWith('bad@') ? 'bad@,x' : r)).join('\n')}\n`;
@@ -169,10 +169,10 @@ test('an import whose process died midway, holding it, is resumed by the next pr
   assert.equal(claimed?.id, id);
   assert.equal(await runImport(first.deps, claimed!, 'a-runner-that-dies', 60_000, () => false), 'stopped');
   const midway = (await get(first, `/v1/contacts/imports/${id}`, account.apiKey)).json();
-  assert.deepStrictEqual([midway.status, midway.rows, midway.created], ['running', 1000, 1000]);
+  assert.deepStrictEqual([midway.status, midway.rows, midway.created], ['running', 250, 250]);
   await first.close();
 
-  // The next process takes it over once the lease has run out, and reads on from row 1001.
+  // The next process takes it over once the lease has run out, and reads on from row 251.
   const second = await startServiceOn(t, store, { clock: () => T0 + 61_000 });
   await second.imports?.drain();
   const view = (await get(second, `/v1/contacts/imports/${id}`, account.apiKey)).json();
@@ -180,4 +180,133 @@ test('an import whose process died midway, holding it, is resumed by the next pr
   const contacts = await second.deps.db.selectFrom('contacts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const chunks = await second.deps.db.selectFrom('contact_import_chunks').select('seq').execute();
   assert.deepStrictEqual([Number(contacts.n), chunks], [3500, []]);
+});
+
+test('a CSV row with fewer fields than the header is refused, as one with more', async (t) => {
+  const { service, account } = await world(t);
+  const view = await imported(service, account.apiKey, 'email,name,city\r\na@example.org,Ana,Lima\r\nb@example.org,Bob\r\nc@example.org\r\nd@example.org,D,x,y\r\n');
+  assert.deepStrictEqual(view, finished(view['import_id'], {
+    rows: 4, created: 1, rejected: 3,
+    errors: [
+      { row: 2, message: 'the row has 2 fields, the header 3' },
+      { row: 3, message: 'the row has 1 fields, the header 3' },
+      { row: 4, message: 'the row has 4 fields, the header 3' },
+    ],
+  }));
+});
+
+const NOT_UTF8 = 'the row is not UTF-8 text (it holds bytes of another encoding, or U+FFFD): send UTF-8, or name the charset in Content-Type';
+
+test('a CSV row in Latin-1 is refused with its number, never stored with U+FFFD; a declared charset is decoded', async (t) => {
+  const { service, account } = await world(t);
+  const latin1 = Buffer.concat([Buffer.from('email,city\na@example.org,Lima\nb@example.org,'), Buffer.from('Bogot\xe1', 'latin1'), Buffer.from('\nc@example.org,Quito\n')]);
+  const res = await service.http.inject({ method: 'POST', url: '/v1/contacts/imports', headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'text/csv' }, payload: latin1 });
+  assert.equal(res.statusCode, 202, res.body);
+  await service.imports?.drain();
+  const view = (await get(service, `/v1/contacts/imports/${res.json().import_id}`, account.apiKey)).json();
+  assert.deepStrictEqual([view.rows, view.created, view.rejected, view.errors], [3, 2, 1, [{ row: 2, message: NOT_UTF8 }]]);
+
+  const declared = await service.http.inject({
+    method: 'POST', url: '/v1/contacts/imports', headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'text/csv; charset=ISO-8859-1' }, payload: latin1,
+  });
+  assert.equal(declared.statusCode, 202, declared.body);
+  await service.imports?.drain();
+  const contacts = (await get(service, '/v1/contacts', account.apiKey)).json().contacts;
+  assert.deepStrictEqual(contacts.map((c: { email: string; attributes: unknown }) => [c.email, c.attributes]), [
+    ['a@example.org', { city: 'Lima' }], ['c@example.org', { city: 'Quito' }], ['b@example.org', { city: 'Bogotá' }],
+  ]);
+
+  const unknown = await upload(service, account.apiKey, 'email\na@example.org\n', 'text/csv; charset=klingon');
+  assert.deepStrictEqual([unknown.statusCode, unknown.json()], [400, { message: 'Invalid request, a field has the wrong type or value', detail: 'the charset of Content-Type is not one herald can decode' }]);
+});
+
+test('a JSON element past its bounds is a refused row, and the elements after it are imported', async (t) => {
+  const { service, account } = await world(t);
+  const zeros = `{"email":"zeros@example.org","attributes":{"z":[${'0,'.repeat(2_000_000)}0]}}`;
+  const body = `[${zeros}, {"email":"deep@example.org","attributes":${'{"a":'.repeat(9)}1${'}'.repeat(9)}},`
+    + ` {"email":"many@example.org","attributes":{"a":[${'0,'.repeat(10_000)}0]}}, {"email":"ok@example.org"}]`;
+  const res = await upload(service, account.apiKey, body, 'application/json');
+  assert.equal(res.statusCode, 202, res.body);
+  await service.imports?.drain();
+  const view = (await get(service, `/v1/contacts/imports/${res.json().import_id}`, account.apiKey)).json();
+  assert.deepStrictEqual([view.status, view.rows, view.created, view.rejected, view.errors], ['finished', 4, 1, 3, [
+    { row: 1, message: 'the row is longer than 65536 characters' },
+    { row: 2, message: 'the row nests deeper than 8 levels' },
+    { row: 3, message: 'the row has more than 10000 values' },
+  ]]);
+});
+
+test('a JSON element that is not UTF-8 is refused with its number; an escaped \\ufffd is text', async (t) => {
+  const { service, account } = await world(t);
+  const body = Buffer.concat([Buffer.from('[{"email":"a@example.org","name":"'), Buffer.from('Jos\xe9', 'latin1'), Buffer.from('"}, {"email":"b@example.org","name":"x\\ufffd"}]')]);
+  const res = await service.http.inject({ method: 'POST', url: '/v1/contacts/imports', headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' }, payload: body });
+  await service.imports?.drain();
+  const view = (await get(service, `/v1/contacts/imports/${res.json().import_id}`, account.apiKey)).json();
+  assert.deepStrictEqual([view.rows, view.created, view.errors], [2, 1, [{ row: 1, message: NOT_UTF8 }]]);
+});
+
+test('an account has at most HERALD_ACCOUNT_MAX_IMPORTS imports in flight and HERALD_ACCOUNT_MAX_UPLOAD_BYTES of their bodies', async (t) => {
+  const service = await startService(t, { clock: () => T0, imports: false, env: { HERALD_ACCOUNT_MAX_IMPORTS: '2', HERALD_ACCOUNT_MAX_UPLOAD_BYTES: '4096' } });
+  const account = await openAccount(service);
+  const other = await openAccount(service, { name: 'other' });
+  const rows = (n: number) => `email\n${Array.from({ length: n }, (_, i) => `c${i}@example.org`).join('\n')}\n`;
+  assert.equal((await upload(service, account.apiKey, rows(10))).statusCode, 202);
+  const tooBig = await upload(service, account.apiKey, rows(300));
+  assert.deepStrictEqual([tooBig.statusCode, tooBig.json()], [403, {
+    message: 'Account quota exceeded', detail: 'an account stores at most 4096 bytes of imports in flight (HERALD_ACCOUNT_MAX_UPLOAD_BYTES)',
+  }]);
+  assert.equal((await upload(service, account.apiKey, rows(10))).statusCode, 202);
+  const third = await upload(service, account.apiKey, rows(10));
+  assert.deepStrictEqual([third.statusCode, third.json()], [403, {
+    message: 'Account quota exceeded', detail: 'an account has at most 2 imports running at once (HERALD_ACCOUNT_MAX_IMPORTS): wait for one to end',
+  }]);
+  // Another account's quota is its own; nothing of the refused uploads was kept.
+  assert.equal((await upload(service, other.apiKey, rows(10))).statusCode, 202);
+  const kept = await service.deps.db.selectFrom('contact_imports').select('id').execute();
+  assert.equal(kept.length, 3);
+});
+
+test('an import that would pass HERALD_ACCOUNT_MAX_CONTACTS ends failed at that batch, the batches before kept', async (t) => {
+  const { service, account } = await world(t, { HERALD_ACCOUNT_MAX_CONTACTS: '1500' });
+  const view = await imported(service, account.apiKey, `email\n${Array.from({ length: 2500 }, (_, i) => `c${i}@example.org`).join('\n')}\n`);
+  assert.deepStrictEqual([view['status'], view['rows'], view['created'], view['failure']], [
+    'failed', 1500, 1500,
+    'Account quota exceeded: an account keeps at most 1500 contacts (HERALD_ACCOUNT_MAX_CONTACTS), so rows 1501 to 1750 and the rest were not imported',
+  ]);
+});
+
+test('an import taken up HERALD_IMPORT_MAX_ATTEMPTS times without a batch ends failed, logged and counted as quarantined', async (t) => {
+  const store = await sharedStore(t);
+  const first = await startServiceOn(t, store, { clock: () => T0, imports: false });
+  const account = await openAccount(first);
+  const id: string = (await upload(first, account.apiKey, 'email\na@example.org\n')).json().import_id;
+  // Three runners that each claimed it and died before their first batch.
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    const claimed = await claimImport(first.deps.db, first.store.capabilities, `runner-${attempt}`, T0 + attempt * 61_000, 60_000);
+    assert.deepStrictEqual([claimed?.id, claimed?.attempts], [id, attempt]);
+  }
+  await first.close();
+
+  const second = await startServiceOn(t, store, { clock: () => T0 + 4 * 61_000, importOptions: { maxAttempts: 3 } });
+  await second.imports?.drain();
+  const view = (await get(second, `/v1/contacts/imports/${id}`, account.apiKey)).json();
+  assert.deepStrictEqual([view.status, view.rows, view.failure], [
+    'failed', 0, 'The import was taken up 3 times without finishing a batch (its reading stopped the process or failed each time), so it is not taken up again; the rows before were imported',
+  ]);
+  assert.match(await second.deps.metrics.scrape(), /^herald_jobs_quarantined_total\{job="imports"\} 1$/m);
+});
+
+test('a runner stopped by SIGTERM gives its attempt back, and a committed batch counts the attempts again from one', async (t) => {
+  const store = await sharedStore(t);
+  const service = await startServiceOn(t, store, { clock: () => T0, imports: false });
+  const account = await openAccount(service);
+  const id: string = (await upload(service, account.apiKey, `email\n${Array.from({ length: 2500 }, (_, i) => `c${i}@example.org`).join('\n')}\n`)).json().import_id;
+  const attempts = async () => Number((await service.deps.db.selectFrom('contact_imports').select('attempts').where('id', '=', id).executeTakeFirstOrThrow()).attempts);
+  const claimed = await claimImport(service.deps.db, service.store.capabilities, 'dies', T0, 60_000);
+  const again = await claimImport(service.deps.db, service.store.capabilities, 'stops', T0 + 61_000, 60_000);
+  assert.deepStrictEqual([claimed?.attempts, again?.attempts], [1, 2]);
+  assert.equal(await runImport(service.deps, again!, 'stops', 60_000, () => false), 'stopped');
+  assert.equal(await attempts(), 1);
+  await releaseImport(service.deps.db, id, 'stops');
+  assert.equal(await attempts(), 0);
 });

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { KeyDeps } from '../../app/api-keys.ts';
-import { getImport, importFormatOf, receiveImport } from '../../app/contact-imports.ts';
+import { getImport, importCharsetOf, importFormatOf, receiveImport } from '../../app/contact-imports.ts';
 import { ImportAcceptedSchema, ImportViewSchema } from '../../campaigns/contact-shapes.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
@@ -44,12 +44,14 @@ export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBy
   }, async (request, reply) => {
     const format = importFormatOf(request.headers['content-type']);
     if (format === undefined) return sendRejection(reply, { code: 'importMediaType' });
+    const charset = importCharsetOf(request.headers['content-type']);
+    if (charset === null) return sendRejection(reply, { code: 'invalidField', detail: 'the charset of Content-Type is not one herald can decode' });
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > limitBytes) return sendRejection(reply, { code: 'bodyTooLarge' });
     const listId = typeof request.query.list_id === 'string' ? request.query.list_id : undefined;
     // Not destroyed when the import stops reading (too large, a bad header): the answer must still reach the client.
     const body = (request.body as Readable).iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
-    const received = await receiveImport(deps, callerOf(request).account, { format, listId, body, limitBytes, mode: sendingMode(request) });
+    const received = await receiveImport(deps, callerOf(request).account, { format, charset, listId, body, limitBytes, mode: sendingMode(request) });
     return received.ok ? reply.code(202).send(received.value) : sendRejection(reply, received.rejection);
   });
 

@@ -43,6 +43,10 @@ export interface ThrowawayPostgres {
   readonly url: string;
   /** `pg_ctl restart -m fast`: every connection is terminated; resolves when the server accepts again, with the time it took. */
   restart(): Promise<number>;
+  /** `pg_ctl stop -m fast`, keeping its directory: an outage until resume(). */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same port and directory. */
+  resume(): Promise<void>;
   /** Stops the server and removes its directory. */
   stop(): Promise<void>;
 }
@@ -88,6 +92,12 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
       const began = performance.now();
       await ctl(['-m', 'fast', '-o', serverOptions, 'restart']);
       return Math.round(performance.now() - began);
+    },
+    async halt() {
+      await ctl(['-m', 'fast', 'stop']);
+    },
+    async resume() {
+      await ctl(['-o', serverOptions, 'start']);
     },
     async stop() {
       if (stopped) return;

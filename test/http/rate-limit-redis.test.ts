@@ -60,6 +60,10 @@ async function serviceOnRedis(
 ): Promise<Service> {
   return startService(t, {
     ...(options.logger ? { logger: options.logger } : {}),
+    // Services sharing one SQLite file are API processes that run no loop (a file has one
+    // serving process: store/serving-lock.ts). In one test process a loop's write would also
+    // stall both: node:sqlite waits out a lock synchronously, holding the holder's event loop too.
+    ...(options.database ? { role: 'api' as const, imports: false, worker: false } : {}),
     env: {
       HERALD_REDIS_URL: redisUrl,
       HERALD_REDIS_FAILURE: options.failure ?? 'local',

@@ -233,7 +233,7 @@ export const SETTINGS = [
   },
   {
     key: 'accountMaxContacts', env: 'HERALD_ACCOUNT_MAX_CONTACTS', default: '5000000',
-    description: 'Most contacts one account keeps: an import ends `failed` at the batch that would pass it (403 `Account quota exceeded` in its failure).',
+    description: 'Most contacts one account keeps: an import ends `failed` at the batch that would pass it (403 `Account quota exceeded` in its failure), and `POST /v1/contacts` that would add one past it is refused 403 `Account quota exceeded`.',
     parse: integer('HERALD_ACCOUNT_MAX_CONTACTS', 1, 1_000_000_000),
   },
   {

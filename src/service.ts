@@ -301,7 +301,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
   // This process's heartbeat row, and the owner of the leases it takes (app/process-heartbeat.ts: fast takeover).
   const heartbeat = new ProcessHeartbeat(
-    { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); campaigns?.wake(); } },
+    { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); campaigns?.wake(); imports?.wake(); } },
     role, deps.newId(),
   );
 
@@ -352,7 +352,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   }
 
   if (parts.imports && options.imports !== false) {
-    imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, maxAttempts: config.importMaxAttempts, ...options.importOptions });
+    imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, maxAttempts: config.importMaxAttempts, owner: heartbeat.id, ...options.importOptions });
   }
   if (parts.imports) {
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, owner: heartbeat.id, ...options.campaignOptions });

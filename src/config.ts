@@ -233,7 +233,7 @@ export const SETTINGS = [
   },
   {
     key: 'accountMaxContacts', env: 'HERALD_ACCOUNT_MAX_CONTACTS', default: '5000000',
-    description: 'Most contacts one account keeps: an import ends `failed` at the batch that would pass it (403 `Account quota exceeded` in its failure).',
+    description: 'Most contacts one account keeps: an import ends `failed` at the batch that would pass it (403 `Account quota exceeded` in its failure), and `POST /v1/contacts` that would add one past it is refused 403 `Account quota exceeded`.',
     parse: integer('HERALD_ACCOUNT_MAX_CONTACTS', 1, 1_000_000_000),
   },
   {
@@ -248,7 +248,7 @@ export const SETTINGS = [
   },
   {
     key: 'heavyReadTimeoutMs', env: 'HERALD_HEAVY_READ_TIMEOUT_MS', default: '5000',
-    description: 'Longest time a segment count, a campaign quote or an export may read the store, in milliseconds; past it the request gets 503 (PostgreSQL: statement_timeout; SQLite: read in slices between which the event loop runs, so no slice holds it past 50 ms).',
+    description: 'Longest time a segment count, a campaign quote, or one slice of a CSV export may read the store, in milliseconds; past it the request gets 503 (an export past its first slice is cut short: docs/campaigns.md) (PostgreSQL: statement_timeout; SQLite: read in slices between which the event loop runs, so no slice holds it past 50 ms).',
     parse: integer('HERALD_HEAVY_READ_TIMEOUT_MS', 100, 600_000),
   },
   {

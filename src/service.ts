@@ -33,7 +33,7 @@ import { isPostgresLockLoss, openStore, type OpenedStore } from './store/dialect
 import type { ServingLock } from './store/serving-lock.ts';
 import { readQueueDepths } from './store/queue-depth.ts';
 import { oldestDkimKeyCreatedAt } from './store/sender-domains.ts';
-import { groupCommitter, type Committer } from './store/group-commit.ts';
+import { groupCommitter, type GroupCommitter } from './store/group-commit.ts';
 import type { AppliedMigration } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
 import { DEFAULT_IMPORT_RUNNER_OPTIONS, IMPORTS_WAKE, ImportRunner, type ImportRunnerOptions } from './campaigns/import-runner.ts';
@@ -131,7 +131,7 @@ export async function openAppDeps(
     /** Take the SQLite store's serving lock before the first query (ServiceOptions.servingLock). */
     servingLock?: boolean;
   } = {},
-): Promise<{ store: OpenedStore; deps: AuthDeps; lock: ServingLock | undefined }> {
+): Promise<{ store: OpenedStore; deps: AuthDeps; lock: ServingLock | undefined; committer: GroupCommitter }> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   const metrics = createMetrics();
   const clock = options.clock ?? Date.now;
@@ -147,10 +147,11 @@ export async function openAppDeps(
     // From here on envelope senders carry tags: untagged ones are believed only for older messages (app/verp-check.ts).
     await recordVerpTagsSince(store.db, clock());
     const limits = requestLimitsOf(config);
+    // Concurrent units of work (sends, claims, outcomes) share one durable commit.
+    const committer = committerOf(store, metrics);
     const deps: AuthDeps = {
       db: store.db,
-      // Concurrent units of work (sends, claims, outcomes) share one durable commit.
-      commit: committerOf(store, metrics),
+      commit: committer,
       clock,
       metrics,
       // One source per process: its ids increase strictly, whoever asks.
@@ -196,7 +197,7 @@ export async function openAppDeps(
         store.notifier.notify(CAMPAIGNS_WAKE);
       },
     };
-    return { store, deps, lock };
+    return { store, deps, lock, committer };
   } catch (error) {
     await store.db.destroy();
     lock?.release();
@@ -214,7 +215,7 @@ const WEBHOOK_URL_CHECK_MS = 5000;
  * time (see GroupCommitOptions.lockWait); the worker gets a committer of its own.
  * docs/performance.md has the measurements behind the figures.
  */
-function committerOf(store: OpenedStore, metrics: Metrics): Committer {
+function committerOf(store: OpenedStore, metrics: Metrics): GroupCommitter {
   const counted = { onBatch: metrics.commitBatchObserved, onEvents: metrics.eventsRecorded };
   if (store.capabilities.singleServerProcess) return groupCommitter(store.db, { maxBatch: 256, ...counted, ...(store.direct ? { direct: store.direct } : {}) });
   return groupCommitter(store.db, {
@@ -280,6 +281,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const logger = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
   const clock = options.clock ?? Date.now;
   let worker: OutboxWorker | undefined;
+  let workerCommitter: GroupCommitter | undefined;
   let webhooks: WebhookDispatcher | undefined;
   let imports: ImportRunner | undefined;
   let campaigns: CampaignRunner | undefined;
@@ -287,7 +289,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const simulatorPollMs = Math.min(1000, Math.max(10, config.simulatorStepMs / 2));
   const role = options.role ?? config.role;
   const parts = partsOf(role);
-  const { store, deps, lock } = await openAppDeps(config, {
+  const { store, deps, lock, committer } = await openAppDeps(config, {
     clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake(), wakeCampaigns: () => campaigns?.wake(),
     onMigrated: (migration) => {
       if (logger !== false) logger.info({ migration: migration.name, ms: migration.ms }, 'migration applied');
@@ -301,7 +303,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
   // This process's heartbeat row, and the owner of the leases it takes (app/process-heartbeat.ts: fast takeover).
   const heartbeat = new ProcessHeartbeat(
-    { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); campaigns?.wake(); } },
+    { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); campaigns?.wake(); imports?.wake(); } },
     role, deps.newId(),
   );
 
@@ -319,13 +321,14 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   if (parts.delivery) {
     const built = await buildTransports(config, deps, workerLogger);
     closeTransports = built.close;
+    // SQLite: claims and outcomes share the accepts' committer, one fsync per batch, not
+    // per message. PostgreSQL: a committer of their own, so an outcome never waits in
+    // a batch held up by the accepts' debits of a busy account (its lease runs meanwhile).
+    workerCommitter = store.capabilities.singleServerProcess ? committer : committerOf(store, deps.metrics);
     worker = new OutboxWorker(
       {
         db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, sandbox: built.sandbox, logger: workerLogger, metrics: deps.metrics,
-        // SQLite: claims and outcomes share the accepts' committer, one fsync per batch, not
-        // per message. PostgreSQL: a committer of their own, so an outcome never waits in
-        // a batch held up by the accepts' debits of a busy account (its lease runs meanwhile).
-        commit: store.capabilities.singleServerProcess ? deps.commit : committerOf(store, deps.metrics),
+        commit: workerCommitter,
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
         issueCertificate: certificateIssuer({ db: store.db, publicUrl: config.publicUrl, clock }),
         // Only outcomes whose events queued a webhook delivery wake the dispatcher.
@@ -352,7 +355,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   }
 
   if (parts.imports && options.imports !== false) {
-    imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, maxAttempts: config.importMaxAttempts, ...options.importOptions });
+    imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, maxAttempts: config.importMaxAttempts, owner: heartbeat.id, ...options.importOptions });
   }
   if (parts.imports) {
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, owner: heartbeat.id, ...options.campaignOptions });
@@ -474,6 +477,9 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       if (started) await heartbeat.stop();
       await deliveryHold?.stop();
       await store.heartbeat.close();
+      // Units still queued are answered StoreClosed, and batches in flight end, before the store goes.
+      await workerCommitter?.close();
+      await committer.close();
       await store.db.destroy();
       lock?.release();
       deps.metrics.close();

@@ -6,7 +6,7 @@ import { reject, type Result } from '../domain/result.ts';
 // refused with 403 `Account quota exceeded` and a detail naming the quota.
 
 export interface AccountQuotas {
-  /** Most contacts an account keeps (an import stops failed when a row would pass it). */
+  /** Most contacts an account keeps (an import stops failed when a row would pass it; POST /v1/contacts is refused 403). */
   readonly maxContacts: number;
   /** Most bytes of import bodies an account has stored at once (imports receiving or running). */
   readonly maxUploadBytes: number;
@@ -20,3 +20,6 @@ export const DEFAULT_ACCOUNT_QUOTAS: AccountQuotas = { maxContacts: 5_000_000, m
 export function quotaExceeded<T>(detail: string): Result<T> {
   return reject('quotaExceeded', { detail });
 }
+
+/** The contact quota in words, for the 403 of POST /v1/contacts and an import's failure. */
+export const contactQuotaText = (maxContacts: number): string => `an account keeps at most ${maxContacts} contacts (HERALD_ACCOUNT_MAX_CONTACTS)`;

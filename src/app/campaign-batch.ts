@@ -102,17 +102,20 @@ export async function advanceCampaign(
 
     const page = await segmentPage(deps.db, campaign.accountId, segmentOf(campaign), { ...(campaign.cursor === null ? {} : { after: campaign.cursor }), limit }, now);
     const cutoff = campaign.cutoff ?? '';
-    const contacts = page.filter((c) => c.id < cutoff);
+    const contacts = page.contacts.filter((c) => c.id < cutoff);
     const plan = await planBatch(deps, campaign, contacts, { startAt, interval, domainInterval, horizon });
     // A contact whose domain (or the campaign) has no slot within the look-ahead ends the
     // batch before it: the walk goes on from there when that slot comes near.
     const blockedAt = plan.blockedAt;
     if (plan.taken.length === 0 && blockedAt !== undefined) return waitFor(blockedAt);
-    const walked = blockedAt === undefined && (page.length < limit || contacts.length < page.length);
+    // Walked when the page looked at the account's last contact or past the cutoff.
+    const walked = blockedAt === undefined && (page.scannedTo === null || page.scannedTo >= cutoff || contacts.length < page.contacts.length);
     const prepared = await renderBatch(deps, campaign, plan.entries, now);
     const queued = prepared.filter((p) => p.message.dropped !== true).length;
     const dropped = prepared.length - queued;
-    const cursor = plan.taken.at(-1)?.id ?? null;
+    // Every contact taken: go on after the window the page looked through (it may hold
+    // none of the segment); held by the pace: after the last contact taken.
+    const cursor = blockedAt === undefined ? (page.scannedTo ?? plan.taken.at(-1)?.id ?? null) : (plan.taken.at(-1)?.id ?? null);
     try {
       await deps.commit.run(async (tx) => {
         const recorded = await recordBatch(tx, {

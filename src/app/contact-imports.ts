@@ -10,7 +10,7 @@ import { WIRE_TEXTS } from '../domain/wire-texts.ts';
 import {
   abandonedUploads, appendChunk, deleteImport, dropFirstChunk, endedWithChunks, endImport, findImport, importChunks, importsInFlight, insertImport, markReceived, recordProgress, type ContactImport, type ImportError,
 } from '../store/contact-imports.ts';
-import { DEFAULT_ACCOUNT_QUOTAS, quotaExceeded } from './account-quotas.ts';
+import { contactQuotaText, DEFAULT_ACCOUNT_QUOTAS, quotaExceeded } from './account-quotas.ts';
 import { countContacts } from '../store/contacts.ts';
 import { findList } from '../store/lists.ts';
 import type { KeyDeps } from './api-keys.ts';
@@ -344,7 +344,7 @@ async function commitRows(
     const first = rows[0]?.row ?? counts.rows + 1;
     const quotas = deps.quotas ?? DEFAULT_ACCOUNT_QUOTAS;
     const failure = committed.rejection.code === 'quotaExceeded'
-      ? `${WIRE_TEXTS.quotaExceeded}: an account keeps at most ${quotas.maxContacts} contacts (HERALD_ACCOUNT_MAX_CONTACTS), so rows ${first} to ${last} and the rest were not imported`
+      ? `${WIRE_TEXTS.quotaExceeded}: ${contactQuotaText(quotas.maxContacts)}, so rows ${first} to ${last} and the rest were not imported`
       : `${WIRE_TEXTS[committed.rejection.code]}: the confirmation emails of rows ${first} to ${last} could not be paid for, so those rows and the rest were not imported`;
     return (await endRun(deps, imp, owner, failure)) ? 'failed' : 'lost';
   }

@@ -9,12 +9,13 @@ import { isJsonObject, ownField, type JsonObject } from '../domain/json-object.t
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { checkBody, checkValue } from '../domain/schema-check.ts';
 import { commitOrReject } from './commit-or-reject.ts';
-import { deleteContact, findContact, findContactsByEmail, listContacts, updateContact, type Contact } from '../store/contacts.ts';
+import { countContacts, deleteContact, findContact, findContactsByEmail, listContacts, updateContact, type Contact } from '../store/contacts.ts';
 import type { Executor } from '../store/database.ts';
 import { findList, findLists, type MailingList } from '../store/lists.ts';
 import { changeSubscriptions, consentHistory, subscriptionsOf, subscriptionStatuses } from '../store/subscriptions.ts';
 import { addSuppression } from '../store/suppressions.ts';
 import type { KeyDeps } from './api-keys.ts';
+import { contactQuotaText, DEFAULT_ACCOUNT_QUOTAS } from './account-quotas.ts';
 import type { AppDeps } from './deps.ts';
 import { applyContactInput, joinLists, prepareJoins, upsertContacts, type JoinOutcome, type ListJoin } from './subscribe-contacts.ts';
 
@@ -95,6 +96,7 @@ export async function createAccountContact(
   if (!joins.ok) return joins;
 
   const now = deps.clock();
+  const maxContacts = (deps.quotas ?? DEFAULT_ACCOUNT_QUOTAS).maxContacts;
   const committed = await commitOrReject(deps.commit, async (tx) => {
     const [upserted] = await upsertContacts(tx, deps.newId, account.id, [{
       email: email.value as string,
@@ -102,6 +104,11 @@ export async function createAccountContact(
       ...(input.attributes === undefined ? {} : { attributes: input.attributes }),
     }], now);
     if (upserted === undefined) throw new Error('upsert answered nothing');
+    // A new contact is held to the account's quota (HERALD_ACCOUNT_MAX_CONTACTS), counted
+    // in the transaction that adds it; an update of an existing one never is.
+    if (upserted.created && (await countContacts(tx, account.id)) > maxContacts) {
+      throw new RejectionError({ code: 'quotaExceeded', detail: contactQuotaText(maxContacts) });
+    }
     const joined = await joinLists(tx, deps, account.id, [upserted.contact], joins.value, { source: 'api', detail: {}, now, mode });
     return { ...upserted, joined };
   });

@@ -105,8 +105,11 @@ export class ProcessHeartbeat {
         this.#deps.logger.warn({ process: silent.id, pid: silent.pid, host: silent.host, silentMs: now - silent.lastSeenAt },
           'took over the leases of a process whose heartbeat stopped');
       }
-      if (taken.outbox + taken.webhooks + taken.simulatedReports + taken.campaigns > 0) {
-        this.#deps.logger.warn({ outbox: taken.outbox, webhooks: taken.webhooks, simulatedReports: taken.simulatedReports, campaigns: taken.campaigns }, 'leases taken over: those jobs are tried again now');
+      if (taken.outbox + taken.webhooks + taken.simulatedReports + taken.campaigns + taken.imports > 0) {
+        this.#deps.logger.warn(
+          { outbox: taken.outbox, webhooks: taken.webhooks, simulatedReports: taken.simulatedReports, campaigns: taken.campaigns, imports: taken.imports },
+          'leases taken over: those jobs are tried again now',
+        );
         this.#deps.onTakeover?.();
       }
     } catch (error) {

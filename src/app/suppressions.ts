@@ -1,11 +1,14 @@
 import { Buffer } from 'node:buffer';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Type, type Static } from '@sinclair/typebox';
 import { csvLine } from '../domain/csv-line.ts';
 import { parseAddress } from '../domain/email-address.ts';
 import { isJsonObject, ownField } from '../domain/json-object.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import { addSuppression, listSuppressions, removeSuppression, type Suppression, type SuppressionReason } from '../store/suppressions.ts';
+import { withStatementTimeout } from '../store/heavy-read.ts';
+import { addSuppression, listSuppressions, nthSuppressedAddress, removeSuppression, type Suppression, type SuppressionReason } from '../store/suppressions.ts';
 import type { AppDeps } from './deps.ts';
+import { DEFAULT_HEAVY_READ_MS, withinReadLimit } from './heavy-reads.ts';
 
 // The account's suppression list over the API: addresses herald will not send email
 // to (a send to one is answered with a msgid, stored as `dropped`, not billed). Entries
@@ -136,27 +139,53 @@ export async function removeAccountSuppression(deps: AppDeps, accountId: string,
 
 /** Rows read from the store at a time while exporting. */
 export const EXPORT_BATCH = 1000;
+/** Addresses one slice of a `?q=` export looks through at most, matching or not. */
+export const EXPORT_SCAN = 20_000;
 export const EXPORT_HEADER = ['email', 'reason', 'msgid', 'created_at'] as const;
 
 /**
  * GET /v1/suppressions/export?q= — the whole list (or the addresses containing `q`) as
- * CSV lines, header first, read from the store a batch at a time as the answer is sent.
+ * CSV lines, header first, read from the store a slice at a time as the answer is sent
+ * (keyset by address, the event loop turning between slices). Each slice is one read
+ * bounded by HERALD_HEAVY_READ_TIMEOUT_MS (docs/campaigns.md, "Heavy reads"): the first
+ * is read before the answer starts, so past the limit it is a 503; a later slice past
+ * it ends the answer cut short (the connection closes before the last chunk).
  */
 export const SuppressionExportQuery = Type.Object({ q: searchText });
 export type SuppressionExportQuery = Static<typeof SuppressionExportQuery>;
 
-export function exportAccountSuppressions(deps: AppDeps, accountId: string, rawQuery: SuppressionExportQuery): Result<AsyncIterable<string>> {
+interface ExportSlice {
+  readonly rows: readonly Suppression[];
+  /** The address the next slice starts after; undefined: the list is done. */
+  readonly next: string | undefined;
+}
+
+export async function exportAccountSuppressions(deps: AppDeps, accountId: string, rawQuery: SuppressionExportQuery): Promise<Result<AsyncIterable<string>>> {
   const query = refinePageQuery(rawQuery);
   if (!query.ok) return query;
   const { containing } = query.value;
+  const limitMs = deps.heavyReadMs ?? DEFAULT_HEAVY_READ_MS;
+  // A `q` slice looks through EXPORT_SCAN addresses at most, so a rare match costs no
+  // one statement a scan of the whole list.
+  const slice = (after: string | undefined): Promise<ExportSlice> => withStatementTimeout(deps.db, limitMs, async (executor) => {
+    const upTo = containing === undefined ? undefined : await nthSuppressedAddress(executor, accountId, after, EXPORT_SCAN);
+    const rows = await listSuppressions(executor, accountId, {
+      ...(after === undefined ? {} : { after }), ...(upTo === undefined ? {} : { upTo }), ...(containing === undefined ? {} : { containing }), limit: EXPORT_BATCH,
+    });
+    return { rows, next: rows.length === EXPORT_BATCH ? rows.at(-1)?.address : upTo };
+  });
+  const first = await withinReadLimit(deps, () => slice(undefined));
+  if (!first.ok) return first;
+  const start = first.value;
+  const text = (rows: readonly Suppression[]) => rows.map((r) => `${csvLine([r.address, r.reason, r.messageId, new Date(r.createdAt).toISOString()])}\r\n`).join('');
   async function* lines(): AsyncGenerator<string> {
     yield `${csvLine(EXPORT_HEADER)}\r\n`;
-    let after: string | undefined;
+    let current = start;
     for (;;) {
-      const rows = await listSuppressions(deps.db, accountId, { ...(after === undefined ? {} : { after }), ...(containing === undefined ? {} : { containing }), limit: EXPORT_BATCH });
-      if (rows.length > 0) yield rows.map((r) => `${csvLine([r.address, r.reason, r.messageId, new Date(r.createdAt).toISOString()])}\r\n`).join('');
-      if (rows.length < EXPORT_BATCH) return;
-      after = rows.at(-1)?.address;
+      if (current.rows.length > 0) yield text(current.rows);
+      if (current.next === undefined) return;
+      await nextTurn();
+      current = await slice(current.next);
     }
   }
   return ok(lines());

@@ -7,7 +7,8 @@ import type { DialectCapabilities } from '../store/dialect.ts';
 
 // The background reader of contact imports: claims one running import at a time with
 // a lease, commits its rows in batches (app/contact-imports.ts runImport), and polls
-// for imports that a dead process left (their lease ran out) or that another process
+// for imports that a dead process left (their lease ran out, or its heartbeat stopped:
+// the lease is under the process id, store/lease-takeover.ts) or that another process
 // received (PostgreSQL: woken by NOTIFY). One import at a time per process keeps an
 // import from taking more than one core; several processes share the work.
 //
@@ -26,6 +27,8 @@ export interface ImportRunnerOptions {
   readonly pollMs: number;
   /** Claims in a row without a committed batch after which an import ends failed (HERALD_IMPORT_MAX_ATTEMPTS). */
   readonly maxAttempts: number;
+  /** The owner of its leases: the process's heartbeat id, for the fast takeover (store/lease-takeover.ts); a random one when absent. */
+  readonly owner?: string;
 }
 
 export const DEFAULT_IMPORT_RUNNER_OPTIONS: ImportRunnerOptions = { leaseMs: 60_000, pollMs: 5_000, maxAttempts: 3 };
@@ -35,7 +38,7 @@ export class ImportRunner {
   readonly #capabilities: DialectCapabilities;
   readonly #logger: Logger;
   readonly #options: ImportRunnerOptions;
-  readonly #owner = `imports-${randomUUID()}`;
+  readonly #owner: string;
   #running: Promise<void> | undefined;
   #again = false;
   #stopping = false;
@@ -47,6 +50,7 @@ export class ImportRunner {
     this.#capabilities = capabilities;
     this.#logger = logger;
     this.#options = options;
+    this.#owner = options.owner ?? `imports-${randomUUID()}`;
   }
 
   /** Starts polling; on embedded SQLite, leases found now belonged to a previous run and are let go at once. */

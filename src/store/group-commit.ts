@@ -33,6 +33,24 @@ export function transactionPerWork(db: Db, onEvents?: EventListener): Committer 
   };
 }
 
+/** A group committer can be closed: see groupCommitter. */
+export interface GroupCommitter extends Committer {
+  /**
+   * Before the store is destroyed: units queued and not yet in a batch are rejected with
+   * StoreClosed, and so is every later one; resolves once the batches in flight are
+   * settled, so none runs on a destroyed store and no caller waits forever.
+   */
+  close(): Promise<void>;
+}
+
+/** The answer of a unit of work given to a group committer that was closed before it ran. */
+export class StoreClosed extends Error {
+  override name = 'StoreClosed';
+  constructor() {
+    super('the store was closed before this unit of work was committed: nothing of it is stored');
+  }
+}
+
 /** Told the public events a transaction recorded, once it has committed (the outcome counters). */
 export type EventListener = (events: readonly RecordedPublicEvent[]) => void;
 
@@ -118,8 +136,11 @@ export interface GroupCommitOptions {
  * sends without an Idempotency-Key: N + 4 (the send's rows are one statement,
  * store/messages.ts), where debiting per unit made it 2N + 3.
  */
-export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
+export function groupCommitter(db: Db, options: GroupCommitOptions): GroupCommitter {
   const queue: Pending[] = [];
+  let closed = false;
+  // Told when the last lane ends (close waits for the batches in flight).
+  const drained: (() => void)[] = [];
   const lanes = Math.max(1, options.lanes ?? 1);
   let running = 0;
   // Whether the last batch saw a unit fail: then failures are likely, and savepoints cheaper than a second run.
@@ -129,7 +150,16 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
 
   // A tally per batch (when someone listens), emptied at each run of it.
   const tallyOfBatch = (): EventTally | undefined => (options.onEvents === undefined ? undefined : new EventTally());
+  // A batch whose connection cannot be had (the store destroyed under it, say) fails
+  // like any batch, so its units are answered rather than left waiting.
   const commit = async (batch: readonly Pending[], mode: BatchMode, tally: EventTally | undefined): Promise<BatchRun> => {
+    try {
+      return await commitOnce(batch, mode, tally);
+    } catch (error) {
+      return { kind: 'failed', error };
+    }
+  };
+  const commitOnce = async (batch: readonly Pending[], mode: BatchMode, tally: EventTally | undefined): Promise<BatchRun> => {
     if (direct === undefined) return runBatch(db, batch, undefined, mode, tally);
     let run: BatchRun = { kind: 'failed', error: new Error('the batch did not run') };
     const held = direct.beforeBatch();
@@ -185,6 +215,7 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
       }
     } finally {
       running -= 1;
+      if (running === 0) for (const done of drained.splice(0)) done();
     }
   };
 
@@ -209,6 +240,7 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
 
   return {
     run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+      if (closed) return Promise.reject(new StoreClosed());
       return new Promise<T>((resolve, reject) => {
         queue.push({ work, resolve: resolve as (value: unknown) => void, reject, retries: 0, alone: false });
         // Requests parsed in the same turn of the event loop join this batch.
@@ -217,6 +249,11 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): Committer {
           setImmediate(() => void lane());
         }
       });
+    },
+    async close() {
+      closed = true;
+      for (const unit of queue.splice(0)) unit.reject(new StoreClosed());
+      if (running > 0) await new Promise<void>((resolve) => drained.push(resolve));
     },
   };
 }

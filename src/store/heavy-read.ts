@@ -49,17 +49,7 @@ const QUERY_CANCELED = '57014';
 export async function boundedContactSums(
   db: Db, accountId: string, timeoutMs: number, read: (executor: Executor, range: IdRange) => Promise<readonly number[]>,
 ): Promise<number[]> {
-  if (onPostgres(db)) {
-    try {
-      return [...await db.transaction().execute(async (tx) => {
-        await sql`select set_config('statement_timeout', ${String(timeoutMs)}, true)`.execute(tx);
-        return read(tx, {});
-      })];
-    } catch (error) {
-      if ((error as { code?: unknown }).code === QUERY_CANCELED) throw new HeavyReadTimeout(timeoutMs);
-      throw error;
-    }
-  }
+  if (onPostgres(db)) return [...await withStatementTimeout(db, timeoutMs, (tx) => read(tx, {}))];
   const deadline = performance.now() + timeoutMs;
   const totals: number[] = [];
   let after: string | undefined;
@@ -79,8 +69,32 @@ export async function boundedContactSums(
   }
 }
 
+/**
+ * `read` bounded in time as one unit: on PostgreSQL in a transaction with `SET LOCAL
+ * statement_timeout` (the server cancels it: HeavyReadTimeout); on SQLite, which cannot
+ * cancel a statement, run as is and HeavyReadTimeout afterwards when it took longer
+ * (the caller keeps each unit small: a slice, a window).
+ */
+export async function withStatementTimeout<T>(db: Db, timeoutMs: number, read: (executor: Executor) => Promise<T>): Promise<T> {
+  if (!onPostgres(db)) {
+    const started = performance.now();
+    const value = await read(db);
+    if (performance.now() - started > timeoutMs) throw new HeavyReadTimeout(timeoutMs);
+    return value;
+  }
+  try {
+    return await db.transaction().execute(async (tx) => {
+      await sql`select set_config('statement_timeout', ${String(timeoutMs)}, true)`.execute(tx);
+      return read(tx);
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === QUERY_CANCELED) throw new HeavyReadTimeout(timeoutMs);
+    throw error;
+  }
+}
+
 /** The id of the account's `n`th contact after `after` in id order; undefined when fewer remain. */
-async function nthContactId(db: Executor, accountId: string, after: string | undefined, n: number): Promise<string | undefined> {
+export async function nthContactId(db: Executor, accountId: string, after: string | undefined, n: number): Promise<string | undefined> {
   let query = db.selectFrom('contacts').select('id').where('account_id', '=', accountId);
   if (after !== undefined) query = query.where('id', '>', after);
   const row = await query.orderBy('id').limit(1).offset(n - 1).executeTakeFirst();

@@ -3,7 +3,7 @@ import { fieldRef, type Filter, type SegmentRequest } from '../campaigns/segment
 import type { Db } from './database.ts';
 import { querySql, type QuerySql } from './dialect.ts';
 import { toContact, type Contact } from './contacts.ts';
-import { boundedContactSums, rangeCondition } from './heavy-read.ts';
+import { boundedContactSums, nthContactId, rangeCondition } from './heavy-read.ts';
 
 // A segment as SQL: the account's contacts with a confirmed subscription to one of
 // `lists`, on none of `exclude_lists` (any status), matching the filter. Count it
@@ -52,14 +52,35 @@ export async function countSegment(db: Db, accountId: string, segment: SegmentRe
   return n ?? 0;
 }
 
-/** The segment's next `limit` contacts after `after` (a contact id; undefined: from the start), in id order. */
-export async function segmentPage(db: Db, accountId: string, segment: SegmentRequest, page: { after?: string; limit: number }, now: number): Promise<Contact[]> {
-  const after = page.after === undefined ? TRUE : sql<SqlBool>`c.id > ${page.after}`;
+/**
+ * Contacts one page read looks through at most: a sparse segment (a narrow filter over
+ * many contacts) would otherwise have one statement scan the account to fill a page,
+ * holding the SQLite event loop or a PostgreSQL connection for as long as that takes.
+ */
+export const SEGMENT_SCAN_WINDOW = 5000;
+
+/** A page of a segment and how far through the account's contacts it looked. */
+export interface SegmentPage {
+  readonly contacts: Contact[];
+  /** The id the next page starts after; null: the account's last contact was looked at. */
+  readonly scannedTo: string | null;
+}
+
+/**
+ * The segment's next contacts after `after` (a contact id; undefined: from the start), in
+ * id order: at most `limit`, among the next `scan` (SEGMENT_SCAN_WINDOW) contacts of the account
+ * only, so a page may be short (even empty) before the end: `scannedTo` says where it stopped.
+ */
+export async function segmentPage(db: Db, accountId: string, segment: SegmentRequest, page: { after?: string; limit: number; scan?: number }, now: number): Promise<SegmentPage> {
+  const upTo = await nthContactId(db, accountId, page.after, page.scan ?? SEGMENT_SCAN_WINDOW);
+  const range = rangeCondition({ ...(page.after === undefined ? {} : { after: page.after }), ...(upTo === undefined ? {} : { upTo }) });
   const { rows } = await sql<{ id: string; account_id: string; email: string; name: string | null; attributes: string; created_at: number; updated_at: number }>`
     select c.id, c.account_id, c.email, c.name, c.attributes, c.created_at, c.updated_at from contacts c
-    where ${segmentWhere(db, accountId, segment, now)} and ${after}
+    where ${segmentWhere(db, accountId, segment, now)} and ${range}
     order by c.id limit ${page.limit}`.execute(db);
-  return rows.map(toContact);
+  const contacts = rows.map(toContact);
+  const last = contacts.at(-1);
+  return { contacts, scannedTo: contacts.length === page.limit && last !== undefined ? last.id : (upTo ?? null) };
 }
 
 function predicate(c: Compiler, filter: Filter): RawBuilder<SqlBool> {

@@ -56,7 +56,7 @@ const suppressedAmongStatement = statementPerCount((count) =>
 export async function listSuppressions(
   db: Executor,
   accountId: string,
-  page: { after?: string; among?: readonly string[]; containing?: string; limit: number },
+  page: { after?: string; upTo?: string; among?: readonly string[]; containing?: string; limit: number },
 ): Promise<Suppression[]> {
   if (page.among !== undefined && page.among.length === 0) return [];
   const rows = await db
@@ -64,10 +64,19 @@ export async function listSuppressions(
     .selectAll()
     .where('account_id', '=', accountId)
     .$if(page.after !== undefined, (q) => q.where('address', '>', page.after ?? ''))
+    .$if(page.upTo !== undefined, (q) => q.where('address', '<=', page.upTo ?? ''))
     .$if(page.among !== undefined, (q) => q.where('address', 'in', (page.among ?? []).map(key)))
     .$if(page.containing !== undefined, (q) => q.where(sql<boolean>`address like ${likePattern(page.containing ?? '')} escape '\\'`))
     .orderBy('address')
     .limit(page.limit)
     .execute();
   return rows.map((r) => ({ address: r.address, reason: r.reason as SuppressionReason, messageId: r.message_id, createdAt: Number(r.created_at) }));
+}
+
+/** The account's `n`th suppressed address after `after` in address order; undefined when fewer remain. */
+export async function nthSuppressedAddress(db: Executor, accountId: string, after: string | undefined, n: number): Promise<string | undefined> {
+  const row = await db.selectFrom('suppressions').select('address').where('account_id', '=', accountId)
+    .$if(after !== undefined, (q) => q.where('address', '>', after ?? ''))
+    .orderBy('address').limit(1).offset(n - 1).executeTakeFirst();
+  return row?.address;
 }

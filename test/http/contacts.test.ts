@@ -11,9 +11,9 @@ const AT = '2030-01-01T09:00:00.000Z';
 const LATER = '2030-01-01T09:01:00.000Z';
 const INVALID = 'Invalid request, a field has the wrong type or value';
 
-async function world(t: TestContext): Promise<{ service: Service; account: TestAccount; clock: { now: number }; list: string }> {
+async function world(t: TestContext, env: Record<string, string> = {}): Promise<{ service: Service; account: TestAccount; clock: { now: number }; list: string }> {
   const clock = { now: T0 };
-  const service = await startService(t, { clock: () => clock.now });
+  const service = await startService(t, { clock: () => clock.now, env });
   const account = await openAccount(service);
   const list = (await post(service, '/v1/lists', account.apiKey, { name: 'Weekly', optin: 'single' })).json().list_id;
   return { service, account, clock, list };
@@ -43,6 +43,22 @@ test('the same address in another case answers 200: the name replaced, attribute
     lists: [{ list_id: list, status: 'confirmed' }], created_at: AT, updated_at: LATER,
     consent: [{ list_id: list, status: 'confirmed', source: 'api', at: AT, detail: {} }],
   });
+});
+
+test('a new contact past HERALD_ACCOUNT_MAX_CONTACTS is refused 403 and not stored; an existing address still updates', async (t) => {
+  const { service, account, list } = await world(t, { HERALD_ACCOUNT_MAX_CONTACTS: '2' });
+  const other = await openAccount(service, { name: 'other' });
+  for (const email of ['ana@example.org', 'bob@example.org']) assert.equal((await post(service, '/v1/contacts', account.apiKey, { email, lists: [list] })).statusCode, 201);
+  const refused = await post(service, '/v1/contacts', account.apiKey, { email: 'cid@example.org', lists: [list] });
+  assert.deepStrictEqual([refused.statusCode, refused.json()], [403, {
+    message: 'Account quota exceeded', detail: 'an account keeps at most 2 contacts (HERALD_ACCOUNT_MAX_CONTACTS)',
+  }]);
+  const updated = await post(service, '/v1/contacts', account.apiKey, { email: 'BOB@example.org', name: 'Bob' });
+  assert.deepStrictEqual([updated.statusCode, updated.json().name], [200, 'Bob']);
+  const listed = (await get(service, '/v1/contacts', account.apiKey)).json();
+  assert.deepStrictEqual(listed.contacts.map((c: { email: string }) => c.email), ['ana@example.org', 'bob@example.org']);
+  // The quota is the account's own: another account's contacts do not count against it.
+  assert.equal((await post(service, '/v1/contacts', other.apiKey, { email: 'cid@example.org' })).statusCode, 201);
 });
 
 test('a contact without an address, or with a malformed one, is refused in the interface\'s words', async (t) => {

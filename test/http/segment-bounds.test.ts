@@ -4,6 +4,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Service } from '../../src/service.ts';
+import { longestTurnCpuMs } from '../support/event-loop-turns.ts';
 import { openAccount, post, startService, type TestAccount } from '../support/service.ts';
 
 const INVALID = 'Invalid request, a field has the wrong type or value';
@@ -49,27 +50,6 @@ test('a count over many slices of contacts is exact', async (t) => {
   const quote = await service.http.inject({ method: 'GET', url: `/v1/campaigns/${campaign.json().campaign_id}/quote`, headers: { authorization: `Bearer ${account.apiKey}` } });
   assert.deepStrictEqual([quote.statusCode, quote.json().recipients, quote.json().excluded.filtered], [200, 8334, 16_666]);
 });
-
-/**
- * The most CPU time spent between two turns of the event loop while `work` runs: the cost
- * of its longest synchronous stretch, which a busy machine's scheduling does not inflate
- * (a wall-clock delay would count the time the process waited for a core).
- */
-async function longestTurnCpuMs<T>(work: () => Promise<T>): Promise<{ value: T; cpuMs: number }> {
-  let last = process.cpuUsage();
-  let longest = 0;
-  const sampler = setInterval(() => {
-    const now = process.cpuUsage(last);
-    longest = Math.max(longest, (now.user + now.system) / 1000);
-    last = process.cpuUsage();
-  }, 1);
-  try {
-    const value = await work();
-    return { value, cpuMs: longest };
-  } finally {
-    clearInterval(sampler);
-  }
-}
 
 test('a count past HERALD_HEAVY_READ_TIMEOUT_MS is answered 503, and never holds the event loop past 50 ms of work at a time', async (t) => {
   const { service, account, list } = await crowd(t, 60_000, { HERALD_HEAVY_READ_TIMEOUT_MS: '100' });

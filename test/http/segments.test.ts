@@ -172,11 +172,29 @@ test('a campaign runner walks a segment in contact id order, a page at a time af
   let after: string | undefined;
   for (;;) {
     const page = await segmentPage(deps.db, a.world.account.id, segment, { ...(after === undefined ? {} : { after }), limit: 2 }, deps.clock());
-    if (page.length === 0) break;
-    seen.push(page.map((c) => c.email));
-    after = page.at(-1)?.id;
+    if (page.contacts.length === 0) break;
+    seen.push(page.contacts.map((c) => c.email));
+    after = page.contacts.at(-1)?.id;
   }
   assert.deepStrictEqual(seen, [['ana@example.org', 'bob@example.org'], ['cid@example.org']]);
-  const [ana] = await segmentPage(deps.db, a.world.account.id, { ...segment, filter: { field: 'attributes.vip', eq: true } }, { limit: 10 }, deps.clock());
+  const { contacts: [ana] } = await segmentPage(deps.db, a.world.account.id, { ...segment, filter: { field: 'attributes.vip', eq: true } }, { limit: 10 }, deps.clock());
   assert.deepStrictEqual([ana?.id, ana?.name, ana?.attributes], [a.ids.ana, 'Ana Pérez', { city: 'Lima', age: 30, tags: ['vip', 'beta'], vip: true, address: { city: 'Cusco' } }]);
+});
+
+test('a page of a segment looks through a window of contacts only, and says where it stopped', async (t) => {
+  const a = await audience(t);
+  const { deps } = a.world.service;
+  const segment = { lists: [a.lists.a, a.lists.b], exclude_lists: [a.lists.x] };
+  const all = (await deps.db.selectFrom('contacts').select('id').where('account_id', '=', a.world.account.id).orderBy('id').execute()).map((r) => r.id);
+  const walk: { emails: string[]; scannedTo: string | null }[] = [];
+  let after: string | undefined;
+  for (let i = 0; i < all.length + 1; i++) {
+    const page = await segmentPage(deps.db, a.world.account.id, segment, { ...(after === undefined ? {} : { after }), limit: 10, scan: 1 }, deps.clock());
+    walk.push({ emails: page.contacts.map((c) => c.email), scannedTo: page.scannedTo });
+    if (page.scannedTo === null) break;
+    after = page.scannedTo;
+  }
+  // One contact looked at per page: the walk stops at each contact in id order, then null past the last.
+  assert.deepStrictEqual(walk.map((p) => p.scannedTo), [...all, null]);
+  assert.deepStrictEqual(walk.flatMap((p) => p.emails), ['ana@example.org', 'bob@example.org', 'cid@example.org']);
 });

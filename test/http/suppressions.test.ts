@@ -4,6 +4,8 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Service } from '../../src/service.ts';
+import { exportAccountSuppressions } from '../../src/app/suppressions.ts';
+import { longestTurnCpuMs } from '../support/event-loop-turns.ts';
 import { emailBody, get, keyWithScopes, openAccount, post, readAccount, startService, type TestAccount } from '../support/service.ts';
 
 const T0 = Date.parse('2030-01-01T09:00:00.000Z');
@@ -242,6 +244,42 @@ test('the CSV export reads past one batch and follows ?q=', async (t) => {
   assert.deepStrictEqual([lines[1], lines[1001], lines[1002]], [`u0000@example.org,manual,,${AT}`, `u1000@example.org,manual,,${AT}`, '']);
   const some = (await get(service, '/v1/suppressions/export?q=u099', account.apiKey)).body.split('\r\n').length - 2;
   assert.equal(some, 10);
+});
+
+/** `n` addresses suppressed for the account, written straight into the store; every 10,000th contains `needle`. */
+async function suppressMany(service: Service, accountId: string, n: number): Promise<void> {
+  for (let from = 0; from < n; from += 1000) {
+    await service.deps.db.insertInto('suppressions').values(Array.from({ length: Math.min(1000, n - from) }, (_, i) => {
+      const k = from + i;
+      return { account_id: accountId, address: `${k % 10_000 === 0 ? 'needle' : 'u'}${String(k).padStart(6, '0')}@example.org`, reason: 'manual', message_id: null, created_at: T0 };
+    })).execute();
+  }
+}
+
+test('a CSV export of 100,000 addresses streams in slices: /healthz is answered meanwhile and no turn of the loop holds 50 ms of work', async (t) => {
+  const { service, account } = await world(t);
+  await suppressMany(service, account.id, 100_000);
+  const order: string[] = [];
+  const { value: [whole, rare], cpuMs } = await longestTurnCpuMs(async () => {
+    const exported = get(service, '/v1/suppressions/export', account.apiKey).then((res) => (order.push('export'), res));
+    const health = service.http.inject({ method: 'GET', url: '/healthz' }).then((res) => (order.push('healthz'), res));
+    assert.equal((await health).statusCode, 200);
+    return [await exported, await get(service, '/v1/suppressions/export?q=needle', account.apiKey)];
+  });
+  assert.deepStrictEqual(order, ['healthz', 'export']);
+  const lines = whole.body.split('\r\n');
+  assert.deepStrictEqual([whole.statusCode, lines.length, lines[1], lines[100_000]], [200, 100_002, `needle000000@example.org,manual,,${AT}`, `u099999@example.org,manual,,${AT}`]);
+  // ?q= with ten matches in 100,000: slices of 20,000 addresses, each read bounded.
+  assert.deepStrictEqual(rare.body.split('\r\n').slice(1, -1).map((l) => l.split(',')[0]),
+    Array.from({ length: 10 }, (_, i) => `needle${String(i * 10_000).padStart(6, '0')}@example.org`));
+  assert.ok(cpuMs < 50, `a turn of the loop held ${cpuMs} ms of work`);
+});
+
+test('a CSV export whose first slice takes longer than HERALD_HEAVY_READ_TIMEOUT_MS is refused with the 503 of heavy reads', async (t) => {
+  const { service, account } = await world(t);
+  await suppressMany(service, account.id, 40_000);
+  const refused = await exportAccountSuppressions({ ...service.deps, heavyReadMs: 1 }, account.id, { q: 'needle' });
+  assert.deepStrictEqual(refused, { ok: false, rejection: { code: 'readTimedOut', detail: 'the store was read for more than 1 ms (HERALD_HEAVY_READ_TIMEOUT_MS): narrow the lists or the filter' } });
 });
 
 test('the CSV export holds only the caller\'s account', async (t) => {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { openStore } from '../../src/store/dialect.ts';
-import { groupCommitter } from '../../src/store/group-commit.ts';
+import { groupCommitter, StoreClosed } from '../../src/store/group-commit.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import type { Db } from '../../src/store/database.ts';
 import { execute, statement } from '../../src/store/prepared-statement.ts';
@@ -201,4 +201,46 @@ test('a file store syncs its WAL: a batch committed through it survives reopenin
     [await setting(second.db, 'file-1'), await setting(second.db, 'file-2'), await setting(second.db, 'file-3')],
     ['1', '2', '3'],
   );
+});
+
+test('closing answers the units still queued with StoreClosed, and every later one; the batch in flight commits first', async (t) => {
+  const db = await openDb(t);
+  const committer = groupCommitter(db, { maxBatch: 1 });
+  let open = (): void => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const inFlight = committer.run(async (tx) => {
+    await tx.insertInto('settings').values({ key: 'in-flight', value: '1' }).execute();
+    await gate;
+    return 'committed';
+  });
+  const queued = [1, 2].map((n) => committer.run(async (tx) => { await tx.insertInto('settings').values({ key: `queued-${n}`, value: '1' }).execute(); }));
+  await new Promise((resolve) => setImmediate(resolve));
+  let closed = false;
+  const closing = committer.close().then(() => (closed = true));
+  const refused = await Promise.allSettled(queued);
+  assert.deepStrictEqual(refused.map((r) => (r.status === 'rejected' ? [r.reason instanceof StoreClosed, (r.reason as Error).message] : r.status)), [
+    [true, 'the store was closed before this unit of work was committed: nothing of it is stored'],
+    [true, 'the store was closed before this unit of work was committed: nothing of it is stored'],
+  ]);
+  assert.equal(closed, false, 'close waits for the batch in flight');
+  open();
+  assert.equal(await inFlight, 'committed');
+  await closing;
+  await assert.rejects(committer.run(async () => 'late'), StoreClosed);
+  assert.deepStrictEqual([await setting(db, 'in-flight'), await setting(db, 'queued-1'), await setting(db, 'queued-2')], ['1', undefined, undefined]);
+});
+
+test('a unit given to a committer whose SQLite store was destroyed fails instead of waiting forever', async () => {
+  const { db, direct } = openStore('sqlite::memory:');
+  await migrateToLatest(db);
+  assert.ok(direct !== undefined);
+  const committer = groupCommitter(db, { maxBatch: 16, direct });
+  await db.destroy();
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    committer.run(async (tx) => { await tx.insertInto('settings').values({ key: 'late', value: '1' }).execute(); }).then(() => 'committed', () => 'failed'),
+    new Promise((resolve) => (timer = setTimeout(resolve, 2000, 'still waiting'))),
+  ]);
+  clearTimeout(timer);
+  assert.equal(outcome, 'failed');
 });

@@ -60,12 +60,13 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
       response: {
         200: { description: 'text/csv, sent as an attachment named suppressions.csv', content: { 'text/csv': { schema: { type: 'string' } } } },
         400: { description: 'A bad q', ...schemas.applicationError },
+        503: { description: '`The request took too long to answer`: the first slice of the list took longer than HERALD_HEAVY_READ_TIMEOUT_MS', ...schemas.applicationError },
         ...errors,
       },
     },
     config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => {
-    const lines = exportAccountSuppressions(deps, callerOf(request).account.id, request.query);
+    const lines = await exportAccountSuppressions(deps, callerOf(request).account.id, request.query);
     if (!lines.ok) return sendRejection(reply, lines.rejection);
     return reply
       .type('text/csv; charset=utf-8')

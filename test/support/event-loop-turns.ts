@@ -1,0 +1,23 @@
+// How long work holds the event loop between two of its turns, for the tests of reads
+// that must let other requests (/healthz) be answered while they run.
+
+/**
+ * The most CPU time spent between two turns of the event loop while `work` runs: the cost
+ * of its longest synchronous stretch, which a busy machine's scheduling does not inflate
+ * (a wall-clock delay would count the time the process waited for a core).
+ */
+export async function longestTurnCpuMs<T>(work: () => Promise<T>): Promise<{ value: T; cpuMs: number }> {
+  let last = process.cpuUsage();
+  let longest = 0;
+  const sampler = setInterval(() => {
+    const now = process.cpuUsage(last);
+    longest = Math.max(longest, (now.user + now.system) / 1000);
+    last = process.cpuUsage();
+  }, 1);
+  try {
+    const value = await work();
+    return { value, cpuMs: longest };
+  } finally {
+    clearInterval(sampler);
+  }
+}

@@ -83,6 +83,8 @@ function addAnswer(op: Operation, status: string, answer: OpenAPIV3_1.ResponseOb
     responses[status] = answer;
     return;
   }
+  // A route's own answer for the status keeps the shared one's headers (the outage's Retry-After).
+  if (answer.headers !== undefined) existing.headers = { ...answer.headers, ...existing.headers };
   const had = existing.content?.['application/json']?.schema as Schema | undefined;
   const adds = answer.content?.['application/json']?.schema as Schema | undefined;
   if (had === undefined || adds === undefined || JSON.stringify(had) === JSON.stringify(adds)) return;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
-import { DEFAULT_DISPATCHER_OPTIONS } from '../src/webhooks/dispatcher.ts';
+import { DEFAULT_DISPATCHER_OPTIONS } from '../src/queue/webhooks/dispatcher.ts';
 import { newWebhookSecret } from '../src/domain/webhook-secret.ts';
 import { startChild } from './lib/child.ts';
 import { harness, parseBenchOptions, postgresToSqlite, progress, report, rerunCommand, seconds, whenCount, type BenchDefaults, type Figure } from './lib/common.ts';

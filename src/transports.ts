@@ -14,7 +14,7 @@ import { confirmationTokens } from './campaigns/consent-token.ts';
 import type { Config } from './config.ts';
 import { trackingTokens } from './domain/tracking-token.ts';
 import { verpTags } from './domain/verp-address.ts';
-import type { SandboxTransports, Transports } from './outbox/worker.ts';
+import type { SandboxTransports, Transports } from './queue/outbox/worker.ts';
 import { simulatorTransport } from './channels/simulator/simulator-transport.ts';
 import { putCapture } from './store/messages.ts';
 

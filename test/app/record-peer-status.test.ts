@@ -4,7 +4,7 @@ import pino from 'pino';
 import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import { recordPeerStatus } from '../../src/app/record-peer-status.ts';
 import type { Outcome } from '../../src/channels/channel.ts';
-import { OutboxWorker, type Transports } from '../../src/outbox/worker.ts';
+import { OutboxWorker, type Transports } from '../../src/queue/outbox/worker.ts';
 import type { Service } from '../../src/service.ts';
 import { findReceiptMessages, recordReceipts, recordsReceiptsInBatches } from '../../src/store/peer-receipt.ts';
 import { setWebhookTarget } from '../../src/store/webhook-settings.ts';

@@ -10,7 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_WORKER_OPTIONS } from '../../src/outbox/worker.ts';
+import { DEFAULT_WORKER_OPTIONS } from '../../src/queue/outbox/worker.ts';
 import { startSmtpSink } from '../peers/smtp-sink.ts';
 import type { HeraldProcess } from '../support/herald-process.ts';
 import { ledgerByReason, ledgerOf, messagesLeftOf, openAccountByAdmin, sendEmail, skipWithoutServers, startCluster, type Cluster } from '../support/multi-process.ts';

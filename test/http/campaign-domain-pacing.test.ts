@@ -7,7 +7,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS } from '../../src/campaigns/campaign-runner.ts';
+import { CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS } from '../../src/queue/campaigns/campaign-runner.ts';
 import { startSmtpSink } from '../peers/smtp-sink.ts';
 import { T0 } from '../support/sent-mail.ts';
 import { get, send as request } from '../support/service.ts';

@@ -9,7 +9,7 @@ import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import { whatsappCredentials } from '../../src/app/whatsapp-credentials.ts';
 import type { Outcome, Transport } from '../../src/channels/channel.ts';
 import { cloudApiTransport } from '../../src/channels/whatsapp/cloud-api-transport.ts';
-import { OutboxWorker, type Transports } from '../../src/outbox/worker.ts';
+import { OutboxWorker, type Transports } from '../../src/queue/outbox/worker.ts';
 import type { Service } from '../../src/service.ts';
 
 // An HTTP stand-in for the WhatsApp Cloud API on loopback: records every request

@@ -3,7 +3,7 @@
 // process is taken over once, and a beat that comes back clears the mark.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { claimDue } from '../../src/outbox/claim.ts';
+import { claimDue } from '../../src/queue/outbox/claim.ts';
 import { claimImport, insertImport, markReceived } from '../../src/store/contact-imports.ts';
 import { takeOverLeasesOfSilentProcesses } from '../../src/store/lease-takeover.ts';
 import { touchProcess } from '../../src/store/processes.ts';

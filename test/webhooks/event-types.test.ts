@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { uuidv7 } from '../../src/app/uuidv7-source.ts';
 import type { Outcome, Transport } from '../../src/channels/channel.ts';
-import { OutboxWorker, type Transports } from '../../src/outbox/worker.ts';
+import { OutboxWorker, type Transports } from '../../src/queue/outbox/worker.ts';
 import { recordEvent } from '../../src/store/messages.ts';
 import { addSuppression } from '../../src/store/suppressions.ts';
 import { startSmsc } from '../peers/smsc.ts';

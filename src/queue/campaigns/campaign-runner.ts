@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { KeyDeps } from '../app/api-keys.ts';
-import { advanceCampaign, type CampaignWorkOptions } from '../app/campaign-batch.ts';
-import { LeaseLoop } from '../queue/lease-loop.ts';
-import { claimDueCampaign, releaseAllCampaigns, releaseCampaign, releaseLease, type Campaign } from '../store/campaigns.ts';
-import type { DialectCapabilities } from '../store/dialect.ts';
+import type { KeyDeps } from '../../app/api-keys.ts';
+import { advanceCampaign, type CampaignWorkOptions } from '../../app/campaign-batch.ts';
+import { LeaseLoop } from '../lease-loop.ts';
+import { claimDueCampaign, releaseAllCampaigns, releaseCampaign, releaseLease, type Campaign } from '../../store/campaigns.ts';
+import type { DialectCapabilities } from '../../store/dialect.ts';
 
 // The background maker of campaign messages: a queue of the shared lease loop
 // (queue/lease-loop.ts) whose jobs are campaigns. A claim leases the campaign due

@@ -1,15 +1,15 @@
-import type { Outcome } from '../channels/channel.ts';
-import type { CertificateIssuer } from '../domain/certificate.ts';
-import { adjustAccount } from '../store/accounts.ts';
-import type { Db, Tx } from '../store/database.ts';
-import { transactionPerWork, type Committer } from '../store/group-commit.ts';
-import { insertCertificate } from '../store/certificates.ts';
-import { appendLedger } from '../store/ledger.ts';
-import { recordEvent, type EventEffects } from '../store/messages.ts';
-import { recordLeasedOutcome, type LeasedOutcome } from '../store/leased-outcome.ts';
-import { execute, onPostgres, statement } from '../store/prepared-statement.ts';
-import { insertSimulatedReports } from '../store/simulated-reports.ts';
-import { addSuppression } from '../store/suppressions.ts';
+import type { Outcome } from '../../channels/channel.ts';
+import type { CertificateIssuer } from '../../domain/certificate.ts';
+import { adjustAccount } from '../../store/accounts.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
+import { insertCertificate } from '../../store/certificates.ts';
+import { appendLedger } from '../../store/ledger.ts';
+import { recordEvent, type EventEffects } from '../../store/messages.ts';
+import { recordLeasedOutcome, type LeasedOutcome } from '../../store/leased-outcome.ts';
+import { execute, onPostgres, statement } from '../../store/prepared-statement.ts';
+import { insertSimulatedReports } from '../../store/simulated-reports.ts';
+import { addSuppression } from '../../store/suppressions.ts';
 import type { ClaimedMessage } from './claim.ts';
 import { retryDelayMs, withinHorizon, type RetryHorizons } from './retry-policy.ts';
 

@@ -1,6 +1,6 @@
-import type { Db, Tx } from '../store/database.ts';
-import type { DialectCapabilities } from '../store/dialect.ts';
-import { execute, placeholders, queryRows, statement, statementPerCount } from '../store/prepared-statement.ts';
+import type { Db, Tx } from '../../store/database.ts';
+import type { DialectCapabilities } from '../../store/dialect.ts';
+import { execute, placeholders, queryRows, statement, statementPerCount } from '../../store/prepared-statement.ts';
 import { DUE_DELIVERIES } from './due-deliveries.ts';
 import { leaseDueInOne, type LeasedDeliveryRow } from './postgres-step.ts';
 

@@ -1,7 +1,7 @@
-import type { Tx } from '../store/database.ts';
-import type { DialectCapabilities } from '../store/dialect.ts';
-import type { Committer } from '../store/group-commit.ts';
-import { execute, insertAll, insertRows, MAX_IN_LIST, onPostgres, placeholders, queryRows, statement, statementPerCount } from '../store/prepared-statement.ts';
+import type { Tx } from '../../store/database.ts';
+import type { DialectCapabilities } from '../../store/dialect.ts';
+import type { Committer } from '../../store/group-commit.ts';
+import { execute, insertAll, insertRows, MAX_IN_LIST, onPostgres, placeholders, queryRows, statement, statementPerCount } from '../../store/prepared-statement.ts';
 import { claimDueDeliveries, type ClaimedDelivery } from './claim.ts';
 import { recordAttemptsInOne, type AttemptOutcome, type AttemptWrite } from './postgres-step.ts';
 

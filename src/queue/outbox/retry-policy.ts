@@ -1,4 +1,4 @@
-import type { Channel } from '../domain/account.ts';
+import type { Channel } from '../../domain/account.ts';
 
 // When to try again after a transient failure, and when to stop trying. The horizon
 // is how long a message may stay undelivered after it was accepted (MTAs keep mail

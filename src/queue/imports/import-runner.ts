@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { KeyDeps } from '../app/api-keys.ts';
-import { clearLeftovers, quarantineImport, runImport } from '../app/contact-imports.ts';
-import { claimImport, releaseAllImports, releaseImport } from '../store/contact-imports.ts';
-import type { DialectCapabilities } from '../store/dialect.ts';
+import type { KeyDeps } from '../../app/api-keys.ts';
+import { clearLeftovers, quarantineImport, runImport } from '../../app/contact-imports.ts';
+import { claimImport, releaseAllImports, releaseImport } from '../../store/contact-imports.ts';
+import type { DialectCapabilities } from '../../store/dialect.ts';
 
 // The background reader of contact imports: claims one running import at a time with
 // a lease, commits its rows in batches (app/contact-imports.ts runImport), and polls

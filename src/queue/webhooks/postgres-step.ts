@@ -1,5 +1,5 @@
-import type { Tx } from '../store/database.ts';
-import { queryRows, statement } from '../store/prepared-statement.ts';
+import type { Tx } from '../../store/database.ts';
+import { queryRows, statement } from '../../store/prepared-statement.ts';
 import { DUE_DELIVERIES } from './due-deliveries.ts';
 import type { NextStep } from './retry-policy.ts';
 

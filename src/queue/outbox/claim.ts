@@ -1,10 +1,10 @@
-import type { Channel } from '../domain/account.ts';
-import type { KeyMode } from '../domain/key-mode.ts';
-import type { Db } from '../store/database.ts';
-import type { DialectCapabilities } from '../store/dialect.ts';
-import { transactionPerWork, type Committer } from '../store/group-commit.ts';
-import { insertSendingEvents, markSending } from '../store/messages.ts';
-import { placeholders, queryRows, statement, statementPerCount } from '../store/prepared-statement.ts';
+import type { Channel } from '../../domain/account.ts';
+import type { KeyMode } from '../../domain/key-mode.ts';
+import type { Db } from '../../store/database.ts';
+import type { DialectCapabilities } from '../../store/dialect.ts';
+import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
+import { insertSendingEvents, markSending } from '../../store/messages.ts';
+import { placeholders, queryRows, statement, statementPerCount } from '../../store/prepared-statement.ts';
 
 export interface ClaimedMessage {
   readonly msgid: string;

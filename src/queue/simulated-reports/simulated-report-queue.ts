@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Db, Executor } from '../store/database.ts';
-import type { DialectCapabilities } from '../store/dialect.ts';
-import { transactionPerWork, type Committer } from '../store/group-commit.ts';
-import { claimDueReports, releaseAllReportLeases, removeLeasedReport, type SimulatedReport } from '../store/simulated-reports.ts';
-import { LeaseLoop } from '../queue/lease-loop.ts';
+import type { Db, Executor } from '../../store/database.ts';
+import type { DialectCapabilities } from '../../store/dialect.ts';
+import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
+import { claimDueReports, releaseAllReportLeases, removeLeasedReport, type SimulatedReport } from '../../store/simulated-reports.ts';
+import { LeaseLoop } from '../lease-loop.ts';
 
 // The simulator's later reports (docs/sandbox.md) as a queue on the lease loop: due
 // reports are leased (head of line per message), and each is removed and recorded in

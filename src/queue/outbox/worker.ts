@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import type { Outcome, Transport } from '../channels/channel.ts';
-import { CHANNELS, type Channel } from '../domain/account.ts';
-import { isSimulatorRecipient } from '../domain/simulator.ts';
-import type { EmailPayload, Outbound, SmsPayload, WhatsappPayload } from '../domain/outbound.ts';
-import type { Metrics } from '../metrics/registry.ts';
-import type { DialectCapabilities } from '../store/dialect.ts';
-import { transactionPerWork, type Committer } from '../store/group-commit.ts';
-import { LeaseLoop } from '../queue/lease-loop.ts';
-import { writeWithRetry } from '../queue/write-retry.ts';
+import type { Outcome, Transport } from '../../channels/channel.ts';
+import { CHANNELS, type Channel } from '../../domain/account.ts';
+import { isSimulatorRecipient } from '../../domain/simulator.ts';
+import type { EmailPayload, Outbound, SmsPayload, WhatsappPayload } from '../../domain/outbound.ts';
+import type { Metrics } from '../../metrics/registry.ts';
+import type { DialectCapabilities } from '../../store/dialect.ts';
+import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
+import { LeaseLoop } from '../lease-loop.ts';
+import { writeWithRetry } from '../write-retry.ts';
 import { claimDue, releaseAllLeases, type ClaimedMessage } from './claim.ts';
 import { recordOutcome, type CompletionDeps } from './complete.ts';
 

@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
-import { guardedPost, keepAliveAgents, type GuardedFetchOptions, type KeepAliveAgents, type PostOutcome } from '../channels/guarded-fetch.ts';
-import type { Db } from '../store/database.ts';
-import type { Metrics } from '../metrics/registry.ts';
-import { LeaseLoop } from '../queue/lease-loop.ts';
-import { transactionPerWork, type Committer } from '../store/group-commit.ts';
-import type { DialectCapabilities } from '../store/dialect.ts';
-import { findWebhookSettingsOf, type WebhookSettings } from '../store/webhook-settings.ts';
+import { guardedPost, keepAliveAgents, type GuardedFetchOptions, type KeepAliveAgents, type PostOutcome } from '../../channels/guarded-fetch.ts';
+import type { Db } from '../../store/database.ts';
+import type { Metrics } from '../../metrics/registry.ts';
+import { LeaseLoop } from '../lease-loop.ts';
+import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
+import type { DialectCapabilities } from '../../store/dialect.ts';
+import { findWebhookSettingsOf, type WebhookSettings } from '../../store/webhook-settings.ts';
 import { releaseAllDeliveryLeases, type ClaimedDelivery } from './claim.ts';
 import { recordAndClaim, type AttemptRecord } from './record.ts';
 import { nextStepAfter, verdictOf } from './retry-policy.ts';
-import { WebhookSigner } from './signature.ts';
+import { WebhookSigner } from '../../webhooks/signature.ts';
 
 export interface DispatcherOptions {
   readonly owner: string;

@@ -1,16 +1,16 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { uuidv7 } from '../../src/app/uuidv7-source.ts';
-import type { Outcome, Transport } from '../../src/channels/channel.ts';
-import { claimDue } from '../../src/outbox/claim.ts';
-import { recordOutcome } from '../../src/outbox/complete.ts';
-import { OutboxWorker, type Transports } from '../../src/outbox/worker.ts';
-import { findAccount } from '../../src/store/accounts.ts';
-import { listLedger } from '../../src/store/ledger.ts';
-import type { Service } from '../../src/service.ts';
-import type { Committer } from '../../src/store/group-commit.ts';
-import { emailBody, get, openAccount, post, startService } from '../support/service.ts';
+import { uuidv7 } from '../../../src/app/uuidv7-source.ts';
+import type { Outcome, Transport } from '../../../src/channels/channel.ts';
+import { claimDue } from '../../../src/queue/outbox/claim.ts';
+import { recordOutcome } from '../../../src/queue/outbox/complete.ts';
+import { OutboxWorker, type Transports } from '../../../src/queue/outbox/worker.ts';
+import { findAccount } from '../../../src/store/accounts.ts';
+import { listLedger } from '../../../src/store/ledger.ts';
+import type { Service } from '../../../src/service.ts';
+import type { Committer } from '../../../src/store/group-commit.ts';
+import { emailBody, get, openAccount, post, startService } from '../../support/service.ts';
 
 const HOUR = 3_600_000;
 

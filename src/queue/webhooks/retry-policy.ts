@@ -1,4 +1,4 @@
-import type { PostOutcome } from '../channels/guarded-fetch.ts';
+import type { PostOutcome } from '../../channels/guarded-fetch.ts';
 
 // What follows one webhook attempt, from two tables: the published retry schedule
 // (docs/webhooks.md), and the verdict on each kind of answer. The schedule: the first

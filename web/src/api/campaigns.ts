@@ -1,24 +1,10 @@
-// The marketing pages' side of /v1 (issue 13): lists, contacts and their imports,
-// segment counts and campaigns. Shapes are the server's own TypeBox declarations,
-// imported as types only (they vanish from the bundle); the fetchers and query keys
-// live here so every page asks for the same thing under the same key.
-import type { Static } from '@sinclair/typebox';
-import type {
-  CampaignCreateSchema, CampaignStatus, CampaignView, RecipientPageSchema, ResendTarget, TimelineSchema,
-} from '@herald/campaigns/campaign-shapes.ts';
-import type { ImportView } from '@herald/campaigns/contact-shapes.ts';
-import type { ListView } from '@herald/campaigns/list-shapes.ts';
-import type { SegmentRequest } from '@herald/campaigns/segment-filter.ts';
+// Campaigns (/v1/campaigns, issue 13): the list, one campaign, its moves, its report and
+// recipients, and the counts of sends tagged with a campaign name. Fetchers and query
+// keys live here so every page asks for the same thing under the same key.
 import { api } from './http.ts';
-
-export type { CampaignStatus, CampaignView, Quote, ResendTarget, Stats } from '@herald/campaigns/campaign-shapes.ts';
-export type { ConsentEntry, ContactPage, ContactSummary, ContactView, ImportView } from '@herald/campaigns/contact-shapes.ts';
-export type { ListCreate, ListCreated, ListPatch, ListView } from '@herald/campaigns/list-shapes.ts';
-export type { Filter, SegmentRequest } from '@herald/campaigns/segment-filter.ts';
-export type { SubscriptionStatus } from '@herald/campaigns/consent.ts';
-export type CampaignInput = Static<typeof CampaignCreateSchema>;
-export type Timeline = Static<typeof TimelineSchema>;
-export type RecipientPage = Static<typeof RecipientPageSchema>;
+import type {
+  CampaignInput, CampaignStatus, CampaignView, Quote, RecipientPage, RenderInput, ResendTarget, Stats, Timeline,
+} from './types.ts';
 
 // The server's lists, repeated as values (importing them would bundle TypeBox); `satisfies` keeps them in step.
 export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'running', 'paused', 'finished', 'cancelled'] as const satisfies readonly CampaignStatus[];
@@ -32,33 +18,70 @@ export const RECIPIENT_STATUSES = ['queued', 'sending', 'deferred', 'sent', 'del
 /** Statuses in which herald is still working on the campaign: its pages poll. */
 export const LIVE_STATUSES: readonly CampaignStatus[] = ['scheduled', 'running', 'paused'];
 
-export const listsQuery = { queryKey: ['lists'], queryFn: () => api<{ lists: ListView[] }>('/v1/lists') } as const;
+export const RECIPIENT_PAGE = 50;
 
-export const listQuery = (listId: string) => ({
-  queryKey: ['list', listId],
-  queryFn: () => api<ListView>(`/v1/lists/${encodeURIComponent(listId)}`),
-}) as const;
+/** The moves a campaign's status allows (POST /v1/campaigns/:id/<move>). */
+export type Move = 'send' | 'pause' | 'resume' | 'cancel';
+
+const campaignPath = (campaignId: string, tail = ''): string => `/v1/campaigns/${encodeURIComponent(campaignId)}${tail}`;
+
+export const campaignKeys = {
+  all: ['campaigns'],
+  list: (status: CampaignStatus | undefined) => ['campaigns', status ?? 'all'],
+  detail: (campaignId: string) => ['campaign', campaignId],
+  quote: (campaignId: string) => ['campaign-quote', campaignId],
+  stats: (campaignId: string) => ['campaign-stats', campaignId],
+  timeline: (campaignId: string, interval: string) => ['campaign-timeline', campaignId, interval],
+  recipients: (campaignId: string, status: string, cursor: string | undefined) => ['campaign-recipients', campaignId, status, cursor],
+  preview: (input: RenderInput | undefined) => ['campaign-preview', input],
+  tagStats: (name: string | undefined) => ['tag-stats', name],
+} as const;
 
 export const campaignsQuery = (status: CampaignStatus | undefined) => ({
-  queryKey: ['campaigns', status ?? 'all'],
+  queryKey: campaignKeys.list(status),
   queryFn: () => api<{ campaigns: CampaignView[] }>('/v1/campaigns', { query: { status } }),
 }) as const;
 
 export const campaignQuery = (campaignId: string) => ({
-  queryKey: ['campaign', campaignId],
-  queryFn: () => api<CampaignView>(`/v1/campaigns/${encodeURIComponent(campaignId)}`),
+  queryKey: campaignKeys.detail(campaignId),
+  queryFn: () => api<CampaignView>(campaignPath(campaignId)),
 }) as const;
 
-export const campaignPath = (campaignId: string, tail = ''): string => `/v1/campaigns/${encodeURIComponent(campaignId)}${tail}`;
+export const createCampaign = (body: Partial<CampaignInput>) => api<CampaignView>('/v1/campaigns', { method: 'POST', body });
 
-export const countSegment = (request: SegmentRequest) => api<{ contacts: number }>('/v1/segments/count', { method: 'POST', body: request });
+export const updateCampaign = (campaignId: string, body: Partial<CampaignInput>) => api<CampaignView>(campaignPath(campaignId), { method: 'PATCH', body });
 
-/** Starts an import of a CSV text or file into a list: herald answers at once with the id to follow. */
-export const startImport = (csv: string | Blob, listId: string) => api<{ import_id: string }>('/v1/contacts/imports', {
-  method: 'POST', query: { list_id: listId }, text: { body: csv, type: 'text/csv' },
-});
+export const deleteCampaign = (campaignId: string) => api<undefined>(campaignPath(campaignId), { method: 'DELETE' });
 
-export const importQuery = (importId: string) => ({
-  queryKey: ['contact-import', importId],
-  queryFn: () => api<ImportView>(`/v1/contacts/imports/${encodeURIComponent(importId)}`),
+export const moveCampaign = (campaignId: string, move: Move) => api<CampaignView>(campaignPath(campaignId, `/${move}`), { method: 'POST' });
+
+export const quoteQuery = (campaignId: string) => ({
+  queryKey: campaignKeys.quote(campaignId),
+  queryFn: () => api<Quote>(campaignPath(campaignId, '/quote')),
+}) as const;
+
+export const sendCampaignTest = (campaignId: string, emails: readonly string[]) =>
+  api<{ to: { email: string; msgid: string }[] }>(campaignPath(campaignId, '/test'), { method: 'POST', body: { emails } });
+
+/** A new draft for the recipients who did not open (or click): the follow-up. */
+export const resendCampaign = (campaignId: string, body: { to: ResendTarget; subject?: string }) =>
+  api<CampaignView>(campaignPath(campaignId, '/resend'), { method: 'POST', body });
+
+export const statsQuery = (campaignId: string) => ({
+  queryKey: campaignKeys.stats(campaignId),
+  queryFn: () => api<Stats>(campaignPath(campaignId, '/stats')),
+}) as const;
+
+export const timelineQuery = (campaignId: string, interval: 'hour' | 'day') => ({
+  queryKey: campaignKeys.timeline(campaignId, interval),
+  queryFn: () => api<Timeline>(campaignPath(campaignId, '/stats/timeline'), { query: { interval } }),
+}) as const;
+
+export const fetchRecipients = (campaignId: string, status: string, cursor: string | undefined) =>
+  api<RecipientPage>(campaignPath(campaignId, '/recipients'), { query: { status, cursor, limit: RECIPIENT_PAGE } });
+
+/** The counts of the POST /v1/email sends that carried `campaign: <name>`. */
+export const tagStatsQuery = (name: string | undefined) => ({
+  queryKey: campaignKeys.tagStats(name),
+  queryFn: () => api<Stats>(`/v1/campaigns/tags/${encodeURIComponent(name ?? '')}/stats`),
 }) as const;

@@ -16,3 +16,15 @@ export type { Channel } from '@herald/domain/account.ts';
 export type { EventType } from '@herald/domain/event-catalogue.ts';
 export type { MessageStatus } from '@herald/domain/message-status.ts';
 export type * from './contract.ts';
+// The marketing shapes of issue 13 (lists, contacts, segments, campaigns), from src/campaigns/.
+import type { Static } from '@sinclair/typebox';
+import type { CampaignCreateSchema, RecipientPageSchema, TimelineSchema } from '@herald/campaigns/campaign-shapes.ts';
+export type { AllowListAppliesTo } from '@herald/domain/account.ts';
+export type { CampaignStatus, CampaignView, Quote, ResendTarget, Stats } from '@herald/campaigns/campaign-shapes.ts';
+export type CampaignInput = Static<typeof CampaignCreateSchema>;
+export type Timeline = Static<typeof TimelineSchema>;
+export type RecipientPage = Static<typeof RecipientPageSchema>;
+export type { ConsentEntry, ContactPage, ContactSummary, ContactView, ImportView } from '@herald/campaigns/contact-shapes.ts';
+export type { ListCreate, ListCreated, ListPatch, ListView } from '@herald/campaigns/list-shapes.ts';
+export type { Filter, SegmentRequest } from '@herald/campaigns/segment-filter.ts';
+export type { SubscriptionStatus } from '@herald/campaigns/consent.ts';

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../api/http.ts';
+import { apiKeyKeys, apiKeysQuery, createApiKey, revokeApiKey } from '../api/keys.ts';
 import { allows, useSession } from '../api/session.ts';
-import type { ApiKeyCreated, ApiKeyList, ApiKeyListed, KeyScope, NewApiKeyInput } from '../api/types.ts';
+import type { ApiKeyCreated, ApiKeyListed, KeyScope, NewApiKeyInput } from '../api/types.ts';
 import { CopyValue } from '../components/copy-button.tsx';
 import { CheckboxGroup, SelectField, TextField } from '../components/field.tsx';
 import { ConfirmDialog, Modal } from '../components/dialog.tsx';
@@ -21,8 +21,6 @@ const SCOPES: readonly { value: KeyScope; label: string }[] = [
   { value: 'account', label: 'account (keys, users, usage)' },
 ];
 
-const keysQuery = { queryKey: ['api-keys'], queryFn: () => api<ApiKeyList>('/v1/api-keys') } as const;
-
 function keyState(key: ApiKeyListed): string {
   if (key.revoked_at !== null) return 'revoked';
   if (key.expires_at !== null && Date.parse(key.expires_at) <= Date.now()) return 'expired';
@@ -32,7 +30,7 @@ function keyState(key: ApiKeyListed): string {
 export default function ApiKeysPage() {
   const session = useSession();
   const role = session.data?.user.role ?? 'viewer';
-  const keys = useQuery(keysQuery);
+  const keys = useQuery(apiKeysQuery);
   return (
     <Page title="API keys" description="Keys authenticate API requests (Authorization: Bearer …). A key is shown once, when it is made.">
       {allows(role, 'write') ? <CreateKey /> : <p className="notice">Your role ({role}) can see the keys but not create or revoke them.</p>}
@@ -55,12 +53,12 @@ function CreateKey() {
   const [touched, setTouched] = useState(false);
   const [created, setCreated] = useState<ApiKeyCreated | undefined>();
   const create = useMutation({
-    mutationFn: (input: NewApiKeyInput) => api<ApiKeyCreated>('/v1/api-keys', { method: 'POST', body: input }),
+    mutationFn: (input: NewApiKeyInput) => createApiKey(input),
     onSuccess: (key) => {
       setCreated(key);
       setName('');
       setExpiry('');
-      void client.invalidateQueries({ queryKey: keysQuery.queryKey });
+      void client.invalidateQueries({ queryKey: apiKeyKeys.all });
     },
   });
   const expiresAt = isoFromLocalInput(expiry);
@@ -109,10 +107,10 @@ function KeyTable(props: { keys: readonly ApiKeyListed[]; canRevoke: boolean }) 
   const client = useQueryClient();
   const [revoking, setRevoking] = useState<ApiKeyListed | undefined>();
   const revoke = useMutation({
-    mutationFn: (key: ApiKeyListed) => api<undefined>(`/v1/api-keys/${encodeURIComponent(key.key_id)}`, { method: 'DELETE' }),
+    mutationFn: (key: ApiKeyListed) => revokeApiKey(key.key_id),
     onSuccess: () => {
       setRevoking(undefined);
-      void client.invalidateQueries({ queryKey: keysQuery.queryKey });
+      void client.invalidateQueries({ queryKey: apiKeyKeys.all });
     },
   });
   return (

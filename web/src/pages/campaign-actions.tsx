@@ -1,8 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { campaignPath, RESEND_TARGETS, type CampaignView, type Quote, type ResendTarget } from '../api/campaigns.ts';
-import { api, ApiError } from '../api/http.ts';
+import {
+  campaignKeys, deleteCampaign, moveCampaign, quoteQuery as campaignQuote, resendCampaign, RESEND_TARGETS, sendCampaignTest, type Move,
+} from '../api/campaigns.ts';
+import { ApiError } from '../api/http.ts';
+import type { CampaignView, ResendTarget } from '../api/types.ts';
 import { ConfirmDialog, Modal } from '../components/dialog.tsx';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { Section } from '../components/page.tsx';
@@ -10,13 +13,8 @@ import { ErrorNotice, Loading, QueryState } from '../components/query-state.tsx'
 import { Time } from '../components/time.tsx';
 import { formatCount } from '../lib/format.ts';
 
-type Move = 'send' | 'pause' | 'resume' | 'cancel';
-
-const quoteQuery = (campaignId: string) => ({
-  queryKey: ['campaign-quote', campaignId],
-  queryFn: () => api<Quote>(campaignPath(campaignId, '/quote')),
-  staleTime: 0,
-}) as const;
+// A quote is asked again on every look: the audience and the balance change by themselves.
+const quoteQuery = (campaignId: string) => ({ ...campaignQuote(campaignId), staleTime: 0 }) as const;
 
 /** What a move does, said before it is made. */
 const MOVES: Record<Move, { title: string; confirm: string; text: string; danger?: boolean }> = {
@@ -53,23 +51,23 @@ export function CampaignActions(props: { campaign: CampaignView; canWrite: boole
   const [testing, setTesting] = useState(false);
   const [following, setFollowing] = useState(false);
   const refresh = (): void => {
-    void client.invalidateQueries({ queryKey: ['campaign', c.campaign_id] });
-    void client.invalidateQueries({ queryKey: ['campaigns'] });
-    void client.invalidateQueries({ queryKey: ['campaign-stats', c.campaign_id] });
+    void client.invalidateQueries({ queryKey: campaignKeys.detail(c.campaign_id) });
+    void client.invalidateQueries({ queryKey: campaignKeys.all });
+    void client.invalidateQueries({ queryKey: campaignKeys.stats(c.campaign_id) });
   };
   const act = useMutation({
-    mutationFn: (m: Move) => api<CampaignView>(campaignPath(c.campaign_id, `/${m}`), { method: 'POST' }),
+    mutationFn: (m: Move) => moveCampaign(c.campaign_id, m),
     onSuccess: (saved) => {
       setMove(undefined);
-      client.setQueryData(['campaign', saved.campaign_id], saved);
+      client.setQueryData(campaignKeys.detail(saved.campaign_id), saved);
       refresh();
     },
     onError: refresh,
   });
   const remove = useMutation({
-    mutationFn: () => api<undefined>(campaignPath(c.campaign_id), { method: 'DELETE' }),
+    mutationFn: () => deleteCampaign(c.campaign_id),
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: ['campaigns'] });
+      void client.invalidateQueries({ queryKey: campaignKeys.all });
       navigate('/campaigns', { replace: true });
     },
   });
@@ -157,7 +155,7 @@ function TestSend(props: { campaign: CampaignView; open: boolean; onClose: () =>
   const [text, setText] = useState(props.userEmail);
   const emails = text.split(/[\s,;]+/).map((e) => e.trim()).filter(Boolean);
   const test = useMutation({
-    mutationFn: () => api<{ to: { email: string; msgid: string }[] }>(campaignPath(props.campaign.campaign_id, '/test'), { method: 'POST', body: { emails } }),
+    mutationFn: () => sendCampaignTest(props.campaign.campaign_id, emails),
   });
   const submit = (event: FormEvent): void => {
     event.preventDefault();
@@ -195,11 +193,9 @@ function FollowUp(props: { campaign: CampaignView; open: boolean; onClose: () =>
   const [to, setTo] = useState<ResendTarget>('not_opened');
   const [subject, setSubject] = useState('');
   const resend = useMutation({
-    mutationFn: () => api<CampaignView>(campaignPath(props.campaign.campaign_id, '/resend'), {
-      method: 'POST', body: { to, ...(subject.trim() === '' ? {} : { subject: subject.trim() }) },
-    }),
+    mutationFn: () => resendCampaign(props.campaign.campaign_id, { to, ...(subject.trim() === '' ? {} : { subject: subject.trim() }) }),
     onSuccess: (created) => {
-      void client.invalidateQueries({ queryKey: ['campaigns'] });
+      void client.invalidateQueries({ queryKey: campaignKeys.all });
       props.onClose();
       navigate(`/campaigns/${created.campaign_id}`);
     },

@@ -1,4 +1,4 @@
-import type { Timeline } from '../api/campaigns.ts';
+import type { Timeline } from '../api/types.ts';
 import BarChartFigure from '../components/bar-chart-figure.tsx';
 import { localDate, localTime } from '../lib/format.ts';
 

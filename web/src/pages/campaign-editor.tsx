@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import { campaignPath, campaignQuery, listsQuery, type CampaignInput, type CampaignView } from '../api/campaigns.ts';
-import { api } from '../api/http.ts';
+import { campaignKeys, campaignQuery, createCampaign, updateCampaign } from '../api/campaigns.ts';
+import { listsQuery } from '../api/lists.ts';
 import { allows, useSession } from '../api/session.ts';
-import type { EmailTemplateSummary } from '../api/types.ts';
+import { templatesQuery } from '../api/templates.ts';
+import type { CampaignInput, CampaignView } from '../api/types.ts';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
@@ -87,7 +88,7 @@ function Editor(props: { campaign?: CampaignView }) {
   const [audience, setAudience] = useState<Audience>(() => (existing === undefined ? fromSegments ?? EMPTY_AUDIENCE : audienceOf(existing.lists, existing.exclude_lists, existing.filter)));
   const [touched, setTouched] = useState(false);
   const lists = useQuery(listsQuery);
-  const templates = useQuery({ queryKey: ['templates'], queryFn: () => api<{ templates: EmailTemplateSummary[] }>('/v1/email/templates'), enabled: draft.mode === 'template' });
+  const templates = useQuery({ ...templatesQuery, enabled: draft.mode === 'template' });
 
   const editable = existing === undefined || EDITABLE.has(existing.status);
   const audienceEditable = existing === undefined || existing.status === 'draft';
@@ -127,13 +128,13 @@ function Editor(props: { campaign?: CampaignView }) {
           : {}),
       };
       return existing === undefined
-        ? api<CampaignView>('/v1/campaigns', { method: 'POST', body })
-        : api<CampaignView>(campaignPath(existing.campaign_id), { method: 'PATCH', body });
+        ? createCampaign(body)
+        : updateCampaign(existing.campaign_id, body);
     },
     onSuccess: (saved) => {
-      client.setQueryData(['campaign', saved.campaign_id], saved);
-      void client.invalidateQueries({ queryKey: ['campaigns'] });
-      void client.invalidateQueries({ queryKey: ['campaign-quote', saved.campaign_id] });
+      client.setQueryData(campaignKeys.detail(saved.campaign_id), saved);
+      void client.invalidateQueries({ queryKey: campaignKeys.all });
+      void client.invalidateQueries({ queryKey: campaignKeys.quote(saved.campaign_id) });
       navigate(`/campaigns/${saved.campaign_id}`, { replace: existing !== undefined });
     },
   });

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import type { ContactPage, ContactSummary } from '../api/campaigns.ts';
-import { api } from '../api/http.ts';
-import type { EmailTemplateView, Rendered, RenderInput } from '../api/types.ts';
+import { campaignKeys } from '../api/campaigns.ts';
+import { contactSampleQuery } from '../api/contacts.ts';
+import { renderTemplate, templateQuery } from '../api/templates.ts';
+import type { ContactSummary, RenderInput } from '../api/types.ts';
 import { SelectField } from '../components/field.tsx';
 import { ErrorNotice, Loading } from '../components/query-state.tsx';
 import { useDebounced } from '../lib/use-debounced.ts';
@@ -35,13 +36,11 @@ function contactVariables(contact: ContactSummary | undefined): Record<string, s
 export function ContactPreview(props: { listId: string | undefined; subject: string; body: string | undefined; templateId: string | undefined; variables: Record<string, string> }) {
   const [chosen, setChosen] = useState('');
   const contacts = useQuery({
-    queryKey: ['contacts', props.listId, '', undefined, 'preview'],
-    queryFn: () => api<ContactPage>('/v1/contacts', { query: { list_id: props.listId, limit: 20 } }),
+    ...contactSampleQuery(props.listId),
     enabled: props.listId !== undefined,
   });
   const template = useQuery({
-    queryKey: ['template', props.templateId],
-    queryFn: () => api<EmailTemplateView>(`/v1/email/templates/${encodeURIComponent(props.templateId ?? '')}`),
+    ...templateQuery(props.templateId),
     enabled: props.templateId !== undefined && props.templateId !== '',
   });
   const contact = contacts.data?.contacts.find((c) => c.contact_id === chosen) ?? contacts.data?.contacts[0];
@@ -71,8 +70,8 @@ export function ContactPreview(props: { listId: string | undefined; subject: str
   }, [props.templateId, props.body, props.subject, props.variables, template.data, contact]);
   const settled = useDebounced(input, 400);
   const rendered = useQuery({
-    queryKey: ['campaign-preview', settled],
-    queryFn: () => api<Rendered>('/v1/email/templates/render', { method: 'POST', body: settled }),
+    queryKey: campaignKeys.preview(settled),
+    queryFn: () => renderTemplate(settled ?? {}),
     enabled: settled !== undefined,
     placeholderData: (previous) => previous,
     retry: false,

@@ -1,8 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { campaignPath, RECIPIENT_STATUSES, type RecipientPage } from '../api/campaigns.ts';
-import { api } from '../api/http.ts';
+import { campaignKeys, fetchRecipients, RECIPIENT_STATUSES } from '../api/campaigns.ts';
 import { SelectField } from '../components/field.tsx';
 import { Section } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
@@ -10,16 +9,14 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
 import { CursorPager, useCursorPages } from './campaign-pager.tsx';
 
-const PAGE_SIZE = 50;
-
 /** Who got what: the campaign's messages in contact order, each a link to the message's page. */
 export function CampaignRecipients(props: { campaignId: string; live: boolean }) {
   const [status, setStatus] = useState('');
   const pages = useCursorPages();
   const cursor = pages.cursor;
   const recipients = useQuery({
-    queryKey: ['campaign-recipients', props.campaignId, status, cursor],
-    queryFn: () => api<RecipientPage>(campaignPath(props.campaignId, '/recipients'), { query: { status, cursor, limit: PAGE_SIZE } }),
+    queryKey: campaignKeys.recipients(props.campaignId, status, cursor),
+    queryFn: () => fetchRecipients(props.campaignId, status, cursor),
     placeholderData: (previous) => previous,
     refetchInterval: props.live ? 5000 : false,
   });

@@ -1,8 +1,8 @@
 import * as Ariakit from '@ariakit/react';
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useId } from 'react';
-import { campaignPath, LIVE_STATUSES, type CampaignView, type Stats, type Timeline } from '../api/campaigns.ts';
-import { api } from '../api/http.ts';
+import { LIVE_STATUSES, statsQuery, timelineQuery } from '../api/campaigns.ts';
+import type { CampaignView, Stats } from '../api/types.ts';
 import { Section } from '../components/page.tsx';
 import { Empty, Loading, QueryState } from '../components/query-state.tsx';
 import { formatCount, formatRate } from '../lib/format.ts';
@@ -52,8 +52,7 @@ export function CampaignReport(props: { campaign: CampaignView }) {
   const c = props.campaign;
   const live = LIVE_STATUSES.includes(c.status);
   const stats = useQuery({
-    queryKey: ['campaign-stats', c.campaign_id],
-    queryFn: () => api<Stats>(campaignPath(c.campaign_id, '/stats')),
+    ...statsQuery(c.campaign_id),
     refetchInterval: live ? 3000 : false,
     staleTime: 0,
   });
@@ -102,8 +101,7 @@ export function CampaignReport(props: { campaign: CampaignView }) {
 
 function TimelinePanel(props: { campaignId: string; interval: 'hour' | 'day'; live: boolean }) {
   const timeline = useQuery({
-    queryKey: ['campaign-timeline', props.campaignId, props.interval],
-    queryFn: () => api<Timeline>(campaignPath(props.campaignId, '/stats/timeline'), { query: { interval: props.interval } }),
+    ...timelineQuery(props.campaignId, props.interval),
     refetchInterval: props.live ? 10_000 : false,
   });
   return (

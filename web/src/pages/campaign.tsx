@@ -1,6 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { campaignQuery, LIVE_STATUSES, listsQuery, type CampaignView } from '../api/campaigns.ts';
+import { campaignQuery, LIVE_STATUSES } from '../api/campaigns.ts';
+import { listsQuery } from '../api/lists.ts';
+import type { CampaignView } from '../api/types.ts';
 import { allows, useSession } from '../api/session.ts';
 import { Page, Section } from '../components/page.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { CAMPAIGN_STATUSES, campaignsQuery, LIVE_STATUSES, type CampaignStatus, type Stats } from '../api/campaigns.ts';
-import { api } from '../api/http.ts';
+import { CAMPAIGN_STATUSES, campaignsQuery, LIVE_STATUSES, tagStatsQuery } from '../api/campaigns.ts';
+import type { CampaignStatus } from '../api/types.ts';
 import { allows, useSession } from '../api/session.ts';
 import { SelectField, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
@@ -72,8 +72,7 @@ function TaggedSends() {
   const [name, setName] = useState('');
   const [asked, setAsked] = useState<string | undefined>();
   const stats = useQuery({
-    queryKey: ['tag-stats', asked],
-    queryFn: () => api<Stats>(`/v1/campaigns/tags/${encodeURIComponent(asked ?? '')}/stats`),
+    ...tagStatsQuery(asked),
     enabled: asked !== undefined,
   });
   const submit = (event: FormEvent): void => {

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api } from '../api/http.ts';
+import { domainKeys, domainQuery, verifyDomain } from '../api/domains.ts';
 import { allows, useSession } from '../api/session.ts';
-import type { DomainCheck, SenderDomainDetails, SenderDomainVerification } from '../api/types.ts';
+import type { DomainCheck } from '../api/types.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { ErrorNotice, QueryState } from '../components/query-state.tsx';
@@ -21,12 +21,12 @@ export default function DomainPage() {
   const client = useQueryClient();
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
-  const domain = useQuery({ queryKey: ['domain', name], queryFn: () => api<SenderDomainDetails>(`/v1/domains/${encodeURIComponent(name)}`) });
+  const domain = useQuery(domainQuery(name));
   const verify = useMutation({
-    mutationFn: () => api<SenderDomainVerification>(`/v1/domains/${encodeURIComponent(name)}/verify`, { method: 'POST' }),
+    mutationFn: () => verifyDomain(name),
     onSuccess: (result) => {
-      client.setQueryData(['domain', name], result);
-      void client.invalidateQueries({ queryKey: ['domains'] });
+      client.setQueryData(domainKeys.detail(name), result);
+      void client.invalidateQueries({ queryKey: domainKeys.all });
     },
   });
   return (

@@ -1,9 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api } from '../api/http.ts';
+import { addDomain, domainKeys, domainsQuery } from '../api/domains.ts';
 import { allows, useSession } from '../api/session.ts';
-import type { SenderDomainDetails } from '../api/types.ts';
 import { TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
@@ -13,7 +12,7 @@ import { Time } from '../components/time.tsx';
 export default function DomainsPage() {
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
-  const domains = useQuery({ queryKey: ['domains'], queryFn: () => api<{ domains: SenderDomainDetails[] }>('/v1/domains') });
+  const domains = useQuery(domainsQuery);
   return (
     <Page title="Domains" description="Email is sent only from verified domains: publish the DNS records, then verify.">
       {canWrite ? <AddDomain /> : null}
@@ -46,9 +45,9 @@ function AddDomain() {
   const navigate = useNavigate();
   const [domain, setDomain] = useState('');
   const add = useMutation({
-    mutationFn: () => api<SenderDomainDetails>('/v1/domains', { method: 'POST', body: { domain: domain.trim() } }),
+    mutationFn: () => addDomain(domain.trim()),
     onSuccess: (added) => {
-      void client.invalidateQueries({ queryKey: ['domains'] });
+      void client.invalidateQueries({ queryKey: domainKeys.all });
       navigate(`/domains/${encodeURIComponent(added.domain)}`);
     },
   });

@@ -1,13 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import type { AllowListAppliesTo } from '@herald/domain/account.ts';
 import { isIpAllowed, parseAllowList } from '@herald/domain/ip-allow-list.ts';
-import { api, ApiError } from '../api/http.ts';
-import type { AccountView } from '../api/types.ts';
+import { accountKeys, accountQuery, saveAllowList } from '../api/account.ts';
+import { ApiError } from '../api/http.ts';
+import type { AccountView, AllowListAppliesTo } from '../api/types.ts';
 import { SelectField } from '../components/field.tsx';
 import { Section } from '../components/page.tsx';
 import { ErrorNotice, QueryState } from '../components/query-state.tsx';
-import { accountQuery } from './overview.tsx';
 
 // Entries are checked by herald's own parser (domain/ip-allow-list.ts), bundled here,
 // so the page and the server agree on what an entry is and on who a list lets in. The
@@ -60,12 +59,10 @@ function Editor(props: { account: AccountView; canEdit: boolean }) {
   useEffect(() => setEntries([...props.account.ip_allow_list]), [props.account.ip_allow_list]);
   useEffect(() => setAppliesTo(props.account.allow_list_applies_to), [props.account.allow_list_applies_to]);
   const save = useMutation({
-    mutationFn: (settings: Settings) => api<AccountView>('/v1/account', {
-      method: 'PATCH', body: { ip_allow_list: settings.entries, allow_list_applies_to: settings.appliesTo },
-    }),
+    mutationFn: (settings: Settings) => saveAllowList(settings.entries, settings.appliesTo),
     onSuccess: (updated) => {
       setSaved(true);
-      client.setQueryData(accountQuery.queryKey, updated);
+      client.setQueryData(accountKeys.account, updated);
     },
   });
   const errors = entries.map(entryError);

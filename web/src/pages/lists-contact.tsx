@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { listsQuery, type ContactView, type ListView } from '../api/campaigns.ts';
-import { api } from '../api/http.ts';
+import { changeContactLists, contactKeys, contactQuery, deleteContact } from '../api/contacts.ts';
+import { listKeys, listsQuery } from '../api/lists.ts';
+import type { ContactView, ListView } from '../api/types.ts';
 import { allows, useSession } from '../api/session.ts';
 import { ConfirmDialog } from '../components/dialog.tsx';
 import { SelectField } from '../components/field.tsx';
@@ -13,12 +14,10 @@ import { Time } from '../components/time.tsx';
 import { RecordPage } from './campaign-missing.tsx';
 import './campaigns.css';
 
-const contactPath = (id: string): string => `/v1/contacts/${encodeURIComponent(id)}`;
-
 /** A contact: its attributes, its subscriptions with their consent status, and every change of consent with its source. */
 export default function ContactPage() {
   const contactId = useParams().contactId ?? '';
-  const contact = useQuery({ queryKey: ['contact', contactId], queryFn: () => api<ContactView>(contactPath(contactId)) });
+  const contact = useQuery(contactQuery(contactId));
   return (
     <RecordPage query={contact} noun="contact" id={contactId} back="/lists" backLabel="Lists">
       {(found) => <ContactDetails contact={found} />}
@@ -78,14 +77,14 @@ function Subscriptions(props: { contact: ContactView; canWrite: boolean; lists: 
   const [leaving, setLeaving] = useState<string | undefined>();
   const [joining, setJoining] = useState('');
   const change = useMutation({
-    mutationFn: (body: { lists: string[] } | { unsubscribe: string[] }) => api<ContactView>(contactPath(contact.contact_id), { method: 'PATCH', body }),
+    mutationFn: (body: { lists: string[] } | { unsubscribe: string[] }) => changeContactLists(contact.contact_id, body),
     onSuccess: (saved) => {
       setLeaving(undefined);
       setJoining('');
-      client.setQueryData(['contact', saved.contact_id], saved);
-      void client.invalidateQueries({ queryKey: ['lists'] });
-      void client.invalidateQueries({ queryKey: ['list'] });
-      void client.invalidateQueries({ queryKey: ['contacts'] });
+      client.setQueryData(contactKeys.detail(saved.contact_id), saved);
+      void client.invalidateQueries({ queryKey: listKeys.all });
+      void client.invalidateQueries({ queryKey: listKeys.details });
+      void client.invalidateQueries({ queryKey: contactKeys.all });
     },
   });
   const joinable = props.lists.filter((l) => !contact.lists.some((s) => s.list_id === l.list_id && s.status !== 'unsubscribed'));
@@ -140,10 +139,10 @@ function EraseContact(props: { contact: ContactView }) {
   const navigate = useNavigate();
   const [confirming, setConfirming] = useState(false);
   const erase = useMutation({
-    mutationFn: () => api<undefined>(contactPath(props.contact.contact_id), { method: 'DELETE' }),
+    mutationFn: () => deleteContact(props.contact.contact_id),
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: ['contacts'] });
-      void client.invalidateQueries({ queryKey: ['lists'] });
+      void client.invalidateQueries({ queryKey: contactKeys.all });
+      void client.invalidateQueries({ queryKey: listKeys.all });
       navigate('/lists', { replace: true });
     },
   });

@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { importQuery, startImport, type ImportView } from '../api/campaigns.ts';
+import { contactKeys, importQuery, startImport } from '../api/contacts.ts';
+import { listKeys } from '../api/lists.ts';
+import type { ImportView } from '../api/types.ts';
 import { TextArea } from '../components/field.tsx';
 import { Section } from '../components/page.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
@@ -44,9 +46,9 @@ export function ImportContacts(props: { listId: string; listName: string }) {
   const done = progress.data !== undefined && progress.data.status !== 'running';
   useEffect(() => {
     if (!done) return;
-    void client.invalidateQueries({ queryKey: ['list', props.listId] });
-    void client.invalidateQueries({ queryKey: ['lists'] });
-    void client.invalidateQueries({ queryKey: ['contacts'] });
+    void client.invalidateQueries({ queryKey: listKeys.detail(props.listId) });
+    void client.invalidateQueries({ queryKey: listKeys.all });
+    void client.invalidateQueries({ queryKey: contactKeys.all });
   }, [done, client, props.listId]);
 
   const submit = (event: FormEvent): void => {

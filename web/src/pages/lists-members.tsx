@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { listQuery, listsQuery, type ContactPage, type ContactView, type ListPatch, type ListView } from '../api/campaigns.ts';
-import { api } from '../api/http.ts';
+import { addContact, contactKeys, fetchContacts } from '../api/contacts.ts';
+import { deleteList, listKeys, listQuery, updateList } from '../api/lists.ts';
 import { allows, useSession } from '../api/session.ts';
-import type { EmailTemplateSummary } from '../api/types.ts';
+import { templatesQuery } from '../api/templates.ts';
+import type { ListPatch, ListView } from '../api/types.ts';
 import { ConfirmDialog } from '../components/dialog.tsx';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
@@ -17,8 +18,6 @@ import { CursorPager, useCursorPages } from './campaign-pager.tsx';
 import { ImportContacts } from './lists-import.tsx';
 
 import './campaigns.css';
-
-const PAGE_SIZE = 50;
 
 /** One list: its subscribers per status, its contacts (by address, a page at a time), import and settings. */
 export default function ListMembersPage() {
@@ -62,8 +61,8 @@ function Contacts(props: { listId: string }) {
   const pages = useCursorPages();
   const cursor = pages.cursor;
   const contacts = useQuery({
-    queryKey: ['contacts', props.listId, email, cursor],
-    queryFn: () => api<ContactPage>('/v1/contacts', { query: { list_id: props.listId, email, cursor, limit: PAGE_SIZE } }),
+    queryKey: contactKeys.page(props.listId, email, cursor),
+    queryFn: () => fetchContacts(props.listId, email, cursor),
     placeholderData: (previous) => previous,
   });
   const submit = (event: FormEvent): void => {
@@ -111,13 +110,13 @@ function AddContact(props: { listId: string }) {
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const add = useMutation({
-    mutationFn: () => api<ContactView>('/v1/contacts', { method: 'POST', body: { email: email.trim(), ...(name.trim() === '' ? {} : { name: name.trim() }), lists: [props.listId] } }),
+    mutationFn: () => addContact({ email: email.trim(), ...(name.trim() === '' ? {} : { name: name.trim() }), lists: [props.listId] }),
     onSuccess: () => {
       setEmail('');
       setName('');
-      void client.invalidateQueries({ queryKey: ['contacts'] });
-      void client.invalidateQueries({ queryKey: ['list', props.listId] });
-      void client.invalidateQueries({ queryKey: listsQuery.queryKey });
+      void client.invalidateQueries({ queryKey: contactKeys.all });
+      void client.invalidateQueries({ queryKey: listKeys.detail(props.listId) });
+      void client.invalidateQueries({ queryKey: listKeys.all });
     },
   });
   const submit = (event: FormEvent): void => {
@@ -148,18 +147,18 @@ function ListSettings(props: { list: ListView }) {
   const [fromName, setFromName] = useState(list.from?.name ?? '');
   const [templateId, setTemplateId] = useState(list.confirmation_template_id ?? '');
   const [deleting, setDeleting] = useState(false);
-  const templates = useQuery({ queryKey: ['templates'], queryFn: () => api<{ templates: EmailTemplateSummary[] }>('/v1/email/templates') });
+  const templates = useQuery(templatesQuery);
   const save = useMutation({
-    mutationFn: (body: ListPatch) => api<ListView>(`/v1/lists/${encodeURIComponent(list.list_id)}`, { method: 'PATCH', body }),
+    mutationFn: (body: ListPatch) => updateList(list.list_id, body),
     onSuccess: (saved) => {
-      client.setQueryData(['list', saved.list_id], saved);
-      void client.invalidateQueries({ queryKey: listsQuery.queryKey });
+      client.setQueryData(listKeys.detail(saved.list_id), saved);
+      void client.invalidateQueries({ queryKey: listKeys.all });
     },
   });
   const remove = useMutation({
-    mutationFn: () => api<undefined>(`/v1/lists/${encodeURIComponent(list.list_id)}`, { method: 'DELETE' }),
+    mutationFn: () => deleteList(list.list_id),
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: listsQuery.queryKey });
+      void client.invalidateQueries({ queryKey: listKeys.all });
       navigate('/lists', { replace: true });
     },
   });

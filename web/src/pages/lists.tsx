@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { listsQuery, type ContactPage, type ListCreate, type ListCreated } from '../api/campaigns.ts';
-import { api } from '../api/http.ts';
+import { findContact } from '../api/contacts.ts';
+import { createList, listKeys, listsQuery } from '../api/lists.ts';
+import type { ListCreate } from '../api/types.ts';
 import { allows, useSession } from '../api/session.ts';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
@@ -54,7 +55,7 @@ function FindContact() {
   const navigate = useNavigate();
   const [email, setEmail] = useState('');
   const find = useMutation({
-    mutationFn: () => api<ContactPage>('/v1/contacts', { query: { email: email.trim(), limit: 1 } }),
+    mutationFn: () => findContact(email.trim()),
     onSuccess: (page) => {
       const found = page.contacts[0];
       if (found !== undefined) navigate(`/contacts/${found.contact_id}`);
@@ -86,9 +87,9 @@ function CreateList() {
   const [fromName, setFromName] = useState('');
   const [touched, setTouched] = useState(false);
   const create = useMutation({
-    mutationFn: (body: ListCreate) => api<ListCreated>('/v1/lists', { method: 'POST', body }),
+    mutationFn: (body: ListCreate) => createList(body),
     onSuccess: (list) => {
-      void client.invalidateQueries({ queryKey: listsQuery.queryKey });
+      void client.invalidateQueries({ queryKey: listKeys.all });
       navigate(`/lists/${list.list_id}`);
     },
   });

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api, ApiError, send } from '../api/http.ts';
-import type { CertificateView, MessageView } from '../api/types.ts';
+import { capturedQuery, certificateQuery, fetchRawMime, isNotFound, messagePreviewUrl, messageQuery } from '../api/messages.ts';
+import type { MessageView } from '../api/types.ts';
 import { CopyValue } from '../components/copy-button.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { ErrorNotice, Loading, QueryState } from '../components/query-state.tsx';
@@ -12,19 +12,16 @@ import { Time } from '../components/time.tsx';
 const IN_FLIGHT: ReadonlySet<string> = new Set(['queued', 'sending', 'deferred']);
 const IN_FLIGHT_POLL_MS = 2_000;
 
-const notFound = (error: unknown): boolean => error instanceof ApiError && error.status === 404;
-
 /** A message: its timeline with the peers' words, and what went out on its channel. */
 export default function MessagePage() {
   const msgid = useParams().msgid ?? '';
   const message = useQuery({
-    queryKey: ['message', msgid],
-    queryFn: () => api<MessageView>(`/v1/messages/${encodeURIComponent(msgid)}`),
+    ...messageQuery(msgid),
     // Still on its way: the next events (sent, delivered, a bounce…) appear without a reload.
     // Only while the tab is seen (TanStack Query pauses intervals in the background).
     refetchInterval: (query) => (IN_FLIGHT.has(query.state.data?.status ?? '') ? IN_FLIGHT_POLL_MS : false),
   });
-  if (message.isError && notFound(message.error)) {
+  if (message.isError && isNotFound(message.error)) {
     return (
       <Page title="Message not found" description={<Link to="/messages">← All messages</Link>}>
         <div className="state empty" role="alert"><p><strong>Message not found.</strong> No message of this account has the id <code>{msgid}</code>.</p></div>
@@ -81,18 +78,16 @@ function Timeline(props: { events: MessageView['events'] }) {
 }
 
 function EmailContent(props: { msgid: string }) {
-  const base = `/v1/messages/${encodeURIComponent(props.msgid)}`;
   return (
-    <Section title="Email as sent" actions={<button type="button" className="button secondary small" onClick={() => void downloadRaw(base, props.msgid)}>Download raw MIME (.eml)</button>}>
+    <Section title="Email as sent" actions={<button type="button" className="button secondary small" onClick={() => void downloadRaw(props.msgid)}>Download raw MIME (.eml)</button>}>
       {/* herald serves the preview with its own CSP; the sandbox without allow-scripts or allow-same-origin runs nothing. */}
-      <iframe className="email-frame tall" title="The email as the recipient sees it" sandbox="" src={`${base}/preview`} />
+      <iframe className="email-frame tall" title="The email as the recipient sees it" sandbox="" src={messagePreviewUrl(props.msgid)} />
     </Section>
   );
 }
 
-async function downloadRaw(base: string, msgid: string): Promise<void> {
-  const response = await send(`${base}/raw`);
-  const blob = await response.blob();
+async function downloadRaw(msgid: string): Promise<void> {
+  const blob = await fetchRawMime(msgid);
   const url = URL.createObjectURL(new Blob([blob], { type: 'message/rfc822' }));
   const link = document.createElement('a');
   link.href = url;
@@ -104,12 +99,9 @@ async function downloadRaw(base: string, msgid: string): Promise<void> {
 interface SmsCapture { to: string; encoding: string; text: string; segments: string[] }
 
 function CapturedJson(props: { msgid: string; channel: 'sms' | 'whatsapp' }) {
-  const raw = useQuery({
-    queryKey: ['message-raw', props.msgid],
-    queryFn: () => api<Record<string, unknown>>(`/v1/messages/${encodeURIComponent(props.msgid)}/raw`),
-  });
+  const raw = useQuery(capturedQuery(props.msgid));
   const title = props.channel === 'sms' ? 'SMS as submitted' : 'WhatsApp request body';
-  if (raw.isError && notFound(raw.error)) return <Section title={title}><p className="muted">herald keeps the submitted form only with the capture transport.</p></Section>;
+  if (raw.isError && isNotFound(raw.error)) return <Section title={title}><p className="muted">herald keeps the submitted form only with the capture transport.</p></Section>;
   return (
     <Section title={title}>
       <QueryState query={raw}>
@@ -133,17 +125,7 @@ function SmsView(props: { capture: SmsCapture }) {
 }
 
 function Certificate(props: { msgid: string }) {
-  const certificate = useQuery({
-    queryKey: ['certificate', props.msgid],
-    queryFn: async () => {
-      try {
-        return await api<CertificateView>(`/v1/email/${encodeURIComponent(props.msgid)}/certificate`);
-      } catch (error) {
-        if (notFound(error)) return null;
-        throw error;
-      }
-    },
-  });
+  const certificate = useQuery(certificateQuery(props.msgid));
   if (certificate.isPending) return <Loading label="Looking for a delivery certificate…" />;
   if (certificate.isError) return <ErrorNotice error={certificate.error} />;
   if (certificate.data === null) return null;

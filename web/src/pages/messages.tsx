@@ -3,8 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { CHANNELS } from '@herald/domain/account.ts';
 import { MESSAGE_STATUSES } from '@herald/domain/message-status.ts';
-import { api } from '../api/http.ts';
-import type { MessagePage } from '../api/types.ts';
+import { fetchMessages, messageKeys } from '../api/messages.ts';
 import { SelectField, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
@@ -12,7 +11,6 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
 import { isoFromLocalDate } from '../lib/format.ts';
 
-const PAGE_SIZE = 50;
 const FILTERS = ['recipient', 'status', 'channel', 'since', 'until'] as const;
 
 /** Every channel in one log, newest first; filters live in the address so a view can be shared. */
@@ -23,10 +21,8 @@ export default function MessagesPage() {
   const [trail, setTrail] = useState<string[]>([]);
   const cursor = params.get('cursor') ?? undefined;
   const messages = useQuery({
-    queryKey: ['messages', filter, cursor],
-    queryFn: () => api<MessagePage>('/v1/messages', {
-      query: { ...filter, since: isoFromLocalDate(filter.since), until: isoFromLocalDate(filter.until, true), cursor, limit: PAGE_SIZE },
-    }),
+    queryKey: messageKeys.page(filter, cursor),
+    queryFn: () => fetchMessages({ ...filter, since: isoFromLocalDate(filter.since), until: isoFromLocalDate(filter.until, true) }, cursor),
     placeholderData: (previous) => previous,
     // Sends made with a key meanwhile must show on coming back to the log (the app's
     // default keeps data fresh for 10 s).

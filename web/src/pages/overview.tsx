@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api/http.ts';
-import type { AccountView, SenderDomainDetails, Usage } from '../api/types.ts';
+import { accountQuery } from '../api/account.ts';
+import { domainsQuery } from '../api/domains.ts';
+import { usageQuery } from '../api/usage.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, ErrorNotice, Loading, QueryState } from '../components/query-state.tsx';
@@ -10,8 +11,6 @@ import { formatCount, formatMoney, formatRate } from '../lib/format.ts';
 
 // The chart library is loaded only when there is something to draw.
 const UsageChart = lazy(() => import('./overview-chart.tsx'));
-
-export const accountQuery = { queryKey: ['account'], queryFn: () => api<AccountView>('/v1/account') } as const;
 
 function Stat(props: { label: string; value: string; note?: string }) {
   return (
@@ -26,7 +25,7 @@ export default function OverviewPage() {
   // Asked again on every visit: what was sent since the last one must show (the default 10 s
   // staleness would keep an empty overview after a first send).
   const account = useQuery({ ...accountQuery, staleTime: 0 });
-  const usage = useQuery({ queryKey: ['usage', 30], queryFn: () => api<Usage>('/v1/usage', { query: { days: 30 } }), staleTime: 0 });
+  const usage = useQuery({ ...usageQuery(30), staleTime: 0 });
 
   return (
     <Page title="Overview" description="What the account has left and what it sent in the last 30 days.">
@@ -58,7 +57,7 @@ export default function OverviewPage() {
 
 /** The empty state: a send this account can make right now, from its own verified domain. */
 function FirstSend() {
-  const domains = useQuery({ queryKey: ['domains'], queryFn: () => api<{ domains: SenderDomainDetails[] }>('/v1/domains') });
+  const domains = useQuery(domainsQuery);
   const verified = domains.data?.domains.find((d) => d.verified)?.domain;
   const from = verified ?? 'example.com';
   const command = [

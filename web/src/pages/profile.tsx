@@ -1,7 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
-import { api, setCsrfToken } from '../api/http.ts';
+import { changePassword, confirmTotp, disableTotp, signOutEverywhere, startTotp } from '../api/account.ts';
+import { setCsrfToken } from '../api/http.ts';
 import { SESSION_KEY, useSession } from '../api/session.ts';
 import type { TotpSetup } from '../api/types.ts';
 import { CopyValue } from '../components/copy-button.tsx';
@@ -30,7 +31,7 @@ function ChangePassword() {
   const [repeat, setRepeat] = useState('');
   const [touched, setTouched] = useState(false);
   const change = useMutation({
-    mutationFn: () => api<undefined>('/v1/me/password', { method: 'POST', body: { current_password: current, new_password: password } }),
+    mutationFn: () => changePassword(current, password),
     onSuccess: () => { setCurrent(''); setPassword(''); setRepeat(''); setTouched(false); },
   });
   const problem = passwordProblem(password, repeat);
@@ -61,13 +62,13 @@ function TwoFactor(props: { enabled: boolean }) {
   const [setup, setSetup] = useState<TotpSetup | undefined>();
   const [code, setCode] = useState('');
   const refresh = (): void => void client.invalidateQueries({ queryKey: SESSION_KEY });
-  const start = useMutation({ mutationFn: () => api<TotpSetup>('/v1/me/totp', { method: 'POST' }), onSuccess: setSetup });
+  const start = useMutation({ mutationFn: startTotp, onSuccess: setSetup });
   const confirm = useMutation({
-    mutationFn: () => api<undefined>('/v1/me/totp/confirm', { method: 'POST', body: { code: code.trim() } }),
+    mutationFn: () => confirmTotp(code.trim()),
     onSuccess: () => { setSetup(undefined); setCode(''); refresh(); },
   });
   const disable = useMutation({
-    mutationFn: () => api<undefined>('/v1/me/totp', { method: 'DELETE', body: { code: code.trim() } }),
+    mutationFn: () => disableTotp(code.trim()),
     onSuccess: () => { setCode(''); refresh(); },
   });
   const submit = (event: FormEvent): void => {
@@ -103,7 +104,7 @@ function SignOutEverywhere() {
   const client = useQueryClient();
   const navigate = useNavigate();
   const everywhere = useMutation({
-    mutationFn: () => api<undefined>('/v1/me/sign-out-everywhere', { method: 'POST' }),
+    mutationFn: signOutEverywhere,
     onSuccess: () => {
       setCsrfToken('account', undefined);
       client.clear();

@@ -1,7 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { Link } from 'react-router';
-import { campaignsQuery, countSegment, listsQuery, type ListView, type SegmentRequest } from '../api/campaigns.ts';
+import { campaignsQuery } from '../api/campaigns.ts';
+import { listsQuery } from '../api/lists.ts';
+import { countSegment, segmentKeys } from '../api/segments.ts';
+import type { ListView, SegmentRequest } from '../api/types.ts';
 import { CheckboxGroup, SelectField, TextArea, TextField } from '../components/field.tsx';
 import { ErrorNotice, Loading } from '../components/query-state.tsx';
 import { formatCount } from '../lib/format.ts';
@@ -157,7 +160,7 @@ export function SegmentCount(props: { audience: Audience }) {
   const request = built.ok ? JSON.stringify(built.value) : undefined;
   const settled = useDebounced(request, 300);
   const count = useQuery({
-    queryKey: ['segment-count', settled],
+    queryKey: segmentKeys.count(settled),
     queryFn: () => countSegment(JSON.parse(settled ?? '{}') as SegmentRequest),
     enabled: settled !== undefined,
     placeholderData: (previous) => previous,

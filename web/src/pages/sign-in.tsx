@@ -1,9 +1,10 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
-import { api, ApiError } from '../api/http.ts';
+import { signIn as startSession } from '../api/auth.ts';
+import { ApiError } from '../api/http.ts';
 import { useAdoptSession, useSession } from '../api/session.ts';
-import type { Session, SignInInput } from '../api/types.ts';
+import type { SignInInput } from '../api/types.ts';
 import { AuthCard } from '../components/auth-card.tsx';
 import { TextField } from '../components/field.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
@@ -22,7 +23,7 @@ export function SignInPage() {
   const [needsCode, setNeedsCode] = useState(false);
 
   const signIn = useMutation({
-    mutationFn: (input: SignInInput) => api<Session>('/v1/auth/sign-in', { method: 'POST', body: input, quiet401: true }),
+    mutationFn: (input: SignInInput) => startSession(input),
     onSuccess: (result) => {
       adopt(result);
       navigate(next, { replace: true });

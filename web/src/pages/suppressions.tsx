@@ -1,8 +1,9 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useDeferredValue, useState, type FormEvent } from 'react';
-import { api, ApiError, send } from '../api/http.ts';
+import { ApiError } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
-import type { SuppressionPage, SuppressionView } from '../api/types.ts';
+import { addSuppressions, exportSuppressions, fetchSuppressions, removeSuppression, suppressionKeys } from '../api/suppressions.ts';
+import type { SuppressionView } from '../api/types.ts';
 import { TextArea, TextField } from '../components/field.tsx';
 import { ConfirmDialog } from '../components/dialog.tsx';
 import { Page, Section } from '../components/page.tsx';
@@ -11,10 +12,6 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
 import { download } from '../lib/download.ts';
 
-const PAGE = 200;
-
-const fetchPage = (q: string, cursor: string | undefined) => api<SuppressionPage>('/v1/suppressions', { query: { q, cursor, limit: PAGE } });
-
 export default function SuppressionsPage() {
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
@@ -22,8 +19,8 @@ export default function SuppressionsPage() {
   // herald searches the whole list (?q=); typing fast asks once the input settles.
   const needle = useDeferredValue(search.trim().toLowerCase());
   const list = useInfiniteQuery({
-    queryKey: ['suppressions', needle],
-    queryFn: ({ pageParam }) => fetchPage(needle, pageParam),
+    queryKey: suppressionKeys.search(needle),
+    queryFn: ({ pageParam }) => fetchSuppressions(needle, pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     placeholderData: (previous) => previous,
@@ -58,10 +55,10 @@ function SuppressionTable(props: { rows: readonly SuppressionView[]; canWrite: b
   const client = useQueryClient();
   const [removing, setRemoving] = useState<string | undefined>();
   const remove = useMutation({
-    mutationFn: (email: string) => api<undefined>(`/v1/suppressions/${encodeURIComponent(email)}`, { method: 'DELETE' }),
+    mutationFn: removeSuppression,
     onSuccess: () => {
       setRemoving(undefined);
-      void client.invalidateQueries({ queryKey: ['suppressions'] });
+      void client.invalidateQueries({ queryKey: suppressionKeys.all });
     },
   });
   return (
@@ -95,10 +92,10 @@ function AddSuppressions() {
   const [text, setText] = useState('');
   const emails = text.split(/[\s,;]+/).map((e) => e.trim()).filter(Boolean);
   const add = useMutation({
-    mutationFn: () => api<{ data: SuppressionView[] }>('/v1/suppressions', { method: 'POST', body: { emails } }),
+    mutationFn: () => addSuppressions(emails),
     onSuccess: () => {
       setText('');
-      void client.invalidateQueries({ queryKey: ['suppressions'] });
+      void client.invalidateQueries({ queryKey: suppressionKeys.all });
     },
   });
   const submit = (event: FormEvent): void => {
@@ -123,8 +120,7 @@ function AddSuppressions() {
 function ExportButton(props: { q: string }) {
   const exportCsv = useMutation({
     mutationFn: async () => {
-      const response = await send('/v1/suppressions/export', { query: { q: props.q } });
-      const csv = await response.text();
+      const csv = await exportSuppressions(props.q);
       download(csv, 'suppressions.csv', 'text/csv');
       return csv.split('\r\n').length - 2;
     },

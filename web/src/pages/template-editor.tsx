@@ -2,9 +2,10 @@ import * as Ariakit from '@ariakit/react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, ApiError } from '../api/http.ts';
+import { ApiError } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
-import type { EmailTemplateView, Rendered, RenderInput } from '../api/types.ts';
+import { createTemplate, renderTemplate, replaceTemplate, templateKeys, templateQuery } from '../api/templates.ts';
+import type { EmailTemplateView, Rendered } from '../api/types.ts';
 import { CopyValue } from '../components/copy-button.tsx';
 import { TextArea, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
@@ -27,8 +28,7 @@ interface Draft { name: string; subject: string; html: string; text: string }
 export default function TemplateEditorPage() {
   const templateId = useParams().templateId;
   const template = useQuery({
-    queryKey: ['template', templateId],
-    queryFn: () => api<EmailTemplateView>(`/v1/email/templates/${encodeURIComponent(templateId ?? '')}`),
+    ...templateQuery(templateId),
     enabled: templateId !== undefined,
   });
   if (templateId === undefined) return <Editor />;
@@ -55,14 +55,11 @@ function Editor(props: { template?: EmailTemplateView }) {
   const input = useMemo(() => ({ draft, variables: sample.variables }), [draft, sample]);
   const settled = useDebounced(input, 350);
   const preview = useQuery({
-    queryKey: ['render', settled],
-    queryFn: () => api<Rendered>('/v1/email/templates/render', {
-      method: 'POST',
-      body: {
-        html: settled.draft.html, variables: settled.variables,
-        ...(settled.draft.subject === '' ? {} : { subject: settled.draft.subject }),
-        ...(settled.draft.text === '' ? {} : { text: settled.draft.text }),
-      } satisfies RenderInput,
+    queryKey: templateKeys.render(settled),
+    queryFn: () => renderTemplate({
+      html: settled.draft.html, variables: settled.variables,
+      ...(settled.draft.subject === '' ? {} : { subject: settled.draft.subject }),
+      ...(settled.draft.text === '' ? {} : { text: settled.draft.text }),
     }),
     enabled: settled.draft.html !== '',
     placeholderData: (previous) => previous,
@@ -75,13 +72,13 @@ function Editor(props: { template?: EmailTemplateView }) {
     mutationFn: () => {
       const body = { name: draft.name.trim(), html: draft.html, subject: draft.subject === '' ? null : draft.subject, text: draft.text === '' ? null : draft.text };
       return existing === undefined
-        ? api<EmailTemplateView>('/v1/email/templates', { method: 'POST', body })
-        : api<EmailTemplateView>(`/v1/email/templates/${encodeURIComponent(existing.template_id)}`, { method: 'PUT', body });
+        ? createTemplate(body)
+        : replaceTemplate(existing.template_id, body);
     },
     onSuccess: (saved) => {
       setSavedAt(saved.updated_at);
-      void client.invalidateQueries({ queryKey: ['templates'] });
-      client.setQueryData(['template', saved.template_id], saved);
+      void client.invalidateQueries({ queryKey: templateKeys.all });
+      client.setQueryData(templateKeys.detail(saved.template_id), saved);
       if (existing === undefined) navigate(`/templates/${saved.template_id}`, { replace: true });
     },
   });

@@ -1,19 +1,18 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api/http.ts';
+import { domainsQuery } from '../api/domains.ts';
+import { sendEmail } from '../api/messages.ts';
 import { useSession } from '../api/session.ts';
-import type { EmailTemplateView, SenderDomainDetails } from '../api/types.ts';
+import type { EmailTemplateView } from '../api/types.ts';
 import { SelectField, TextField } from '../components/field.tsx';
 import { Section } from '../components/page.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
 
-interface EmailAccepted { message: string; to: { email: string; msgid: string }[] }
-
 /** Sends the saved template to the signed-in user through POST /v1/email, as any client would. */
 export function SendTest(props: { template: EmailTemplateView; variables: Record<string, string>; subject: string }) {
   const session = useSession();
-  const domains = useQuery({ queryKey: ['domains'], queryFn: () => api<{ domains: SenderDomainDetails[] }>('/v1/domains') });
+  const domains = useQuery(domainsQuery);
   const verified = (domains.data?.domains ?? []).filter((d) => d.verified).map((d) => d.domain);
   const [domain, setDomain] = useState('');
   const [to, setTo] = useState(session.data?.user.email ?? '');
@@ -21,13 +20,10 @@ export function SendTest(props: { template: EmailTemplateView; variables: Record
   const send = useMutation({
     mutationFn: () => {
       const sender = { email: `test@${from ?? ''}`, name: 'herald test' };
-      return api<EmailAccepted>('/v1/email', {
-        method: 'POST',
-        body: {
-          to: [{ email: to.trim() }], from: sender, replyTo: sender,
-          subject: props.subject === '' ? `Test: ${props.template.name}` : props.subject,
-          template_id: props.template.template_id, variables: props.variables,
-        },
+      return sendEmail({
+        to: [{ email: to.trim() }], from: sender, replyTo: sender,
+        subject: props.subject === '' ? `Test: ${props.template.name}` : props.subject,
+        template_id: props.template.template_id, variables: props.variables,
       });
     },
   });

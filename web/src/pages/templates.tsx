@@ -1,8 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
-import type { EmailTemplateSummary, WhatsappTemplateView } from '../api/types.ts';
+import { templatesQuery, whatsappTemplatesQuery } from '../api/templates.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
@@ -12,8 +11,8 @@ import { Time } from '../components/time.tsx';
 export default function TemplatesPage() {
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
-  const email = useQuery({ queryKey: ['templates'], queryFn: () => api<{ templates: EmailTemplateSummary[] }>('/v1/email/templates') });
-  const whatsapp = useQuery({ queryKey: ['whatsapp-templates'], queryFn: () => api<{ templates: WhatsappTemplateView[] }>('/v1/whatsapp/templates') });
+  const email = useQuery(templatesQuery);
+  const whatsapp = useQuery(whatsappTemplatesQuery);
   return (
     <Page title="Templates" description={<>Send an email template with its <code>template_id</code> in POST /v1/email.</>}
       actions={canWrite ? <Link className="button" to="/templates/new">New email template</Link> : undefined}>

@@ -1,7 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../api/http.ts';
-import type { LedgerPage } from '../api/types.ts';
+import { fetchLedger, usageKeys } from '../api/usage.ts';
 import { TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
@@ -17,8 +16,8 @@ export default function UsagePage() {
   const [trail, setTrail] = useState<string[]>([]);
   const [cursor, setCursor] = useState<string | undefined>();
   const ledger = useQuery({
-    queryKey: ['ledger', range, cursor],
-    queryFn: () => api<LedgerPage>('/v1/ledger', { query: { since: isoFromLocalDate(range.since), until: isoFromLocalDate(range.until, true), cursor, limit: 50 } }),
+    queryKey: usageKeys.ledger(range, cursor),
+    queryFn: () => fetchLedger({ since: isoFromLocalDate(range.since), until: isoFromLocalDate(range.until, true) }, cursor),
     placeholderData: (previous) => previous,
   });
   const submit = (event: FormEvent): void => {

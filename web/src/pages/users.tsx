@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
-import type { AccountUser, Role, UserInvited, UserList } from '../api/types.ts';
+import type { AccountUser, Role, UserInvited } from '../api/types.ts';
+import { changeRole, inviteUser, removeUser, userKeys, usersQuery } from '../api/users.ts';
 import { CopyValue } from '../components/copy-button.tsx';
 import { ConfirmDialog, Modal } from '../components/dialog.tsx';
 import { SelectField, TextField } from '../components/field.tsx';
@@ -16,8 +16,6 @@ export const ROLES: readonly { value: Role; label: string }[] = [
   { value: 'developer', label: 'developer — sends, templates, domains, webhooks' },
   { value: 'viewer', label: 'viewer — reads, changes nothing' },
 ];
-
-const usersQuery = { queryKey: ['users'], queryFn: () => api<UserList>('/v1/users') } as const;
 
 export default function UsersPage() {
   const session = useSession();
@@ -58,11 +56,11 @@ function InviteUser() {
   const [role, setRole] = useState<Role>('developer');
   const [invited, setInvited] = useState<UserInvited | undefined>();
   const invite = useMutation({
-    mutationFn: () => api<UserInvited>('/v1/users', { method: 'POST', body: { email: email.trim(), role } }),
+    mutationFn: () => inviteUser(email.trim(), role),
     onSuccess: (result) => {
       setInvited(result);
       setEmail('');
-      void client.invalidateQueries({ queryKey: usersQuery.queryKey });
+      void client.invalidateQueries({ queryKey: userKeys.all });
     },
   });
   const submit = (event: FormEvent): void => {
@@ -87,18 +85,18 @@ function InviteUser() {
 function UserTable(props: { users: readonly AccountUser[]; me: string }) {
   const client = useQueryClient();
   const [removing, setRemoving] = useState<AccountUser | undefined>();
-  const refresh = (): void => void client.invalidateQueries({ queryKey: usersQuery.queryKey });
-  const changeRole = useMutation({
-    mutationFn: (change: { user: AccountUser; role: Role }) => api<AccountUser>(`/v1/users/${encodeURIComponent(change.user.user_id)}`, { method: 'PATCH', body: { role: change.role } }),
+  const refresh = (): void => void client.invalidateQueries({ queryKey: userKeys.all });
+  const roleChange = useMutation({
+    mutationFn: (change: { user: AccountUser; role: Role }) => changeRole(change.user.user_id, change.role),
     onSettled: refresh,
   });
   const remove = useMutation({
-    mutationFn: (user: AccountUser) => api<undefined>(`/v1/users/${encodeURIComponent(user.user_id)}`, { method: 'DELETE' }),
+    mutationFn: (user: AccountUser) => removeUser(user.user_id),
     onSuccess: () => { setRemoving(undefined); refresh(); },
   });
   return (
     <>
-      {changeRole.isError ? <ErrorNotice error={changeRole.error} /> : null}
+      {roleChange.isError ? <ErrorNotice error={roleChange.error} /> : null}
       <div className="table-wrap" tabIndex={0}>
         <table>
           <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Signed in now</th><th scope="col">Last sign-in</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
@@ -108,7 +106,7 @@ function UserTable(props: { users: readonly AccountUser[]; me: string }) {
                 <th scope="row">{u.email}{u.user_id === props.me ? <span className="muted"> (you)</span> : null}{u.totp_enabled ? <div className="small muted">two-factor on</div> : null}</th>
                 <td>
                   <label className="visually-hidden" htmlFor={`role-${u.user_id}`}>Role of {u.email}</label>
-                  <select id={`role-${u.user_id}`} value={u.role} disabled={changeRole.isPending} onChange={(e) => changeRole.mutate({ user: u, role: e.target.value as Role })}>
+                  <select id={`role-${u.user_id}`} value={u.role} disabled={roleChange.isPending} onChange={(e) => roleChange.mutate({ user: u, role: e.target.value as Role })}>
                     {ROLES.map((r) => <option key={r.value} value={r.value}>{r.value}</option>)}
                   </select>
                 </td>

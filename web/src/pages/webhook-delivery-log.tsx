@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api/http.ts';
-import type { DeliveryPage, DeliverySummary, RetryFailedResult } from '../api/types.ts';
+import { fetchDeliveries, retryDelivery, retryFailedSince, sendTestEvent, webhookKeys } from '../api/webhooks.ts';
 import { SelectField, TextField } from '../components/field.tsx';
 import { Section } from '../components/page.tsx';
 import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
@@ -20,16 +19,16 @@ export function DeliveryLog(props: { canWrite: boolean; hasUrl: boolean }) {
   const [trail, setTrail] = useState<string[]>([]);
   const [cursor, setCursor] = useState<string | undefined>();
   const log = useQuery({
-    queryKey: ['webhook-deliveries', status, cursor],
-    queryFn: () => api<DeliveryPage>('/v1/webhooks/deliveries', { query: { status, cursor, limit: 25 } }),
+    queryKey: webhookKeys.deliveryPage(status, cursor),
+    queryFn: () => fetchDeliveries(status, cursor),
     placeholderData: (previous) => previous,
     // A delivery still pending is being posted (a test event, a retry): its outcome shows without a click.
     refetchInterval: (query) => (query.state.data?.data.some((d) => d.status === 'pending') === true ? PENDING_POLL_MS : false),
   });
-  const refresh = (): Promise<void> => client.invalidateQueries({ queryKey: ['webhook-deliveries'] });
-  const test = useMutation({ mutationFn: () => api<DeliverySummary>('/v1/webhooks/test', { method: 'POST' }), onSuccess: () => void refresh() });
+  const refresh = (): Promise<void> => client.invalidateQueries({ queryKey: webhookKeys.deliveries });
+  const test = useMutation({ mutationFn: sendTestEvent, onSuccess: () => void refresh() });
   const retry = useMutation({
-    mutationFn: (id: string) => api<DeliverySummary>(`/v1/webhooks/deliveries/${encodeURIComponent(id)}/retry`, { method: 'POST' }),
+    mutationFn: retryDelivery,
     onSuccess: () => void refresh(),
   });
 
@@ -87,7 +86,7 @@ export function DeliveryLog(props: { canWrite: boolean; hasUrl: boolean }) {
 function RetryFailedSince(props: { onDone: () => void }) {
   const [since, setSince] = useState('');
   const run = useMutation({
-    mutationFn: (sinceIso: string) => api<RetryFailedResult>('/v1/webhooks/deliveries/retry-failed', { method: 'POST', body: { since: sinceIso } }),
+    mutationFn: retryFailedSince,
     onSettled: props.onDone,
   });
   const sinceIso = isoFromLocalInput(since);

@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
-import type { DeliveryDetails, DeliverySummary } from '../api/types.ts';
+import { deliveryQuery, retryDelivery, webhookKeys } from '../api/webhooks.ts';
 import { Page, Section } from '../components/page.tsx';
 import { PENDING_POLL_MS } from './webhook-delivery-log.tsx';
 import { ErrorNotice, QueryState } from '../components/query-state.tsx';
@@ -16,14 +15,13 @@ export default function WebhookDeliveryPage() {
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
   const delivery = useQuery({
-    queryKey: ['webhook-delivery', id],
-    queryFn: () => api<DeliveryDetails>(`/v1/webhooks/deliveries/${encodeURIComponent(id)}`),
+    ...deliveryQuery(id),
     // Pending: an attempt is coming; it appears below when made.
     refetchInterval: (query) => (query.state.data?.status === 'pending' ? PENDING_POLL_MS : false),
   });
   const retry = useMutation({
-    mutationFn: () => api<DeliverySummary>(`/v1/webhooks/deliveries/${encodeURIComponent(id)}/retry`, { method: 'POST' }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: ['webhook-delivery', id] }),
+    mutationFn: () => retryDelivery(id),
+    onSuccess: () => void client.invalidateQueries({ queryKey: webhookKeys.delivery(id) }),
   });
   return (
     <Page title="Webhook delivery" description={<Link to="/webhooks">← Webhooks</Link>}

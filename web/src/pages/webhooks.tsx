@@ -1,9 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { EVENT_TYPES } from '@herald/domain/event-catalogue.ts';
-import { api } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
-import type { EventType, RotatedSecret, WebhookSettingsView } from '../api/types.ts';
+import type { EventType, WebhookSettingsView } from '../api/types.ts';
+import { rotateWebhookSecret, saveWebhookSettings, webhookKeys, webhookSettingsQuery } from '../api/webhooks.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { CheckboxGroup, TextField } from '../components/field.tsx';
 import { ConfirmDialog } from '../components/dialog.tsx';
@@ -12,12 +12,10 @@ import { ErrorNotice, QueryState } from '../components/query-state.tsx';
 import { Time } from '../components/time.tsx';
 import { DeliveryLog } from './webhook-delivery-log.tsx';
 
-const settingsQuery = { queryKey: ['webhook-settings'], queryFn: () => api<WebhookSettingsView>('/v1/webhooks') } as const;
-
 export default function WebhooksPage() {
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
-  const settings = useQuery(settingsQuery);
+  const settings = useQuery(webhookSettingsQuery);
   return (
     <Page title="Webhooks" description={<>herald posts each event to your URL, signed per Standard Webhooks, and retries on the published schedule.</>}>
       <QueryState query={settings}>
@@ -42,11 +40,8 @@ function SettingsForm(props: { settings: WebhookSettingsView; canWrite: boolean 
     setEvents([...props.settings.events]);
   }, [props.settings]);
   const save = useMutation({
-    mutationFn: () => api<WebhookSettingsView>('/v1/webhooks', {
-      method: 'PUT',
-      body: { url: url.trim() === '' ? null : url.trim(), events: events.length === EVENT_TYPES.length ? null : events },
-    }),
-    onSuccess: (saved) => client.setQueryData(settingsQuery.queryKey, saved),
+    mutationFn: () => saveWebhookSettings({ url: url.trim() === '' ? null : url.trim(), events: events.length === EVENT_TYPES.length ? null : events }),
+    onSuccess: (saved) => client.setQueryData(webhookKeys.settings, saved),
   });
   const submit = (event: FormEvent): void => {
     event.preventDefault();
@@ -73,11 +68,11 @@ function SecretPanel(props: { secret: string; canWrite: boolean }) {
   const [revealed, setRevealed] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const rotate = useMutation({
-    mutationFn: () => api<RotatedSecret>('/v1/webhooks/secret/rotate', { method: 'POST' }),
+    mutationFn: rotateWebhookSecret,
     onSuccess: () => {
       setConfirming(false);
       setRevealed(true);
-      void client.invalidateQueries({ queryKey: settingsQuery.queryKey });
+      void client.invalidateQueries({ queryKey: webhookKeys.settings });
     },
   });
   return (

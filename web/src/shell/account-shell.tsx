@@ -2,7 +2,8 @@ import * as Ariakit from '@ariakit/react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation, useNavigate } from 'react-router';
-import { api, onSessionExpired, setCsrfToken } from '../api/http.ts';
+import { signOut as endSession } from '../api/auth.ts';
+import { onSessionExpired, setCsrfToken } from '../api/http.ts';
 import { allows, SESSION_KEY, useSession } from '../api/session.ts';
 import { ErrorNotice, Loading } from '../components/query-state.tsx';
 import { NavFrame, type NavItem } from './nav-frame.tsx';
@@ -51,7 +52,7 @@ export function AccountShell() {
   }, [location.pathname]);
 
   const signOut = useMutation({
-    mutationFn: () => api<undefined>('/v1/auth/sign-out', { method: 'POST' }),
+    mutationFn: endSession,
     onSettled: () => {
       setCsrfToken('account', undefined);
       client.clear();

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation, useNavigate } from 'react-router';
-import { api, onSessionExpired, setCsrfToken } from '../api/http.ts';
-import { fetchOperatorSession, OPERATOR_SESSION_KEY } from '../api/operator-session.ts';
+import { onSessionExpired, setCsrfToken } from '../api/http.ts';
+import { fetchOperatorSession, OPERATOR_SESSION_KEY, operatorSignOut } from '../api/operator/session.ts';
 import { ErrorNotice, Loading } from '../components/query-state.tsx';
 import { NavFrame, type NavItem } from './nav-frame.tsx';
 
@@ -33,7 +33,7 @@ export function OperatorShell() {
   }, [location.pathname]);
 
   const signOut = useMutation({
-    mutationFn: () => api<undefined>('/admin/v1/session', { method: 'DELETE', realm: 'operator', quiet401: true }),
+    mutationFn: operatorSignOut,
     onSettled: () => {
       setCsrfToken('operator', undefined);
       client.clear();

@@ -2,9 +2,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { CHANNELS } from '@herald/domain/account.ts';
-import { api } from '../../api/http.ts';
-import type { AccountDetails, AccountUser, Channel, Role, TopUpInput, UserInvited, UserList } from '../../api/types.ts';
-import type { AllowListAppliesTo } from '@herald/domain/account.ts';
+import {
+  accountQuery, accountUsersQuery, inviteAccountUser, operatorKeys, topUp as addToAccount, updateAccount,
+} from '../../api/operator/accounts.ts';
+import type { AccountDetails, AccountUser, AllowListAppliesTo, Channel, Role, TopUpInput, UserInvited } from '../../api/types.ts';
 import { CheckboxGroup, SelectField, TextArea, TextField } from '../../components/field.tsx';
 import { Page, Section } from '../../components/page.tsx';
 import { ErrorNotice, QueryState } from '../../components/query-state.tsx';
@@ -14,11 +15,9 @@ import { formatCount, formatMoney } from '../../lib/format.ts';
 import { APPLIES_TO_CHOICES, APPLIES_TO_HINT, entryError } from '../ip-allow-list-editor.tsx';
 import { InvitationLink, ROLES } from '../users.tsx';
 
-const accountKey = (id: string) => ['operator', 'account', id] as const;
-
 export default function OperatorAccountPage() {
   const id = useParams().id ?? '';
-  const account = useQuery({ queryKey: accountKey(id), queryFn: () => api<AccountDetails>(`/admin/v1/accounts/${encodeURIComponent(id)}`, { realm: 'operator' }) });
+  const account = useQuery(accountQuery(id));
   return (
     <Page title={account.data?.name ?? 'Account'} description={<Link to="/operator">← All accounts</Link>}>
       <QueryState query={account}>
@@ -59,11 +58,10 @@ function Settings(props: { account: AccountDetails }) {
     setServices(CHANNELS.filter((c) => a.services[c]));
   }, [a]);
   const save = useMutation({
-    mutationFn: () => api<unknown>(`/admin/v1/accounts/${encodeURIComponent(a.id)}`, {
-      method: 'PATCH', realm: 'operator',
-      body: { active, rateLimitPerSecond: Number(rate), whatsappPrice: price, services: Object.fromEntries(CHANNELS.map((c) => [c, services.includes(c)])) },
+    mutationFn: () => updateAccount(a.id, {
+      active, rateLimitPerSecond: Number(rate), whatsappPrice: price, services: Object.fromEntries(CHANNELS.map((c) => [c, services.includes(c)])),
     }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: accountKey(a.id) }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: operatorKeys.account(a.id) }),
   });
   const rateError = /^[0-9]+$/.test(rate) && Number(rate) >= 1 ? undefined : 'Requests per second: a whole number, 1 or more';
   const priceError = /^[0-9]+(\.[0-9]{1,4})?$/.test(price) ? undefined : 'A price with at most 4 decimals, e.g. 0.0147';
@@ -107,10 +105,8 @@ function AllowList(props: { account: AccountDetails }) {
   const entries = entriesOf(text);
   const wrong = entries.map((entry) => [entry, entryError(entry)] as const).find(([, error]) => error !== undefined);
   const save = useMutation({
-    mutationFn: () => api<unknown>(`/admin/v1/accounts/${encodeURIComponent(a.id)}`, {
-      method: 'PATCH', realm: 'operator', body: { ipAllowList: entries, allowListAppliesTo: appliesTo },
-    }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: accountKey(a.id) }),
+    mutationFn: () => updateAccount(a.id, { ipAllowList: entries, allowListAppliesTo: appliesTo }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: operatorKeys.account(a.id) }),
   });
   const submit = (event: FormEvent): void => {
     event.preventDefault();
@@ -139,10 +135,10 @@ function TopUp(props: { id: string }) {
   const [reason, setReason] = useState('');
   const [touched, setTouched] = useState(false);
   const topUp = useMutation({
-    mutationFn: (input: TopUpInput) => api<unknown>(`/admin/v1/accounts/${encodeURIComponent(props.id)}/top-ups`, { method: 'POST', body: input, realm: 'operator' }),
+    mutationFn: (input: TopUpInput) => addToAccount(props.id, input),
     onSuccess: () => {
       setMessages(''); setBalance(''); setReason(''); setTouched(false);
-      void client.invalidateQueries({ queryKey: accountKey(props.id) });
+      void client.invalidateQueries({ queryKey: operatorKeys.account(props.id) });
     },
   });
   const messagesError = messages === '' || /^-?[0-9]{1,12}$/.test(messages) ? undefined : 'A whole number (negative to remove)';
@@ -172,17 +168,16 @@ function TopUp(props: { id: string }) {
 
 function AccountUsers(props: { id: string }) {
   const client = useQueryClient();
-  const key = ['operator', 'account-users', props.id];
-  const users = useQuery({ queryKey: key, queryFn: () => api<UserList>(`/admin/v1/accounts/${encodeURIComponent(props.id)}/users`, { realm: 'operator' }) });
+  const users = useQuery(accountUsersQuery(props.id));
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('owner');
   const [invited, setInvited] = useState<UserInvited | undefined>();
   const invite = useMutation({
-    mutationFn: () => api<UserInvited>(`/admin/v1/accounts/${encodeURIComponent(props.id)}/users`, { method: 'POST', body: { email: email.trim(), role }, realm: 'operator' }),
+    mutationFn: () => inviteAccountUser(props.id, email.trim(), role),
     onSuccess: (result) => {
       setInvited(result);
       setEmail('');
-      void client.invalidateQueries({ queryKey: key });
+      void client.invalidateQueries({ queryKey: operatorKeys.users(props.id) });
     },
   });
   const submit = (event: FormEvent): void => {

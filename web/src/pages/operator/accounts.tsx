@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api } from '../../api/http.ts';
-import type { AccountBody, AccountSearchPage } from '../../api/types.ts';
+import { fetchAccounts, openAccount, operatorKeys } from '../../api/operator/accounts.ts';
 import { TextField } from '../../components/field.tsx';
 import { Page, Section } from '../../components/page.tsx';
 import { Empty, ErrorNotice, QueryState } from '../../components/query-state.tsx';
@@ -16,8 +15,8 @@ export default function OperatorAccountsPage() {
   const [trail, setTrail] = useState<string[]>([]);
   const [cursor, setCursor] = useState<string | undefined>();
   const accounts = useQuery({
-    queryKey: ['operator', 'accounts', search, cursor],
-    queryFn: () => api<AccountSearchPage>('/admin/v1/accounts', { query: { q: search, cursor, limit: 50 }, realm: 'operator' }),
+    queryKey: operatorKeys.accountPage(search, cursor),
+    queryFn: () => fetchAccounts(search, cursor),
     placeholderData: (previous) => previous,
   });
   const submit = (event: FormEvent): void => {
@@ -72,9 +71,9 @@ function CreateAccount() {
   const [name, setName] = useState('');
   const [messages, setMessages] = useState('1000');
   const create = useMutation({
-    mutationFn: () => api<{ account: AccountBody }>('/admin/v1/accounts', { method: 'POST', body: { name: name.trim(), messagesLeft: Number(messages) }, realm: 'operator' }),
+    mutationFn: () => openAccount(name.trim(), Number(messages)),
     onSuccess: (created) => {
-      void client.invalidateQueries({ queryKey: ['operator', 'accounts'] });
+      void client.invalidateQueries({ queryKey: operatorKeys.accounts });
       navigate(`/operator/accounts/${created.account.id}`);
     },
   });

@@ -1,6 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../../api/http.ts';
-import type { Health } from '../../api/types.ts';
+import { healthQuery } from '../../api/operator/health.ts';
 import { Page, Section } from '../../components/page.tsx';
 import { Empty, QueryState } from '../../components/query-state.tsx';
 import { Time } from '../../components/time.tsx';
@@ -15,7 +14,7 @@ function age(seconds: number | null): string {
 
 /** Process roles, queues per channel with their oldest message's age, the webhook backlog, failures in the last hour. */
 export default function OperatorHealthPage() {
-  const health = useQuery({ queryKey: ['operator', 'health'], queryFn: () => api<Health>('/admin/v1/health', { realm: 'operator' }), refetchInterval: 10_000 });
+  const health = useQuery({ ...healthQuery, refetchInterval: 10_000 });
   return (
     <Page title="Service health" description="Refreshed every 10 seconds.">
       <QueryState query={health}>

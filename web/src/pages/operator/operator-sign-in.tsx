@@ -1,9 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, setCsrfToken } from '../../api/http.ts';
-import { OPERATOR_SESSION_KEY } from '../../api/operator-session.ts';
-import type { OperatorSession } from '../../api/types.ts';
+import { setCsrfToken } from '../../api/http.ts';
+import { OPERATOR_SESSION_KEY, operatorSignIn } from '../../api/operator/session.ts';
 import { AuthCard } from '../../components/auth-card.tsx';
 import { TextField } from '../../components/field.tsx';
 import { ErrorNotice } from '../../components/query-state.tsx';
@@ -16,7 +15,7 @@ export default function OperatorSignInPage() {
   const [token, setToken] = useState('');
   const next = params.get('next');
   const signIn = useMutation({
-    mutationFn: () => api<OperatorSession>('/admin/v1/session', { method: 'POST', body: { token }, realm: 'operator', quiet401: true }),
+    mutationFn: () => operatorSignIn(token),
     onSuccess: (session) => {
       setCsrfToken('operator', session.csrf_token);
       client.setQueryData(OPERATOR_SESSION_KEY, session);

@@ -7,7 +7,7 @@ import { Section } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
-import { CursorPager, useCursorPages } from './campaign-pager.tsx';
+import { CursorPager, useCursorPages } from '../components/cursor-pager.tsx';
 
 /** Who got what: the campaign's messages in contact order, each a link to the message's page. */
 export function CampaignRecipients(props: { campaignId: string; live: boolean }) {

@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 import { CAMPAIGN_STATUSES, campaignsQuery, LIVE_STATUSES, tagStatsQuery } from '../api/campaigns.ts';
 import type { CampaignStatus } from '../api/types.ts';
 import { allows, useSession } from '../api/session.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { SelectField, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
@@ -42,23 +43,14 @@ export default function CampaignsPage() {
             {status === undefined && canWrite ? <p>Make a <Link to="/lists">list</Link> with contacts, then <Link to="/campaigns/new">write the first campaign</Link>.</p> : null}
           </Empty>}>
           {(data) => (
-            <div className="table-wrap" tabIndex={0}>
-              <table>
-                <thead><tr><th scope="col">Campaign</th><th scope="col">Status</th><th scope="col" className="num">Recipients</th><th scope="col">Send at</th><th scope="col">Started</th><th scope="col">Finished</th></tr></thead>
-                <tbody>
-                  {data.campaigns.map((c) => (
-                    <tr key={c.campaign_id}>
-                      <th scope="row"><Link to={`/campaigns/${c.campaign_id}`}>{c.name}</Link><div className="muted small">{c.subject}</div></th>
-                      <td><StatusBadge status={c.status} /></td>
-                      <td className="num">{c.status === 'draft' ? <span className="muted">—</span> : formatCount(c.recipients)}</td>
-                      <td><Time iso={c.send_at} fallback="on send" /></td>
-                      <td><Time iso={c.started_at} /></td>
-                      <td><Time iso={c.finished_at} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable rows={data.campaigns} rowKey={(c) => c.campaign_id} columns={[
+              { header: 'Campaign', cell: (c) => <><Link to={`/campaigns/${c.campaign_id}`}>{c.name}</Link><div className="muted small">{c.subject}</div></> },
+              { header: 'Status', cell: (c) => <StatusBadge status={c.status} /> },
+              { header: 'Recipients', num: true, cell: (c) => (c.status === 'draft' ? <span className="muted">—</span> : formatCount(c.recipients)) },
+              { header: 'Send at', cell: (c) => <Time iso={c.send_at} fallback="on send" /> },
+              { header: 'Started', cell: (c) => <Time iso={c.started_at} /> },
+              { header: 'Finished', cell: (c) => <Time iso={c.finished_at} /> },
+            ]} />
           )}
         </QueryState>
       </Section>

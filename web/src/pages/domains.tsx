@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { addDomain, domainKeys, domainsQuery } from '../api/domains.ts';
 import { allows, useSession } from '../api/session.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
@@ -19,20 +20,11 @@ export default function DomainsPage() {
       <Section title="Sender domains">
         <QueryState query={domains} isEmpty={(d) => d.domains.length === 0} empty={<Empty title="No sender domains yet">{canWrite ? 'Add the domain your email comes from.' : null}</Empty>}>
           {(data) => (
-            <div className="table-wrap" tabIndex={0}>
-              <table>
-                <thead><tr><th scope="col">Domain</th><th scope="col">State</th><th scope="col">Verified</th></tr></thead>
-                <tbody>
-                  {data.domains.map((d) => (
-                    <tr key={d.domain}>
-                      <th scope="row"><Link to={`/domains/${encodeURIComponent(d.domain)}`}>{d.domain}</Link></th>
-                      <td><StatusBadge status={d.verified ? 'verified' : 'not verified'} /></td>
-                      <td><Time iso={d.verifiedAt} fallback="not yet" /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable rows={data.domains} rowKey={(d) => d.domain} columns={[
+              { header: 'Domain', cell: (d) => <Link to={`/domains/${encodeURIComponent(d.domain)}`}>{d.domain}</Link> },
+              { header: 'State', cell: (d) => <StatusBadge status={d.verified ? 'verified' : 'not verified'} /> },
+              { header: 'Verified', cell: (d) => <Time iso={d.verifiedAt} fallback="not yet" /> },
+            ]} />
           )}
         </QueryState>
       </Section>

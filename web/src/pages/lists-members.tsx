@@ -14,7 +14,7 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
 import { formatCount } from '../lib/format.ts';
 import { RecordPage } from './campaign-missing.tsx';
-import { CursorPager, useCursorPages } from './campaign-pager.tsx';
+import { CursorPager, useCursorPages } from '../components/cursor-pager.tsx';
 import { ImportContacts } from './lists-import.tsx';
 
 import './campaigns.css';

@@ -4,6 +4,8 @@ import { Link, useSearchParams } from 'react-router';
 import { CHANNELS } from '@herald/domain/account.ts';
 import { MESSAGE_STATUSES } from '@herald/domain/message-status.ts';
 import { fetchMessages, messageKeys } from '../api/messages.ts';
+import { CursorPager, useCursorPagesInAddress } from '../components/cursor-pager.tsx';
+import { DataTable } from '../components/data-table.tsx';
 import { SelectField, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
@@ -15,11 +17,10 @@ const FILTERS = ['recipient', 'status', 'channel', 'since', 'until'] as const;
 
 /** Every channel in one log, newest first; filters live in the address so a view can be shared. */
 export default function MessagesPage() {
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
   const filter = Object.fromEntries(FILTERS.map((key) => [key, params.get(key) ?? ''])) as Record<(typeof FILTERS)[number], string>;
-  // The cursors of the pages before this one, for "Newer".
-  const [trail, setTrail] = useState<string[]>([]);
-  const cursor = params.get('cursor') ?? undefined;
+  const pages = useCursorPagesInAddress();
+  const cursor = pages.cursor;
   const messages = useQuery({
     queryKey: messageKeys.page(filter, cursor),
     queryFn: () => fetchMessages({ ...filter, since: isoFromLocalDate(filter.since), until: isoFromLocalDate(filter.until, true) }, cursor),
@@ -29,17 +30,7 @@ export default function MessagesPage() {
     staleTime: 0,
   });
 
-  const apply = (next: Record<string, string>): void => {
-    setTrail([]);
-    setParams(Object.fromEntries(Object.entries(next).filter(([, v]) => v !== '')));
-  };
-  const go = (nextCursor: string | undefined, nextTrail: string[]): void => {
-    setTrail(nextTrail);
-    const copy = new URLSearchParams(params);
-    if (nextCursor === undefined) copy.delete('cursor');
-    else copy.set('cursor', nextCursor);
-    setParams(copy);
-  };
+  const apply = (next: Record<string, string>): void => pages.reset(Object.fromEntries(Object.entries(next).filter(([, v]) => v !== '')));
 
   return (
     <Page title="Messages" description="Email, SMS and WhatsApp, newest first. With the capture transports this is the test inbox.">
@@ -53,28 +44,14 @@ export default function MessagesPage() {
           </Empty>}>
           {(data) => (
             <>
-              <div className="table-wrap" tabIndex={0}>
-                <table className={messages.isPlaceholderData ? 'loading-table' : undefined}>
-                  <thead><tr><th scope="col">Recipient</th><th scope="col">Channel</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Updated</th></tr></thead>
-                  <tbody>
-                    {data.data.map((m) => (
-                      <tr key={m.msgid}>
-                        <th scope="row"><Link to={`/messages/${m.msgid}`}>{m.recipient}</Link></th>
-                        <td>{m.channel}</td>
-                        <td><StatusBadge status={m.status} /></td>
-                        <td><Time iso={m.created_at} /></td>
-                        <td><Time iso={m.updated_at} /></td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <nav className="pager" aria-label="Pages">
-                <button type="button" className="button secondary" disabled={cursor === undefined}
-                  onClick={() => go(trail.at(-1), trail.slice(0, -1))}>← Newer</button>
-                <button type="button" className="button secondary" disabled={data.next_cursor === null}
-                  onClick={() => data.next_cursor !== null && go(data.next_cursor, cursor === undefined ? [] : [...trail, cursor])}>Older →</button>
-              </nav>
+              <DataTable rows={data.data} rowKey={(m) => m.msgid} loading={messages.isPlaceholderData} columns={[
+                { header: 'Recipient', cell: (m) => <Link to={`/messages/${m.msgid}`}>{m.recipient}</Link> },
+                { header: 'Channel', cell: (m) => m.channel },
+                { header: 'Status', cell: (m) => <StatusBadge status={m.status} /> },
+                { header: 'Created', cell: (m) => <Time iso={m.created_at} /> },
+                { header: 'Updated', cell: (m) => <Time iso={m.updated_at} /> },
+              ]} />
+              <CursorPager label="Pages" pages={pages} nextCursor={data.next_cursor} newestFirst />
             </>
           )}
         </QueryState>

@@ -1,6 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { fetchLedger, usageKeys } from '../api/usage.ts';
+import { CursorPager, useCursorPages } from '../components/cursor-pager.tsx';
+import { DataTable } from '../components/data-table.tsx';
 import { TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
@@ -13,8 +15,8 @@ const signed = (n: number, format: (n: number) => string): string => (n > 0 ? `+
 export default function UsagePage() {
   const [range, setRange] = useState({ since: '', until: '' });
   const [draft, setDraft] = useState(range);
-  const [trail, setTrail] = useState<string[]>([]);
-  const [cursor, setCursor] = useState<string | undefined>();
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const ledger = useQuery({
     queryKey: usageKeys.ledger(range, cursor),
     queryFn: () => fetchLedger({ since: isoFromLocalDate(range.since), until: isoFromLocalDate(range.until, true) }, cursor),
@@ -23,8 +25,7 @@ export default function UsagePage() {
   const submit = (event: FormEvent): void => {
     event.preventDefault();
     setRange(draft);
-    setCursor(undefined);
-    setTrail([]);
+    pages.reset();
   };
   return (
     <Page title="Usage" description="Every movement of the account's messages and balance.">
@@ -39,28 +40,15 @@ export default function UsagePage() {
         <QueryState query={ledger} isEmpty={(d) => d.entries.length === 0 && cursor === undefined} empty={<Empty title="No ledger entries in this period" />}>
           {(data) => (
             <>
-              <div className="table-wrap" tabIndex={0}>
-                <table>
-                  <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" className="num">Messages</th><th scope="col" className="num">Balance</th><th scope="col">Reason</th><th scope="col">Send</th></tr></thead>
-                  <tbody>
-                    {data.entries.map((e) => (
-                      <tr key={e.entry_id}>
-                        <th scope="row"><Time iso={e.at} /></th>
-                        <td>{e.kind}</td>
-                        <td className="num">{signed(e.messages, String)}</td>
-                        <td className="num">{signed(e.amount, formatMoney)}</td>
-                        <td>{e.reason ?? ''}</td>
-                        <td className="mono small">{e.send_id ?? ''}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <nav className="pager" aria-label="Ledger pages">
-                <button type="button" className="button secondary" disabled={cursor === undefined} onClick={() => { setCursor(trail.at(-1)); setTrail(trail.slice(0, -1)); }}>← Newer</button>
-                <button type="button" className="button secondary" disabled={data.next_cursor === null}
-                  onClick={() => { if (data.next_cursor !== null) { setTrail(cursor === undefined ? [] : [...trail, cursor]); setCursor(data.next_cursor); } }}>Older →</button>
-              </nav>
+              <DataTable rows={data.entries} rowKey={(e) => e.entry_id} columns={[
+                { header: 'When', cell: (e) => <Time iso={e.at} /> },
+                { header: 'Kind', cell: (e) => e.kind },
+                { header: 'Messages', num: true, cell: (e) => signed(e.messages, String) },
+                { header: 'Balance', num: true, cell: (e) => signed(e.amount, formatMoney) },
+                { header: 'Reason', cell: (e) => e.reason ?? '' },
+                { header: 'Send', cellClassName: 'mono small', cell: (e) => e.send_id ?? '' },
+              ]} />
+              <CursorPager label="Ledger pages" pages={pages} nextCursor={data.next_cursor} newestFirst />
             </>
           )}
         </QueryState>

@@ -2,6 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { fetchDeliveries, retryDelivery, retryFailedSince, sendTestEvent, webhookKeys } from '../api/webhooks.ts';
+import { CursorPager, useCursorPages } from '../components/cursor-pager.tsx';
+import { DataTable } from '../components/data-table.tsx';
 import { SelectField, TextField } from '../components/field.tsx';
 import { Section } from '../components/page.tsx';
 import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
@@ -16,8 +18,8 @@ export const PENDING_POLL_MS = 1_000;
 export function DeliveryLog(props: { canWrite: boolean; hasUrl: boolean }) {
   const client = useQueryClient();
   const [status, setStatus] = useState('');
-  const [trail, setTrail] = useState<string[]>([]);
-  const [cursor, setCursor] = useState<string | undefined>();
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const log = useQuery({
     queryKey: webhookKeys.deliveryPage(status, cursor),
     queryFn: () => fetchDeliveries(status, cursor),
@@ -43,7 +45,7 @@ export function DeliveryLog(props: { canWrite: boolean; hasUrl: boolean }) {
       {test.isError ? <ErrorNotice error={test.error} /> : null}
       {test.isSuccess ? <p className="notice" role="status">Test event queued: {test.data.id}</p> : null}
       <div className="inline-form">
-        <SelectField label="Status" value={status} onChange={(e) => { setStatus(e.target.value); setCursor(undefined); setTrail([]); }}>
+        <SelectField label="Status" value={status} onChange={(e) => { setStatus(e.target.value); pages.reset(); }}>
           <option value="">any</option>
           {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
         </SelectField>
@@ -52,28 +54,15 @@ export function DeliveryLog(props: { canWrite: boolean; hasUrl: boolean }) {
       <QueryState query={log} isEmpty={(d) => d.data.length === 0 && cursor === undefined} empty={<Empty title="No deliveries yet">Events appear here as herald posts them.</Empty>}>
         {(data) => (
           <>
-            <div className="table-wrap" tabIndex={0}>
-              <table>
-                <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th>{props.canWrite ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr></thead>
-                <tbody>
-                  {data.data.map((d) => (
-                    <tr key={d.id}>
-                      <th scope="row"><Link to={`/webhooks/deliveries/${d.id}`}>{d.type}</Link>{d.msgid === null ? null : <div className="muted mono small">{d.msgid}</div>}</th>
-                      <td><StatusBadge status={d.status} />{d.next_attempt_at === null ? null : <div className="small muted">next <Time iso={d.next_attempt_at} /></div>}</td>
-                      <td className="num">{d.attempt_count}</td>
-                      <td>{d.last_status_code ?? ''} {d.last_error === null ? null : <span className="muted">{d.last_error}</span>}</td>
-                      <td><Time iso={d.created_at} /></td>
-                      {props.canWrite ? <td><button type="button" className="button small secondary" disabled={retry.isPending} onClick={() => retry.mutate(d.id)} aria-label={`Retry ${d.type} ${d.id}`}>Retry</button></td> : null}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <nav className="pager" aria-label="Delivery log pages">
-              <button type="button" className="button secondary" disabled={cursor === undefined} onClick={() => { setCursor(trail.at(-1)); setTrail(trail.slice(0, -1)); }}>← Newer</button>
-              <button type="button" className="button secondary" disabled={data.next_cursor === null}
-                onClick={() => { if (data.next_cursor !== null) { setTrail(cursor === undefined ? [] : [...trail, cursor]); setCursor(data.next_cursor); } }}>Older →</button>
-            </nav>
+            <DataTable rows={data.data} rowKey={(d) => d.id} columns={[
+              { header: 'Event', cell: (d) => <><Link to={`/webhooks/deliveries/${d.id}`}>{d.type}</Link>{d.msgid === null ? null : <div className="muted mono small">{d.msgid}</div>}</> },
+              { header: 'Status', cell: (d) => <><StatusBadge status={d.status} />{d.next_attempt_at === null ? null : <div className="small muted">next <Time iso={d.next_attempt_at} /></div>}</> },
+              { header: 'Attempts', cellClassName: 'num', cell: (d) => d.attempt_count },
+              { header: 'Last answer', cell: (d) => <>{d.last_status_code ?? ''} {d.last_error === null ? null : <span className="muted">{d.last_error}</span>}</> },
+              { header: 'Created', cell: (d) => <Time iso={d.created_at} /> },
+              props.canWrite && { header: 'Actions', hiddenHeader: true, cell: (d) => <button type="button" className="button small secondary" disabled={retry.isPending} onClick={() => retry.mutate(d.id)} aria-label={`Retry ${d.type} ${d.id}`}>Retry</button> },
+            ]} />
+            <CursorPager label="Delivery log pages" pages={pages} nextCursor={data.next_cursor} newestFirst />
           </>
         )}
       </QueryState>

@@ -2,6 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { fetchAccounts, openAccount, operatorKeys } from '../../api/operator/accounts.ts';
+import { CursorPager, useCursorPages } from '../../components/cursor-pager.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { TextField } from '../../components/field.tsx';
 import { Page, Section } from '../../components/page.tsx';
 import { Empty, ErrorNotice, QueryState } from '../../components/query-state.tsx';
@@ -12,8 +14,8 @@ import { formatCount, formatMoney } from '../../lib/format.ts';
 export default function OperatorAccountsPage() {
   const [q, setQ] = useState('');
   const [search, setSearch] = useState('');
-  const [trail, setTrail] = useState<string[]>([]);
-  const [cursor, setCursor] = useState<string | undefined>();
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const accounts = useQuery({
     queryKey: operatorKeys.accountPage(search, cursor),
     queryFn: () => fetchAccounts(search, cursor),
@@ -22,8 +24,7 @@ export default function OperatorAccountsPage() {
   const submit = (event: FormEvent): void => {
     event.preventDefault();
     setSearch(q.trim());
-    setCursor(undefined);
-    setTrail([]);
+    pages.reset();
   };
   return (
     <Page title="Accounts" description="Every account on this herald.">
@@ -36,27 +37,14 @@ export default function OperatorAccountsPage() {
         <QueryState query={accounts} isEmpty={(d) => d.accounts.length === 0 && cursor === undefined} empty={<Empty title={search === '' ? 'No accounts yet' : 'No account matches'} />}>
           {(data) => (
             <>
-              <div className="table-wrap" tabIndex={0}>
-                <table>
-                  <thead><tr><th scope="col">Account</th><th scope="col">State</th><th scope="col" className="num">Messages left</th><th scope="col" className="num">Balance</th><th scope="col">Opened</th></tr></thead>
-                  <tbody>
-                    {data.accounts.map((a) => (
-                      <tr key={a.id}>
-                        <th scope="row"><Link to={`/operator/accounts/${a.id}`}>{a.name}</Link><div className="muted mono small">{a.id}</div></th>
-                        <td><StatusBadge status={a.active ? 'active' : 'inactive'} /></td>
-                        <td className="num">{formatCount(a.messagesLeft)}</td>
-                        <td className="num">{formatMoney(a.balance)}</td>
-                        <td><Time iso={a.createdAt} /></td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <nav className="pager" aria-label="Account pages">
-                <button type="button" className="button secondary" disabled={cursor === undefined} onClick={() => { setCursor(trail.at(-1)); setTrail(trail.slice(0, -1)); }}>← Previous</button>
-                <button type="button" className="button secondary" disabled={data.next_cursor === null}
-                  onClick={() => { if (data.next_cursor !== null) { setTrail(cursor === undefined ? [] : [...trail, cursor]); setCursor(data.next_cursor); } }}>Next →</button>
-              </nav>
+              <DataTable rows={data.accounts} rowKey={(a) => a.id} columns={[
+                { header: 'Account', cell: (a) => <><Link to={`/operator/accounts/${a.id}`}>{a.name}</Link><div className="muted mono small">{a.id}</div></> },
+                { header: 'State', cell: (a) => <StatusBadge status={a.active ? 'active' : 'inactive'} /> },
+                { header: 'Messages left', num: true, cell: (a) => formatCount(a.messagesLeft) },
+                { header: 'Balance', num: true, cell: (a) => formatMoney(a.balance) },
+                { header: 'Opened', cell: (a) => <Time iso={a.createdAt} /> },
+              ]} />
+              <CursorPager label="Account pages" pages={pages} nextCursor={data.next_cursor} />
             </>
           )}
         </QueryState>

@@ -1,4 +1,5 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { DataTable } from './data-table.tsx';
 
 // A bar chart as the pages show one: described for screen readers, with the same numbers
 // in a table below it for those who cannot see the chart (the overview, a campaign's report).
@@ -39,17 +40,10 @@ export default function BarChartFigure(props: {
       </div>
       <details className="chart-table">
         <summary>Show the numbers as a table</summary>
-        <div className="table-wrap" tabIndex={0}>
-          <table>
-            <caption className="visually-hidden">{props.title}</caption>
-            <thead><tr><th scope="col">{props.rowHeader}</th>{props.series.map((s) => <th scope="col" key={s.key} className="num">{s.label}</th>)}</tr></thead>
-            <tbody>
-              {props.rows.map((row) => (
-                <tr key={row.id}><th scope="row">{row.label}</th>{props.series.map((s) => <td key={s.key} className="num">{row[s.key]}</td>)}</tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption={props.title} rows={props.rows} rowKey={(row) => row.id} columns={[
+          { header: props.rowHeader, cell: (row) => row.label },
+          ...props.series.map((s) => ({ header: s.label, num: true, cell: (row: ChartRow) => row[s.key] })),
+        ]} />
       </details>
     </figure>
   );

@@ -4,6 +4,7 @@ import { apiKeyKeys, apiKeysQuery, createApiKey, revokeApiKey } from '../api/key
 import { allows, useSession } from '../api/session.ts';
 import type { ApiKeyCreated, ApiKeyListed, KeyScope, NewApiKeyInput } from '../api/types.ts';
 import { CopyValue } from '../components/copy-button.tsx';
+import { DataTable } from '../components/data-table.tsx';
 import { CheckboxGroup, SelectField, TextField } from '../components/field.tsx';
 import { ConfirmDialog, Modal } from '../components/dialog.tsx';
 import { Page, Section } from '../components/page.tsx';
@@ -115,29 +116,16 @@ function KeyTable(props: { keys: readonly ApiKeyListed[]; canRevoke: boolean }) 
   });
   return (
     <>
-      <div className="table-wrap" tabIndex={0}>
-        <table>
-          <thead>
-            <tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th>{props.canRevoke ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr>
-          </thead>
-          <tbody>
-            {props.keys.map((key) => {
-              const state = keyState(key);
-              return (
-                <tr key={key.key_id}>
-                  <th scope="row">{key.name}{key.mode === 'test' ? <> <StatusBadge status="test" /></> : null}<div className="muted mono small">{key.key_id}</div></th>
-                  <td>{key.scopes.join(', ')}</td>
-                  <td><Time iso={key.created_at} /></td>
-                  <td>{key.last_used_at === null ? <span className="muted">never</span> : <><Time iso={key.last_used_at} /><div className="muted mono small">{key.last_used_ip}</div></>}</td>
-                  <td><Time iso={key.expires_at} fallback="never" /></td>
-                  <td><StatusBadge status={state} /></td>
-                  {props.canRevoke ? <td>{state === 'revoked' ? null : <button type="button" className="button small danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>Revoke</button>}</td> : null}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <DataTable rows={props.keys} rowKey={(key) => key.key_id} columns={[
+        { header: 'Name', cell: (key) => <>{key.name}{key.mode === 'test' ? <> <StatusBadge status="test" /></> : null}<div className="muted mono small">{key.key_id}</div></> },
+        { header: 'Scopes', cell: (key) => key.scopes.join(', ') },
+        { header: 'Created', cell: (key) => <Time iso={key.created_at} /> },
+        { header: 'Last used', cell: (key) => (key.last_used_at === null ? <span className="muted">never</span> : <><Time iso={key.last_used_at} /><div className="muted mono small">{key.last_used_ip}</div></>) },
+        { header: 'Expires', cell: (key) => <Time iso={key.expires_at} fallback="never" /> },
+        { header: 'State', cell: (key) => <StatusBadge status={keyState(key)} /> },
+        props.canRevoke && { header: 'Actions', hiddenHeader: true, cell: (key) => (keyState(key) === 'revoked' ? null
+          : <button type="button" className="button small danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>Revoke</button>) },
+      ]} />
       <ConfirmDialog open={revoking !== undefined} onClose={() => { setRevoking(undefined); revoke.reset(); }} title="Revoke this key?"
         confirmLabel="Revoke key" danger busy={revoke.isPending} onConfirm={() => revoking !== undefined && revoke.mutate(revoking)}>
         <p>Requests with “{revoking?.name}” will be refused from now on. This cannot be undone.</p>

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { campaignKeys, fetchRecipients, RECIPIENT_STATUSES } from '../api/campaigns.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { SelectField } from '../components/field.tsx';
 import { Section } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
@@ -32,20 +33,11 @@ export function CampaignRecipients(props: { campaignId: string; live: boolean })
         empty={<Empty title={status === '' ? 'No messages made yet' : `No ${status} message`}>{status === '' && props.live ? <p>herald makes the messages in batches; they appear here as it goes.</p> : null}</Empty>}>
         {(data) => (
           <>
-            <div className="table-wrap" tabIndex={0}>
-              <table className={recipients.isPlaceholderData ? 'loading-table' : undefined}>
-                <thead><tr><th scope="col">Recipient</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
-                <tbody>
-                  {data.recipients.map((r) => (
-                    <tr key={r.msgid}>
-                      <th scope="row"><Link to={`/messages/${r.msgid}`}>{r.email}</Link></th>
-                      <td><StatusBadge status={r.status} /></td>
-                      <td><Time iso={r.updated_at} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable rows={data.recipients} rowKey={(r) => r.msgid} loading={recipients.isPlaceholderData} columns={[
+              { header: 'Recipient', cell: (r) => <Link to={`/messages/${r.msgid}`}>{r.email}</Link> },
+              { header: 'Status', cell: (r) => <StatusBadge status={r.status} /> },
+              { header: 'Updated', cell: (r) => <Time iso={r.updated_at} /> },
+            ]} />
             <CursorPager label="Recipient pages" pages={pages} nextCursor={data.next_cursor} />
           </>
         )}

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useId } from 'react';
 import { LIVE_STATUSES, statsQuery, timelineQuery } from '../api/campaigns.ts';
 import type { CampaignView, Stats } from '../api/types.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { Section } from '../components/page.tsx';
 import { Empty, Loading, QueryState } from '../components/query-state.tsx';
 import { formatCount, formatRate } from '../lib/format.ts';
@@ -85,12 +86,10 @@ export function CampaignReport(props: { campaign: CampaignView }) {
       <Section title="Links">
         <QueryState query={stats} isEmpty={(s) => s.clicked.by_url.length === 0} empty={<Empty title="No clicks yet" />}>
           {(s) => (
-            <div className="table-wrap" tabIndex={0}>
-              <table>
-                <thead><tr><th scope="col">Link</th><th scope="col" className="num">Clicks</th></tr></thead>
-                <tbody>{s.clicked.by_url.map((u) => <tr key={u.url}><th scope="row" className="break">{u.url}</th><td className="num">{formatCount(u.clicks)}</td></tr>)}</tbody>
-              </table>
-            </div>
+            <DataTable rows={s.clicked.by_url} rowKey={(u) => u.url} columns={[
+              { header: 'Link', cellClassName: 'break', cell: (u) => u.url },
+              { header: 'Clicks', num: true, cell: (u) => formatCount(u.clicks) },
+            ]} />
           )}
         </QueryState>
         <p className="hint">Every click event, human and machine, by link (the 100 most clicked).</p>

@@ -5,6 +5,7 @@ import { changeContactLists, contactKeys, contactQuery, deleteContact } from '..
 import { listKeys, listsQuery } from '../api/lists.ts';
 import type { ContactView, ListView } from '../api/types.ts';
 import { allows, useSession } from '../api/session.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { ConfirmDialog } from '../components/dialog.tsx';
 import { SelectField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
@@ -46,24 +47,15 @@ function ContactDetails(props: { contact: ContactView }) {
       <Subscriptions contact={contact} canWrite={canWrite} lists={lists.data?.lists ?? []} listName={listName} />
       <Section title="Consent history">
         {contact.consent.length === 0 ? <Empty title="No change of consent recorded" /> : (
-          <div className="table-wrap" tabIndex={0}>
-            <table>
-              <thead><tr><th scope="col">When</th><th scope="col">List</th><th scope="col">Status</th><th scope="col">Source</th><th scope="col">Detail</th></tr></thead>
-              <tbody>
-                {contact.consent.map((entry, index) => (
-                  <tr key={`${entry.at}-${index}`}>
-                    <th scope="row"><Time iso={entry.at} /></th>
-                    <td>{listName(entry.list_id)}</td>
-                    <td><StatusBadge status={entry.status} /></td>
-                    <td>{entry.source}</td>
-                    <td className="small">{Object.entries(entry.detail).map(([k, v]) => (
-                      <div key={k}><span className="muted">{k}</span> {k === 'msgid' ? <Link to={`/messages/${v}`} className="mono">{v}</Link> : <span className="mono break">{v}</span>}</div>
-                    ))}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable rows={contact.consent} rowKey={(entry, index) => `${entry.at}-${index}`} columns={[
+            { header: 'When', cell: (entry) => <Time iso={entry.at} /> },
+            { header: 'List', cell: (entry) => listName(entry.list_id) },
+            { header: 'Status', cell: (entry) => <StatusBadge status={entry.status} /> },
+            { header: 'Source', cell: (entry) => entry.source },
+            { header: 'Detail', cellClassName: 'small', cell: (entry) => Object.entries(entry.detail).map(([k, v]) => (
+              <div key={k}><span className="muted">{k}</span> {k === 'msgid' ? <Link to={`/messages/${v}`} className="mono">{v}</Link> : <span className="mono break">{v}</span>}</div>
+            )) },
+          ]} />
         )}
       </Section>
       {canWrite ? <EraseContact contact={contact} /> : null}
@@ -95,24 +87,13 @@ function Subscriptions(props: { contact: ContactView; canWrite: boolean; lists: 
   return (
     <Section title="Lists">
       {contact.lists.length === 0 ? <Empty title="Not on any list" /> : (
-        <div className="table-wrap" tabIndex={0}>
-          <table>
-            <thead><tr><th scope="col">List</th><th scope="col">Status</th>{props.canWrite ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr></thead>
-            <tbody>
-              {contact.lists.map((s) => (
-                <tr key={s.list_id}>
-                  <th scope="row"><Link to={`/lists/${s.list_id}`}>{props.listName(s.list_id)}</Link></th>
-                  <td><StatusBadge status={s.status} /></td>
-                  {props.canWrite ? (
-                    <td>{s.status === 'unsubscribed' ? null : (
-                      <button type="button" className="button small secondary" onClick={() => setLeaving(s.list_id)} aria-label={`Unsubscribe from ${props.listName(s.list_id)}`}>Unsubscribe</button>
-                    )}</td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable rows={contact.lists} rowKey={(s) => s.list_id} columns={[
+          { header: 'List', cell: (s) => <Link to={`/lists/${s.list_id}`}>{props.listName(s.list_id)}</Link> },
+          { header: 'Status', cell: (s) => <StatusBadge status={s.status} /> },
+          props.canWrite && { header: 'Actions', hiddenHeader: true, cell: (s) => (s.status === 'unsubscribed' ? null : (
+            <button type="button" className="button small secondary" onClick={() => setLeaving(s.list_id)} aria-label={`Unsubscribe from ${props.listName(s.list_id)}`}>Unsubscribe</button>
+          )) },
+        ]} />
       )}
       {props.canWrite && joinable.length > 0 ? (
         <form className="inline-form" onSubmit={join}>

@@ -3,6 +3,7 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { contactKeys, importQuery, startImport } from '../api/contacts.ts';
 import { listKeys } from '../api/lists.ts';
 import type { ImportView } from '../api/types.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { TextArea } from '../components/field.tsx';
 import { Section } from '../components/page.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
@@ -99,13 +100,10 @@ function ImportProgress(props: { view: ImportView | undefined; expected: number 
       </p>
       {view.failure === null ? null : <div className="state error" role="alert"><p><strong>{view.failure}</strong></p></div>}
       {view.errors.length === 0 ? null : (
-        <div className="table-wrap" tabIndex={0}>
-          <table>
-            <caption className="visually-hidden">Rejected rows</caption>
-            <thead><tr><th scope="col" className="num">Row</th><th scope="col">Why</th></tr></thead>
-            <tbody>{view.errors.map((e) => <tr key={e.row}><th scope="row" className="num">{e.row}</th><td>{e.message}</td></tr>)}</tbody>
-          </table>
-        </div>
+        <DataTable caption="Rejected rows" rows={view.errors} rowKey={(e) => e.row} columns={[
+          { header: 'Row', num: true, cell: (e) => e.row },
+          { header: 'Why', cell: (e) => e.message },
+        ]} />
       )}
       {view.rejected > view.errors.length ? <p className="hint">The first {view.errors.length} rejected rows are listed.</p> : null}
     </div>

@@ -6,6 +6,7 @@ import { deleteList, listKeys, listQuery, updateList } from '../api/lists.ts';
 import { allows, useSession } from '../api/session.ts';
 import { templatesQuery } from '../api/templates.ts';
 import type { ListPatch, ListView } from '../api/types.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { ConfirmDialog } from '../components/dialog.tsx';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
@@ -82,21 +83,12 @@ function Contacts(props: { listId: string }) {
         </Empty>}>
         {(data) => (
           <>
-            <div className="table-wrap" tabIndex={0}>
-              <table className={contacts.isPlaceholderData ? 'loading-table' : undefined}>
-                <thead><tr><th scope="col">Address</th><th scope="col">Name</th><th scope="col">On this list</th><th scope="col">Added</th></tr></thead>
-                <tbody>
-                  {data.contacts.map((c) => (
-                    <tr key={c.contact_id}>
-                      <th scope="row"><Link to={`/contacts/${c.contact_id}`}>{c.email}</Link></th>
-                      <td>{c.name ?? <span className="muted">—</span>}</td>
-                      <td><StatusBadge status={c.lists.find((l) => l.list_id === props.listId)?.status ?? 'not subscribed'} /></td>
-                      <td><Time iso={c.created_at} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable rows={data.contacts} rowKey={(c) => c.contact_id} loading={contacts.isPlaceholderData} columns={[
+              { header: 'Address', cell: (c) => <Link to={`/contacts/${c.contact_id}`}>{c.email}</Link> },
+              { header: 'Name', cell: (c) => c.name ?? <span className="muted">—</span> },
+              { header: 'On this list', cell: (c) => <StatusBadge status={c.lists.find((l) => l.list_id === props.listId)?.status ?? 'not subscribed'} /> },
+              { header: 'Added', cell: (c) => <Time iso={c.created_at} /> },
+            ]} />
             <CursorPager label="Contact pages" pages={pages} nextCursor={data.next_cursor} />
           </>
         )}

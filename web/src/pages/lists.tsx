@@ -5,6 +5,7 @@ import { findContact } from '../api/contacts.ts';
 import { createList, listKeys, listsQuery } from '../api/lists.ts';
 import type { ListCreate } from '../api/types.ts';
 import { allows, useSession } from '../api/session.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
@@ -23,25 +24,14 @@ export default function ListsPage() {
         <QueryState query={lists} isEmpty={(d) => d.lists.length === 0}
           empty={<Empty title="No lists yet">{allows(role, 'write') ? <p>Create one above, then import its contacts from a CSV file.</p> : null}</Empty>}>
           {(data) => (
-            <div className="table-wrap" tabIndex={0}>
-              <table>
-                <thead>
-                  <tr><th scope="col">List</th><th scope="col">Opt-in</th><th scope="col" className="num">Confirmed</th><th scope="col" className="num">Unconfirmed</th><th scope="col" className="num">Unsubscribed</th><th scope="col">Created</th></tr>
-                </thead>
-                <tbody>
-                  {data.lists.map((l) => (
-                    <tr key={l.list_id}>
-                      <th scope="row"><Link to={`/lists/${l.list_id}`}>{l.name}</Link>{l.description === null ? null : <div className="muted small">{l.description}</div>}</th>
-                      <td>{l.optin}</td>
-                      <td className="num">{formatCount(l.subscribers.confirmed)}</td>
-                      <td className="num">{formatCount(l.subscribers.unconfirmed)}</td>
-                      <td className="num">{formatCount(l.subscribers.unsubscribed)}</td>
-                      <td><Time iso={l.created_at} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable rows={data.lists} rowKey={(l) => l.list_id} columns={[
+              { header: 'List', cell: (l) => <><Link to={`/lists/${l.list_id}`}>{l.name}</Link>{l.description === null ? null : <div className="muted small">{l.description}</div>}</> },
+              { header: 'Opt-in', cell: (l) => l.optin },
+              { header: 'Confirmed', num: true, cell: (l) => formatCount(l.subscribers.confirmed) },
+              { header: 'Unconfirmed', num: true, cell: (l) => formatCount(l.subscribers.unconfirmed) },
+              { header: 'Unsubscribed', num: true, cell: (l) => formatCount(l.subscribers.unsubscribed) },
+              { header: 'Created', cell: (l) => <Time iso={l.created_at} /> },
+            ]} />
           )}
         </QueryState>
       </Section>

@@ -4,6 +4,7 @@ import { ApiError } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
 import { addSuppressions, exportSuppressions, fetchSuppressions, removeSuppression, suppressionKeys } from '../api/suppressions.ts';
 import type { SuppressionView } from '../api/types.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { TextArea, TextField } from '../components/field.tsx';
 import { ConfirmDialog } from '../components/dialog.tsx';
 import { Page, Section } from '../components/page.tsx';
@@ -63,21 +64,12 @@ function SuppressionTable(props: { rows: readonly SuppressionView[]; canWrite: b
   });
   return (
     <>
-      <div className="table-wrap" tabIndex={0}>
-        <table>
-          <thead><tr><th scope="col">Address</th><th scope="col">Reason</th><th scope="col">Since</th>{props.canWrite ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr></thead>
-          <tbody>
-            {props.rows.map((s) => (
-              <tr key={s.email}>
-                <th scope="row">{s.email}</th>
-                <td><StatusBadge status={s.reason} /></td>
-                <td><Time iso={s.created_at} /></td>
-                {props.canWrite ? <td><button type="button" className="button small secondary" onClick={() => setRemoving(s.email)} aria-label={`Remove ${s.email}`}>Remove</button></td> : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable rows={props.rows} rowKey={(s) => s.email} columns={[
+        { header: 'Address', cell: (s) => s.email },
+        { header: 'Reason', cell: (s) => <StatusBadge status={s.reason} /> },
+        { header: 'Since', cell: (s) => <Time iso={s.created_at} /> },
+        props.canWrite && { header: 'Actions', hiddenHeader: true, cell: (s) => <button type="button" className="button small secondary" onClick={() => setRemoving(s.email)} aria-label={`Remove ${s.email}`}>Remove</button> },
+      ]} />
       <ConfirmDialog open={removing !== undefined} onClose={() => { setRemoving(undefined); remove.reset(); }} title="Send to this address again?"
         confirmLabel="Remove from the list" busy={remove.isPending} onConfirm={() => removing !== undefined && remove.mutate(removing)}>
         <p>herald will send to <strong>{removing}</strong> again. Remove an address only when its owner asked for email again.</p>

@@ -4,6 +4,7 @@ import { allows, useSession } from '../api/session.ts';
 import type { AccountUser, Role, UserInvited } from '../api/types.ts';
 import { changeRole, inviteUser, removeUser, userKeys, usersQuery } from '../api/users.ts';
 import { CopyValue } from '../components/copy-button.tsx';
+import { DataTable } from '../components/data-table.tsx';
 import { ConfirmDialog, Modal } from '../components/dialog.tsx';
 import { SelectField, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
@@ -97,28 +98,21 @@ function UserTable(props: { users: readonly AccountUser[]; me: string }) {
   return (
     <>
       {roleChange.isError ? <ErrorNotice error={roleChange.error} /> : null}
-      <div className="table-wrap" tabIndex={0}>
-        <table>
-          <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Signed in now</th><th scope="col">Last sign-in</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
-          <tbody>
-            {props.users.map((u) => (
-              <tr key={u.user_id}>
-                <th scope="row">{u.email}{u.user_id === props.me ? <span className="muted"> (you)</span> : null}{u.totp_enabled ? <div className="small muted">two-factor on</div> : null}</th>
-                <td>
-                  <label className="visually-hidden" htmlFor={`role-${u.user_id}`}>Role of {u.email}</label>
-                  <select id={`role-${u.user_id}`} value={u.role} disabled={roleChange.isPending} onChange={(e) => roleChange.mutate({ user: u, role: e.target.value as Role })}>
-                    {ROLES.map((r) => <option key={r.value} value={r.value}>{r.value}</option>)}
-                  </select>
-                </td>
-                <td><StatusBadge status={u.status} /></td>
-                <td>{u.active_sessions > 0 ? `yes, ${u.active_sessions} session${u.active_sessions === 1 ? '' : 's'}` : <span className="muted">no</span>}</td>
-                <td><Time iso={u.last_sign_in_at} fallback="never" /></td>
-                <td><button type="button" className="button small danger" onClick={() => setRemoving(u)} aria-label={`Remove ${u.email}`}>Remove</button></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable rows={props.users} rowKey={(u) => u.user_id} columns={[
+        { header: 'User', cell: (u) => <>{u.email}{u.user_id === props.me ? <span className="muted"> (you)</span> : null}{u.totp_enabled ? <div className="small muted">two-factor on</div> : null}</> },
+        { header: 'Role', cell: (u) => (
+          <>
+            <label className="visually-hidden" htmlFor={`role-${u.user_id}`}>Role of {u.email}</label>
+            <select id={`role-${u.user_id}`} value={u.role} disabled={roleChange.isPending} onChange={(e) => roleChange.mutate({ user: u, role: e.target.value as Role })}>
+              {ROLES.map((r) => <option key={r.value} value={r.value}>{r.value}</option>)}
+            </select>
+          </>
+        ) },
+        { header: 'State', cell: (u) => <StatusBadge status={u.status} /> },
+        { header: 'Signed in now', cell: (u) => (u.active_sessions > 0 ? `yes, ${u.active_sessions} session${u.active_sessions === 1 ? '' : 's'}` : <span className="muted">no</span>) },
+        { header: 'Last sign-in', cell: (u) => <Time iso={u.last_sign_in_at} fallback="never" /> },
+        { header: 'Actions', hiddenHeader: true, cell: (u) => <button type="button" className="button small danger" onClick={() => setRemoving(u)} aria-label={`Remove ${u.email}`}>Remove</button> },
+      ]} />
       <ConfirmDialog open={removing !== undefined} onClose={() => { setRemoving(undefined); remove.reset(); }} title="Remove this user?" confirmLabel="Remove user" danger
         busy={remove.isPending} onConfirm={() => removing !== undefined && remove.mutate(removing)}>
         <p>{removing?.email} loses access at once; their sessions end in every browser.</p>

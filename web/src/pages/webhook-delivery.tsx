@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { allows, useSession } from '../api/session.ts';
 import { deliveryQuery, retryDelivery, webhookKeys } from '../api/webhooks.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { PENDING_POLL_MS } from './webhook-delivery-log.tsx';
 import { ErrorNotice, QueryState } from '../components/query-state.tsx';
@@ -43,22 +44,13 @@ export default function WebhookDeliveryPage() {
             </Section>
             <Section title="Attempts">
               {d.attempts.length === 0 ? <p className="muted">No attempt yet.</p> : (
-                <div className="table-wrap" tabIndex={0}>
-                  <table>
-                    <thead><tr><th scope="col">When</th><th scope="col">URL</th><th scope="col">Answer</th><th scope="col">Error</th><th scope="col" className="num">Took</th></tr></thead>
-                    <tbody>
-                      {d.attempts.map((a, i) => (
-                        <tr key={i}>
-                          <th scope="row"><Time iso={a.at} /></th>
-                          <td className="break">{a.url}</td>
-                          <td>{a.status_code === null ? <span className="muted">no answer</span> : <StatusBadge status={a.status_code >= 200 && a.status_code < 300 ? 'succeeded' : 'failed'} />} {a.status_code}</td>
-                          <td>{a.error ?? ''}</td>
-                          <td className="num">{a.duration_ms} ms</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <DataTable rows={d.attempts} rowKey={(_a, i) => i} columns={[
+                  { header: 'When', cell: (a) => <Time iso={a.at} /> },
+                  { header: 'URL', cellClassName: 'break', cell: (a) => a.url },
+                  { header: 'Answer', cell: (a) => <>{a.status_code === null ? <span className="muted">no answer</span> : <StatusBadge status={a.status_code >= 200 && a.status_code < 300 ? 'succeeded' : 'failed'} />} {a.status_code}</> },
+                  { header: 'Error', cell: (a) => a.error ?? '' },
+                  { header: 'Took', num: true, cell: (a) => `${a.duration_ms} ms` },
+                ]} />
               )}
             </Section>
             <Section title="Body posted"><pre className="text-preview" tabIndex={0}>{JSON.stringify(d.payload, null, 2)}</pre></Section>

@@ -6,6 +6,7 @@ import {
   accountQuery, accountUsersQuery, inviteAccountUser, operatorKeys, topUp as addToAccount, updateAccount,
 } from '../../api/operator/accounts.ts';
 import type { AccountDetails, AccountUser, AllowListAppliesTo, Channel, Role, TopUpInput, UserInvited } from '../../api/types.ts';
+import { DataTable } from '../../components/data-table.tsx';
 import { CheckboxGroup, SelectField, TextArea, TextField } from '../../components/field.tsx';
 import { Page, Section } from '../../components/page.tsx';
 import { ErrorNotice, QueryState } from '../../components/query-state.tsx';
@@ -188,16 +189,12 @@ function AccountUsers(props: { id: string }) {
     <Section title="Users">
       <QueryState query={users} isEmpty={(d) => d.users.length === 0} empty={<p className="muted">No users yet: invite the first owner.</p>}>
         {(data) => (
-          <div className="table-wrap" tabIndex={0}>
-            <table>
-              <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Last sign-in</th></tr></thead>
-              <tbody>
-                {data.users.map((u: AccountUser) => (
-                  <tr key={u.user_id}><th scope="row">{u.email}</th><td>{u.role}</td><td><StatusBadge status={u.status} /></td><td><Time iso={u.last_sign_in_at} fallback="never" /></td></tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable rows={data.users} rowKey={(u) => u.user_id} columns={[
+            { header: 'User', cell: (u) => u.email },
+            { header: 'Role', cell: (u) => u.role },
+            { header: 'State', cell: (u) => <StatusBadge status={u.status} /> },
+            { header: 'Last sign-in', cell: (u) => <Time iso={u.last_sign_in_at} fallback="never" /> },
+          ]} />
         )}
       </QueryState>
       <form onSubmit={submit} noValidate className="form-grid">

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { healthQuery } from '../../api/operator/health.ts';
+import { DataTable } from '../../components/data-table.tsx';
 import { Page, Section } from '../../components/page.tsx';
 import { Empty, QueryState } from '../../components/query-state.tsx';
 import { Time } from '../../components/time.tsx';
@@ -34,21 +35,21 @@ export default function OperatorHealthPage() {
               </dl>
             </Section>
             <Section title="Queues">
-              <div className="table-wrap" tabIndex={0}>
-                <table>
-                  <thead><tr><th scope="col">Channel</th><th scope="col" className="num">Queued</th><th scope="col" className="num">Oldest waiting</th></tr></thead>
-                  <tbody>{h.queues.map((q) => <tr key={q.channel}><th scope="row">{q.channel}</th><td className="num">{formatCount(q.queued)}</td><td className="num">{age(q.oldest_age_seconds)}</td></tr>)}</tbody>
-                </table>
-              </div>
+              <DataTable rows={h.queues} rowKey={(q) => q.channel} columns={[
+                { header: 'Channel', cell: (q) => q.channel },
+                { header: 'Queued', num: true, cell: (q) => formatCount(q.queued) },
+                { header: 'Oldest waiting', num: true, cell: (q) => age(q.oldest_age_seconds) },
+              ]} />
             </Section>
             <Section title="Processes">
               {h.processes.length === 0 ? <Empty title="No process has reported in" /> : (
-                <div className="table-wrap" tabIndex={0}>
-                  <table>
-                    <thead><tr><th scope="col">Role</th><th scope="col">Host</th><th scope="col" className="num">pid</th><th scope="col">Started</th><th scope="col">Last seen</th></tr></thead>
-                    <tbody>{h.processes.map((p) => <tr key={`${p.host}-${p.pid}`}><th scope="row">{p.role}</th><td>{p.host}</td><td className="num">{p.pid}</td><td><Time iso={p.started_at} /></td><td><Time iso={p.last_seen_at} /></td></tr>)}</tbody>
-                  </table>
-                </div>
+                <DataTable rows={h.processes} rowKey={(p) => `${p.host}-${p.pid}`} columns={[
+                  { header: 'Role', cell: (p) => p.role },
+                  { header: 'Host', cell: (p) => p.host },
+                  { header: 'pid', num: true, cell: (p) => p.pid },
+                  { header: 'Started', cell: (p) => <Time iso={p.started_at} /> },
+                  { header: 'Last seen', cell: (p) => <Time iso={p.last_seen_at} /> },
+                ]} />
               )}
             </Section>
           </>

@@ -5,7 +5,7 @@ import { CHANNELS } from '@herald/domain/account.ts';
 import {
   accountQuery, accountUsersQuery, inviteAccountUser, operatorKeys, topUp as addToAccount, updateAccount,
 } from '../../api/operator/accounts.ts';
-import type { AccountDetails, AccountUser, AllowListAppliesTo, Channel, Role, TopUpInput, UserInvited } from '../../api/types.ts';
+import type { AccountDetails, AllowListAppliesTo, Channel, Role, TopUpInput, UserInvited } from '../../api/types.ts';
 import { DataTable } from '../../components/data-table.tsx';
 import { CheckboxGroup, SelectField, TextArea, TextField } from '../../components/field.tsx';
 import { Page, Section } from '../../components/page.tsx';

@@ -1,12 +1,14 @@
 // The IP allow-list in the browser (issue 19, item 6): an owner who saves a list without
 // their own address is refused and offered the two ways out; the operator's console edits
 // the list and whom it binds, and so shuts the account out and lets it in again. Debian's
-// Chromium against a real herald (the browser reaches it from 127.0.0.1); axe on each page.
+// Chromium against a real herald (the browser reaches it from 127.0.0.1); axe on each page;
+// each part a step of its own (test/web/steps.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { buildWebIfStale, checkPage, launchChromium, openContext, skipWithoutChromium, type PageProblems } from '../support/browser.ts';
 import { ADMIN_TOKEN, openAccount, startService } from '../support/service.ts';
+import { steps } from './steps.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -27,50 +29,59 @@ test('an owner cannot save themselves out of the application, and the operator\'
   const link = ((await invited.json()) as { invitation_url: string }).invitation_url;
   const problems: PageProblems = { errors: [] };
   const browser = await launchChromium(t);
+  const step = steps(t);
 
-  // ---- the owner: a list without 127.0.0.1 is refused, and saved once it binds keys only ----
   const owner = await (await openContext(browser, base, problems)).newPage();
-  await owner.goto(`/app/invitation${new URL(link).hash}`);
-  await owner.getByLabel('New password').fill(PASSWORD);
-  await owner.getByLabel('Repeat the password').fill(PASSWORD);
-  await owner.getByRole('button', { name: 'Set password and sign in' }).click();
-  await heading(owner, 'Overview');
-  await owner.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys', exact: true }).click();
-  await owner.getByText('You are reaching herald from 127.0.0.1.').waitFor();
-  await owner.getByRole('button', { name: 'Add an entry' }).click();
-  await owner.getByRole('textbox', { name: 'Entry 1' }).fill('198.51.100.0/24');
-  await owner.getByText('This list does not include your address (127.0.0.1)').waitFor();
-  await owner.getByRole('button', { name: 'Save the list' }).click();
-  await owner.getByRole('alert').getByText('The IP allow-list would lock you out').waitFor();
-  await checkPage(owner, 'allow-list-refused');
-  await owner.getByRole('button', { name: 'Save for API keys only' }).click();
-  await owner.getByText('Saved.').waitFor();
-  assert.equal(await owner.getByLabel('The list binds').inputValue(), 'keys');
-  // Read with the key from inside the list: keys stay bound to it.
-  const saved = (await service.http.inject({ method: 'GET', url: '/v1/account', remoteAddress: '198.51.100.7', headers: { authorization: `Bearer ${account.apiKey}` } })).json();
-  assert.deepStrictEqual([saved.ip_allow_list, saved.allow_list_applies_to], [['198.51.100.0/24'], 'keys']);
-
-  // ---- the operator binds sessions too (the owner is shut out), then frees them again ----
   const operator = await (await openContext(browser, base, problems)).newPage();
-  await operator.goto('/app/operator');
-  await operator.getByLabel('Admin token').fill(ADMIN_TOKEN);
-  await operator.getByRole('button', { name: 'Sign in' }).click();
-  await heading(operator, 'Accounts');
-  await operator.goto(`/app/operator/accounts/${account.id}`);
-  await heading(operator, 'Acme');
-  assert.equal(await operator.getByLabel('Addresses and ranges, one a line').inputValue(), '198.51.100.0/24');
-  await operator.getByLabel('The list binds').selectOption('all');
-  await operator.getByRole('button', { name: 'Save the allow-list' }).click();
-  await operator.getByText('Allow-list saved.').waitFor();
-  await checkPage(operator, 'operator-allow-list');
-  await owner.reload();
-  await owner.getByText('your address is not in this account\'s IP allow-list', { exact: false }).first().waitFor();
-  await checkPage(owner, 'allow-list-shut-out');
 
-  await operator.getByLabel('The list binds').selectOption('keys');
-  await operator.getByRole('button', { name: 'Save the allow-list' }).click();
-  await operator.getByText('Allow-list saved.').waitFor();
-  await owner.reload();
-  await owner.getByText('You are reaching herald from 127.0.0.1.').waitFor();
-  assert.deepStrictEqual(problems.errors, []);
+  await step('the owner’s list without 127.0.0.1 is refused, and saved once it binds API keys only', 90_000, async () => {
+    await owner.goto(`/app/invitation${new URL(link).hash}`);
+    await owner.getByLabel('New password').fill(PASSWORD);
+    await owner.getByLabel('Repeat the password').fill(PASSWORD);
+    await owner.getByRole('button', { name: 'Set password and sign in' }).click();
+    await heading(owner, 'Overview');
+    await owner.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys', exact: true }).click();
+    await owner.getByText('You are reaching herald from 127.0.0.1.').waitFor();
+    await owner.getByRole('button', { name: 'Add an entry' }).click();
+    await owner.getByRole('textbox', { name: 'Entry 1' }).fill('198.51.100.0/24');
+    await owner.getByText('This list does not include your address (127.0.0.1)').waitFor();
+    await owner.getByRole('button', { name: 'Save the list' }).click();
+    await owner.getByRole('alert').getByText('The IP allow-list would lock you out').waitFor();
+    await checkPage(owner, 'allow-list-refused');
+    await owner.getByRole('button', { name: 'Save for API keys only' }).click();
+    await owner.getByText('Saved.').waitFor();
+    assert.equal(await owner.getByLabel('The list binds').inputValue(), 'keys');
+    // Read with the key from inside the list: keys stay bound to it.
+    const saved = (await service.http.inject({ method: 'GET', url: '/v1/account', remoteAddress: '198.51.100.7', headers: { authorization: `Bearer ${account.apiKey}` } })).json();
+    assert.deepStrictEqual([saved.ip_allow_list, saved.allow_list_applies_to], [['198.51.100.0/24'], 'keys']);
+  });
+
+  await step('the operator binds sessions too, and the owner is shut out', 90_000, async () => {
+    await operator.goto('/app/operator');
+    await operator.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await operator.getByRole('button', { name: 'Sign in' }).click();
+    await heading(operator, 'Accounts');
+    await operator.goto(`/app/operator/accounts/${account.id}`);
+    await heading(operator, 'Acme');
+    assert.equal(await operator.getByLabel('Addresses and ranges, one a line').inputValue(), '198.51.100.0/24');
+    await operator.getByLabel('The list binds').selectOption('all');
+    await operator.getByRole('button', { name: 'Save the allow-list' }).click();
+    await operator.getByText('Allow-list saved.').waitFor();
+    await checkPage(operator, 'operator-allow-list');
+    await owner.reload();
+    await owner.getByText('your address is not in this account\'s IP allow-list', { exact: false }).first().waitFor();
+    await checkPage(owner, 'allow-list-shut-out');
+  });
+
+  await step('the operator binds keys only again, and the owner is back', 90_000, async () => {
+    await operator.getByLabel('The list binds').selectOption('keys');
+    await operator.getByRole('button', { name: 'Save the allow-list' }).click();
+    await operator.getByText('Allow-list saved.').waitFor();
+    await owner.reload();
+    await owner.getByText('You are reaching herald from 127.0.0.1.').waitFor();
+  });
+
+  await step('no page had a script error or a CSP violation', 5_000, async () => {
+    assert.deepStrictEqual(problems.errors, []);
+  });
 });

@@ -1,6 +1,10 @@
 // The JSON shapes the pages read, declared once on the server and imported here as
 // types only (they vanish from the bundle). Existing /v1 shapes are the use cases'
-// own view types; the account operations of issue 12 come from the contract file.
+// own view types; the account operations of issue 12 come from the contract file. Pages
+// take the server's types only from here (segments-model.ts, unit-tested under Node
+// without the @herald alias, names its one type by relative path).
+import type { Static } from '@sinclair/typebox';
+import type { CampaignCreateSchema, RecipientPageSchema, TimelineSchema } from '@herald/campaigns/campaign-shapes.ts';
 export type { MessagePage, MessageSummary, MessageView } from '@herald/app/get-message.ts';
 export type { EmailTemplateSummary, EmailTemplateView } from '@herald/app/email-templates.ts';
 export type { WhatsappTemplateView } from '@herald/app/list-whatsapp-templates.ts';
@@ -12,14 +16,12 @@ export type { WebhookSettingsView, RotatedSecret } from '@herald/app/webhook-set
 export type { AttemptView, DeliveryDetails, DeliveryPage, DeliverySummary } from '@herald/app/webhook-deliveries.ts';
 export type { CertificateView } from '@herald/app/certificates.ts';
 export type { AccountBody, AccountDetails } from '@herald/app/account-view.ts';
-export type { Channel } from '@herald/domain/account.ts';
+export type { AllowListAppliesTo, Channel } from '@herald/domain/account.ts';
 export type { EventType } from '@herald/domain/event-catalogue.ts';
 export type { MessageStatus } from '@herald/domain/message-status.ts';
 export type * from './contract.ts';
+
 // The marketing shapes of issue 13 (lists, contacts, segments, campaigns), from src/campaigns/.
-import type { Static } from '@sinclair/typebox';
-import type { CampaignCreateSchema, RecipientPageSchema, TimelineSchema } from '@herald/campaigns/campaign-shapes.ts';
-export type { AllowListAppliesTo } from '@herald/domain/account.ts';
 export type { CampaignStatus, CampaignView, Quote, ResendTarget, Stats } from '@herald/campaigns/campaign-shapes.ts';
 export type CampaignInput = Static<typeof CampaignCreateSchema>;
 export type Timeline = Static<typeof TimelineSchema>;

@@ -19,7 +19,7 @@ export const fetchAccounts = (q: string, cursor: string | undefined) =>
 export const openAccount = (name: string, messagesLeft: number) =>
   api<{ account: AccountBody }>('/admin/v1/accounts', { method: 'POST', body: { name, messagesLeft }, realm: 'operator' });
 
-export const accountQuery = (id: string) => ({
+export const operatorAccountQuery = (id: string) => ({
   queryKey: operatorKeys.account(id),
   queryFn: () => api<AccountDetails>(accountPath(id), { realm: 'operator' }),
 }) as const;

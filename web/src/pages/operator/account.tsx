@@ -3,7 +3,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { CHANNELS } from '@herald/domain/account.ts';
 import {
-  accountQuery, accountUsersQuery, inviteAccountUser, operatorKeys, topUp as addToAccount, updateAccount,
+  operatorAccountQuery, accountUsersQuery, inviteAccountUser, operatorKeys, topUp as addToAccount, updateAccount,
 } from '../../api/operator/accounts.ts';
 import type { AccountDetails, AllowListAppliesTo, Channel, Role, TopUpInput, UserInvited } from '../../api/types.ts';
 import { DataTable } from '../../components/data-table.tsx';
@@ -18,7 +18,7 @@ import { InvitationLink, ROLES } from '../users.tsx';
 
 export default function OperatorAccountPage() {
   const id = useParams().id ?? '';
-  const account = useQuery(accountQuery(id));
+  const account = useQuery(operatorAccountQuery(id));
   return (
     <Page title={account.data?.name ?? 'Account'} description={<Link to="/operator">← All accounts</Link>}>
       <QueryState query={account}>

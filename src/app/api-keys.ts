@@ -7,7 +7,7 @@ import { findApiKey, insertApiKey, revokeApiKey, touchApiKey, type ApiKeyRecord 
 import type { Executor } from '../store/database.ts';
 import type { AppDeps } from './deps.ts';
 import { cachedAccount } from './read-caches.ts';
-import { TtlCache } from './ttl-cache.ts';
+import { BoundedCache } from '../cache/bounded-cache.ts';
 
 // API keys are JWTs (the spec's bearer format) signed by the service: they carry the
 // account (`sub`), the key id (`jti`) and the scopes. The signature rejects forged and
@@ -32,8 +32,6 @@ interface VerifiedKey {
   readonly key: ApiKeyRecord;
   /** The JWT's `exp` in seconds, checked again on every hit as jose checks it. */
   readonly exp: number | undefined;
-  /** Clock time after which the key is verified and looked up again. */
-  readonly until: number;
 }
 
 /**
@@ -46,26 +44,24 @@ interface VerifiedKey {
  * recently used go first), so a flood of bad keys cannot grow it.
  */
 export class VerifiedKeyCache {
-  readonly #entries: TtlCache<string, VerifiedKey>;
-  readonly ttlMs: number;
+  readonly #entries: BoundedCache<string, VerifiedKey>;
 
   constructor(options: { ttlMs: number; maxEntries: number }) {
-    this.ttlMs = options.ttlMs;
-    this.#entries = new TtlCache(options);
+    this.#entries = new BoundedCache(options);
   }
 
   get(keyHash: string, now: number): VerifiedKey | undefined {
     return this.#entries.get(keyHash, now);
   }
 
-  /** Kept until `entry.until`. */
-  set(keyHash: string, entry: VerifiedKey): void {
-    this.#entries.set(keyHash, entry, entry.until - this.ttlMs);
+  /** Kept for the cache's ttl from `now`, when the key was verified. */
+  set(keyHash: string, entry: VerifiedKey, now: number): void {
+    this.#entries.set(keyHash, entry, { now });
   }
 
   /** Forgets the key with this id (revoked). */
   evict(keyId: string): void {
-    this.#entries.evictWhere((entry) => entry.key.id === keyId);
+    this.#entries.deleteWhere((entry) => entry.key.id === keyId);
   }
 }
 
@@ -76,20 +72,18 @@ export const newVerifiedKeyCache = (): VerifiedKeyCache => new VerifiedKeyCache(
  * A key's last use (time and address) is shown to the account "at most a minute old":
  * this process writes it when the key has not been written here for a minute, or is
  * used from another address, so a busy key costs one write a minute, not one a request.
- * Bounded: past `maxEntries` it forgets everything (the next use of each key writes).
+ * Bounded: past `maxEntries` the least recently used key is forgotten (its next use writes).
  */
 export class KeyUseThrottle {
-  readonly #written = new Map<string, { at: number; ip: string }>();
-  readonly #maxEntries: number;
+  readonly #written: BoundedCache<string, { readonly at: number; readonly ip: string }>;
   constructor(maxEntries = 10_000) {
-    this.#maxEntries = maxEntries;
+    this.#written = new BoundedCache({ maxEntries });
   }
 
   /** True when this use should be written (and remembers it as written). */
   due(keyId: string, ip: string, now: number): boolean {
     const last = this.#written.get(keyId);
     if (last !== undefined && last.ip === ip && now - last.at < KEY_USE_INTERVAL_MS) return false;
-    if (this.#written.size >= this.#maxEntries) this.#written.clear();
     this.#written.set(keyId, { at: now, ip });
     return true;
   }
@@ -171,7 +165,7 @@ export async function authenticateApiKey(deps: KeyDeps, apiKey: string): Promise
     if (key.expiresAt !== null && key.expiresAt <= now) return INVALID;
     if (!timingSafeEqual(Buffer.from(keyHash, 'hex'), Buffer.from(key.keyHash, 'hex'))) return INVALID;
   } else {
-    deps.verifiedKeys?.set(keyHash, verified);
+    deps.verifiedKeys?.set(keyHash, verified, now);
   }
   const account = await cachedAccount(deps, key.accountId);
   if (!account) return INVALID;
@@ -200,5 +194,5 @@ async function verifyKey(deps: KeyDeps, apiKey: string, keyHash: string, now: nu
   if (!key || key.revokedAt !== null) return undefined;
   if (key.expiresAt !== null && key.expiresAt <= now) return undefined;
   if (!timingSafeEqual(Buffer.from(keyHash, 'hex'), Buffer.from(key.keyHash, 'hex'))) return undefined;
-  return { key, exp, until: now + (deps.verifiedKeys?.ttlMs ?? 0) };
+  return { key, exp };
 }

@@ -1,6 +1,7 @@
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { DKIM_KEY_BITS, dkimSelectorAt } from '../domain/sender-domain.ts';
+import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Db } from '../store/database.ts';
 import { findDkimPrivateKey, type DkimKeyPair } from '../store/sender-domains.ts';
 
@@ -29,11 +30,15 @@ export function newVerificationToken(): string {
 export type DkimKey = { selector: string; privateKey: string };
 export type DkimKeyLookup = (accountId: string, domain: string) => Promise<DkimKey | undefined>;
 
+/** The lookup's defaults: an answer is reused a minute, for at most 10,000 domains. */
+export const DKIM_LOOKUP_TTL_MS = 60_000;
+export const DKIM_LOOKUP_ENTRIES = 10_000;
+
 export interface DkimLookupOptions {
   /** How long an answer (a key or "none") is reused; default 60 s. */
   readonly ttlMs?: number;
   readonly clock?: () => number;
-  /** Entries kept at most; past it the cache starts over. */
+  /** Entries kept at most; past it the least recently used goes. */
   readonly maxEntries?: number;
 }
 
@@ -44,20 +49,18 @@ export interface DkimLookupOptions {
  * are cached for a minute: a newly verified domain is signed at most that much later.
  */
 export function dkimKeyLookup(db: Db, options: DkimLookupOptions = {}): DkimKeyLookup {
-  const ttlMs = options.ttlMs ?? 60_000;
   const clock = options.clock ?? Date.now;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const cache = new Map<string, { key: DkimKey | undefined; until: number }>();
+  // null: the domain has no key (an answer kept like a key).
+  const cache = new BoundedCache<string, DkimKey | null>({ ttlMs: options.ttlMs ?? DKIM_LOOKUP_TTL_MS, maxEntries: options.maxEntries ?? DKIM_LOOKUP_ENTRIES });
 
   return async (accountId, domain) => {
     const name = domain.toLowerCase();
     const cacheKey = `${accountId}\n${name}`;
     const now = clock();
-    const hit = cache.get(cacheKey);
-    if (hit && hit.until > now) return hit.key;
+    const hit = cache.get(cacheKey, now);
+    if (hit !== undefined) return hit ?? undefined;
     const key = await findDkimPrivateKey(db, accountId, name);
-    if (cache.size >= maxEntries) cache.clear();
-    cache.set(cacheKey, { key, until: now + ttlMs });
+    cache.set(cacheKey, key ?? null, { now });
     return key;
   };
 }

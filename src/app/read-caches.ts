@@ -2,8 +2,8 @@ import type { Account } from '../domain/account.ts';
 import { findAccount } from '../store/accounts.ts';
 import { findSenderDomain, type SenderDomain } from '../store/sender-domains.ts';
 import { findWhatsappTemplate, type WhatsappTemplate } from '../store/whatsapp-templates.ts';
-import type { AppDeps } from './deps.ts';
-import { readThrough, TtlCache } from './ttl-cache.ts';
+import type { Db } from '../store/database.ts';
+import { BoundedCache, readThrough } from '../cache/bounded-cache.ts';
 
 // What every send request read from the store before it could write anything: the
 // account (for its settings: services, rate, allow-list, price), the sender domain of an
@@ -26,22 +26,30 @@ import { readThrough, TtlCache } from './ttl-cache.ts';
 export const READ_CACHE_TTL_MS = 1000;
 
 export interface ReadCaches {
-  readonly accounts: TtlCache<string, Account>;
+  readonly accounts: BoundedCache<string, Account>;
   /** By `<account id>\n<domain>`. */
-  readonly senderDomains: TtlCache<string, SenderDomain>;
+  readonly senderDomains: BoundedCache<string, SenderDomain>;
   /** By `<account id>\n<template id>`. */
-  readonly whatsappTemplates: TtlCache<string, WhatsappTemplate>;
+  readonly whatsappTemplates: BoundedCache<string, WhatsappTemplate>;
 }
+
+/** Each holds at most this many entries (the least recently used go first), so many accounts cannot grow them. */
+export const READ_CACHE_ENTRIES = 10_000;
 
 export function newReadCaches(ttlMs = READ_CACHE_TTL_MS): ReadCaches {
   return {
-    accounts: new TtlCache({ ttlMs, maxEntries: 10_000 }),
-    senderDomains: new TtlCache({ ttlMs, maxEntries: 10_000 }),
-    whatsappTemplates: new TtlCache({ ttlMs, maxEntries: 10_000 }),
+    accounts: new BoundedCache({ ttlMs, maxEntries: READ_CACHE_ENTRIES }),
+    senderDomains: new BoundedCache({ ttlMs, maxEntries: READ_CACHE_ENTRIES }),
+    whatsappTemplates: new BoundedCache({ ttlMs, maxEntries: READ_CACHE_ENTRIES }),
   };
 }
 
-type Reader = Pick<AppDeps, 'db' | 'clock' | 'readCaches'>;
+/** What the readers below use of AppDeps, spelled out so this module does not import deps.ts (which names ReadCaches). */
+interface Reader {
+  readonly db: Db;
+  readonly clock: () => number;
+  readonly readCaches?: ReadCaches;
+}
 
 /** The account, at most READ_CACHE_TTL_MS old (see above for what may read it). */
 export const cachedAccount = (deps: Reader, id: string): Promise<Account | undefined> =>
@@ -60,13 +68,13 @@ export const approvedWhatsappTemplate = async (deps: Reader, accountId: string, 
 };
 
 /** After a commit that changed the account: this process reads it again on its next request. */
-export function forgetAccount(deps: Pick<AppDeps, 'readCaches'>, id: string): void {
-  deps.readCaches?.accounts.evict(id);
+export function forgetAccount(deps: Pick<Reader, 'readCaches'>, id: string): void {
+  deps.readCaches?.accounts.delete(id);
 }
 
 /** The account as stored now (for views that show its amounts), remembered for the next requests. */
 export async function freshAccount(deps: Reader, id: string): Promise<Account | undefined> {
   const account = await findAccount(deps.db, id);
-  if (account !== undefined) deps.readCaches?.accounts.set(id, account, deps.clock());
+  if (account !== undefined) deps.readCaches?.accounts.set(id, account, { now: deps.clock() });
   return account;
 }

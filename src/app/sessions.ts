@@ -38,6 +38,8 @@ export type AuthDeps = KeyDeps & { readonly auth: AuthSettings };
 const TOUCH_EVERY_MS = 60_000;
 
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+// Session, invitation and password-reset tokens are random and stored hashed, not signed
+// (domain/signed-token.ts): each is looked up in the store anyway, to be revoked, used once or voided.
 export const newToken = (): string => randomBytes(32).toString('base64url');
 
 export function csrfTokenOf(deps: Pick<KeyDeps, 'signingSecret'>, sessionToken: string): string {

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { domainToASCII } from 'node:url';
 import emailAddresses from 'email-addresses';
+import { BoundedCache } from '../cache/bounded-cache.ts';
 
 // Control characters (C0, DEL, C1), Unicode line/paragraph separators, format
 // characters (bidi overrides, zero-width joiners) and lone surrogates (UTF-16 halves
@@ -16,7 +17,7 @@ const utf8Length = (text: string): number => Buffer.byteLength(text, 'utf8');
 // address); senders repeat their From and Reply-To, so recent answers are remembered.
 const REMEMBERED = 4096;
 const MAX_REMEMBERED_LENGTH = 320;
-const remembered = new Map<string, string | null>();
+const remembered = new BoundedCache<string, string | null>({ maxEntries: REMEMBERED });
 
 /**
  * The addr-spec (trimmed) when `input` is exactly one RFC 5322 / RFC 6532 addr-spec
@@ -27,12 +28,7 @@ export function parseAddress(input: string): string | null {
   if (typeof input !== 'string') return null;
   // Only what could be an address is remembered: a long string is refused cheaply anyway.
   if (input.length > MAX_REMEMBERED_LENGTH) return parseUncached(input);
-  const known = remembered.get(input);
-  if (known !== undefined) return known;
-  const parsed = parseUncached(input);
-  if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value as string);
-  remembered.set(input, parsed);
-  return parsed;
+  return remembered.obtain(input, () => parseUncached(input));
 }
 
 // The common address, ASCII dot-atom@dot-atom (RFC 5322 atext): the parser would take

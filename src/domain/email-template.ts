@@ -30,7 +30,7 @@
 // templates is bounded in bytes and keeps only templates that compiled.
 
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { BoundedCache } from '../cache/bounded-cache.ts';
 import { parseTemplate, type Program, type TemplateLimits } from './template-parser.ts';
 import { controlWhitespace } from './template-whitespace.ts';
 import type { RequestLimits } from './request-limits.ts';
@@ -178,7 +178,7 @@ const BYTES_PER_ENTRY = 256;
 export function createTemplateEngine(options: TemplateEngineOptions): TemplateEngine {
   // 0 bytes: no cache (lru-cache needs a positive size).
   const cache = options.cacheBytes > 0
-    ? new LRUCache<string, { readonly compiled: CompiledTemplate; readonly bytes: number }>({ maxSize: options.cacheBytes, sizeCalculation: (entry) => entry.bytes })
+    ? new BoundedCache<string, { readonly compiled: CompiledTemplate; readonly bytes: number }>({ maxBytes: options.cacheBytes, bytesOf: (entry) => entry.bytes })
     : undefined;
   const subjectLimits: TemplateLimits = { ...options.template, maxLength: options.maxSubjectLength };
 
@@ -229,7 +229,7 @@ export function createTemplateEngine(options: TemplateEngineOptions): TemplateEn
       }
       return ok(compiled.value.render(variables).replace(/\r\n|\r|\n/g, ' '));
     },
-    cacheUsage: () => ({ entries: cache?.size ?? 0, bytes: cache?.calculatedSize ?? 0 }),
+    cacheUsage: () => ({ entries: cache?.size ?? 0, bytes: cache?.bytes ?? 0 }),
   };
 }
 

@@ -1,11 +1,10 @@
-import { createHmac, createSecretKey, hkdfSync } from 'node:crypto';
-import { jwtVerify } from 'jose';
+import { signedTokens } from './signed-token.ts';
 
 // The tokens in tracking and unsubscribe URLs: compact JWS (HS256) whose payload
-// names what the URL does, for which message, and until when. The key is derived
-// (HKDF-SHA256) from the installation secret with its own label, so a token can
-// never pass for an API key or the other way round, and a forged or altered token is
-// refused by the signature alone, before any database look-up. A click token carries
+// names what the URL does, for which message, and until when, signed and checked by
+// domain/signed-token.ts under their own label (the key derived from the installation
+// secret), so a token can never pass for an API key or the other way round, and a
+// forged or altered token is refused by the signature alone. A click token carries
 // its destination: the redirect can only ever go where the signed message linked, and
 // only for the tracked-link lifetime (HERALD_TRACKED_LINK_DAYS), counted from its `iat`
 // when it is followed, so a shorter setting also shortens links already sent.
@@ -60,72 +59,39 @@ export interface TrackingTokens {
   verify<K extends TrackingKind>(token: string, kind: K, now: number): Promise<ClaimsOf<K> | undefined>;
 }
 
-const ALGORITHM = 'HS256';
 const KEY_LABEL = 'herald tracking tokens v1';
 const CODE: Readonly<Record<TrackingKind, string>> = { open: 'o', click: 'c', unsubscribe: 'u' };
-const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-/** The protected header of every token, encoded once: `{"alg":"HS256"}`. */
-const HEADER = Buffer.from(JSON.stringify({ alg: ALGORITHM })).toString('base64url');
 
 /** An absolute http(s) URL of at most MAX_TRACKED_URL_LENGTH characters: the only kind a click token may carry. */
 export function isTrackableUrl(url: string): boolean {
   return url.length <= MAX_TRACKED_URL_LENGTH && /^https?:\/\//i.test(url) && URL.canParse(url);
 }
 
-const cache = new WeakMap<Uint8Array, Map<number, TrackingTokens>>();
-
 /**
- * The token signer and verifier of an installation secret, made once per secret:
- * compose signs for every recipient of every attempt (and a campaign message's body
- * once more), so the derived key is made once and reused. Signing is node:crypto's
- * HMAC, synchronous: the compact JWS it writes is the one jose's SignJWT writes, and a
- * WebCrypto sign per token (a job on the thread pool, a promise, a DOMException class)
- * cost a campaign message more than the HMAC itself. Verification stays jose's
- * (constant-time, checks the header and `exp`).
+ * The token signer and verifier of an installation secret and tracked-link setting. The
+ * key is derived once per secret (domain/signed-token.ts), so compose, which signs for
+ * every recipient of every attempt, may ask for this as often as it likes.
  */
 export function trackingTokens(
   installationSecret: Uint8Array, options: TrackingTokenOptions = { trackedLinkDays: DEFAULT_TRACKED_LINK_DAYS },
 ): TrackingTokens {
-  let bySetting = cache.get(installationSecret);
-  if (bySetting === undefined) cache.set(installationSecret, (bySetting = new Map()));
-  let tokens = bySetting.get(options.trackedLinkDays);
-  if (tokens === undefined) {
-    tokens = makeTrackingTokens(installationSecret, options.trackedLinkDays * DAY_SECONDS);
-    bySetting.set(options.trackedLinkDays, tokens);
-  }
-  return tokens;
-}
-
-function makeTrackingTokens(installationSecret: Uint8Array, clickLifetimeSeconds: number): TrackingTokens {
-  const derived = new Uint8Array(hkdfSync('sha256', installationSecret, new Uint8Array(0), KEY_LABEL, 32));
-  const key = crypto.subtle.importKey('raw', derived, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
-  // A KeyObject: createHmac given raw bytes checks and copies them on every call (≈ 40 µs
-  // here, against 6 µs with the KeyObject made once).
-  const signingKey = createSecretKey(derived);
+  const tokens = signedTokens(installationSecret, KEY_LABEL, { maxLength: MAX_TOKEN_LENGTH });
+  const clickLifetimeSeconds = options.trackedLinkDays * DAY_SECONDS;
 
   return {
     async sign(claims, now) {
       if (claims.kind === 'click' && !isTrackableUrl(claims.url)) throw new RangeError('a click token needs an absolute http(s) URL');
-      const payload: Record<string, string | number> = { k: CODE[claims.kind], a: claims.accountId, m: claims.msgid };
       const issued = Math.floor(now / 1000);
-      if (claims.kind === 'click') {
-        payload['u'] = claims.url;
-        payload['iat'] = issued;
-      }
-      payload['exp'] = issued + (claims.kind === 'click' ? clickLifetimeSeconds : TOKEN_LIFETIME_SECONDS[claims.kind]);
-      const signingInput = `${HEADER}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-      return `${signingInput}.${createHmac('sha256', signingKey).update(signingInput).digest('base64url')}`;
+      const base = { k: CODE[claims.kind], a: claims.accountId, m: claims.msgid };
+      return claims.kind === 'click'
+        ? tokens.sign({ ...base, u: claims.url, iat: issued }, issued + clickLifetimeSeconds)
+        : tokens.sign(base, issued + TOKEN_LIFETIME_SECONDS[claims.kind]);
     },
 
     async verify<K extends TrackingKind>(token: string, kind: K, now: number): Promise<ClaimsOf<K> | undefined> {
-      if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) return undefined;
-      let payload: Record<string, unknown>;
-      try {
-        ({ payload } = await jwtVerify(token, await key, { algorithms: [ALGORITHM], currentDate: new Date(now), requiredClaims: ['exp'] }));
-      } catch {
-        return undefined;
-      }
-      const { k, a, m, u, iat, exp } = payload;
+      const checked = await tokens.verify(token, now);
+      if (checked.kind !== 'valid') return undefined;
+      const { k, a, m, u, iat, exp } = checked.payload;
       if (k !== CODE[kind] || typeof a !== 'string' || typeof m !== 'string') return undefined;
       let claims: TrackingClaims | undefined;
       if (kind !== 'click') claims = { kind: kind as 'open' | 'unsubscribe', accountId: a, msgid: m };

@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, hkdfSync, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { purposeKey } from './signed-token.ts';
 
 // The per-message envelope sender (VERP): `b+<msgid>-<tag>@<bounce domain>`, where
 // the tag is the first 16 hex digits (64 bits) of HMAC-SHA256(msgid) under a key
@@ -29,19 +30,9 @@ export interface VerpTags {
   verify(msgid: string, tag: string): boolean;
 }
 
-const cache = new WeakMap<Uint8Array, VerpTags>();
-
-/** The tags of an installation secret, made once per secret (its key is derived once). */
+/** The tags of an installation secret (its key derived once per secret: domain/signed-token.ts). */
 export function verpTags(installationSecret: Uint8Array): VerpTags {
-  let tags = cache.get(installationSecret);
-  if (tags === undefined) {
-    tags = makeVerpTags(createSecretKey(new Uint8Array(hkdfSync('sha256', installationSecret, new Uint8Array(0), KEY_LABEL, 32))));
-    cache.set(installationSecret, tags);
-  }
-  return tags;
-}
-
-function makeVerpTags(key: KeyObject): VerpTags {
+  const key = purposeKey(installationSecret, KEY_LABEL);
   const tagOf = (msgid: string): string => createHmac('sha256', key).update(msgid.toLowerCase()).digest('hex').slice(0, VERP_TAG_LENGTH);
   return {
     address: (msgid, bounceDomain) => `b+${msgid}-${tagOf(msgid)}@${bounceDomain}`,

@@ -32,6 +32,7 @@ import {
 } from 'kysely';
 import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE } from 'kysely/migration';
 import pg from 'pg';
+import { BoundedCache } from '../cache/bounded-cache.ts';
 import type { Database } from './database.ts';
 import { LOCAL_NOTIFIER, PostgresNotifier, type Notifier } from './notify.ts';
 import { preparedName, toSqliteValue, type SqliteStatements } from './prepared-statement.ts';
@@ -95,15 +96,16 @@ export interface StoreOptions {
   readonly poolSize?: number;
 }
 
-// Prepared statements are cached per SQL text: Kysely compiles the same few
-// statements over and over, and preparing is a measurable share of a small query.
+// Prepared statements are cached per SQL text, the least recently used going first:
+// Kysely compiles the same few statements over and over, and preparing is a
+// measurable share of a small query.
 const STATEMENT_CACHE_SIZE = 512;
 
 /** Presents node:sqlite's DatabaseSync as the better-sqlite3 shape Kysely's SqliteDialect expects. */
 class NodeSqliteDatabase implements SqliteDatabase, SqliteStatements {
   readonly #db: DatabaseSync;
   readonly #onClose: () => void;
-  readonly #statements = new Map<string, { raw: StatementSync; adapted: SqliteStatement }>();
+  readonly #statements = new BoundedCache<string, { raw: StatementSync; adapted: SqliteStatement }>({ maxEntries: STATEMENT_CACHE_SIZE });
 
   constructor(db: DatabaseSync, onClose: () => void) {
     this.#db = db;
@@ -120,16 +122,10 @@ class NodeSqliteDatabase implements SqliteDatabase, SqliteStatements {
   }
 
   #cached(sql: string): { raw: StatementSync; adapted: SqliteStatement } {
-    const cached = this.#statements.get(sql);
-    if (cached) return cached;
-    const raw = this.#db.prepare(sql);
-    const entry = { raw, adapted: adaptStatement(raw) };
-    if (this.#statements.size >= STATEMENT_CACHE_SIZE) {
-      const oldest = this.#statements.keys().next().value;
-      if (oldest !== undefined) this.#statements.delete(oldest);
-    }
-    this.#statements.set(sql, entry);
-    return entry;
+    return this.#statements.obtain(sql, () => {
+      const raw = this.#db.prepare(sql);
+      return { raw, adapted: adaptStatement(raw) };
+    });
   }
 
   close(): void {

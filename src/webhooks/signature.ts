@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { BoundedCache } from '../cache/bounded-cache.ts';
 
 // Standard Webhooks signing (https://www.standardwebhooks.com): HMAC-SHA256 over
 // `<webhook-id>.<webhook-timestamp>.<body>` with the account's secret, through the
@@ -16,7 +17,7 @@ const SIGNER_CACHE_SIZE = 1024;
 
 /** Signs posts with one or more secrets; remembers the parsed secrets it has seen. */
 export class WebhookSigner {
-  readonly #signers = new Map<string, Webhook>();
+  readonly #signers = new BoundedCache<string, Webhook>({ maxEntries: SIGNER_CACHE_SIZE });
 
   /**
    * The headers for `body` sent as `id` at `at`. With several secrets (during a
@@ -34,12 +35,6 @@ export class WebhookSigner {
   }
 
   #signer(secret: string): Webhook {
-    let signer = this.#signers.get(secret);
-    if (signer === undefined) {
-      signer = new Webhook(secret);
-      if (this.#signers.size >= SIGNER_CACHE_SIZE) this.#signers.clear();
-      this.#signers.set(secret, signer);
-    }
-    return signer;
+    return this.#signers.obtain(secret, () => new Webhook(secret));
   }
 }

@@ -1,5 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { DKIMOptions } from 'nodemailer';
+import { BoundedCache } from '../../cache/bounded-cache.ts';
 
 /**
  * The signing key of an account's sender domain, or undefined when there is none: a
@@ -50,17 +51,9 @@ export async function dkimSigningOptions(lookup: DkimKeyLookup, accountId: strin
 // Parsed keys by their PEM text: parsing RSA PEM costs more than a tenth of the
 // signature itself. A domain whose key changes brings a new PEM, so a new entry.
 const PARSED_KEYS_MAX = 1000;
-const parsedKeys = new Map<string, KeyObject>();
+const parsedKeys = new BoundedCache<string, KeyObject>({ maxEntries: PARSED_KEYS_MAX });
 
-function parsedKey(pem: string): KeyObject {
-  let parsed = parsedKeys.get(pem);
-  if (parsed === undefined) {
-    parsed = createPrivateKey(pem);
-    if (parsedKeys.size >= PARSED_KEYS_MAX) parsedKeys.clear();
-    parsedKeys.set(pem, parsed);
-  }
-  return parsed;
-}
+const parsedKey = (pem: string): KeyObject => parsedKeys.obtain(pem, () => createPrivateKey(pem));
 
 function domainOf(address: string): string {
   return address.slice(address.lastIndexOf('@') + 1).toLowerCase();

@@ -1,5 +1,6 @@
 import { text } from 'node:stream/consumers';
 import { RewritingStream } from 'parse5-html-rewriting-stream';
+import { BoundedCache } from '../../cache/bounded-cache.ts';
 import { isTrackableUrl, type TrackingTokens } from '../../domain/tracking-token.ts';
 
 // Open and click tracking in an HTML body: the href of every <a> that holds an
@@ -85,19 +86,20 @@ async function layoutOf(html: string, publicUrl: string): Promise<Layout> {
 
 // Every recipient of a send gets the same HTML: it is tokenised once, then only the
 // tokens differ. A few documents are kept, for sends whose recipients interleave.
+// An entry holds the document twice (its key and its pieces), up to two bytes a
+// character: the bytes bound counts four per character of the key, so a few huge
+// documents cannot hold hundreds of MB.
 const LAYOUTS_KEPT = 16;
-const layouts = new Map<string, Promise<Layout>>();
+const LAYOUT_BYTES_KEPT = 32 * 1024 * 1024;
+const layouts = new BoundedCache<string, Promise<Layout>>({ maxEntries: LAYOUTS_KEPT, maxBytes: LAYOUT_BYTES_KEPT, bytesOf: (_layout, key) => key.length * 4 });
 
 function cachedLayout(html: string, publicUrl: string): Promise<Layout> {
   const key = `${publicUrl}\n${html}`;
-  let layout = layouts.get(key);
-  if (layout === undefined) {
-    layout = layoutOf(html, publicUrl);
-    layouts.set(key, layout);
+  return layouts.obtain(key, () => {
+    const layout = layoutOf(html, publicUrl);
     layout.catch(() => layouts.delete(key));
-    if (layouts.size > LAYOUTS_KEPT) layouts.delete(layouts.keys().next().value ?? key);
-  }
-  return layout;
+    return layout;
+  });
 }
 
 const pixelTag = (src: string): string =>

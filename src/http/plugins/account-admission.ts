@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../domain/account.ts';
 import type { Metrics } from '../../metrics/registry.ts';
+import { BoundedCache } from '../../cache/bounded-cache.ts';
 import { isIpAllowed, parseAllowList, type AllowList } from '../../domain/ip-allow-list.ts';
 import { reportUnexpected, type UnexpectedErrorCounter } from '../failed-request.ts';
 import { refuseBeforeBody, withRetryAfter } from '../wire-errors.ts';
@@ -21,22 +22,20 @@ export type RateAllowance =
 
 // Allow-lists are stored as text; parsing one is cheap but not free, and the same
 // few lists are checked on every request. A cached account (app/read-caches.ts) brings
-// the same array each time, found by identity before any key is built.
-const allowListCache = new Map<string, AllowList>();
+// the same array each time, found by identity before any key is built (a WeakMap: an
+// entry goes with its account object, so it needs no bound of its own).
+const ALLOW_LISTS_KEPT = 1000;
+const allowListCache = new BoundedCache<string, AllowList>({ maxEntries: ALLOW_LISTS_KEPT });
 const allowListOfArray = new WeakMap<readonly string[], AllowList>();
 function allowListOf(account: Account): AllowList {
   const known = allowListOfArray.get(account.ipAllowList);
   if (known !== undefined) return known;
-  const key = JSON.stringify(account.ipAllowList);
-  let list = allowListCache.get(key);
-  if (!list) {
+  const list = allowListCache.obtain(JSON.stringify(account.ipAllowList), () => {
     const parsed = parseAllowList(account.ipAllowList);
     // Stored lists were validated on the way in; an unreadable one must not open the door.
     if (!parsed.ok) throw new Error(`account ${account.id} has an invalid stored ipAllowList`);
-    list = parsed.value;
-    if (allowListCache.size > 1000) allowListCache.clear();
-    allowListCache.set(key, list);
-  }
+    return parsed.value;
+  });
   allowListOfArray.set(account.ipAllowList, list);
   return list;
 }

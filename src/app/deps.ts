@@ -5,6 +5,9 @@ import type { Committer } from '../store/group-commit.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import type { ReadCaches } from './read-caches.ts';
 import type { AccountQuotas } from './account-quotas.ts';
+import type { LoadedSigningKey } from './certificate-signing-key.ts';
+import type { IdempotencyKeysInProcess } from './idempotent-send.ts';
+import type { ReceiptBatcher } from './record-peer-status.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -48,4 +51,11 @@ export interface AppDeps {
   readonly quotas?: AccountQuotas;
   /** Longest time a heavy read (segment counts, quotes, exports) may take, in ms (HERALD_HEAVY_READ_TIMEOUT_MS); absent: its default. */
   readonly heavyReadMs?: number;
+  // Per-store state, made once per store by service.ts (openAppDeps) and shared by every copy of these deps.
+  /** The Idempotency-Keys this process serves now, and its last purge of expired ones (app/idempotent-send.ts). */
+  readonly idempotencyKeys: IdempotencyKeysInProcess;
+  /** The receipt-signing key, loaded once (app/certificate-signing-key.ts). */
+  readonly signingKey: LoadedSigningKey;
+  /** Peers' reports gathered into batches where the engine records them so (app/record-peer-status.ts); absent: one by one. */
+  readonly receiptBatcher?: ReceiptBatcher;
 }

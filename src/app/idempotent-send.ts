@@ -46,19 +46,14 @@ export type IdempotentOutcome<T> =
   /** The key's first answer, as it was given. */
   | { readonly kind: 'replayed'; readonly status: number; readonly answer: string };
 
-/** What one process keeps per store: the keys being served now, and when expired ones were last purged. */
-interface ProcessKeys {
-  readonly inFlight: Set<string>;
-  nextPurgeAt: number;
-}
-
-// Per store rather than per route: /v1/email and a campaign's send share one account's keys.
-const processKeys = new WeakMap<Db, ProcessKeys>();
-
-function keysOf(db: Db): ProcessKeys {
-  let keys = processKeys.get(db);
-  if (keys === undefined) processKeys.set(db, (keys = { inFlight: new Set(), nextPurgeAt: 0 }));
-  return keys;
+/**
+ * What one process keeps per store: the keys being served now, and when expired ones
+ * were last purged. Per store rather than per route (/v1/email and a campaign's send
+ * share one account's keys): service.ts makes one and passes it in AppDeps.
+ */
+export class IdempotencyKeysInProcess {
+  readonly inFlight = new Set<string>();
+  nextPurgeAt = 0;
 }
 
 /** The key was taken by a send that committed first (another process's, on PostgreSQL). */
@@ -79,7 +74,7 @@ export async function idempotentSend<D extends AppDeps, T>(
   request: IdempotentRequest,
   send: (deps: D) => Promise<Result<T>>,
 ): Promise<IdempotentOutcome<T>> {
-  const keys = keysOf(deps.db);
+  const keys = deps.idempotencyKeys;
   const key = request.mode === 'test' ? `${TEST_KEY_SPACE}${request.key}` : request.key;
   const slot = `${request.accountId}\n${key}`;
   if (keys.inFlight.has(slot)) return { kind: 'answered', result: reject('idempotencyKeyInFlight') };
@@ -130,8 +125,8 @@ function keyedCommitter(deps: AppDeps, request: IdempotentRequest, key: string):
  * keyed sends, so the purge keeps pace with what makes keys); returns how many, or
  * undefined when it was not due.
  */
-export async function purgeExpiredKeysIfDue(deps: Pick<AppDeps, 'db' | 'clock'>): Promise<number | undefined> {
-  const keys = keysOf(deps.db);
+export async function purgeExpiredKeysIfDue(deps: Pick<AppDeps, 'db' | 'clock' | 'idempotencyKeys'>): Promise<number | undefined> {
+  const keys = deps.idempotencyKeys;
   const now = deps.clock();
   if (now < keys.nextPurgeAt) return undefined;
   keys.nextPurgeAt = now + PURGE_EVERY_MS;

@@ -1,8 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import type { MessageStatus } from '../domain/message-status.ts';
 import { findMessageByProviderRef, recordEvent } from '../store/messages.ts';
-import type { Committer } from '../store/group-commit.ts';
-import { findReceiptMessages, recordReceipts, recordsReceiptsInBatches, type ReceiptEvent, type ReceiptMessage } from '../store/peer-receipt.ts';
+import { batchOperationsOf, type ReceiptBatches, type ReceiptEvent, type ReceiptMessage } from '../store/engine.ts';
 import type { AppDeps } from './deps.ts';
 
 /** What a peer reported later about a message it took: an SMPP receipt, a WhatsApp status. */
@@ -18,7 +17,7 @@ export interface PeerStatusReport {
 
 export type PeerStatusResult = 'recorded' | 'unknown-message';
 
-export type PeerStatusDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks' | 'metrics'>;
+export type PeerStatusDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks' | 'metrics' | 'receiptBatcher'>;
 
 /**
  * Applies a peer's report to the message it names. `read` (WhatsApp) is recorded as
@@ -28,7 +27,8 @@ export type PeerStatusDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' |
  */
 export async function recordPeerStatus(deps: PeerStatusDeps, report: PeerStatusReport): Promise<PeerStatusResult> {
   // PostgreSQL: the reports that arrive together are looked up and recorded together (ReceiptBatcher below).
-  if (recordsReceiptsInBatches(deps.db)) return receiptBatcherOf(deps).record(report);
+  const batches = batchOperationsOf(deps.db).receiptBatches;
+  if (batches !== undefined && deps.receiptBatcher !== undefined) return deps.receiptBatcher.record(deps, batches, report);
   const message = await findMessageByProviderRef(deps.db, report.channel, report.providerRef);
   if (!message) return 'unknown-message';
   const at = report.at ?? deps.clock();
@@ -60,22 +60,23 @@ interface WaitingReport {
 /**
  * PostgreSQL: the reports that arrive while a batch is under way wait, then go together
  * (an SMSC flushes receipts in bursts): their messages found in one SELECT, their events
- * recorded in one statement that is its own transaction (store/peer-receipt.ts), the
+ * recorded in one statement that is its own transaction (store/postgres/peer-receipt.ts), the
  * dispatcher woken once. A lone report goes at once (the next turn of the event loop), as before.
  * Each message at most once per batch: a second report on the same message (sent, then
  * delivered) waits for the next batch, so reports on one message apply in their order.
  * A batch that fails is tried again report by report, so one bad report fails alone.
+ * One per store, made with the service's deps (service.ts) and shared by every copy of them.
  */
-class ReceiptBatcher {
-  readonly #deps: PeerStatusDeps;
+export class ReceiptBatcher {
   readonly #queue: WaitingReport[] = [];
   #running = 0;
+  // The first caller's: every caller of one store's batcher has the same store, committer and counters.
+  #deps: PeerStatusDeps | undefined;
+  #batches: ReceiptBatches | undefined;
 
-  constructor(deps: PeerStatusDeps) {
-    this.#deps = deps;
-  }
-
-  record(report: PeerStatusReport): Promise<PeerStatusResult> {
+  record(deps: PeerStatusDeps, batches: ReceiptBatches, report: PeerStatusReport): Promise<PeerStatusResult> {
+    this.#deps ??= deps;
+    this.#batches ??= batches;
     return new Promise((resolve, reject) => {
       this.#queue.push({ report, resolve, reject });
       if (this.#running < RECEIPT_LANES) {
@@ -103,10 +104,12 @@ class ReceiptBatcher {
   /** Looks the batch up, records what it found, answers each report; reports on a message already in the batch go back to the queue. */
   async #recordBatch(batch: readonly WaitingReport[]): Promise<void> {
     const deps = this.#deps;
+    const batches = this.#batches;
+    if (deps === undefined || batches === undefined) throw new Error('unreachable: a batch before any report');
     const found = new Map<WaitingReport, ReceiptMessage>();
     for (const channel of new Set(batch.map((w) => w.report.channel))) {
       const ofChannel = batch.filter((w) => w.report.channel === channel);
-      const messages = await findReceiptMessages(deps.db, channel, ofChannel.map((w) => w.report.providerRef));
+      const messages = await batches.find(deps.db, channel, ofChannel.map((w) => w.report.providerRef));
       for (const waiting of ofChannel) {
         const message = messages.get(waiting.report.providerRef);
         if (message !== undefined) found.set(waiting, message);
@@ -128,7 +131,7 @@ class ReceiptBatcher {
       now.push({ waiting, message, event });
     }
     // One statement, its own transaction (no BEGIN and COMMIT round trips); the ordinary way if a webhook setting changed meanwhile.
-    const recorded = await recordReceipts(deps.db, now);
+    const recorded = await batches.record(deps.db, now);
     if (recorded === undefined) {
       await deps.commit.run(async (tx) => {
         for (const { message, event } of now) await recordEvent(tx, { messageId: message.id, ...event });
@@ -140,13 +143,4 @@ class ReceiptBatcher {
     for (const waiting of batch) if (!found.has(waiting)) waiting.resolve('unknown-message');
     for (const { waiting } of now) waiting.resolve('recorded');
   }
-}
-
-// One batcher per committer (one per service): the deps of a service share it.
-const batchers = new WeakMap<Committer, ReceiptBatcher>();
-
-function receiptBatcherOf(deps: PeerStatusDeps): ReceiptBatcher {
-  let batcher = batchers.get(deps.commit);
-  if (batcher === undefined) batchers.set(deps.commit, (batcher = new ReceiptBatcher(deps)));
-  return batcher;
 }

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database, Db, Tx } from './database.ts';
 import type { DirectSqlite } from './dialect.ts';
 import { bindDirect, unbindDirect } from './prepared-statement.ts';
-import { BatchDebits, bindBatchDebits, unbindBatchDebits } from './batch-debits.ts';
+import { BatchDebits, bindBatchDebits, unbindBatchDebits } from './postgres/batch-debits.ts';
 import { bindEventTally, EventTally, unbindEventTally } from './event-tally.ts';
 import type { RecordedPublicEvent } from '../domain/event-catalogue.ts';
 

@@ -6,7 +6,7 @@ import { recordPeerStatus } from '../../src/app/record-peer-status.ts';
 import type { Outcome } from '../../src/channels/channel.ts';
 import { OutboxWorker, type Transports } from '../../src/queue/outbox/worker.ts';
 import type { Service } from '../../src/service.ts';
-import { findReceiptMessages, recordReceipts, recordsReceiptsInBatches } from '../../src/store/peer-receipt.ts';
+import { batchOperationsOf } from '../../src/store/engine.ts';
 import { setWebhookTarget } from '../../src/store/webhook-settings.ts';
 import { get, openAccount, post, smsBody, startService } from '../support/service.ts';
 
@@ -70,7 +70,8 @@ test('reports arriving together are each recorded, a second report on one messag
 test('a batch of reports whose account changed its webhook URL after the look-up writes nothing, for the ordinary way to record it (PostgreSQL)', async (t) => {
   const service = await startService(t);
   const { db } = service.store;
-  if (!recordsReceiptsInBatches(db)) {
+  const batches = batchOperationsOf(db).receiptBatches;
+  if (batches === undefined) {
     t.skip('SQLite records each report with recordEvent, in one unit of work');
     return;
   }
@@ -79,10 +80,10 @@ test('a batch of reports whose account changed its webhook URL after the look-up
   const count = async (table: 'webhook_deliveries' | 'message_events') =>
     Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('message_id', '=', msgid).executeTakeFirstOrThrow()).n);
   const recordAfter = async (url: string | null) => {
-    const found = (await findReceiptMessages(db, 'sms', ['smsc-7'])).get('smsc-7');
+    const found = (await batches.find(db, 'sms', ['smsc-7'])).get('smsc-7');
     assert.ok(found);
     await setWebhookTarget(db, account.id, { url }, now);
-    return recordReceipts(db, [{ message: found, event: { status: 'delivered', eventId: uuidv7(), at: now, data: {} } }]);
+    return batches.record(db, [{ message: found, event: { status: 'delivered', eventId: uuidv7(), at: now, data: {} } }]);
   };
   const events = await count('message_events');
 

@@ -5,7 +5,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { isPostgresLockLoss, openStore } from '../../src/store/dialect.ts';
+import { openStore } from '../../src/store/dialect.ts';
+import { isPostgresLockLoss } from '../../src/store/postgres/connection.ts';
 import { groupCommitter } from '../../src/store/group-commit.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import type { Db, Tx } from '../../src/store/database.ts';

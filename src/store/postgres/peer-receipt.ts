@@ -1,10 +1,11 @@
-import type { Channel } from '../domain/account.ts';
-import type { RecordedPublicEvent } from '../domain/event-catalogue.ts';
-import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
-import type { Executor } from './database.ts';
-import { publicEventOf } from './event-tally.ts';
-import { onPostgres, queryRows, statement } from './prepared-statement.ts';
-import { EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, webhookDeliveryOf, type EventSubject } from './webhook-deliveries.ts';
+import type { Channel } from '../../domain/account.ts';
+import type { RecordedPublicEvent } from '../../domain/event-catalogue.ts';
+import { predecessorsOf } from '../../domain/message-status.ts';
+import type { Executor } from '../database.ts';
+import type { ReceiptEvent, ReceiptMessage } from '../engine.ts';
+import { publicEventOf } from '../event-tally.ts';
+import { queryRows, statement } from '../prepared-statement.ts';
+import { EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, webhookDeliveryOf, type EventSubject } from '../webhook-deliveries.ts';
 
 // PostgreSQL: peers' later reports on messages (SMPP delivery receipts, WhatsApp
 // statuses) recorded many at a time (app/record-peer-status.ts gathers the reports
@@ -18,17 +19,6 @@ import { EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, webhookDeliveryOf, type Eve
 // and the batch is recorded with recordEvent, which decides each delivery anew.
 // SQLite keeps findMessageByProviderRef and recordEvent per report: its statements run
 // in process, there is no round trip to save.
-
-/** Whether reports are recorded in batches through this module (PostgreSQL), rather than one by one. */
-export function recordsReceiptsInBatches(db: Executor): boolean {
-  return onPostgres(db);
-}
-
-/** A message a report names, with its webhook subject as read with it. */
-export interface ReceiptMessage {
-  readonly id: string;
-  readonly subject: EventSubject;
-}
 
 /** The messages the peer knows by these references (SMPP message_id, WhatsApp wamid), by reference. */
 export async function findReceiptMessages(db: Executor, channel: Channel, providerRefs: readonly string[]): Promise<Map<string, ReceiptMessage>> {
@@ -46,16 +36,6 @@ const FIND_WITH_SUBJECTS = statement(`
   from messages m
   ${EVENT_SUBJECT_JOINS}
   where m.channel = $1 and m.provider_ref = any($2::text[])`);
-
-export interface ReceiptEvent {
-  /** The status moves to this only from one of its predecessors (as recordEvent moves it). */
-  readonly status: MessageStatus;
-  /** The event's type when it is not the status (`read`, recorded on a delivered message). */
-  readonly type?: string;
-  readonly eventId: string;
-  readonly at: number;
-  readonly data: Readonly<Record<string, unknown>>;
-}
 
 /**
  * Records each report's event (status move, event row, webhook delivery) as recordEvent

@@ -1,35 +1,12 @@
-import type { Tx } from '../../store/database.ts';
-import { queryRows, statement } from '../../store/prepared-statement.ts';
-import { DUE_DELIVERIES } from './due-deliveries.ts';
-import type { NextStep } from './retry-policy.ts';
+import type { Tx } from '../database.ts';
+import { queryRows, statement } from '../prepared-statement.ts';
+import type { AttemptOutcome, AttemptWrite } from '../engine.ts';
 
-// PostgreSQL: the dispatcher's step in two statements where it took four or more
-// (each a round trip to the server): the finished attempts recorded in ONE statement,
-// whatever their outcomes (a multi-row UPDATE … FROM unnest(…) with the attempt rows
-// inserted in the same statement), and the claim in ONE (the due rows picked and leased
-// by a data-modifying statement over a materialized CTE). Arrays rather than a VALUES
-// per count: one text, prepared once per connection. SQLite keeps webhooks/record.ts's
-// and claim.ts's separate statements: they run in process, no round trip to save.
-
-/** One finished attempt's outcome, as recorded (record.ts AttemptRecord adds what the log and a 410 need). */
-export interface AttemptOutcome {
-  readonly deliveryId: string;
-  /** This attempt's number (attempts made before it + 1); unchanged when nothing was posted. */
-  readonly attempts: number;
-  readonly at: number;
-  /** null when nothing was posted (no webhook URL, webhooks disabled): no attempt row, the delivery just moves on. */
-  readonly url: string | null;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly durationMs: number;
-  readonly next: NextStep;
-}
-
-/** What recording attempts writes with: the time of the write and the attempt rows' ids. */
-export interface AttemptWrite {
-  readonly now: number;
-  readonly newId: () => string;
-}
+// PostgreSQL: the dispatcher's finished attempts recorded in ONE statement, whatever
+// their outcomes (a multi-row UPDATE … FROM unnest(…) with the attempt rows inserted in
+// the same statement); the claim is one more (queue/webhooks/postgres-step.ts). Arrays
+// rather than a VALUES per count: one text, prepared once per connection. SQLite keeps
+// separate statements (store/sqlite/webhook-attempts.ts): in process, no round trip to save.
 
 /**
  * The deliveries' outcomes, each moved only while `owner` holds its lease, and an
@@ -52,7 +29,7 @@ export async function recordAttemptsInOne(
   return new Set(rows.map((row) => row.id));
 }
 
-// As record.ts RECORD: conditioned on the lease, and a delivery no longer pending keeps its next_attempt_at.
+// As store/sqlite/webhook-attempts.ts RECORD: conditioned on the lease, and a delivery no longer pending keeps its next_attempt_at.
 const RECORD_WITH_ATTEMPTS = statement(`
   with outcome as (select * from unnest($3::text[], $4::text[], $5::int[], $6::bigint[], $7::int[], $8::text[])
                      as o(id, status, attempts, next_attempt_at, status_code, error)),
@@ -68,24 +45,3 @@ const RECORD_WITH_ATTEMPTS = statement(`
                           as a(id, delivery_id, at, url, status_code, error, duration_ms)
                    join recorded r on r.id = a.delivery_id)
   select id from recorded`);
-
-export interface LeasedDeliveryRow {
-  id: string; account_id: string; message_id: string | null; type: string; payload: string; attempts: number; created_at: number;
-}
-
-/**
- * claim.ts's DUE and LEASE as one statement. The due rows are picked (and locked, SKIP
- * LOCKED) in a MATERIALIZED CTE, so the UPDATE joins its few ids through the primary key
- * rather than planning the pick into a scan of the table.
- */
-export async function leaseDueInOne(tx: Tx, lease: { owner: string; now: number; leaseMs: number; limit: number }): Promise<LeasedDeliveryRow[]> {
-  return queryRows<LeasedDeliveryRow>(tx, LEASE_DUE, [lease.now, lease.limit, lease.owner, lease.now + lease.leaseMs]);
-}
-
-const LEASE_DUE = statement(`
-  with due as materialized (${DUE_DELIVERIES}
-    for update skip locked)
-  update webhook_deliveries w set lease_owner = $3, lease_expires_at = $4
-  from due
-  where w.id = due.id
-  returning w.id, w.account_id, w.message_id, w.type, w.payload, w.attempts, w.created_at`);

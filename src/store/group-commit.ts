@@ -95,7 +95,7 @@ export interface GroupCommitOptions {
   /**
    * PostgreSQL: the debits of a batch (store/accounts.ts debitMessagesWithEntry,
    * debitBalanceWithEntry) wait for the end of the batch and are taken there, once per
-   * account, in one statement (store/batch-debits.ts), so an account's row is locked
+   * account, in one statement (store/postgres/batch-debits.ts), so an account's row is locked
    * for that statement and the COMMIT only, not from the batch's first debit on.
    */
   readonly deferDebits?: boolean;
@@ -121,7 +121,7 @@ export interface GroupCommitOptions {
  *
  * With the direct connection, the fsync leaves the event loop: the batch commits with
  * `synchronous = NORMAL` (SQLite writes the WAL but does not sync it), the WAL file is
- * then synced on libuv's thread pool (store/dialect.ts syncWal), and only then are the
+ * then synced on libuv's thread pool (store/sqlite/connection.ts syncWal), and only then are the
  * batch's callers answered. Meanwhile the next batch runs. What a 200 promises is
  * unchanged (its commit is on disk); what differs is that other readers in this
  * process may see a batch during its sync, so a power cut in that window can lose a

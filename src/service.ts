@@ -9,7 +9,6 @@ import { DEFAULT_RETENTION_OPTIONS, RetentionSweep } from './app/retention-sweep
 import type { AuthDeps } from './app/sessions.ts';
 import { LoadedSigningKey } from './app/certificate-signing-key.ts';
 import { IdempotencyKeysInProcess } from './app/idempotent-send.ts';
-import { ReceiptBatcher } from './app/record-peer-status.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
 import { recordVerpTagsSince } from './app/verp-check.ts';
@@ -158,7 +157,6 @@ export async function openAppDeps(
       // Per-store state (issue 20: made here and passed, never kept in module maps).
       idempotencyKeys: new IdempotencyKeysInProcess(),
       signingKey: new LoadedSigningKey(store.db),
-      receiptBatcher: new ReceiptBatcher(),
       clock,
       metrics,
       // One source per process: its ids increase strictly, whoever asks.

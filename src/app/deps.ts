@@ -7,7 +7,6 @@ import type { ReadCaches } from './read-caches.ts';
 import type { AccountQuotas } from './account-quotas.ts';
 import type { LoadedSigningKey } from './certificate-signing-key.ts';
 import type { IdempotencyKeysInProcess } from './idempotent-send.ts';
-import type { ReceiptBatcher } from './record-peer-status.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -56,6 +55,4 @@ export interface AppDeps {
   readonly idempotencyKeys: IdempotencyKeysInProcess;
   /** The receipt-signing key, loaded once (app/certificate-signing-key.ts). */
   readonly signingKey: LoadedSigningKey;
-  /** Peers' reports gathered into batches where the engine records them so (app/record-peer-status.ts); absent: one by one. */
-  readonly receiptBatcher?: ReceiptBatcher;
 }

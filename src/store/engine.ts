@@ -1,11 +1,11 @@
 import type { DialectAdapter } from 'kysely';
 import type { Channel } from '../domain/account.ts';
-import type { RecordedPublicEvent } from '../domain/event-catalogue.ts';
 import type { MessageStatus } from '../domain/message-status.ts';
 import type { Executor, Tx } from './database.ts';
 import type { LedgerEntry } from './ledger.ts';
 import type { QuerySql } from './query-sql.ts';
 import type { EventSubject } from './webhook-deliveries.ts';
+import type { BatchedWrite } from './write-together.ts';
 
 // The seam between herald and its two storage engines, in Kysely's manner: as Kysely
 // asks the dialect's adapter how to speak to the engine, herald asks it for the engine's
@@ -78,16 +78,12 @@ export interface ReceiptEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-/** Peers' reports looked up and recorded many at a time, each batch one statement that is its own transaction. */
-export interface ReceiptBatches {
-  /** The messages the peer knows by these references (SMPP message_id, WhatsApp wamid), by reference. */
-  find(db: Executor, channel: Channel, providerRefs: readonly string[]): Promise<Map<string, ReceiptMessage>>;
-  /**
-   * Records the reports' events (each message at most once) as recordEvent would;
-   * undefined when an account's webhook settings changed since `find` (nothing is
-   * written: record them the ordinary way), else the public events recorded.
-   */
-  record(db: Executor, receipts: readonly { readonly message: ReceiptMessage; readonly event: ReceiptEvent }[]): Promise<readonly RecordedPublicEvent[] | undefined>;
+/** A peer's later report on a message it took (an SMPP receipt, a WhatsApp status), to record as its event. */
+export interface Receipt {
+  readonly channel: Channel;
+  /** What the peer knows the message by (SMPP message_id, WhatsApp wamid). */
+  readonly providerRef: string;
+  readonly event: ReceiptEvent;
 }
 
 /** One send's rows as store/messages.ts insertSends lays them out (arrays in the order of its columns). */
@@ -109,8 +105,13 @@ export interface BatchOperations {
   debitBalanceWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ balance: number } | null>;
   /** The sends', messages' and outbox rows of accepted sends (none dropped); `oneSend`: all of them are one send's. */
   insertSendRows(db: Executor, rows: SendRows, oneSend: boolean): Promise<void>;
-  /** Present where peers' reports that arrive together are recorded together (PostgreSQL); absent: one by one. */
-  readonly receiptBatches?: ReceiptBatches;
+  /**
+   * Present where peers' reports that arrive together are recorded together, one
+   * statement outside a transaction (PostgreSQL; the group committer's writeTogether);
+   * absent: each is a unit of work (store/receipts.ts recordReceipt). True: recorded;
+   * false: no message has the reference.
+   */
+  readonly receipts?: BatchedWrite<Receipt, boolean>;
 }
 
 /** The adapter of herald's dialects (store/sqlite/connection.ts, store/postgres/connection.ts). */

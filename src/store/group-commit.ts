@@ -5,6 +5,7 @@ import { bindDirect, unbindDirect } from './prepared-statement.ts';
 import { BatchDebits, bindBatchDebits, unbindBatchDebits } from './postgres/batch-debits.ts';
 import { bindEventTally, EventTally, unbindEventTally } from './event-tally.ts';
 import type { RecordedPublicEvent } from '../domain/event-catalogue.ts';
+import { TogetherQueues, type BatchedWrite } from './write-together.ts';
 
 /**
  * Runs a unit of write work atomically: all of it commits, or none of it. The work may
@@ -12,6 +13,12 @@ import type { RecordedPublicEvent } from '../domain/event-catalogue.ts';
  */
 export interface Committer {
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Writes `item` together with the others of its kind that arrive meanwhile, in one
+   * statement outside a transaction (store/write-together.ts). Absent (a committer
+   * without batches): write it alone, `run((tx) => kind.alone(tx, item))`.
+   */
+  writeTogether?<I, R>(kind: BatchedWrite<I, R>, item: I): Promise<R>;
 }
 
 /**
@@ -35,6 +42,7 @@ export function transactionPerWork(db: Db, onEvents?: EventListener): Committer 
 
 /** A group committer can be closed: see groupCommitter. */
 export interface GroupCommitter extends Committer {
+  writeTogether<I, R>(kind: BatchedWrite<I, R>, item: I): Promise<R>;
   /**
    * Before the store is destroyed: units queued and not yet in a batch are rejected with
    * StoreClosed, and so is every later one; resolves once the batches in flight are
@@ -238,21 +246,29 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): GroupCommit
     return batch.map((unit) => (losers.includes(unit) ? PUT_BACK : unit));
   };
 
+  const run = <T>(work: (tx: Tx) => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(new StoreClosed());
+    return new Promise<T>((resolve, reject) => {
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject, retries: 0, alone: false });
+      // Requests parsed in the same turn of the event loop join this batch.
+      if (running < lanes) {
+        running += 1;
+        setImmediate(() => void lane());
+      }
+    });
+  };
+  // Batched writes wait on lanes of their own; an item they write alone is a unit of this committer.
+  const together = new TogetherQueues(db, run, options.onEvents);
+
   return {
-    run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-      if (closed) return Promise.reject(new StoreClosed());
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (value: unknown) => void, reject, retries: 0, alone: false });
-        // Requests parsed in the same turn of the event loop join this batch.
-        if (running < lanes) {
-          running += 1;
-          setImmediate(() => void lane());
-        }
-      });
+    run,
+    writeTogether(kind, item) {
+      return closed ? Promise.reject(new StoreClosed()) : together.write(kind, item);
     },
     async close() {
       closed = true;
       for (const unit of queue.splice(0)) unit.reject(new StoreClosed());
+      await together.close(new StoreClosed());
       if (running > 0) await new Promise<void>((resolve) => drained.push(resolve));
     },
   };

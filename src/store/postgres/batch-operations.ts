@@ -1,7 +1,7 @@
 import type { BatchOperations } from '../engine.ts';
 import { debitBalanceWithEntry, debitMessagesWithEntry } from './batch-debits.ts';
 import { recordLeasedOutcome } from './leased-outcome.ts';
-import { findReceiptMessages, recordReceipts } from './peer-receipt.ts';
+import { receiptsTogether } from './peer-receipt.ts';
 import { insertSendRows } from './send-rows.ts';
 import { recordAttemptsInOne } from './webhook-attempts.ts';
 
@@ -15,5 +15,5 @@ export const postgresBatchOperations: BatchOperations = {
   debitMessagesWithEntry,
   debitBalanceWithEntry,
   insertSendRows,
-  receiptBatches: { find: findReceiptMessages, record: recordReceipts },
+  receipts: receiptsTogether,
 };

@@ -8,7 +8,7 @@ import { DeliveryHoldWatch, holdDelivery } from './app/delivery-hold.ts';
 import { DEFAULT_RETENTION_OPTIONS, RetentionSweep } from './app/retention-sweep.ts';
 import type { AuthDeps } from './app/sessions.ts';
 import { LoadedSigningKey } from './app/certificate-signing-key.ts';
-import { IdempotencyKeysInProcess } from './app/idempotent-send.ts';
+import { IdempotencyKeysInProcess } from './app/idempotency-keys-in-process.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
 import { recordVerpTagsSince } from './app/verp-check.ts';

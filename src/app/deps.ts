@@ -6,7 +6,7 @@ import type { Metrics } from '../metrics/registry.ts';
 import type { ReadCaches } from './read-caches.ts';
 import type { AccountQuotas } from './account-quotas.ts';
 import type { LoadedSigningKey } from './certificate-signing-key.ts';
-import type { IdempotencyKeysInProcess } from './idempotent-send.ts';
+import type { IdempotencyKeysInProcess } from './idempotency-keys-in-process.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;

@@ -4,6 +4,7 @@ import type { Db, Tx } from '../store/database.ts';
 import type { Committer } from '../store/group-commit.ts';
 import { claimIdempotencyKey, findIdempotencyKey, purgeExpiredIdempotencyKeys, recordIdempotentAnswer, type StoredAnswer } from '../store/idempotency-keys.ts';
 import type { AppDeps } from './deps.ts';
+import type { IdempotencyKeysInProcess } from './idempotency-keys-in-process.ts';
 
 // Idempotency keys of the send operations (README "Idempotent sends"). A send given a
 // key runs with a committer that claims the key at the start of the send's own unit of
@@ -45,16 +46,6 @@ export type IdempotentOutcome<T> =
   | { readonly kind: 'answered'; readonly result: Result<T> }
   /** The key's first answer, as it was given. */
   | { readonly kind: 'replayed'; readonly status: number; readonly answer: string };
-
-/**
- * What one process keeps per store: the keys being served now, and when expired ones
- * were last purged. Per store rather than per route (/v1/email and a campaign's send
- * share one account's keys): service.ts makes one and passes it in AppDeps.
- */
-export class IdempotencyKeysInProcess {
-  readonly inFlight = new Set<string>();
-  nextPurgeAt = 0;
-}
 
 /** The key was taken by a send that committed first (another process's, on PostgreSQL). */
 class IdempotencyKeyTaken extends Error {

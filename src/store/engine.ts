@@ -120,9 +120,14 @@ export interface EngineAdapter {
   readonly querySql: QuerySql;
 }
 
-/** The batch operations of the engine `db` runs on, as its dialect's adapter carries them. */
+/** What herald does its own way on the engine `db` runs on, as its dialect's adapter carries it. */
+export function engineOf(db: Executor): EngineAdapter {
+  const adapter: DialectAdapter & Partial<EngineAdapter> = db.getExecutor().adapter;
+  if (adapter.batchOperations === undefined || adapter.querySql === undefined) throw new Error('a store not opened by store/dialect.ts openStore has no engine seam');
+  return adapter as DialectAdapter & EngineAdapter;
+}
+
+/** The batch operations of the engine `db` runs on. */
 export function batchOperationsOf(db: Executor): BatchOperations {
-  const adapter = db.getExecutor().adapter as DialectAdapter & Partial<EngineAdapter>;
-  if (adapter.batchOperations === undefined) throw new Error('a store not opened by store/dialect.ts openStore has no batch operations');
-  return adapter.batchOperations;
+  return engineOf(db).batchOperations;
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, Db, Tx } from './database.ts';
-import type { DirectSqlite } from './dialect.ts';
+import type { DirectSqlite } from './opened-store.ts';
 import { bindDirect, unbindDirect } from './prepared-statement.ts';
 import { BatchDebits, bindBatchDebits, unbindBatchDebits } from './postgres/batch-debits.ts';
 import { bindEventTally, EventTally, unbindEventTally } from './event-tally.ts';

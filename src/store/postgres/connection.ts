@@ -16,7 +16,7 @@ import {
 import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE } from 'kysely/migration';
 import pg from 'pg';
 import type { Database } from '../database.ts';
-import type { OpenedStore, StoreOptions } from '../dialect.ts';
+import type { OpenedStore, StoreOptions } from '../opened-store.ts';
 import type { EngineAdapter } from '../engine.ts';
 import { PostgresNotifier } from '../notify.ts';
 import { preparedName } from '../prepared-statement.ts';

@@ -15,7 +15,7 @@ import {
   type SqliteStatement,
 } from 'kysely';
 import type { Database } from '../database.ts';
-import type { OpenedStore } from '../dialect.ts';
+import type { OpenedStore } from '../opened-store.ts';
 import type { EngineAdapter } from '../engine.ts';
 import { LOCAL_NOTIFIER } from '../notify.ts';
 import { toSqliteValue, type SqliteStatements } from '../prepared-statement.ts';

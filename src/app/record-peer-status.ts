@@ -1,7 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import type { MessageStatus } from '../domain/message-status.ts';
 import { batchOperationsOf, type Receipt } from '../store/engine.ts';
-import { recordReceipt } from '../store/receipts.ts';
+import { findReceiptMessage, recordReceiptEvent } from '../store/receipts.ts';
 import type { AppDeps } from './deps.ts';
 
 /** What a peer reported later about a message it took: an SMPP receipt, a WhatsApp status. */
@@ -35,10 +35,18 @@ export async function recordPeerStatus(deps: PeerStatusDeps, report: PeerStatusR
   const together = batchOperationsOf(deps.db).receipts;
   const recorded = together !== undefined && deps.commit.writeTogether !== undefined
     ? await deps.commit.writeTogether(together, receipt)
-    : await deps.commit.run((tx) => recordReceipt(tx, receipt));
+    : await recordAlone(deps, receipt);
   if (!recorded) return 'unknown-message';
   deps.wakeWebhooks?.();
   return 'recorded';
+}
+
+/** The message looked up before the unit of work (so the batch it joins is not held by the look-up), its event recorded in it. */
+async function recordAlone(deps: PeerStatusDeps, receipt: Receipt): Promise<boolean> {
+  const message = await findReceiptMessage(deps.db, receipt);
+  if (message === undefined) return false;
+  await deps.commit.run((tx) => recordReceiptEvent(tx, message, receipt));
+  return true;
 }
 
 /** The status a report moves its message to, and its event's type when that is not the status. */

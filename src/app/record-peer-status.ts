@@ -33,10 +33,11 @@ export async function recordPeerStatus(deps: PeerStatusDeps, report: PeerStatusR
   const event = { ...eventOf(report), eventId: deps.newId(), at: report.at ?? deps.clock(), data: { peer: report.peer, response: report.response } };
   const receipt: Receipt = { channel: report.channel, providerRef: report.providerRef, event };
   const together = batchOperationsOf(deps.db).receipts;
-  const recorded = together !== undefined && deps.commit.writeTogether !== undefined
-    ? await deps.commit.writeTogether(together, receipt)
-    : await recordAlone(deps, receipt);
-  if (!recorded) return 'unknown-message';
+  if (together !== undefined && deps.commit.writeTogether !== undefined) {
+    // The dispatcher woken once per batch, not once per report.
+    return (await deps.commit.writeTogether(together, receipt, deps.wakeWebhooks)) ? 'recorded' : 'unknown-message';
+  }
+  if (!(await recordAlone(deps, receipt))) return 'unknown-message';
   deps.wakeWebhooks?.();
   return 'recorded';
 }

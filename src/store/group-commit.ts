@@ -16,9 +16,10 @@ export interface Committer {
   /**
    * Writes `item` together with the others of its kind that arrive meanwhile, in one
    * statement outside a transaction (store/write-together.ts). Absent (a committer
-   * without batches): write it alone, `run((tx) => kind.alone(tx, item))`.
+   * without batches): write it alone, `run((tx) => kind.alone(tx, item))`. `onWritten` is
+   * called once the item is written, once per batch for the items of a batch.
    */
-  writeTogether?<I, R>(kind: BatchedWrite<I, R>, item: I): Promise<R>;
+  writeTogether?<I, R>(kind: BatchedWrite<I, R>, item: I, onWritten?: () => void): Promise<R>;
 }
 
 /**
@@ -42,7 +43,7 @@ export function transactionPerWork(db: Db, onEvents?: EventListener): Committer 
 
 /** A group committer can be closed: see groupCommitter. */
 export interface GroupCommitter extends Committer {
-  writeTogether<I, R>(kind: BatchedWrite<I, R>, item: I): Promise<R>;
+  writeTogether<I, R>(kind: BatchedWrite<I, R>, item: I, onWritten?: () => void): Promise<R>;
   /**
    * Before the store is destroyed: units queued and not yet in a batch are rejected with
    * StoreClosed, and so is every later one; resolves once the batches in flight are
@@ -262,8 +263,8 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): GroupCommit
 
   return {
     run,
-    writeTogether(kind, item) {
-      return closed ? Promise.reject(new StoreClosed()) : together.write(kind, item);
+    writeTogether(kind, item, onWritten) {
+      return closed ? Promise.reject(new StoreClosed()) : together.write(kind, item, onWritten);
     },
     async close() {
       closed = true;

@@ -37,6 +37,7 @@ interface Waiting {
   readonly item: unknown;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  readonly onWritten: (() => void) | undefined;
 }
 
 interface KindQueue {
@@ -60,13 +61,14 @@ export class TogetherQueues {
     this.#onEvents = onEvents;
   }
 
-  write<I, R>(kind: BatchedWrite<I, R>, item: I): Promise<R> {
+  /** `onWritten`: called once the item is written, once per batch for the items that share it (a wake-up, say). */
+  write<I, R>(kind: BatchedWrite<I, R>, item: I, onWritten?: () => void): Promise<R> {
     const general = kind as BatchedWrite<unknown, unknown>;
     let queue = this.#queues.get(general);
     if (queue === undefined) this.#queues.set(general, (queue = { waiting: [], running: 0 }));
     const lanes = queue;
     return new Promise<R>((resolve, reject) => {
-      lanes.waiting.push({ item, resolve: resolve as (value: unknown) => void, reject });
+      lanes.waiting.push({ item, resolve: resolve as (value: unknown) => void, reject, onWritten });
       // Items written in the same turn of the event loop join this batch.
       if (lanes.running < Math.max(1, kind.lanes)) {
         lanes.running += 1;
@@ -105,6 +107,8 @@ export class TogetherQueues {
     // Before the items put back: an item waiting for later follows one of these.
     await this.#alone(kind, alone);
     queue.waiting.unshift(...batch.filter((_, i) => written.outcomes[i]?.kind === 'later'));
+    const done = batch.filter((_, i) => written.outcomes[i]?.kind === 'done');
+    for (const onWritten of new Set(done.map((w) => w.onWritten))) onWritten?.();
     batch.forEach((waiting, i) => {
       const outcome = written.outcomes[i];
       if (outcome?.kind === 'done') waiting.resolve(outcome.value);
@@ -113,6 +117,9 @@ export class TogetherQueues {
 
   /** Each item as a unit of work of the committer: they share its batches, and a failing one fails alone. */
   async #alone(kind: BatchedWrite<unknown, unknown>, items: readonly Waiting[]): Promise<void> {
-    await Promise.all(items.map((waiting) => this.#runAlone((tx) => kind.alone(tx, waiting.item)).then(waiting.resolve, waiting.reject)));
+    await Promise.all(items.map((waiting) => this.#runAlone((tx) => kind.alone(tx, waiting.item)).then((value) => {
+      waiting.onWritten?.();
+      waiting.resolve(value);
+    }, waiting.reject)));
   }
 }

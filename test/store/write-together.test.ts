@@ -102,3 +102,14 @@ test('a committer that is closed answers later items with StoreClosed', async (t
   await assert.rejects(committer.writeTogether(kind, 'a'), StoreClosed);
   assert.deepStrictEqual(batches, []);
 });
+
+test('the items of one batch that share an onWritten call it once; an item written alone calls its own', async (t) => {
+  const { committer } = await openCommitter(t);
+  const { kind } = settingsKind((key) => (key === 'c' ? 'alone' : 'done'));
+  const calls: string[] = [];
+  const shared = () => calls.push('shared');
+
+  await Promise.all([committer.writeTogether(kind, 'a', shared), committer.writeTogether(kind, 'b', shared), committer.writeTogether(kind, 'c', () => calls.push('c'))]);
+
+  assert.deepStrictEqual(calls.sort(), ['c', 'shared']);
+});

@@ -7,7 +7,8 @@ import { ProcessHeartbeat } from './app/process-heartbeat.ts';
 import { DeliveryHoldWatch, holdDelivery } from './app/delivery-hold.ts';
 import { DEFAULT_RETENTION_OPTIONS, RetentionSweep } from './app/retention-sweep.ts';
 import type { AuthDeps } from './app/sessions.ts';
-import { certificateSigningKey } from './app/certificate-signing-key.ts';
+import { LoadedSigningKey } from './app/certificate-signing-key.ts';
+import { IdempotencyKeysInProcess } from './app/idempotency-keys-in-process.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
 import { recordVerpTagsSince } from './app/verp-check.ts';
@@ -29,7 +30,8 @@ import { recordSimulatedStep } from './app/record-simulated-step.ts';
 import { listenOrExplain, lockOrExplain, migrateOrExplain, openOrExplain } from './startup-errors.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics/registry.ts';
-import { isPostgresLockLoss, openStore, type OpenedStore } from './store/dialect.ts';
+import { openStore, type OpenedStore } from './store/dialect.ts';
+import { isPostgresLockLoss } from './store/postgres/connection.ts';
 import type { ServingLock } from './store/serving-lock.ts';
 import { readQueueDepths } from './store/queue-depth.ts';
 import { oldestDkimKeyCreatedAt } from './store/sender-domains.ts';
@@ -152,6 +154,9 @@ export async function openAppDeps(
     const deps: AuthDeps = {
       db: store.db,
       commit: committer,
+      // Per-store state (issue 20: made here and passed, never kept in module maps).
+      idempotencyKeys: new IdempotencyKeysInProcess(),
+      signingKey: new LoadedSigningKey(store.db),
       clock,
       metrics,
       // One source per process: its ids increase strictly, whoever asks.
@@ -299,7 +304,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   });
   const adminToken = await prepareAdminToken(store.db, config.adminToken);
   // Loaded (or created) now, so signing a receipt after a delivery never waits on the store.
-  await certificateSigningKey(store.db);
+  await deps.signingKey.get();
   const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
   // This process's heartbeat row, and the owner of the leases it takes (app/process-heartbeat.ts: fast takeover).
   const heartbeat = new ProcessHeartbeat(
@@ -330,7 +335,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
         db: store.db, clock, newId: deps.newId, capabilities: store.capabilities, transports: built.transports, sandbox: built.sandbox, logger: workerLogger, metrics: deps.metrics,
         commit: workerCommitter,
         retryHorizons: { ...RETRY_HORIZON_MS, email: config.emailRetryHours * 3_600_000 },
-        issueCertificate: certificateIssuer({ db: store.db, publicUrl: config.publicUrl, clock }),
+        issueCertificate: certificateIssuer({ db: store.db, signingKey: deps.signingKey, publicUrl: config.publicUrl, clock }),
         // Only outcomes whose events queued a webhook delivery wake the dispatcher.
         onWebhookQueued: () => webhooks?.wake(),
         ...held,

@@ -14,24 +14,38 @@ export interface CertificateSigningKey {
   readonly jwks: JSONWebKeySet;
 }
 
-// Loaded once per store: the key never changes while the process runs (no rotation
-// yet), and signing must not need a query. A failed load is forgotten, so the next
-// caller tries again.
-const loaded = new WeakMap<Db, Promise<CertificateSigningKey>>();
-
 /**
  * The installation's receipt-signing key, created on first use and kept in the
  * settings table: every process of a deployment signs with, and publishes, the same
  * key (putSettingIfAbsent: the first writer wins a race, the others adopt its key).
  */
 export function certificateSigningKey(db: Db): Promise<CertificateSigningKey> {
-  let key = loaded.get(db);
-  if (key === undefined) {
-    key = loadOrCreate(db);
-    key.catch(() => loaded.delete(db));
-    loaded.set(db, key);
+  return loadOrCreate(db);
+}
+
+/**
+ * The signing key of one store, loaded once: it never changes while the process runs
+ * (no rotation yet), and signing must not need a query. A failed load is forgotten, so
+ * the next caller tries again. service.ts makes one per store and passes it in AppDeps.
+ */
+export class LoadedSigningKey {
+  readonly #db: Db;
+  #key: Promise<CertificateSigningKey> | undefined;
+
+  constructor(db: Db) {
+    this.#db = db;
   }
-  return key;
+
+  get(): Promise<CertificateSigningKey> {
+    if (this.#key === undefined) {
+      const key = loadOrCreate(this.#db);
+      key.catch(() => {
+        if (this.#key === key) this.#key = undefined;
+      });
+      this.#key = key;
+    }
+    return this.#key;
+  }
 }
 
 /** The published key set without creating a key: empty when this installation never signed a receipt. */

@@ -8,7 +8,7 @@ import { isJsonObject, ownField } from '../domain/json-object.ts';
 import { guardedFetch } from '../channels/guarded-fetch.ts';
 import { findCertificate } from '../store/certificates.ts';
 import type { Db } from '../store/database.ts';
-import { certificateSigningKey } from './certificate-signing-key.ts';
+import { certificateSigningKey, type CertificateSigningKey, type LoadedSigningKey } from './certificate-signing-key.ts';
 import type { AppDeps } from './deps.ts';
 
 // Certified delivery's use cases: sign a transport's evidence into a receipt, show a
@@ -19,11 +19,11 @@ import type { AppDeps } from './deps.ts';
  * Signs evidence into a receipt: a compact JWS, header {alg: EdDSA, kid, typ}, payload
  * the ReceiptPayload as JSON. The outbox calls it before opening the transaction that
  * stores the certificate, so the transaction holds no signing. The key is loaded once
- * (certificateSigningKey); createService loads it at start, so signing needs no query.
+ * (deps.signingKey, the store's); createService loads it at start, so signing needs no query.
  */
-export function certificateIssuer(deps: { readonly db: Db; readonly publicUrl: string; readonly clock: () => number }): CertificateIssuer {
+export function certificateIssuer(deps: SigningKeyDeps & { readonly publicUrl: string; readonly clock: () => number }): CertificateIssuer {
   return async (subject, evidence) => {
-    const key = await certificateSigningKey(deps.db);
+    const key = await signingKeyOf(deps);
     const issuedAt = deps.clock();
     const payload = receiptPayload(subject, evidence, issuedAt, deps.publicUrl);
     const receipt = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
@@ -66,9 +66,17 @@ export async function getCertifiedEml(deps: AppDeps, accountId: string, msgid: s
 }
 
 /** GET /.well-known/jwks.json: the receipt-signing public key (created on first call, as any process would). */
-export async function publishedJwks(deps: { readonly db: Db }): Promise<JSONWebKeySet> {
-  return (await certificateSigningKey(deps.db)).jwks;
+export async function publishedJwks(deps: SigningKeyDeps): Promise<JSONWebKeySet> {
+  return (await signingKeyOf(deps)).jwks;
 }
+
+/** The store, and its key as loaded once (absent: read from the store each time). */
+interface SigningKeyDeps {
+  readonly db: Db;
+  readonly signingKey?: LoadedSigningKey;
+}
+
+const signingKeyOf = (deps: SigningKeyDeps): Promise<CertificateSigningKey> => deps.signingKey?.get() ?? certificateSigningKey(deps.db);
 
 /** A receipt's payload without checking its signature: for showing one herald stored itself. */
 export function decodeReceipt(receipt: string): ReceiptPayload | undefined {

@@ -5,6 +5,8 @@ import type { Committer } from '../store/group-commit.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import type { ReadCaches } from './read-caches.ts';
 import type { AccountQuotas } from './account-quotas.ts';
+import type { LoadedSigningKey } from './certificate-signing-key.ts';
+import type { IdempotencyKeysInProcess } from './idempotency-keys-in-process.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -48,4 +50,9 @@ export interface AppDeps {
   readonly quotas?: AccountQuotas;
   /** Longest time a heavy read (segment counts, quotes, exports) may take, in ms (HERALD_HEAVY_READ_TIMEOUT_MS); absent: its default. */
   readonly heavyReadMs?: number;
+  // Per-store state, made once per store by service.ts (openAppDeps) and shared by every copy of these deps.
+  /** The Idempotency-Keys this process serves now, and its last purge of expired ones (app/idempotent-send.ts). */
+  readonly idempotencyKeys: IdempotencyKeysInProcess;
+  /** The receipt-signing key, loaded once (app/certificate-signing-key.ts). */
+  readonly signingKey: LoadedSigningKey;
 }

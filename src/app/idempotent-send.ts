@@ -4,6 +4,7 @@ import type { Db, Tx } from '../store/database.ts';
 import type { Committer } from '../store/group-commit.ts';
 import { claimIdempotencyKey, findIdempotencyKey, purgeExpiredIdempotencyKeys, recordIdempotentAnswer, type StoredAnswer } from '../store/idempotency-keys.ts';
 import type { AppDeps } from './deps.ts';
+import type { IdempotencyKeysInProcess } from './idempotency-keys-in-process.ts';
 
 // Idempotency keys of the send operations (README "Idempotent sends"). A send given a
 // key runs with a committer that claims the key at the start of the send's own unit of
@@ -46,21 +47,6 @@ export type IdempotentOutcome<T> =
   /** The key's first answer, as it was given. */
   | { readonly kind: 'replayed'; readonly status: number; readonly answer: string };
 
-/** What one process keeps per store: the keys being served now, and when expired ones were last purged. */
-interface ProcessKeys {
-  readonly inFlight: Set<string>;
-  nextPurgeAt: number;
-}
-
-// Per store rather than per route: /v1/email and a campaign's send share one account's keys.
-const processKeys = new WeakMap<Db, ProcessKeys>();
-
-function keysOf(db: Db): ProcessKeys {
-  let keys = processKeys.get(db);
-  if (keys === undefined) processKeys.set(db, (keys = { inFlight: new Set(), nextPurgeAt: 0 }));
-  return keys;
-}
-
 /** The key was taken by a send that committed first (another process's, on PostgreSQL). */
 class IdempotencyKeyTaken extends Error {
   constructor() {
@@ -79,7 +65,7 @@ export async function idempotentSend<D extends AppDeps, T>(
   request: IdempotentRequest,
   send: (deps: D) => Promise<Result<T>>,
 ): Promise<IdempotentOutcome<T>> {
-  const keys = keysOf(deps.db);
+  const keys = deps.idempotencyKeys;
   const key = request.mode === 'test' ? `${TEST_KEY_SPACE}${request.key}` : request.key;
   const slot = `${request.accountId}\n${key}`;
   if (keys.inFlight.has(slot)) return { kind: 'answered', result: reject('idempotencyKeyInFlight') };
@@ -130,8 +116,8 @@ function keyedCommitter(deps: AppDeps, request: IdempotentRequest, key: string):
  * keyed sends, so the purge keeps pace with what makes keys); returns how many, or
  * undefined when it was not due.
  */
-export async function purgeExpiredKeysIfDue(deps: Pick<AppDeps, 'db' | 'clock'>): Promise<number | undefined> {
-  const keys = keysOf(deps.db);
+export async function purgeExpiredKeysIfDue(deps: Pick<AppDeps, 'db' | 'clock' | 'idempotencyKeys'>): Promise<number | undefined> {
+  const keys = deps.idempotencyKeys;
   const now = deps.clock();
   if (now < keys.nextPurgeAt) return undefined;
   keys.nextPurgeAt = now + PURGE_EVERY_MS;

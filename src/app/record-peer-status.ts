@@ -1,8 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import type { MessageStatus } from '../domain/message-status.ts';
-import { findMessageByProviderRef, recordEvent } from '../store/messages.ts';
-import type { Committer } from '../store/group-commit.ts';
-import { findReceiptMessages, recordReceipts, recordsReceiptsInBatches, type ReceiptEvent, type ReceiptMessage } from '../store/peer-receipt.ts';
+import { batchOperationsOf, type Receipt } from '../store/engine.ts';
+import { findReceiptMessage, recordReceiptEvent } from '../store/receipts.ts';
 import type { AppDeps } from './deps.ts';
 
 /** What a peer reported later about a message it took: an SMPP receipt, a WhatsApp status. */
@@ -18,135 +17,40 @@ export interface PeerStatusReport {
 
 export type PeerStatusResult = 'recorded' | 'unknown-message';
 
-export type PeerStatusDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks' | 'metrics'>;
+export type PeerStatusDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks'>;
 
 /**
  * Applies a peer's report to the message it names. `read` (WhatsApp) is recorded as
  * an event on a delivered message without a status of its own. A report for a
  * message this installation does not know is answered, not failed: peers resend
  * what is not acknowledged, and an unknown id will not become known.
+ * Receipts come in bursts (an SMSC flushing its queue): each is a write of the group
+ * committer, which groups them — on PostgreSQL the reports that arrive together are
+ * looked up and recorded in two statements outside a transaction (store/postgres/peer-receipt.ts),
+ * on SQLite each is a unit of work sharing the commits of the moment.
  */
 export async function recordPeerStatus(deps: PeerStatusDeps, report: PeerStatusReport): Promise<PeerStatusResult> {
-  // PostgreSQL: the reports that arrive together are looked up and recorded together (ReceiptBatcher below).
-  if (recordsReceiptsInBatches(deps.db)) return receiptBatcherOf(deps).record(report);
-  const message = await findMessageByProviderRef(deps.db, report.channel, report.providerRef);
-  if (!message) return 'unknown-message';
-  const at = report.at ?? deps.clock();
-  const data = { peer: report.peer, response: report.response };
-  // Receipts come in bursts (an SMSC flushing its queue): they share commits like sends do.
-  await deps.commit.run(async (tx) => {
-    await recordEvent(tx, { messageId: message.id, ...eventOf(report), eventId: deps.newId(), at, data });
-  });
+  const event = { ...eventOf(report), eventId: deps.newId(), at: report.at ?? deps.clock(), data: { peer: report.peer, response: report.response } };
+  const receipt: Receipt = { channel: report.channel, providerRef: report.providerRef, event };
+  const together = batchOperationsOf(deps.db).receipts;
+  if (together !== undefined && deps.commit.writeTogether !== undefined) {
+    // The dispatcher woken once per batch, not once per report.
+    return (await deps.commit.writeTogether(together, receipt, deps.wakeWebhooks)) ? 'recorded' : 'unknown-message';
+  }
+  if (!(await recordAlone(deps, receipt))) return 'unknown-message';
   deps.wakeWebhooks?.();
   return 'recorded';
+}
+
+/** The message looked up before the unit of work (so the batch it joins is not held by the look-up), its event recorded in it. */
+async function recordAlone(deps: PeerStatusDeps, receipt: Receipt): Promise<boolean> {
+  const message = await findReceiptMessage(deps.db, receipt);
+  if (message === undefined) return false;
+  await deps.commit.run((tx) => recordReceiptEvent(tx, message, receipt));
+  return true;
 }
 
 /** The status a report moves its message to, and its event's type when that is not the status. */
 function eventOf(report: PeerStatusReport): { status: MessageStatus; type?: string } {
   return report.status === 'read' ? { status: 'delivered', type: 'read' } : { status: report.status };
-}
-
-/** Most reports looked up and recorded in one batch (one SELECT, then one statement that is its own transaction). */
-const MAX_RECEIPTS_PER_BATCH = 256;
-/** Batches under way at once: while one waits on its statement, the reports that came meanwhile are looked up. */
-const RECEIPT_LANES = 2;
-
-interface WaitingReport {
-  readonly report: PeerStatusReport;
-  readonly resolve: (result: PeerStatusResult) => void;
-  readonly reject: (error: unknown) => void;
-}
-
-/**
- * PostgreSQL: the reports that arrive while a batch is under way wait, then go together
- * (an SMSC flushes receipts in bursts): their messages found in one SELECT, their events
- * recorded in one statement that is its own transaction (store/peer-receipt.ts), the
- * dispatcher woken once. A lone report goes at once (the next turn of the event loop), as before.
- * Each message at most once per batch: a second report on the same message (sent, then
- * delivered) waits for the next batch, so reports on one message apply in their order.
- * A batch that fails is tried again report by report, so one bad report fails alone.
- */
-class ReceiptBatcher {
-  readonly #deps: PeerStatusDeps;
-  readonly #queue: WaitingReport[] = [];
-  #running = 0;
-
-  constructor(deps: PeerStatusDeps) {
-    this.#deps = deps;
-  }
-
-  record(report: PeerStatusReport): Promise<PeerStatusResult> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ report, resolve, reject });
-      if (this.#running < RECEIPT_LANES) {
-        this.#running += 1;
-        setImmediate(() => void this.#lane());
-      }
-    });
-  }
-
-  async #lane(): Promise<void> {
-    try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, MAX_RECEIPTS_PER_BATCH);
-        try {
-          await this.#recordBatch(batch);
-        } catch {
-          for (const waiting of batch) await this.#recordBatch([waiting]).catch(waiting.reject);
-        }
-      }
-    } finally {
-      this.#running -= 1;
-    }
-  }
-
-  /** Looks the batch up, records what it found, answers each report; reports on a message already in the batch go back to the queue. */
-  async #recordBatch(batch: readonly WaitingReport[]): Promise<void> {
-    const deps = this.#deps;
-    const found = new Map<WaitingReport, ReceiptMessage>();
-    for (const channel of new Set(batch.map((w) => w.report.channel))) {
-      const ofChannel = batch.filter((w) => w.report.channel === channel);
-      const messages = await findReceiptMessages(deps.db, channel, ofChannel.map((w) => w.report.providerRef));
-      for (const waiting of ofChannel) {
-        const message = messages.get(waiting.report.providerRef);
-        if (message !== undefined) found.set(waiting, message);
-      }
-    }
-    const taken = new Set<string>();
-    const now: { waiting: WaitingReport; message: ReceiptMessage; event: ReceiptEvent }[] = [];
-    const later: WaitingReport[] = [];
-    for (const waiting of batch) {
-      const message = found.get(waiting);
-      if (message === undefined) continue;
-      if (taken.has(message.id)) {
-        later.push(waiting);
-        continue;
-      }
-      taken.add(message.id);
-      const { report } = waiting;
-      const event: ReceiptEvent = { ...eventOf(report), eventId: deps.newId(), at: report.at ?? deps.clock(), data: { peer: report.peer, response: report.response } };
-      now.push({ waiting, message, event });
-    }
-    // One statement, its own transaction (no BEGIN and COMMIT round trips); the ordinary way if a webhook setting changed meanwhile.
-    const recorded = await recordReceipts(deps.db, now);
-    if (recorded === undefined) {
-      await deps.commit.run(async (tx) => {
-        for (const { message, event } of now) await recordEvent(tx, { messageId: message.id, ...event });
-      });
-    } else deps.metrics.eventsRecorded(recorded);
-    // Answered only once nothing of the batch can fail any more.
-    this.#queue.unshift(...later);
-    if (now.length > 0) deps.wakeWebhooks?.();
-    for (const waiting of batch) if (!found.has(waiting)) waiting.resolve('unknown-message');
-    for (const { waiting } of now) waiting.resolve('recorded');
-  }
-}
-
-// One batcher per committer (one per service): the deps of a service share it.
-const batchers = new WeakMap<Committer, ReceiptBatcher>();
-
-function receiptBatcherOf(deps: PeerStatusDeps): ReceiptBatcher {
-  let batcher = batchers.get(deps.commit);
-  if (batcher === undefined) batchers.set(deps.commit, (batcher = new ReceiptBatcher(deps)));
-  return batcher;
 }

@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import type { Account, Channel } from '../domain/account.ts';
 import type { AccountRow, AccountsTable, Executor } from './database.ts';
 import type { AccountInput } from '../domain/admin-input.ts';
-import { appendLedger, type LedgerEntry } from './ledger.ts';
-import { deferringBatch } from './batch-debits.ts';
-import { onPostgres, queryRows, statement } from './prepared-statement.ts';
+import { batchOperationsOf } from './engine.ts';
+import type { LedgerEntry } from './ledger.ts';
+import { queryRows, statement } from './prepared-statement.ts';
 
 export function toAccount(row: AccountRow): Account {
   return {
@@ -120,51 +120,28 @@ export async function debitMessages(db: Executor, id: string, count: number, now
   return row ? { messagesLeft: Number(row.messages_left) } : null;
 }
 
-const DEBIT_MESSAGES = statement(`
+export const DEBIT_MESSAGES = statement(`
   update accounts set messages_left = messages_left - $1, updated_at = $2
   where id = $3 and messages_left >= $1
   returning messages_left`);
 
 /**
  * debitMessages of a send and its ledger entry (`entry.messagesDelta` is minus the
- * count), the entry written only when the debit took. SQLite runs the two in process.
- * On PostgreSQL, in a batch of the group committer, the debit waits for the batch's
- * end, where the batch's debits are one statement (store/batch-debits.ts): no round
- * trip of the send's own; alone (a batch of one, or a batch run again with
- * savepoints), one statement, one round trip (a data-modifying CTE).
+ * count), the entry written only when the debit took: the engine's way (store/engine.ts).
+ * SQLite runs the two in process; PostgreSQL, in a batch of the group committer, takes
+ * the batch's debits together at its end, else one statement (store/postgres/batch-debits.ts).
  */
-export async function debitMessagesWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ messagesLeft: number } | null> {
-  const count = -entry.messagesDelta;
-  const batch = deferringBatch(db);
-  if (batch !== undefined) return { messagesLeft: (await batch.wait(entry, now)).messagesLeft };
-  if (!onPostgres(db)) {
-    const debited = await debitMessages(db, entry.accountId, count, now);
-    if (debited) await appendLedger(db, entry);
-    return debited;
-  }
-  const [row] = await queryRows<{ messages_left: number }>(db, DEBIT_MESSAGES_WITH_ENTRY, [
-    count, now, entry.accountId, entry.id, entry.at, entry.messagesDelta, entry.balanceDelta, entry.reason, entry.sendId,
-  ]);
-  return row ? { messagesLeft: Number(row.messages_left) } : null;
+export function debitMessagesWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ messagesLeft: number } | null> {
+  return batchOperationsOf(db).debitMessagesWithEntry(db, entry, now);
 }
-
-const DEBIT_MESSAGES_WITH_ENTRY = statement(`
-  with debit as (${DEBIT_MESSAGES.postgres}),
-       entry as (insert into ledger (id, account_id, at, messages_delta, balance_delta, reason, send_id)
-                 select $4, $3, $5, $6, $7, $8, $9 from debit)
-  select messages_left from debit`);
 
 /**
  * debitBalance of a send and its ledger entry (`entry.balanceDelta` is minus the amount),
  * the entry written only when the debit took; deferred to the batch's end on PostgreSQL
  * like debitMessagesWithEntry, else the two statements.
  */
-export async function debitBalanceWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ balance: number } | null> {
-  const batch = deferringBatch(db);
-  if (batch !== undefined) return { balance: (await batch.wait(entry, now)).balance };
-  const debited = await debitBalance(db, entry.accountId, -entry.balanceDelta, now);
-  if (debited) await appendLedger(db, entry);
-  return debited;
+export function debitBalanceWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ balance: number } | null> {
+  return batchOperationsOf(db).debitBalanceWithEntry(db, entry, now);
 }
 
 /** Same as debitMessages, for money (WhatsApp). */

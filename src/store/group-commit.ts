@@ -1,10 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, Db, Tx } from './database.ts';
-import type { DirectSqlite } from './dialect.ts';
+import type { DirectSqlite } from './opened-store.ts';
 import { bindDirect, unbindDirect } from './prepared-statement.ts';
-import { BatchDebits, bindBatchDebits, unbindBatchDebits } from './batch-debits.ts';
+import { BatchDebits, bindBatchDebits, unbindBatchDebits } from './postgres/batch-debits.ts';
 import { bindEventTally, EventTally, unbindEventTally } from './event-tally.ts';
 import type { RecordedPublicEvent } from '../domain/event-catalogue.ts';
+import { TogetherQueues, type BatchedWrite } from './write-together.ts';
 
 /**
  * Runs a unit of write work atomically: all of it commits, or none of it. The work may
@@ -12,6 +13,13 @@ import type { RecordedPublicEvent } from '../domain/event-catalogue.ts';
  */
 export interface Committer {
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Writes `item` together with the others of its kind that arrive meanwhile, in one
+   * statement outside a transaction (store/write-together.ts). Absent (a committer
+   * without batches): write it alone, `run((tx) => kind.alone(tx, item))`. `onWritten` is
+   * called once the item is written, once per batch for the items of a batch.
+   */
+  writeTogether?<I, R>(kind: BatchedWrite<I, R>, item: I, onWritten?: () => void): Promise<R>;
 }
 
 /**
@@ -35,6 +43,7 @@ export function transactionPerWork(db: Db, onEvents?: EventListener): Committer 
 
 /** A group committer can be closed: see groupCommitter. */
 export interface GroupCommitter extends Committer {
+  writeTogether<I, R>(kind: BatchedWrite<I, R>, item: I, onWritten?: () => void): Promise<R>;
   /**
    * Before the store is destroyed: units queued and not yet in a batch are rejected with
    * StoreClosed, and so is every later one; resolves once the batches in flight are
@@ -95,7 +104,7 @@ export interface GroupCommitOptions {
   /**
    * PostgreSQL: the debits of a batch (store/accounts.ts debitMessagesWithEntry,
    * debitBalanceWithEntry) wait for the end of the batch and are taken there, once per
-   * account, in one statement (store/batch-debits.ts), so an account's row is locked
+   * account, in one statement (store/postgres/batch-debits.ts), so an account's row is locked
    * for that statement and the COMMIT only, not from the batch's first debit on.
    */
   readonly deferDebits?: boolean;
@@ -121,7 +130,7 @@ export interface GroupCommitOptions {
  *
  * With the direct connection, the fsync leaves the event loop: the batch commits with
  * `synchronous = NORMAL` (SQLite writes the WAL but does not sync it), the WAL file is
- * then synced on libuv's thread pool (store/dialect.ts syncWal), and only then are the
+ * then synced on libuv's thread pool (store/sqlite/connection.ts syncWal), and only then are the
  * batch's callers answered. Meanwhile the next batch runs. What a 200 promises is
  * unchanged (its commit is on disk); what differs is that other readers in this
  * process may see a batch during its sync, so a power cut in that window can lose a
@@ -238,21 +247,29 @@ export function groupCommitter(db: Db, options: GroupCommitOptions): GroupCommit
     return batch.map((unit) => (losers.includes(unit) ? PUT_BACK : unit));
   };
 
+  const run = <T>(work: (tx: Tx) => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(new StoreClosed());
+    return new Promise<T>((resolve, reject) => {
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject, retries: 0, alone: false });
+      // Requests parsed in the same turn of the event loop join this batch.
+      if (running < lanes) {
+        running += 1;
+        setImmediate(() => void lane());
+      }
+    });
+  };
+  // Batched writes wait on lanes of their own; an item they write alone is a unit of this committer.
+  const together = new TogetherQueues(db, run, options.onEvents);
+
   return {
-    run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-      if (closed) return Promise.reject(new StoreClosed());
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (value: unknown) => void, reject, retries: 0, alone: false });
-        // Requests parsed in the same turn of the event loop join this batch.
-        if (running < lanes) {
-          running += 1;
-          setImmediate(() => void lane());
-        }
-      });
+    run,
+    writeTogether(kind, item, onWritten) {
+      return closed ? Promise.reject(new StoreClosed()) : together.write(kind, item, onWritten);
     },
     async close() {
       closed = true;
       for (const unit of queue.splice(0)) unit.reject(new StoreClosed());
+      await together.close(new StoreClosed());
       if (running > 0) await new Promise<void>((resolve) => drained.push(resolve));
     },
   };

@@ -2,7 +2,8 @@ import { CHANNELS, type Channel } from '../domain/account.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor, MessageRow } from './database.ts';
-import { execute, insertAll, insertRows, onPostgres, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
+import { batchOperationsOf, type SendRows } from './engine.ts';
+import { execute, insertAll, insertRows, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
 import { loadText, storeText } from './mime-pieces.ts';
 import { enqueueWebhookDelivery } from './webhook-deliveries.ts';
 
@@ -58,43 +59,24 @@ export interface MessageEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-const SEND_COLUMNS = ['id', 'account_id', 'channel', 'payload', 'created_at', 'family', 'metadata', 'certified', 'track_opens', 'track_clicks', 'campaign_name', 'request_id'];
-const MESSAGE_COLUMNS = [
+export const SEND_COLUMNS = ['id', 'account_id', 'channel', 'payload', 'created_at', 'family', 'metadata', 'certified', 'track_opens', 'track_clicks', 'campaign_name', 'request_id'];
+export const MESSAGE_COLUMNS = [
   'id', 'account_id', 'send_id', 'channel', 'recipient', 'recipient_role', 'status', 'cost_messages', 'cost_balance', 'created_at', 'updated_at',
   'campaign_id', 'contact_id', 'mode',
 ];
 const EVENT_COLUMNS = ['id', 'message_id', 'type', 'at', 'data', 'sending_at'];
-const OUTBOX_COLUMNS = ['message_id', 'channel', 'available_at', 'attempts'];
+export const OUTBOX_COLUMNS = ['message_id', 'channel', 'available_at', 'attempts'];
 const SENDS = insertRows('sends', SEND_COLUMNS);
 const MESSAGES = insertRows('messages', MESSAGE_COLUMNS);
 const EVENTS = insertRows('message_events', EVENT_COLUMNS);
 const OUTBOX = insertRows('outbox', OUTBOX_COLUMNS);
 
-/** Most recipients a send stores in one statement on PostgreSQL; a larger send's statements are already multi-row. */
-const SEND_IN_ONE_STATEMENT_MAX = 50;
-
-/**
- * PostgreSQL: one send of `rows` recipients, none dropped, in ONE statement (one round
- * trip instead of three): data-modifying CTEs, one per table. PostgreSQL checks the
- * foreign keys (messages → sends, outbox → messages) at the end of the statement, when
- * every row is in. SQLite has no INSERT in WITH, and needs none: its statements run in
- * process.
- */
-const insertSendInOneStatement = statementPerCount((rows) => {
-  let next = 1;
-  const values = (columns: readonly string[], count: number): string => Array.from({ length: count }, () => {
-    const row = `(${placeholders(next, columns.length)})`;
-    next += columns.length;
-    return row;
-  }).join(', ');
-  const send = values(SEND_COLUMNS, 1);
-  const messages = values(MESSAGE_COLUMNS, rows);
-  const outbox = values(OUTBOX_COLUMNS, rows);
-  return `
-  with send as (insert into sends (${SEND_COLUMNS.join(', ')}) values ${send}),
-       message as (insert into messages (${MESSAGE_COLUMNS.join(', ')}) values ${messages})
-  insert into outbox (${OUTBOX_COLUMNS.join(', ')}) values ${outbox}`;
-});
+/** The rows of accepted sends, table by table (insertAll: many rows a statement, or one prepared row at a time in process). */
+export async function insertSendRowsApart(db: Executor, rows: SendRows): Promise<void> {
+  await insertAll(db, SENDS, rows.sends);
+  await insertAll(db, MESSAGES, rows.messages);
+  await insertAll(db, OUTBOX, rows.outbox);
+}
 
 /**
  * Stores one accepted request: its shared payload, a message per recipient and the
@@ -126,7 +108,7 @@ export interface NewSend {
 /**
  * insertSend for many sends at once (a campaign batch: one send per contact): each
  * table's rows go in one multi-row statement per 500 rows on PostgreSQL, rather than a
- * round trip per row.
+ * round trip per row; one send of a few recipients, in one statement (store/postgres/send-rows.ts).
  */
 export async function insertSends(db: Executor, sends: readonly { readonly send: NewSend; readonly messages: readonly NewMessage[] }[]): Promise<void> {
   const sendRows = sends.map(({ send }) => {
@@ -144,13 +126,8 @@ export async function insertSends(db: Executor, sends: readonly { readonly send:
   ]);
   const outboxRows = queued.map(({ send, m }) => [m.id, send.channel, m.availableAt ?? send.now, 0]);
   const [only] = sends;
-  if (sends.length === 1 && only !== undefined && queued.length === only.messages.length && queued.length > 0 && queued.length <= SEND_IN_ONE_STATEMENT_MAX && onPostgres(db)) {
-    await execute(db, insertSendInOneStatement(queued.length), [...sendRows.flat(), ...messageRows.flat(), ...outboxRows.flat()]);
-    return;
-  }
-  await insertAll(db, SENDS, sendRows);
-  await insertAll(db, MESSAGES, messageRows);
-  await insertAll(db, OUTBOX, outboxRows);
+  const oneSend = sends.length === 1 && only !== undefined && queued.length === only.messages.length && queued.length > 0;
+  await batchOperationsOf(db).insertSendRows(db, { sends: sendRows, messages: messageRows, outbox: outboxRows }, oneSend);
   for (const { send, messages } of sends) {
     for (const m of messages.filter((m) => m.dropped === true)) {
       await insertAll(db, MESSAGES, [[

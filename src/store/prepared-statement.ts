@@ -27,7 +27,7 @@ export function statement(text: string): Statement {
   return declared;
 }
 
-/** The prepared-statement name of a PostgreSQL text, if it was declared here (store/dialect.ts). */
+/** The prepared-statement name of a PostgreSQL text, if it was declared here (store/postgres/connection.ts). */
 export function preparedName(postgresText: string): string | undefined {
   return byPostgresText.get(postgresText)?.name;
 }
@@ -87,7 +87,7 @@ export async function insertAll(db: Executor, insert: RowsInsert, rows: readonly
   }
 }
 
-/** The statements of one open SQLite connection, cached by text (store/dialect.ts). */
+/** The statements of one open SQLite connection, cached by text (store/postgres/connection.ts). */
 export interface SqliteStatements {
   statement(sqliteText: string): StatementSync;
 }

@@ -1,7 +1,8 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { fieldRef, type Filter, type SegmentRequest } from '../campaigns/segment-filter.ts';
 import type { Db } from './database.ts';
-import { querySql, type QuerySql } from './dialect.ts';
+import { querySql } from './dialect.ts';
+import type { QuerySql } from './query-sql.ts';
 import { toContact, type Contact } from './contacts.ts';
 import { boundedContactSums, nthContactId, rangeCondition } from './heavy-read.ts';
 

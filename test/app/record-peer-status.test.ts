@@ -6,8 +6,6 @@ import { recordPeerStatus } from '../../src/app/record-peer-status.ts';
 import type { Outcome } from '../../src/channels/channel.ts';
 import { OutboxWorker, type Transports } from '../../src/queue/outbox/worker.ts';
 import type { Service } from '../../src/service.ts';
-import { findReceiptMessages, recordReceipts, recordsReceiptsInBatches } from '../../src/store/peer-receipt.ts';
-import { setWebhookTarget } from '../../src/store/webhook-settings.ts';
 import { get, openAccount, post, smsBody, startService } from '../support/service.ts';
 
 async function sentSms(service: Service, providerRef: string) {
@@ -65,33 +63,4 @@ test('reports arriving together are each recorded, a second report on one messag
   assert.equal(one.status, 'bounced');
   assert.deepStrictEqual(one.events.map((e: { type: string }) => e.type), ['queued', 'sending', 'sent', 'delivered', 'bounced']);
   assert.equal((await get(service, `/v1/messages/${second.msgid}`, second.account.apiKey)).json().status, 'delivered');
-});
-
-test('a batch of reports whose account changed its webhook URL after the look-up writes nothing, for the ordinary way to record it (PostgreSQL)', async (t) => {
-  const service = await startService(t);
-  const { db } = service.store;
-  if (!recordsReceiptsInBatches(db)) {
-    t.skip('SQLite records each report with recordEvent, in one unit of work');
-    return;
-  }
-  const { account, msgid } = await sentSms(service, 'smsc-7');
-  const now = service.deps.clock();
-  const count = async (table: 'webhook_deliveries' | 'message_events') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('message_id', '=', msgid).executeTakeFirstOrThrow()).n);
-  const recordAfter = async (url: string | null) => {
-    const found = (await findReceiptMessages(db, 'sms', ['smsc-7'])).get('smsc-7');
-    assert.ok(found);
-    await setWebhookTarget(db, account.id, { url }, now);
-    return recordReceipts(db, [{ message: found, event: { status: 'delivered', eventId: uuidv7(), at: now, data: {} } }]);
-  };
-  const events = await count('message_events');
-
-  await setWebhookTarget(db, account.id, { url: 'https://hooks.example.com/a' }, now);
-  // undefined: nothing written; otherwise the public events recorded (for the outcome counters).
-  assert.equal(await recordAfter(null), undefined);
-  assert.equal(await recordAfter('https://hooks.example.com/b'), undefined);
-  assert.deepStrictEqual([await count('message_events'), await count('webhook_deliveries')], [events, 0]);
-  const acceptedAt = Number((await db.selectFrom('messages').select('created_at').where('id', '=', msgid).executeTakeFirstOrThrow()).created_at);
-  assert.deepStrictEqual(await recordAfter('https://hooks.example.com/b'), [{ channel: 'sms', type: 'sms.delivered', at: now, acceptedAt }]);
-  assert.deepStrictEqual([await count('message_events'), await count('webhook_deliveries')], [events + 1, 1]);
 });

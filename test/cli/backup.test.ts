@@ -1,6 +1,6 @@
 // Issue 21 item 6: `herald backup` copies a SQLite store online (0600) into a copy that
 // starts with delivery held; `serve --paused` holds the outbox until `herald outbox
-// release` (store files tightened at start: test/store/file-modes.test.ts).
+// release` (store files tightened at start: test/store/sqlite/file-modes.test.ts).
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,12 +2,11 @@ import type { Outcome } from '../../channels/channel.ts';
 import type { CertificateIssuer } from '../../domain/certificate.ts';
 import { adjustAccount } from '../../store/accounts.ts';
 import type { Db, Tx } from '../../store/database.ts';
+import { batchOperationsOf, type LeasedOutcome } from '../../store/engine.ts';
 import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
 import { insertCertificate } from '../../store/certificates.ts';
 import { appendLedger } from '../../store/ledger.ts';
 import { recordEvent, type EventEffects } from '../../store/messages.ts';
-import { recordLeasedOutcome, type LeasedOutcome } from '../../store/leased-outcome.ts';
-import { execute, onPostgres, statement } from '../../store/prepared-statement.ts';
 import { insertSimulatedReports } from '../../store/simulated-reports.ts';
 import { addSuppression } from '../../store/suppressions.ts';
 import type { ClaimedMessage } from './claim.ts';
@@ -102,24 +101,12 @@ export async function recordOutcome(deps: CompletionDeps, owner: string, message
 /**
  * The lease's end (the outbox row rescheduled for a retry, or removed) and the outcome's
  * status with its event, on condition of the lease; null when it was lost (nothing
- * written). PostgreSQL: one statement, one round trip (+1 when a webhook delivery is
- * queued; store/leased-outcome.ts). SQLite: the same as separate statements, in process.
+ * written). The engine's way (store/engine.ts): on PostgreSQL one statement, one round
+ * trip (+1 when a webhook delivery is queued); on SQLite separate statements, in process.
  */
-async function endLease(tx: Tx, outcome: LeasedOutcome): Promise<EventEffects | null> {
-  if (onPostgres(tx)) return recordLeasedOutcome(tx, outcome);
-  const changed = outcome.retryAt === undefined
-    ? await execute(tx, RELEASE, [outcome.messageId, outcome.owner])
-    : await execute(tx, RESCHEDULE, [outcome.retryAt, outcome.messageId, outcome.owner]);
-  if (changed !== 1) return null;
-  const { messageId, eventId, at, status, data, providerRef, sendingAt } = outcome;
-  return recordEvent(tx, { messageId, eventId, at, status, data, sendingAt, ...(providerRef === undefined ? {} : { providerRef }) });
+function endLease(tx: Tx, outcome: LeasedOutcome): Promise<EventEffects | null> {
+  return batchOperationsOf(tx).endLease(tx, outcome);
 }
-
-// Both conditioned on the lease: a worker whose lease ran out changes nothing.
-const RESCHEDULE = statement(`
-  update outbox set available_at = $1, lease_owner = null, lease_expires_at = null, claimed_at = null
-  where message_id = $2 and lease_owner = $3`);
-const RELEASE = statement('delete from outbox where message_id = $1 and lease_owner = $2');
 
 async function refund(tx: Tx, deps: CompletionDeps, message: ClaimedMessage, now: number): Promise<void> {
   if (message.costMessages === 0 && message.costBalance === 0) return;

@@ -1,6 +1,7 @@
-import type { Executor } from './database.ts';
-import type { LedgerEntry } from './ledger.ts';
-import { queryRows, statement } from './prepared-statement.ts';
+import { DEBIT_MESSAGES, debitBalance } from '../accounts.ts';
+import type { Executor } from '../database.ts';
+import { appendLedger, type LedgerEntry } from '../ledger.ts';
+import { queryRows, statement } from '../prepared-statement.ts';
 
 // The debits of a group-commit batch on PostgreSQL (prepaid messages, and WhatsApp's
 // money), taken once per
@@ -156,4 +157,34 @@ export function unbindBatchDebits(tx: Executor): void {
 export function deferringBatch(tx: Executor): BatchDebits | undefined {
   const batch = batches.get(tx);
   return batch?.deferring === true ? batch : undefined;
+}
+
+/**
+ * A send's prepaid messages with its ledger entry: in a batch of the group committer,
+ * the debit waits for the batch's end, where the batch's debits are one statement (no
+ * round trip of the send's own); alone (a batch of one, or a batch run again with
+ * savepoints), one statement, one round trip (a data-modifying CTE).
+ */
+export async function debitMessagesWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ messagesLeft: number } | null> {
+  const batch = deferringBatch(db);
+  if (batch !== undefined) return { messagesLeft: (await batch.wait(entry, now)).messagesLeft };
+  const [row] = await queryRows<{ messages_left: number }>(db, DEBIT_MESSAGES_WITH_ENTRY, [
+    -entry.messagesDelta, now, entry.accountId, entry.id, entry.at, entry.messagesDelta, entry.balanceDelta, entry.reason, entry.sendId,
+  ]);
+  return row ? { messagesLeft: Number(row.messages_left) } : null;
+}
+
+const DEBIT_MESSAGES_WITH_ENTRY = statement(`
+  with debit as (${DEBIT_MESSAGES.postgres}),
+       entry as (insert into ledger (id, account_id, at, messages_delta, balance_delta, reason, send_id)
+                 select $4, $3, $5, $6, $7, $8, $9 from debit)
+  select messages_left from debit`);
+
+/** A send's money with its ledger entry: deferred to the batch's end like debitMessagesWithEntry, else the two statements. */
+export async function debitBalanceWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ balance: number } | null> {
+  const batch = deferringBatch(db);
+  if (batch !== undefined) return { balance: (await batch.wait(entry, now)).balance };
+  const debited = await debitBalance(db, entry.accountId, -entry.balanceDelta, now);
+  if (debited) await appendLedger(db, entry);
+  return debited;
 }

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'node:test';
 import { sql } from 'kysely';
-import { openStore } from '../../src/store/dialect.ts';
-import { SQLITE_AUTOCHECKPOINT_PAGES, startWalCheckpointer, type WalCheckpointerOptions } from '../../src/store/wal-checkpointer.ts';
+import { openStore } from '../../../src/store/dialect.ts';
+import { SQLITE_AUTOCHECKPOINT_PAGES, startWalCheckpointer, type WalCheckpointerOptions } from '../../../src/store/wal-checkpointer.ts';
 
 const PAGE = 4096;
 

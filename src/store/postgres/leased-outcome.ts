@@ -1,7 +1,8 @@
-import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
-import type { Executor } from './database.ts';
-import { queryRows, statement, type Statement } from './prepared-statement.ts';
-import { enqueueWebhookDeliveryOf, EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, type EventSubject } from './webhook-deliveries.ts';
+import { predecessorsOf, type MessageStatus } from '../../domain/message-status.ts';
+import type { Executor } from '../database.ts';
+import type { LeasedOutcome, LeasedOutcomeEffects } from '../engine.ts';
+import { queryRows, statement, type Statement } from '../prepared-statement.ts';
+import { enqueueWebhookDeliveryOf, EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, type EventSubject } from '../webhook-deliveries.ts';
 
 // PostgreSQL: the worker's outcome for one claimed message in ONE statement (one round
 // trip instead of four or five): the outbox row removed (or rescheduled) on condition
@@ -9,26 +10,10 @@ import { enqueueWebhookDeliveryOf, EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, t
 // subject read (data-modifying CTEs, all on the statement's one snapshot). The webhook
 // delivery, when the account wants one, is a second statement: its body is made in
 // process (webhook-deliveries.ts). SQLite keeps the separate statements
-// (outbox/complete.ts): they run in process, no round trip to save.
-
-export interface LeasedOutcome {
-  readonly messageId: string;
-  /** The worker's lease: nothing is written unless the outbox row is still under it. */
-  readonly owner: string;
-  /** A retry: the outbox row is kept, due at this time; absent: the row is removed (done). */
-  readonly retryAt?: number;
-  /** The status moves to this only from one of its predecessors (as store/messages.ts recordEvent moves it). */
-  readonly status: MessageStatus;
-  readonly eventId: string;
-  readonly at: number;
-  readonly data: Readonly<Record<string, unknown>>;
-  readonly providerRef?: string;
-  /** When the attempt was claimed: its `sending` step, kept on the event (store/message-timeline.ts). */
-  readonly sendingAt: number;
-}
+// (store/sqlite/batch-operations.ts): they run in process, no round trip to save.
 
 /** Null: the lease was lost, nothing was written. Otherwise as recordEvent's effects. */
-export async function recordLeasedOutcome(db: Executor, outcome: LeasedOutcome): Promise<{ moved: boolean; webhookQueued: boolean } | null> {
+export async function recordLeasedOutcome(db: Executor, outcome: LeasedOutcome): Promise<LeasedOutcomeEffects | null> {
   const parameters = [
     outcome.messageId, outcome.owner, outcome.status, outcome.at, outcome.providerRef ?? null, outcome.eventId, JSON.stringify(outcome.data), outcome.sendingAt,
   ];

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { openStore } from '../../src/store/dialect.ts';
-import { groupCommitter, StoreClosed } from '../../src/store/group-commit.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
-import type { Db } from '../../src/store/database.ts';
-import { execute, statement } from '../../src/store/prepared-statement.ts';
+import { openStore } from '../../../src/store/dialect.ts';
+import { groupCommitter, StoreClosed } from '../../../src/store/group-commit.ts';
+import { migrateToLatest } from '../../../src/store/migrate.ts';
+import type { Db } from '../../../src/store/database.ts';
+import { execute, statement } from '../../../src/store/prepared-statement.ts';
 
 async function openDb(t: import('node:test').TestContext): Promise<Db> {
   const { db } = openStore('sqlite::memory:');

@@ -6,9 +6,9 @@ import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../src/store/dialect.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
-import { startService } from '../support/service.ts';
+import { openStore } from '../../../src/store/dialect.ts';
+import { migrateToLatest } from '../../../src/store/migrate.ts';
+import { startService } from '../../support/service.ts';
 
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);
 

@@ -1,34 +1,65 @@
-import type { Channel } from '../domain/account.ts';
-import type { RecordedPublicEvent } from '../domain/event-catalogue.ts';
-import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
-import type { Executor } from './database.ts';
-import { publicEventOf } from './event-tally.ts';
-import { onPostgres, queryRows, statement } from './prepared-statement.ts';
-import { EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, webhookDeliveryOf, type EventSubject } from './webhook-deliveries.ts';
+import type { Channel } from '../../domain/account.ts';
+import type { RecordedPublicEvent } from '../../domain/event-catalogue.ts';
+import { predecessorsOf } from '../../domain/message-status.ts';
+import type { Executor } from '../database.ts';
+import type { Receipt, ReceiptEvent, ReceiptMessage } from '../engine.ts';
+import { publicEventOf } from '../event-tally.ts';
+import { queryRows, statement } from '../prepared-statement.ts';
+import { recordReceipt } from '../receipts.ts';
+import { EVENT_SUBJECT_COLUMNS, EVENT_SUBJECT_JOINS, webhookDeliveryOf, type EventSubject } from '../webhook-deliveries.ts';
+import type { BatchedWrite, TogetherOutcome } from '../write-together.ts';
 
 // PostgreSQL: peers' later reports on messages (SMPP delivery receipts, WhatsApp
-// statuses) recorded many at a time (app/record-peer-status.ts gathers the reports
-// that arrive together). Per batch of reports, 2 statements where each report took 5
+// statuses) recorded many at a time (the group committer's writeTogether gathers the
+// reports that arrive together: store/write-together.ts). Per batch of reports, 2 statements where each report took 5
 // round trips: the messages found by the peers' references with their webhook subjects
 // (one SELECT), then ONE statement of data-modifying CTEs over arrays, its own
 // transaction: each status moved (from an allowed predecessor), each event inserted,
 // and each webhook delivery (its body built in process from the subject) inserted, on
 // condition that the accounts' webhook settings are still those the bodies were built
 // from. If one changed in between (rare: a PUT /v1/webhooks, a 410), nothing is written
-// and the batch is recorded with recordEvent, which decides each delivery anew.
-// SQLite keeps findMessageByProviderRef and recordEvent per report: its statements run
+// and the batch's reports are recorded alone (store/receipts.ts recordReceipt, which
+// decides each delivery anew). Each message at most once per batch: a second report on
+// the same message (sent, then delivered) waits for the next batch, so reports on one
+// message apply in their order. SQLite records each report alone: its statements run
 // in process, there is no round trip to save.
 
-/** Whether reports are recorded in batches through this module (PostgreSQL), rather than one by one. */
-export function recordsReceiptsInBatches(db: Executor): boolean {
-  return onPostgres(db);
-}
+/** Most reports looked up and recorded in one batch (one SELECT, then one statement that is its own transaction). */
+const MAX_RECEIPTS_PER_BATCH = 256;
+/** Batches under way at once: while one waits on its statement, the reports that came meanwhile are looked up. */
+const RECEIPT_LANES = 2;
 
-/** A message a report names, with its webhook subject as read with it. */
-export interface ReceiptMessage {
-  readonly id: string;
-  readonly subject: EventSubject;
-}
+/** Peers' reports as the group committer writes them together (store/write-together.ts). */
+export const receiptsTogether: BatchedWrite<Receipt, boolean> = {
+  maxBatch: MAX_RECEIPTS_PER_BATCH,
+  lanes: RECEIPT_LANES,
+  alone: recordReceipt,
+  async together(db, receipts) {
+    const found = new Map<Receipt, ReceiptMessage>();
+    for (const channel of new Set(receipts.map((r) => r.channel))) {
+      const ofChannel = receipts.filter((r) => r.channel === channel);
+      const messages = await findReceiptMessages(db, channel, ofChannel.map((r) => r.providerRef));
+      for (const receipt of ofChannel) {
+        const message = messages.get(receipt.providerRef);
+        if (message !== undefined) found.set(receipt, message);
+      }
+    }
+    const taken = new Set<string>();
+    const now: { message: ReceiptMessage; event: ReceiptEvent }[] = [];
+    const outcomes = receipts.map((receipt): TogetherOutcome<boolean> => {
+      const message = found.get(receipt);
+      if (message === undefined) return { kind: 'done', value: false };
+      if (taken.has(message.id)) return { kind: 'later' };
+      taken.add(message.id);
+      now.push({ message, event: receipt.event });
+      return { kind: 'done', value: true };
+    });
+    const events = await recordReceipts(db, now);
+    // A webhook setting changed since the look-up: nothing was written, the found reports go alone.
+    if (events === undefined) return { outcomes: outcomes.map((o) => (o.kind === 'done' && o.value ? { kind: 'alone' } : o)), events: [] };
+    return { outcomes, events };
+  },
+};
 
 /** The messages the peer knows by these references (SMPP message_id, WhatsApp wamid), by reference. */
 export async function findReceiptMessages(db: Executor, channel: Channel, providerRefs: readonly string[]): Promise<Map<string, ReceiptMessage>> {
@@ -46,16 +77,6 @@ const FIND_WITH_SUBJECTS = statement(`
   from messages m
   ${EVENT_SUBJECT_JOINS}
   where m.channel = $1 and m.provider_ref = any($2::text[])`);
-
-export interface ReceiptEvent {
-  /** The status moves to this only from one of its predecessors (as recordEvent moves it). */
-  readonly status: MessageStatus;
-  /** The event's type when it is not the status (`read`, recorded on a delivered message). */
-  readonly type?: string;
-  readonly eventId: string;
-  readonly at: number;
-  readonly data: Readonly<Record<string, unknown>>;
-}
 
 /**
  * Records each report's event (status move, event row, webhook delivery) as recordEvent

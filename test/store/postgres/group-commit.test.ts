@@ -5,12 +5,13 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { isPostgresLockLoss, openStore } from '../../src/store/dialect.ts';
-import { groupCommitter } from '../../src/store/group-commit.ts';
-import { migrateToLatest } from '../../src/store/migrate.ts';
-import type { Db, Tx } from '../../src/store/database.ts';
-import { debitBalanceWithEntry, debitMessagesWithEntry, insertAccount } from '../../src/store/accounts.ts';
-import { freshSchema, TEST_POSTGRES_URL } from '../support/postgres.ts';
+import { openStore } from '../../../src/store/dialect.ts';
+import { isPostgresLockLoss } from '../../../src/store/postgres/connection.ts';
+import { groupCommitter } from '../../../src/store/group-commit.ts';
+import { migrateToLatest } from '../../../src/store/migrate.ts';
+import type { Db, Tx } from '../../../src/store/database.ts';
+import { debitBalanceWithEntry, debitMessagesWithEntry, insertAccount } from '../../../src/store/accounts.ts';
+import { freshSchema, TEST_POSTGRES_URL } from '../../support/postgres.ts';
 
 const skip = TEST_POSTGRES_URL === undefined ? 'TEST_POSTGRES_URL is not set' : false;
 

@@ -3,9 +3,9 @@ import pino, { type Logger } from 'pino';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
 import { KeyUseThrottle, newVerifiedKeyCache } from './app/api-keys.ts';
 import { newReadCaches } from './app/read-caches.ts';
-import { ProcessHeartbeat } from './app/process-heartbeat.ts';
-import { DeliveryHoldWatch, holdDelivery } from './app/delivery-hold.ts';
-import { DEFAULT_RETENTION_OPTIONS, RetentionSweep } from './app/retention-sweep.ts';
+import { HEARTBEAT_MS, ProcessHeartbeat } from './app/process-heartbeat.ts';
+import { DELIVERY_HOLD_WATCH_MS, DeliveryHoldWatch, holdDelivery } from './app/delivery-hold.ts';
+import { DEFAULT_RETENTION_OPTIONS, retentionTurn } from './app/retention-sweep.ts';
 import type { AuthDeps } from './app/sessions.ts';
 import { certificateSigningKey } from './app/certificate-signing-key.ts';
 import { certificateIssuer } from './app/certificates.ts';
@@ -41,6 +41,7 @@ import { CAMPAIGNS_WAKE, CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS, type C
 import { partsOf, runsLoops, type Role } from './roles.ts';
 import { buildTransports } from './transports.ts';
 import { stalledLoop, type WatchedLoop } from './queue/loop-readiness.ts';
+import { schedulePeriodic, type ScheduledJob } from './queue/periodic-job.ts';
 
 export interface ServiceOptions {
   /** What this process runs; default config.role. */
@@ -417,16 +418,23 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const runningImports = imports;
   const runningCampaigns = campaigns;
   const runningReports = simulatedReports;
-  // Content older than HERALD_RETENTION_DAYS is purged by the processes that deliver.
-  const retention = running && parts.delivery
-    ? new RetentionSweep({ db: store.db, commit: deps.commit, clock, logger: workerLogger }, { ...DEFAULT_RETENTION_OPTIONS, days: config.retentionDays })
-    : undefined;
+  // Content older than HERALD_RETENTION_DAYS is purged by the processes that deliver (0: kept for ever).
+  const retentionOptions = { ...DEFAULT_RETENTION_OPTIONS, days: config.retentionDays };
+  const sweepsRetention = running && parts.delivery && retentionOptions.days > 0;
+  // The periodic jobs of this process (queue/periodic-job.ts), stopped by close().
+  let retention: ScheduledJob | undefined;
+  let holdWatch: ScheduledJob | undefined;
+  let beats: ScheduledJob | undefined;
+  const periodic = { logger: workerLogger };
   let started = false;
   const start = async (): Promise<void> => {
     if (started) return;
     started = true;
     // The hold is read before any delivering loop can claim, then watched.
-    await deliveryHold?.start();
+    if (deliveryHold !== undefined) {
+      await deliveryHold.start();
+      holdWatch = schedulePeriodic({ name: 'delivery-hold', everyMs: DELIVERY_HOLD_WATCH_MS, run: () => deliveryHold.refresh() }, periodic);
+    }
     // Listened to first, so a worker's listening connection still shows the outbox's and webhooks' LISTEN last (pg_stat_activity).
     if (runningImports !== undefined) {
       runningImports.start();
@@ -445,10 +453,14 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       runningWebhooks.start();
       stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
     }
-    retention?.start();
+    if (sweepsRetention) {
+      const retentionDeps = { db: store.db, commit: deps.commit, clock, logger: workerLogger };
+      retention = schedulePeriodic({ name: 'retention', everyMs: retentionOptions.intervalMs, run: (signal) => retentionTurn(retentionDeps, retentionOptions, signal) }, periodic, { runAtStart: true });
+    }
     // The operator's service health lists this process while it runs; its id owns the
     // loops' leases, and its first beat takes over those of processes that went silent.
     await heartbeat.start();
+    beats = schedulePeriodic({ name: 'heartbeat', everyMs: HEARTBEAT_MS, run: () => heartbeat.beat() }, periodic);
   };
   return {
     role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, simulatedReports: runningReports,
@@ -474,7 +486,9 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       await runningReports?.stop();
       await runningWebhooks?.close();
       await closeTransports();
+      await beats?.stop();
       if (started) await heartbeat.stop();
+      await holdWatch?.stop();
       await deliveryHold?.stop();
       await store.heartbeat.close();
       // Units still queued are answered StoreClosed, and batches in flight end, before the store goes.

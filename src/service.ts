@@ -41,6 +41,7 @@ import { CAMPAIGNS_WAKE, CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS, type C
 import { partsOf, runsLoops, type Role } from './roles.ts';
 import { buildTransports } from './transports.ts';
 import { stalledLoop, type WatchedLoop } from './queue/loop-readiness.ts';
+import type { LeaseLoop } from './queue/lease-loop.ts';
 import { schedulePeriodic, type ScheduledJob } from './queue/periodic-job.ts';
 
 export interface ServiceOptions {
@@ -362,18 +363,14 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, owner: heartbeat.id, ...options.campaignOptions });
   }
 
-  // The loops this process runs, for /readyz (the import runner polls on its own timer and is not watched).
+  // The loops this process runs, for /readyz and herald_loop_last_turn_age_seconds (the
+  // import runner is not watched: it runs where no worker does, and its poll is 5 s).
   const watchedLoops: WatchedLoop[] = [];
-  const dispatcherPollMs = options.webhookOptions?.pollMs ?? DEFAULT_DISPATCHER_OPTIONS.pollMs;
-  const campaignPollMs = options.campaignOptions?.pollMs ?? DEFAULT_CAMPAIGN_RUNNER_OPTIONS.pollMs;
   if (options.worker !== false) {
-    if (worker !== undefined) watchedLoops.push({ what: 'outbox delivery loop', pollMs: workerOptions.pollMs, lastTurnAt: () => worker?.lastTurnAt() });
-    const dispatcher = webhooks;
-    if (dispatcher !== undefined) watchedLoops.push({ what: 'webhook delivery loop', pollMs: dispatcherPollMs, lastTurnAt: () => dispatcher.lastTurnAt() });
-    const runner = campaigns;
-    if (runner !== undefined) watchedLoops.push({ what: 'campaign loop', pollMs: campaignPollMs, lastTurnAt: () => runner.lastTurnAt() });
-    const reports = simulatedReports;
-    if (reports !== undefined) watchedLoops.push({ what: 'simulator report loop', pollMs: simulatorPollMs, lastTurnAt: () => reports.lastTurnAt() });
+    const watched: [string, LeaseLoop<string, unknown> | undefined][] = [
+      ['outbox delivery loop', worker], ['webhook delivery loop', webhooks], ['campaign loop', campaigns], ['simulator report loop', simulatedReports],
+    ];
+    for (const [what, loop] of watched) if (loop !== undefined) watchedLoops.push({ what, pollMs: loop.pollMs, lastTurnAt: () => loop.lastTurnAt() });
   }
   deps.metrics.watchLoops(watchedLoops, clock);
 
@@ -480,11 +477,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       await signInRedis?.close();
       for (const stop of stops) await stop();
       await retention?.stop();
-      await runningImports?.stop();
-      await runningCampaigns?.stop();
-      await runningWorker?.stop();
-      await runningReports?.stop();
-      await runningWebhooks?.close();
+      for (const loop of [runningImports, runningCampaigns, runningWorker, runningReports, runningWebhooks]) await loop?.close();
       await closeTransports();
       await beats?.stop();
       if (started) await heartbeat.stop();

@@ -132,8 +132,9 @@ export async function claimImport(
 }
 
 /** Lets go of every running import's lease (embedded SQLite at start: their holders belonged to a previous run). */
-export async function releaseAllImports(db: Executor): Promise<void> {
-  await db.updateTable('contact_imports').set({ lease_owner: null, lease_expires_at: null }).where('status', '=', 'running').execute();
+export async function releaseAllImports(db: Executor): Promise<number> {
+  const result = await db.updateTable('contact_imports').set({ lease_owner: null, lease_expires_at: null }).where('status', '=', 'running').where('lease_owner', 'is not', null).executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /**

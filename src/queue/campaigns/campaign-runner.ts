@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KeyDeps } from '../../app/api-keys.ts';
 import { advanceCampaign, type CampaignWorkOptions } from '../../app/campaign-batch.ts';
-import { LeaseLoop } from '../lease-loop.ts';
+import { LeaseLoop, type LeaseQueue } from '../lease-loop.ts';
 import { claimDueCampaign, releaseAllCampaigns, releaseCampaign, releaseLease, type Campaign } from '../../store/campaigns.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 
@@ -34,60 +34,52 @@ export const DEFAULT_CAMPAIGN_RUNNER_OPTIONS: CampaignRunnerOptions = {
 
 const LANES = ['campaigns'] as const;
 
-export class CampaignRunner {
+export class CampaignRunner extends LeaseLoop<'campaigns', Campaign> {
+  constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: CampaignRunnerOptions = DEFAULT_CAMPAIGN_RUNNER_OPTIONS) {
+    // One campaign at a time per process: its batches are database work on one connection.
+    super(new CampaignQueue(deps, capabilities, logger, options), { batchSize: 1, concurrency: 1, pollMs: options.pollMs, recoverLeasesAtStart: capabilities.singleServerProcess }, { logger, clock: deps.clock });
+  }
+}
+
+/** What the loop asks of the campaigns: the one due first, and its batches. */
+class CampaignQueue implements LeaseQueue<'campaigns', Campaign> {
+  readonly name = 'campaigns';
+  readonly lanes = LANES;
   readonly #deps: KeyDeps;
+  readonly #capabilities: DialectCapabilities;
   readonly #logger: Logger;
   readonly #options: CampaignRunnerOptions;
   readonly #owner: string;
-  readonly #loop: LeaseLoop<'campaigns', Campaign>;
   #stopping = false;
 
-  constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: CampaignRunnerOptions = DEFAULT_CAMPAIGN_RUNNER_OPTIONS) {
+  constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: CampaignRunnerOptions) {
     this.#deps = deps;
+    this.#capabilities = capabilities;
     this.#logger = logger;
     this.#options = options;
     this.#owner = options.owner ?? `campaigns-${randomUUID()}`;
-    // One campaign at a time per process: its batches are database work on one connection.
-    this.#loop = new LeaseLoop<'campaigns', Campaign>({
-      name: 'campaigns',
-      lanes: LANES,
-      releaseAllLeases: () => releaseAllCampaigns(deps.db),
-      claim: async (_lane, limit) => {
-        if (limit === 0 || this.#stopping) return [];
-        const campaign = await claimDueCampaign(deps.db, capabilities, this.#owner, deps.clock(), options.leaseMs);
-        return campaign === undefined ? [] : [campaign];
-      },
-      deliver: (campaign) => this.#advance(campaign),
-      unwritten: () => 0,
-    }, { batchSize: 1, concurrency: 1, pollMs: options.pollMs, recoverLeasesAtStart: capabilities.singleServerProcess }, { logger, clock: deps.clock });
   }
 
-  start(): void {
-    this.#loop.start();
+  releaseAllLeases(): Promise<number> {
+    return releaseAllCampaigns(this.#deps.db);
   }
 
-  /** When the loop last began a turn (queue/lease-loop.ts); /readyz reads it. */
-  lastTurnAt(): number | undefined {
-    return this.#loop.lastTurnAt();
+  async claim(_lane: 'campaigns', limit: number): Promise<readonly Campaign[]> {
+    if (limit === 0 || this.#stopping) return [];
+    const campaign = await claimDueCampaign(this.#deps.db, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs);
+    return campaign === undefined ? [] : [campaign];
   }
 
-  /** A campaign may be due now (a send, a resume). */
-  wake(): void {
-    this.#loop.wake();
-  }
-
-  /** Runs until nothing is due now (tests and benchmarks: after a send, with the clock moved on). */
-  async drain(): Promise<void> {
-    await this.#loop.drain();
+  unwritten(): number {
+    return 0;
   }
 
   /** Stops after the batch in hand; the campaign is let go, for the next runner to resume. */
-  async stop(): Promise<void> {
+  stopping(): void {
     this.#stopping = true;
-    await this.#loop.stop();
   }
 
-  async #advance(campaign: Campaign): Promise<void> {
+  async deliver(campaign: Campaign): Promise<void> {
     const { db } = this.#deps;
     try {
       let batches = 0;

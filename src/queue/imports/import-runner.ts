@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KeyDeps } from '../../app/api-keys.ts';
 import { clearLeftovers, quarantineImport, runImport } from '../../app/contact-imports.ts';
-import { claimImport, releaseAllImports, releaseImport } from '../../store/contact-imports.ts';
+import { claimImport, releaseAllImports, releaseImport, type ContactImport } from '../../store/contact-imports.ts';
+import { LeaseLoop, type LeaseQueue } from '../lease-loop.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 
-// The background reader of contact imports: claims one running import at a time with
-// a lease, commits its rows in batches (app/contact-imports.ts runImport), and polls
+// The background reader of contact imports, a queue of the shared lease loop
+// (queue/lease-loop.ts): claims one running import at a time with a lease, commits its rows in batches (app/contact-imports.ts runImport), and polls
 // for imports that a dead process left (their lease ran out, or its heartbeat stopped:
 // the lease is under the process id, store/lease-takeover.ts) or that another process
 // received (PostgreSQL: woken by NOTIFY). One import at a time per process keeps an
@@ -33,19 +34,29 @@ export interface ImportRunnerOptions {
 
 export const DEFAULT_IMPORT_RUNNER_OPTIONS: ImportRunnerOptions = { leaseMs: 60_000, pollMs: 5_000, maxAttempts: 3 };
 
-export class ImportRunner {
+const LANES = ['imports'] as const;
+
+export class ImportRunner extends LeaseLoop<'imports', ContactImport> {
+  constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: ImportRunnerOptions = DEFAULT_IMPORT_RUNNER_OPTIONS) {
+    // One import at a time per process: its reading takes no more than one core.
+    super(new ImportQueue(deps, capabilities, logger, options), { batchSize: 1, concurrency: 1, pollMs: options.pollMs, recoverLeasesAtStart: capabilities.singleServerProcess }, { logger, clock: deps.clock });
+  }
+}
+
+/** What the loop asks of the contact imports: the next running one (quarantining those taken up too often), and its reading. */
+class ImportQueue implements LeaseQueue<'imports', ContactImport> {
+  readonly name = 'imports';
+  readonly lanes = LANES;
   readonly #deps: KeyDeps;
   readonly #capabilities: DialectCapabilities;
   readonly #logger: Logger;
   readonly #options: ImportRunnerOptions;
   readonly #owner: string;
-  #running: Promise<void> | undefined;
-  #again = false;
   #stopping = false;
-  #timer: NodeJS.Timeout | undefined;
-  #started: Promise<void> | undefined;
+  /** Abandoned uploads and bodies of ended imports are dropped once per round of claims (before the first, after one found nothing). */
+  #clearLeftovers = true;
 
-  constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: ImportRunnerOptions = DEFAULT_IMPORT_RUNNER_OPTIONS) {
+  constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: ImportRunnerOptions) {
     this.#deps = deps;
     this.#capabilities = capabilities;
     this.#logger = logger;
@@ -53,79 +64,60 @@ export class ImportRunner {
     this.#owner = options.owner ?? `imports-${randomUUID()}`;
   }
 
-  /** Starts polling; on embedded SQLite, leases found now belonged to a previous run and are let go at once. */
-  start(): void {
-    this.#started = (this.#capabilities.singleServerProcess ? releaseAllImports(this.#deps.db) : Promise.resolve()).then(() => this.wake());
-    this.#started.catch((error: unknown) => this.#logger.error({ err: error }, 'import leases not released'));
+  releaseAllLeases(): Promise<number> {
+    return releaseAllImports(this.#deps.db);
   }
 
-  /** Looks for work now (an upload finished). */
-  wake(): void {
-    if (this.#stopping) return;
-    if (this.#running !== undefined) {
-      this.#again = true;
-      return;
-    }
-    clearTimeout(this.#timer);
-    this.#running = this.#work().finally(() => {
-      this.#running = undefined;
-      if (this.#stopping) return;
-      if (this.#again) {
-        this.#again = false;
-        this.wake();
-      } else {
-        this.#timer = setTimeout(() => this.wake(), this.#options.pollMs);
-        this.#timer.unref();
-      }
-    });
-  }
-
-  /** Resolves when no import is being read (tests: after an upload, until it ends). */
-  async drain(): Promise<void> {
-    await this.#started;
-    if (this.#running === undefined) this.wake();
-    // A wake during a run starts another run when it ends: wait for that one too.
-    while (this.#running !== undefined) await this.#running;
+  unwritten(): number {
+    return 0;
   }
 
   /** Stops after the batch in hand; the import being read is let go, for the next start to resume. */
-  async stop(): Promise<void> {
+  stopping(): void {
     this.#stopping = true;
-    clearTimeout(this.#timer);
-    await this.#started?.catch(() => {});
-    await this.#running;
   }
 
-  async #work(): Promise<void> {
+  async claim(_lane: 'imports', limit: number): Promise<readonly ContactImport[]> {
+    if (limit === 0 || this.#stopping) return [];
     try {
-      await clearLeftovers(this.#deps);
+      if (this.#clearLeftovers) await clearLeftovers(this.#deps);
+      this.#clearLeftovers = false;
       for (;;) {
-        if (this.#stopping) return;
         const imp = await claimImport(this.#deps.db, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs);
-        if (imp === undefined) return;
-        if (imp.attempts > this.#options.maxAttempts) {
-          await quarantineImport(this.#deps, imp, this.#owner, this.#options.maxAttempts, () => {
-            this.#logger.warn({ importId: imp.id, accountId: imp.accountId, attempts: imp.attempts - 1 }, 'contact import quarantined: ended failed after too many attempts');
-            this.#deps.metrics.jobQuarantined('imports');
-          });
-          continue;
+        if (imp === undefined) {
+          this.#clearLeftovers = true;
+          return [];
         }
-        try {
-          const outcome = await runImport(this.#deps, imp, this.#owner, this.#options.leaseMs, () => !this.#stopping);
-          if (outcome === 'stopped') await releaseImport(this.#deps.db, imp.id, this.#owner);
-          if (outcome === 'lost') this.#logger.warn({ importId: imp.id }, 'import taken over by another runner');
-        } catch (error) {
-          // A bug or a store that went away: the attempt stays counted, and the next claim
-          // (now, or after the store is back) resumes after the last committed batch.
-          this.#logger.error({ err: error, importId: imp.id }, 'contact import failed unexpectedly');
-          this.#deps.metrics.unexpectedError('imports');
-          await releaseImport(this.#deps.db, imp.id, this.#owner, 'counted');
-        }
+        if (imp.attempts <= this.#options.maxAttempts) return [imp];
+        await quarantineImport(this.#deps, imp, this.#owner, this.#options.maxAttempts, () => {
+          this.#logger.warn({ importId: imp.id, accountId: imp.accountId, attempts: imp.attempts - 1 }, 'contact import quarantined: ended failed after too many attempts');
+          this.#deps.metrics.jobQuarantined('imports');
+        });
       }
     } catch (error) {
-      // The store failed between imports: the next poll looks again.
+      // The store failed between imports: the next poll (or wake) looks again.
+      this.#clearLeftovers = true;
       this.#logger.error({ err: error }, 'contact import runner failed unexpectedly');
       this.#deps.metrics.unexpectedError('imports');
+      return [];
+    }
+  }
+
+  async deliver(imp: ContactImport): Promise<void> {
+    try {
+      const outcome = await runImport(this.#deps, imp, this.#owner, this.#options.leaseMs, () => !this.#stopping);
+      if (outcome === 'stopped') await releaseImport(this.#deps.db, imp.id, this.#owner);
+      if (outcome === 'lost') this.#logger.warn({ importId: imp.id }, 'import taken over by another runner');
+    } catch (error) {
+      // A bug or a store that went away: the attempt stays counted, and the next claim
+      // (now, or after the store is back) resumes after the last committed batch.
+      this.#logger.error({ err: error, importId: imp.id }, 'contact import failed unexpectedly');
+      this.#deps.metrics.unexpectedError('imports');
+      await releaseImport(this.#deps.db, imp.id, this.#owner, 'counted').catch((release: unknown) => {
+        // The store is away: the lease runs out and the import is taken up again then.
+        this.#logger.error({ err: release }, 'contact import runner failed unexpectedly');
+        this.#deps.metrics.unexpectedError('imports');
+      });
     }
   }
 }

@@ -3,12 +3,13 @@ import type { Logger } from 'pino';
 import type { KeyDeps } from '../../app/api-keys.ts';
 import { advanceCampaign, type CampaignWorkOptions } from '../../app/campaign-batch.ts';
 import { LeaseLoop, type LeaseQueue } from '../lease-loop.ts';
-import { claimDueCampaign, releaseAllCampaigns, releaseCampaign, releaseLease, type Campaign } from '../../store/campaigns.ts';
+import type { Campaign } from '../../store/campaigns.ts';
+import { claimDueCampaign, releaseAllCampaigns, releaseCampaign, releaseLease } from './claim.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 
 // The background maker of campaign messages: a queue of the shared lease loop
 // (queue/lease-loop.ts) whose jobs are campaigns. A claim leases the campaign due
-// first (store/campaigns.ts claimDueCampaign, SKIP LOCKED on PostgreSQL); delivering it
+// first (queue/campaigns/claim.ts claimDueCampaign, SKIP LOCKED on PostgreSQL); delivering it
 // runs its batches (app/campaign-batch.ts advanceCampaign) and lets it go with the time
 // it is due next (paced, held by its outbox backlog, or waiting for its last outcomes).
 // Several processes share the campaigns; each batch commits only while its runner

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KeyDeps } from '../../app/api-keys.ts';
 import { clearLeftovers, quarantineImport, runImport } from '../../app/contact-imports.ts';
-import { claimImport, releaseAllImports, releaseImport, type ContactImport } from '../../store/contact-imports.ts';
+import type { ContactImport } from '../../store/contact-imports.ts';
+import { claimImport, releaseAllImports, releaseImport } from './claim.ts';
 import { LeaseLoop, type LeaseQueue } from '../lease-loop.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Db, Executor } from '../../store/database.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
-import { claimDueReports, releaseAllReportLeases, removeLeasedReport, type SimulatedReport } from '../../store/simulated-reports.ts';
+import type { SimulatedReport } from '../../store/simulated-reports.ts';
+import { claimDueReports, releaseAllReportLeases, removeLeasedReport } from './claim.ts';
 import { LeaseLoop, type LeaseQueue } from '../lease-loop.ts';
 
 // The simulator's later reports (docs/sandbox.md) as a queue on the lease loop: due

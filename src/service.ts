@@ -42,7 +42,7 @@ import { partsOf, runsLoops, type Role } from './roles.ts';
 import { buildTransports } from './transports.ts';
 import { stalledLoop, type WatchedLoop } from './queue/loop-readiness.ts';
 import type { LeaseLoop } from './queue/lease-loop.ts';
-import { schedulePeriodic, type ScheduledJob } from './queue/periodic-job.ts';
+import { repeatEvery, schedulePeriodic, type ScheduledJob } from './queue/periodic-job.ts';
 
 export interface ServiceOptions {
   /** What this process runs; default config.role. */
@@ -132,9 +132,13 @@ export async function openAppDeps(
     onMigrated?: (migration: AppliedMigration) => void;
     /** Take the SQLite store's serving lock before the first query (ServiceOptions.servingLock). */
     servingLock?: boolean;
+    /** Where the periodic jobs opened here (the SQLite checkpoint thread's ticks) say a turn failed; default silent. */
+    logger?: Logger;
   } = {},
 ): Promise<{ store: OpenedStore; deps: AuthDeps; lock: ServingLock | undefined; committer: GroupCommitter }> {
-  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  // A SQLite file's checkpoint thread ticks on the engine's timer (store/wal-checkpointer.ts).
+  const repeat = repeatEvery('wal-checkpoint', { logger: options.logger ?? pino({ level: 'silent' }) });
+  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize, repeat });
   const metrics = createMetrics();
   const clock = options.clock ?? Date.now;
   metrics.readQueuesWith(() => readQueueDepths(store.db, clock()));
@@ -281,6 +285,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
  */
 export async function prepareRoleService(config: Config, options: ServiceOptions = {}): Promise<PreparedRoleService> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
+  const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
   const clock = options.clock ?? Date.now;
   let worker: OutboxWorker | undefined;
   let workerCommitter: GroupCommitter | undefined;
@@ -298,11 +303,11 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
     },
     // Only a process with loops: the CLI and `--role api` work beside the server.
     servingLock: options.servingLock === true && runsLoops(parts),
+    logger: workerLogger,
   });
   const adminToken = await prepareAdminToken(store.db, config.adminToken);
   // Loaded (or created) now, so signing a receipt after a delivery never waits on the store.
   await certificateSigningKey(store.db);
-  const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
   // This process's heartbeat row, and the owner of the leases it takes (app/process-heartbeat.ts: fast takeover).
   const heartbeat = new ProcessHeartbeat(
     { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); campaigns?.wake(); imports?.wake(); } },

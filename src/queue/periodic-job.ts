@@ -77,3 +77,11 @@ export function schedulePeriodic(job: PeriodicJob, deps: PeriodicJobDeps, option
     },
   };
 }
+
+/**
+ * `schedulePeriodic` as a bare timer, `(everyMs, run) → { stop }`, for a layer that may
+ * not import the engine (store/wal-checkpointer.ts: the SQLite checkpoint thread's ticks).
+ */
+export function repeatEvery(name: string, deps: PeriodicJobDeps): (everyMs: number, run: () => void) => { stop(): Promise<void> } {
+  return (everyMs, run) => schedulePeriodic({ name, everyMs, run }, deps);
+}

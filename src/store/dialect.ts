@@ -36,7 +36,7 @@ import type { Database } from './database.ts';
 import { LOCAL_NOTIFIER, PostgresNotifier, type Notifier } from './notify.ts';
 import { preparedName, toSqliteValue, type SqliteStatements } from './prepared-statement.ts';
 import { holdServingLock, type ServingLock } from './serving-lock.ts';
-import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
+import { startWalCheckpointer, type RepeatEvery, type WalCheckpointer } from './wal-checkpointer.ts';
 import { tightenStoreFiles } from './sqlite-files.ts';
 
 export interface DialectCapabilities {
@@ -93,6 +93,8 @@ export interface DirectSqlite extends SqliteStatements {
 export interface StoreOptions {
   /** Connections of the PostgreSQL pool (HERALD_DATABASE_POOL_SIZE); SQLite has one. */
   readonly poolSize?: number;
+  /** The engine's timer for the SQLite checkpoint thread (service.ts); without it a file store checkpoints on its connection, as SQLite does by default. */
+  readonly repeat?: RepeatEvery;
 }
 
 // Prepared statements are cached per SQL text: Kysely compiles the same few
@@ -186,7 +188,7 @@ function createPrivately(location: string): void {
   closeSync(openSync(location, 'a', 0o600));
 }
 
-function openSqlite(location: string): OpenedStore {
+function openSqlite(location: string, repeat: RepeatEvery | undefined): OpenedStore {
   let opened: NodeSqliteDatabase | undefined;
   const open = (): SqliteDatabase => {
     if (location !== ':memory:') {
@@ -206,8 +208,9 @@ function openSqlite(location: string): OpenedStore {
     // every page a unit changes into a statement journal, a temp file by default. In
     // memory, a savepoint costs a third as much (and holds only a batch's pages).
     raw.exec('PRAGMA temp_store = MEMORY');
-    if (location !== ':memory:') {
+    if (location !== ':memory:' && repeat !== undefined) {
       checkpointer = startWalCheckpointer(location, {
+        repeat,
         setAutocheckpoint: (pages) => {
           if (raw.isOpen) raw.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
         },
@@ -449,7 +452,7 @@ function openPostgres(url: string, options: StoreOptions): OpenedStore {
 
 /** Opens the store named by HERALD_DATABASE_URL (validated by config.ts). */
 export function openStore(databaseUrl: string, options: StoreOptions = {}): OpenedStore {
-  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length));
+  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length), options.repeat);
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) return openPostgres(databaseUrl, options);
   throw new Error('unsupported database URL: expected sqlite:<path> or postgres://');
 }

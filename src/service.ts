@@ -43,6 +43,7 @@ import { buildTransports } from './transports.ts';
 import { stalledLoop, type WatchedLoop } from './queue/loop-readiness.ts';
 import type { LeaseLoop } from './queue/lease-loop.ts';
 import { repeatEvery, schedulePeriodic, type ScheduledJob } from './queue/periodic-job.ts';
+import { jobsOf } from './queue/jobs.ts';
 
 export interface ServiceOptions {
   /** What this process runs; default config.role. */
@@ -296,6 +297,8 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const simulatorPollMs = Math.min(1000, Math.max(10, config.simulatorStepMs / 2));
   const role = options.role ?? config.role;
   const parts = partsOf(role);
+  // What this process runs in the background: the engine's table of jobs (queue/jobs.ts).
+  const jobs = jobsOf(parts);
   const { store, deps, lock, committer } = await openAppDeps(config, {
     clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake(), wakeCampaigns: () => campaigns?.wake(),
     onMigrated: (migration) => {
@@ -316,7 +319,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
 
   // Held (--paused, or a restored copy) before any loop can claim; read by the delivering loops.
   if (options.paused === true) await holdDelivery(store.db, { since: clock(), reason: 'started with --paused' });
-  const deliveryHold = parts.delivery || parts.webhooks
+  const deliveryHold = jobs.has('delivery-hold')
     ? new DeliveryHoldWatch({ db: store.db, logger: workerLogger, onRelease: () => { worker?.wake(); webhooks?.wake(); } })
     : undefined;
   const held = deliveryHold === undefined ? {} : { held: deliveryHold.held };
@@ -325,7 +328,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   // session or Cloud API client, and posts no webhooks.
   let closeTransports = async (): Promise<void> => {};
   const workerOptions: WorkerOptions = { ...DEFAULT_WORKER_OPTIONS, leaseMs: config.outboxLeaseSeconds * 1000, owner: heartbeat.id, ...options.workerOptions };
-  if (parts.delivery) {
+  if (jobs.has('outbox')) {
     const built = await buildTransports(config, deps, workerLogger);
     closeTransports = built.close;
     // SQLite: claims and outcomes share the accepts' committer, one fsync per batch, not
@@ -354,17 +357,17 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       { owner: heartbeat.id, leaseMs: workerOptions.leaseMs, pollMs: simulatorPollMs },
     );
   }
-  if (parts.webhooks) {
+  if (jobs.has('webhooks')) {
     webhooks = new WebhookDispatcher(
       { db: store.db, commit: deps.commit, clock, newId: deps.newId, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate, metrics: deps.metrics, ...held },
       { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: heartbeat.id, ...options.webhookOptions },
     );
   }
 
-  if (parts.imports && options.imports !== false) {
+  if (jobs.has('imports') && options.imports !== false) {
     imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, maxAttempts: config.importMaxAttempts, owner: heartbeat.id, ...options.importOptions });
   }
-  if (parts.imports) {
+  if (jobs.has('campaigns')) {
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, owner: heartbeat.id, ...options.campaignOptions });
   }
 
@@ -422,7 +425,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const runningReports = simulatedReports;
   // Content older than HERALD_RETENTION_DAYS is purged by the processes that deliver (0: kept for ever).
   const retentionOptions = { ...DEFAULT_RETENTION_OPTIONS, days: config.retentionDays };
-  const sweepsRetention = running && parts.delivery && retentionOptions.days > 0;
+  const sweepsRetention = running && jobs.has('retention') && retentionOptions.days > 0;
   // The periodic jobs of this process (queue/periodic-job.ts), stopped by close().
   let retention: ScheduledJob | undefined;
   let holdWatch: ScheduledJob | undefined;

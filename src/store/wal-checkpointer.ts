@@ -60,6 +60,8 @@ export interface WalCheckpointer {
 }
 
 export const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
+/** How often the thread checkpoints while it runs (intervalMs's default). */
+export const WAL_CHECKPOINT_MS = 100;
 /** How long the writer waits for a complete checkpoint before it goes on regardless. */
 const PAUSE_LIMIT_MS = 200;
 
@@ -73,7 +75,7 @@ interface Thread {
 }
 
 export function startWalCheckpointer(location: string, options: WalCheckpointerOptions): WalCheckpointer {
-  const intervalMs = options.intervalMs ?? 100;
+  const intervalMs = options.intervalMs ?? WAL_CHECKPOINT_MS;
   const pauseAfterFrames = options.pauseAfterFrames ?? 16_384;
   const startAt = options.startAtBatchesPerSecond ?? 50;
   const idleMs = options.idleMs ?? 10_000;

@@ -32,9 +32,12 @@ interface ReportDeps {
 
 const LANES = ['simulator'] as const;
 
+/** Largest claim and reports in flight: recording one is a short unit of work, no peer is waited on. */
+export const SIMULATED_REPORT_SLOTS = { batchSize: 64, concurrency: 16 } as const;
+
 export class SimulatedReportQueue extends LeaseLoop<'simulator', SimulatedReport> {
   constructor(deps: ReportDeps, options: SimulatedReportOptions) {
-    super(new ReportQueue(deps, options), { batchSize: 64, concurrency: 16, pollMs: options.pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock });
+    super(new ReportQueue(deps, options), { ...SIMULATED_REPORT_SLOTS, pollMs: options.pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock });
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { DialectCapabilities } from '../store/dialect.ts';
 
 // The one loop of herald's lease queues, one per leased table: the outbox (messages to
 // peers, queue/outbox/worker.ts), the webhook queue (events to receivers,
@@ -60,6 +61,21 @@ export interface LeaseLoopDeps {
    * outcomes it holds, but leases nothing new. Absent: never held.
    */
   readonly held?: () => boolean;
+}
+
+/**
+ * A queue's loop settings from its own: its slots and poll; leases recovered at start on
+ * a single server process; its logger, clock and delivery hold.
+ */
+export function loopSettings(
+  slots: Pick<LeaseLoopOptions, 'batchSize' | 'concurrency' | 'pollMs'>,
+  deps: { readonly capabilities: DialectCapabilities; readonly logger: Logger; readonly clock: () => number; readonly held?: (() => boolean) | undefined },
+): [LeaseLoopOptions, LeaseLoopDeps] {
+  const { batchSize, concurrency, pollMs } = slots;
+  return [
+    { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess },
+    { logger: deps.logger, clock: deps.clock, ...(deps.held === undefined ? {} : { held: deps.held }) },
+  ];
 }
 
 /**

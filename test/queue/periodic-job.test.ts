@@ -2,9 +2,23 @@
 // overtaken by the next, an exception logged and counted, stop() waiting for the turn.
 import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { schedulePeriodic } from '../../src/queue/periodic-job.ts';
+import { schedulePeriodic, type ScheduledJob } from '../../src/queue/periodic-job.ts';
 import type { ErrorSource } from '../../src/metrics/registry.ts';
 import { captureLog } from '../support/captured-log.ts';
+
+/** A job whose turns last until finish() is called. */
+function slowJob(everyMs: number): { job: ScheduledJob; turns: () => number; finish: () => void } {
+  let turns = 0;
+  let finish = (): void => {};
+  const job = schedulePeriodic({
+    name: 'slow', everyMs,
+    run: () => {
+      turns += 1;
+      return new Promise<void>((resolve) => (finish = resolve));
+    },
+  }, { logger: captureLog().logger });
+  return { job, turns: () => turns, finish: () => finish() };
+}
 
 /** Lets the promise callbacks of a turn run. */
 async function settle(): Promise<void> {
@@ -39,45 +53,29 @@ test('runAtStart runs a first turn at once', async (t) => {
 test('a tick that comes while a turn still runs is skipped, not queued', async (t) => {
   mock.timers.enable({ apis: ['setInterval'] });
   t.after(() => mock.timers.reset());
-  let turns = 0;
-  let finish = (): void => {};
-  const job = schedulePeriodic({
-    name: 'slow', everyMs: 100,
-    run: () => {
-      turns += 1;
-      return new Promise<void>((resolve) => (finish = resolve));
-    },
-  }, { logger: captureLog().logger });
-  t.after(() => job.stop());
+  const slow = slowJob(100);
+  t.after(() => slow.job.stop());
 
   mock.timers.tick(100);
   mock.timers.tick(100);
   mock.timers.tick(100);
-  assert.equal(turns, 1);
-  finish();
+  assert.equal(slow.turns(), 1);
+  slow.finish();
   await settle();
   mock.timers.tick(100);
-  assert.equal(turns, 2);
-  finish();
+  assert.equal(slow.turns(), 2);
+  slow.finish();
 });
 
 test('runNow while a turn runs returns that turn instead of starting another', async (t) => {
-  let turns = 0;
-  let finish = (): void => {};
-  const job = schedulePeriodic({
-    name: 'slow', everyMs: 60_000,
-    run: () => {
-      turns += 1;
-      return new Promise<void>((resolve) => (finish = resolve));
-    },
-  }, { logger: captureLog().logger });
-  t.after(() => job.stop());
+  const slow = slowJob(60_000);
+  t.after(() => slow.job.stop());
 
-  const first = job.runNow();
-  const second = job.runNow();
+  const first = slow.job.runNow();
+  const second = slow.job.runNow();
   assert.equal(first, second);
-  assert.equal(turns, 1);
-  finish();
+  assert.equal(slow.turns(), 1);
+  slow.finish();
   await first;
 });
 

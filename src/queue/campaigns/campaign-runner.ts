@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KeyDeps } from '../../app/api-keys.ts';
 import { advanceCampaign, type CampaignWorkOptions } from '../../app/campaign-batch.ts';
-import { LeaseLoop, type LeaseQueue } from '../lease-loop.ts';
+import { LeaseLoop } from '../lease-loop.ts';
+import { oneAtATimeLoop, OneAtATimeQueue, type OneAtATimeOptions } from '../one-at-a-time.ts';
 import type { Campaign } from '../../store/campaigns.ts';
 import { claimDueCampaign, releaseAllCampaigns, releaseCampaign, releaseLease } from './claim.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
@@ -20,13 +20,10 @@ import type { DialectCapabilities } from '../../store/dialect.ts';
 /** The channel API processes notify when a campaign becomes due. */
 export const CAMPAIGNS_WAKE = 'herald_campaigns';
 
-export interface CampaignRunnerOptions extends CampaignWorkOptions {
-  /** How often an idle runner looks for due campaigns (scheduled ones, paced ones, leases run out). */
-  readonly pollMs: number;
+/** pollMs: how often an idle runner looks for due campaigns (scheduled ones, paced ones, leases run out). */
+export interface CampaignRunnerOptions extends CampaignWorkOptions, OneAtATimeOptions {
   /** Batches of one campaign before the runner looks at others (a big campaign does not starve a small one). */
   readonly batchesPerTurn: number;
-  /** The owner of its leases: the process's heartbeat id, for the fast takeover (store/lease-takeover.ts); a random one when absent. */
-  readonly owner?: string;
 }
 
 export const DEFAULT_CAMPAIGN_RUNNER_OPTIONS: CampaignRunnerOptions = {
@@ -38,60 +35,37 @@ const LANES = ['campaigns'] as const;
 export class CampaignRunner extends LeaseLoop<'campaigns', Campaign> {
   constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: CampaignRunnerOptions = DEFAULT_CAMPAIGN_RUNNER_OPTIONS) {
     // One campaign at a time per process: its batches are database work on one connection.
-    super(new CampaignQueue(deps, capabilities, logger, options), { batchSize: 1, concurrency: 1, pollMs: options.pollMs, recoverLeasesAtStart: capabilities.singleServerProcess }, { logger, clock: deps.clock });
+    super(new CampaignQueue('campaigns', deps, capabilities, logger, options), ...oneAtATimeLoop(capabilities, logger, deps.clock, options.pollMs));
   }
 }
 
-/** What the loop asks of the campaigns: the one due first, and its batches. */
-class CampaignQueue implements LeaseQueue<'campaigns', Campaign> {
+/** What the loop asks of the campaigns: the one due first, and its batches; stop() lets it go after the batch in hand. */
+class CampaignQueue extends OneAtATimeQueue<'campaigns', Campaign, CampaignRunnerOptions> {
   readonly name = 'campaigns';
   readonly lanes = LANES;
-  readonly #deps: KeyDeps;
-  readonly #capabilities: DialectCapabilities;
-  readonly #logger: Logger;
-  readonly #options: CampaignRunnerOptions;
-  readonly #owner: string;
-  #stopping = false;
-
-  constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: CampaignRunnerOptions) {
-    this.#deps = deps;
-    this.#capabilities = capabilities;
-    this.#logger = logger;
-    this.#options = options;
-    this.#owner = options.owner ?? `campaigns-${randomUUID()}`;
-  }
 
   releaseAllLeases(): Promise<number> {
-    return releaseAllCampaigns(this.#deps.db);
+    return releaseAllCampaigns(this.deps.db);
   }
 
   async claim(_lane: 'campaigns', limit: number): Promise<readonly Campaign[]> {
-    if (limit === 0 || this.#stopping) return [];
-    const campaign = await claimDueCampaign(this.#deps.db, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs);
+    if (limit === 0 || this.stopped) return [];
+    const campaign = await claimDueCampaign(this.deps.db, this.capabilities, this.owner, this.deps.clock(), this.options.leaseMs);
     return campaign === undefined ? [] : [campaign];
   }
 
-  unwritten(): number {
-    return 0;
-  }
-
-  /** Stops after the batch in hand; the campaign is let go, for the next runner to resume. */
-  stopping(): void {
-    this.#stopping = true;
-  }
-
   async deliver(campaign: Campaign): Promise<void> {
-    const { db } = this.#deps;
+    const { db } = this.deps;
     try {
       let batches = 0;
-      const step = await advanceCampaign(this.#deps, campaign, this.#owner, this.#options, () => !this.#stopping && batches++ < this.#options.batchesPerTurn);
-      if (step.kind === 'release') await releaseCampaign(db, campaign.id, this.#owner, step.dueAt);
+      const step = await advanceCampaign(this.deps, campaign, this.owner, this.options, () => !this.stopped && batches++ < this.options.batchesPerTurn);
+      if (step.kind === 'release') await releaseCampaign(db, campaign.id, this.owner, step.dueAt);
       // Paused under the runner: let go now, so a resume is claimed at once (not after the lease runs out).
-      if (step.kind === 'stopped') await releaseLease(db, campaign.id, this.#owner);
-      if (step.kind === 'lost') this.#logger.warn({ campaignId: campaign.id }, 'campaign taken over by another runner');
+      if (step.kind === 'stopped') await releaseLease(db, campaign.id, this.owner);
+      if (step.kind === 'lost') this.logger.warn({ campaignId: campaign.id }, 'campaign taken over by another runner');
     } catch (error) {
       // The lease runs out and a runner (this one, next poll) resumes after the last committed batch.
-      this.#logger.error({ err: error, campaignId: campaign.id }, 'campaign batch failed unexpectedly');
+      this.logger.error({ err: error, campaignId: campaign.id }, 'campaign batch failed unexpectedly');
     }
   }
 }

@@ -6,7 +6,7 @@ import type { EmailPayload, Outbound, SmsPayload, WhatsappPayload } from '../../
 import type { Metrics } from '../../metrics/registry.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
-import { LeaseLoop, type LeaseQueue } from '../lease-loop.ts';
+import { LeaseLoop, loopSettings, type LeaseQueue } from '../lease-loop.ts';
 import { writeWithRetry } from '../write-retry.ts';
 import { claimDue, releaseAllLeases, type ClaimedMessage } from './claim.ts';
 import { recordOutcome, type CompletionDeps } from './complete.ts';
@@ -60,9 +60,7 @@ type WorkerDeps = CompletionDeps & {
  */
 export class OutboxWorker extends LeaseLoop<Channel, ClaimedMessage> {
   constructor(deps: WorkerDeps, options: WorkerOptions) {
-    const { batchSize, concurrency, pollMs } = options;
-    super(new OutboxQueue(deps, options), { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess },
-      { logger: deps.logger, clock: deps.clock, ...(deps.held === undefined ? {} : { held: deps.held }) });
+    super(new OutboxQueue(deps, options), ...loopSettings(options, deps));
   }
 }
 

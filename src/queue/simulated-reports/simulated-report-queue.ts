@@ -4,7 +4,7 @@ import type { DialectCapabilities } from '../../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
 import type { SimulatedReport } from '../../store/simulated-reports.ts';
 import { claimDueReports, releaseAllReportLeases, removeLeasedReport } from './claim.ts';
-import { LeaseLoop, type LeaseQueue } from '../lease-loop.ts';
+import { LeaseLoop, loopSettings, type LeaseQueue } from '../lease-loop.ts';
 
 // The simulator's later reports (docs/sandbox.md) as a queue on the lease loop: due
 // reports are leased (head of line per message), and each is removed and recorded in
@@ -37,7 +37,7 @@ export const SIMULATED_REPORT_SLOTS = { batchSize: 64, concurrency: 16 } as cons
 
 export class SimulatedReportQueue extends LeaseLoop<'simulator', SimulatedReport> {
   constructor(deps: ReportDeps, options: SimulatedReportOptions) {
-    super(new ReportQueue(deps, options), { ...SIMULATED_REPORT_SLOTS, pollMs: options.pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock });
+    super(new ReportQueue(deps, options), ...loopSettings({ ...SIMULATED_REPORT_SLOTS, pollMs: options.pollMs }, deps));
   }
 }
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { guardedPost, keepAliveAgents, type GuardedFetchOptions, type KeepAliveAgents, type PostOutcome } from '../../channels/guarded-fetch.ts';
 import type { Db } from '../../store/database.ts';
 import type { Metrics } from '../../metrics/registry.ts';
-import { LeaseLoop, type LeaseQueue } from '../lease-loop.ts';
+import { LeaseLoop, loopSettings, type LeaseQueue } from '../lease-loop.ts';
 import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 import { findWebhookSettingsOf, type WebhookSettings } from '../../store/webhook-settings.ts';
@@ -96,9 +96,7 @@ const EXCERPT_CHARS = 200;
  */
 export class WebhookDispatcher extends LeaseLoop<Lane, Job> {
   constructor(deps: DispatcherDeps, options: DispatcherOptions) {
-    const { batchSize, concurrency, pollMs } = options;
-    super(new WebhookQueue(deps, options), { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess },
-      { logger: deps.logger, clock: deps.clock, ...(deps.held === undefined ? {} : { held: deps.held }) });
+    super(new WebhookQueue(deps, options), ...loopSettings(options, deps));
   }
 }
 

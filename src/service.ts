@@ -371,8 +371,8 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, owner: heartbeat.id, ...options.campaignOptions });
   }
 
-  // The loops this process runs, for /readyz and herald_loop_last_turn_age_seconds (the
-  // import runner is not watched: it runs where no worker does, and its poll is 5 s).
+  // The loops this process runs, for /readyz and herald_loop_last_turn_age_seconds. The
+  // import runner is left out, as before it ran on the lease loop: no `import` loop label.
   const watchedLoops: WatchedLoop[] = [];
   if (options.worker !== false) {
     const watched: [string, LeaseLoop<string, unknown> | undefined][] = [

@@ -180,8 +180,10 @@ export class LeaseLoop<Lane extends string, Job> {
     for (;;) {
       const started = await this.#step(this.#queue.lanes, true);
       total += started;
+      // Jobs the running loop had in flight held the slots of this step: once they end, step again.
+      const waited = this.#inFlightCount() > started;
       await this.#settled();
-      if (started === 0 && !this.#anyUnwritten()) return total;
+      if (started === 0 && !waited && !this.#anyUnwritten()) return total;
     }
   }
 

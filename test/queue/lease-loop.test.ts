@@ -156,3 +156,21 @@ test('lastTurnAt() is undefined before the first turn and the clock\'s time of t
   for (let i = 0; i < 20 && loop.lastTurnAt() === undefined; i++) await sleep(5);
   assert.deepStrictEqual([loop.lastTurnAt(), loop.pollMs], [42_000, 1234]);
 });
+
+test('drain() while the running loop holds every slot waits for that job, then claims and delivers what is still due', async (t) => {
+  const delivered: string[] = [];
+  let finishFirst = (): void => {};
+  const { queue, calls } = memoryQueue({ a: ['a1', 'a2'], b: [] }, {
+    deliver: (job) => (job === 'a1' ? new Promise<void>((resolve) => (finishFirst = resolve)) : Promise.resolve()).then(() => void delivered.push(job)),
+  });
+  const loop = new LeaseLoop(queue, { ...OPTIONS, batchSize: 1, concurrency: 1 }, { logger: captureLog().logger, clock: Date.now });
+  t.after(() => loop.stop());
+  loop.start();
+  for (let i = 0; i < 40 && !calls.includes('claim a 1 → a1'); i++) await sleep(5);
+
+  const drained = loop.drain();
+  await sleep(10);
+  finishFirst();
+  await drained;
+  assert.deepStrictEqual(delivered, ['a1', 'a2']);
+});

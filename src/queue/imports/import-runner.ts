@@ -8,8 +8,9 @@ import { oneAtATimeLoop, OneAtATimeQueue, type OneAtATimeOptions } from '../one-
 import type { DialectCapabilities } from '../../store/dialect.ts';
 
 // The background reader of contact imports, a queue of the shared lease loop
-// (queue/lease-loop.ts): claims one running import at a time with a lease, commits its rows in batches (app/contact-imports.ts runImport), and polls
-// for imports that a dead process left (their lease ran out, or its heartbeat stopped:
+// (queue/lease-loop.ts): claims one running import at a time with a lease (claim.ts),
+// commits its rows in batches (app/contact-imports.ts runImport), and polls for
+// imports that a dead process left (their lease ran out, or its heartbeat stopped:
 // the lease is under the process id, store/lease-takeover.ts) or that another process
 // received (PostgreSQL: woken by NOTIFY). One import at a time per process keeps an
 // import from taking more than one core; several processes share the work.

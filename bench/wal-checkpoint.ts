@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { uuidv7Source } from '../src/app/uuidv7-source.ts';
 import { startWalCheckpointer } from '../src/store/wal-checkpointer.ts';
+import { repeatEvery } from '../src/queue/periodic-job.ts';
+import pino from 'pino';
 import { harness, parseBenchOptions, progress, report, rerunCommand, type BenchDefaults, type Figure } from './lib/common.ts';
 
 // Where SQLite's WAL checkpoints run (store/wal-checkpointer.ts): N group-commit-sized
@@ -33,7 +35,7 @@ async function writeBatches(dir: string, batches: number, thread: boolean): Prom
   db.exec('create table outbox (message_id text primary key, available_at integer not null)');
   db.exec('create index outbox_available on outbox (available_at)');
   const checkpointer = thread
-    ? startWalCheckpointer(location, { startAtBatchesPerSecond: 0, setAutocheckpoint: (pages) => db.exec(`PRAGMA wal_autocheckpoint = ${pages}`), onFailure: (error) => { throw error; } })
+    ? startWalCheckpointer(location, { repeat: repeatEvery('wal-checkpoint', { logger: pino({ level: 'silent' }) }), startAtBatchesPerSecond: 0, setAutocheckpoint: (pages) => db.exec(`PRAGMA wal_autocheckpoint = ${pages}`), onFailure: (error) => { throw error; } })
     : undefined;
   checkpointer?.beforeBatch();
   await checkpointer?.running();

@@ -3,9 +3,9 @@ import pino, { type Logger } from 'pino';
 import { prepareAdminToken, type AdminTokenCheck } from './app/admin-token.ts';
 import { KeyUseThrottle, newVerifiedKeyCache } from './app/api-keys.ts';
 import { newReadCaches } from './app/read-caches.ts';
-import { ProcessHeartbeat } from './app/process-heartbeat.ts';
-import { DeliveryHoldWatch, holdDelivery } from './app/delivery-hold.ts';
-import { DEFAULT_RETENTION_OPTIONS, RetentionSweep } from './app/retention-sweep.ts';
+import { HEARTBEAT_MS, ProcessHeartbeat } from './app/process-heartbeat.ts';
+import { DELIVERY_HOLD_WATCH_MS, DeliveryHoldWatch, holdDelivery } from './app/delivery-hold.ts';
+import { DEFAULT_RETENTION_OPTIONS, retentionTurn } from './app/retention-sweep.ts';
 import type { AuthDeps } from './app/sessions.ts';
 import { LoadedSigningKey } from './app/certificate-signing-key.ts';
 import { IdempotencyKeysInProcess } from './app/idempotency-keys-in-process.ts';
@@ -43,6 +43,9 @@ import { CAMPAIGNS_WAKE, CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS, type C
 import { partsOf, runsLoops, type Role } from './roles.ts';
 import { buildTransports } from './transports.ts';
 import { stalledLoop, type WatchedLoop } from './queue/loop-readiness.ts';
+import type { LeaseLoop } from './queue/lease-loop.ts';
+import { repeatEvery, schedulePeriodic, type ScheduledJob } from './queue/periodic-job.ts';
+import { jobsOf } from './queue/jobs.ts';
 
 export interface ServiceOptions {
   /** What this process runs; default config.role. */
@@ -132,9 +135,13 @@ export async function openAppDeps(
     onMigrated?: (migration: AppliedMigration) => void;
     /** Take the SQLite store's serving lock before the first query (ServiceOptions.servingLock). */
     servingLock?: boolean;
+    /** Where the periodic jobs opened here (the SQLite checkpoint thread's ticks) say a turn failed; default silent. */
+    logger?: Logger;
   } = {},
 ): Promise<{ store: OpenedStore; deps: AuthDeps; lock: ServingLock | undefined; committer: GroupCommitter }> {
-  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  // A SQLite file's checkpoint thread ticks on the engine's timer (store/wal-checkpointer.ts).
+  const repeat = repeatEvery('wal-checkpoint', { logger: options.logger ?? pino({ level: 'silent' }) });
+  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize, repeat });
   const metrics = createMetrics();
   const clock = options.clock ?? Date.now;
   metrics.readQueuesWith(() => readQueueDepths(store.db, clock()));
@@ -284,6 +291,7 @@ export async function createRoleService(config: Config, options: ServiceOptions 
  */
 export async function prepareRoleService(config: Config, options: ServiceOptions = {}): Promise<PreparedRoleService> {
   const logger = options.logger ?? createLogger({ level: config.logLevel, format: config.logFormat });
+  const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
   const clock = options.clock ?? Date.now;
   let worker: OutboxWorker | undefined;
   let workerCommitter: GroupCommitter | undefined;
@@ -294,6 +302,8 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const simulatorPollMs = Math.min(1000, Math.max(10, config.simulatorStepMs / 2));
   const role = options.role ?? config.role;
   const parts = partsOf(role);
+  // What this process runs in the background: the engine's table of jobs (queue/jobs.ts).
+  const jobs = jobsOf(parts);
   const { store, deps, lock, committer } = await openAppDeps(config, {
     clock, wakeOutbox: () => worker?.wake(), wakeWebhooks: () => webhooks?.wake(), wakeImports: () => imports?.wake(), wakeCampaigns: () => campaigns?.wake(),
     onMigrated: (migration) => {
@@ -301,11 +311,11 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
     },
     // Only a process with loops: the CLI and `--role api` work beside the server.
     servingLock: options.servingLock === true && runsLoops(parts),
+    logger: workerLogger,
   });
   const adminToken = await prepareAdminToken(store.db, config.adminToken);
   // Loaded (or created) now, so signing a receipt after a delivery never waits on the store.
   await deps.signingKey.get();
-  const workerLogger = logger === false ? pino({ level: 'silent' }) : logger;
   // This process's heartbeat row, and the owner of the leases it takes (app/process-heartbeat.ts: fast takeover).
   const heartbeat = new ProcessHeartbeat(
     { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); campaigns?.wake(); imports?.wake(); } },
@@ -314,7 +324,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
 
   // Held (--paused, or a restored copy) before any loop can claim; read by the delivering loops.
   if (options.paused === true) await holdDelivery(store.db, { since: clock(), reason: 'started with --paused' });
-  const deliveryHold = parts.delivery || parts.webhooks
+  const deliveryHold = jobs.has('delivery-hold')
     ? new DeliveryHoldWatch({ db: store.db, logger: workerLogger, onRelease: () => { worker?.wake(); webhooks?.wake(); } })
     : undefined;
   const held = deliveryHold === undefined ? {} : { held: deliveryHold.held };
@@ -323,7 +333,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   // session or Cloud API client, and posts no webhooks.
   let closeTransports = async (): Promise<void> => {};
   const workerOptions: WorkerOptions = { ...DEFAULT_WORKER_OPTIONS, leaseMs: config.outboxLeaseSeconds * 1000, owner: heartbeat.id, ...options.workerOptions };
-  if (parts.delivery) {
+  if (jobs.has('outbox')) {
     const built = await buildTransports(config, deps, workerLogger);
     closeTransports = built.close;
     // SQLite: claims and outcomes share the accepts' committer, one fsync per batch, not
@@ -352,32 +362,28 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       { owner: heartbeat.id, leaseMs: workerOptions.leaseMs, pollMs: simulatorPollMs },
     );
   }
-  if (parts.webhooks) {
+  if (jobs.has('webhooks')) {
     webhooks = new WebhookDispatcher(
       { db: store.db, commit: deps.commit, clock, newId: deps.newId, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate, metrics: deps.metrics, ...held },
       { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: config.webhookTimeoutMs, owner: heartbeat.id, ...options.webhookOptions },
     );
   }
 
-  if (parts.imports && options.imports !== false) {
+  if (jobs.has('imports') && options.imports !== false) {
     imports = new ImportRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_IMPORT_RUNNER_OPTIONS, maxAttempts: config.importMaxAttempts, owner: heartbeat.id, ...options.importOptions });
   }
-  if (parts.imports) {
+  if (jobs.has('campaigns')) {
     campaigns = new CampaignRunner(deps, store.capabilities, workerLogger, { ...DEFAULT_CAMPAIGN_RUNNER_OPTIONS, owner: heartbeat.id, ...options.campaignOptions });
   }
 
-  // The loops this process runs, for /readyz (the import runner polls on its own timer and is not watched).
+  // The loops this process runs, for /readyz and herald_loop_last_turn_age_seconds. The
+  // import runner is left out, as before it ran on the lease loop: no `import` loop label.
   const watchedLoops: WatchedLoop[] = [];
-  const dispatcherPollMs = options.webhookOptions?.pollMs ?? DEFAULT_DISPATCHER_OPTIONS.pollMs;
-  const campaignPollMs = options.campaignOptions?.pollMs ?? DEFAULT_CAMPAIGN_RUNNER_OPTIONS.pollMs;
   if (options.worker !== false) {
-    if (worker !== undefined) watchedLoops.push({ what: 'outbox delivery loop', pollMs: workerOptions.pollMs, lastTurnAt: () => worker?.lastTurnAt() });
-    const dispatcher = webhooks;
-    if (dispatcher !== undefined) watchedLoops.push({ what: 'webhook delivery loop', pollMs: dispatcherPollMs, lastTurnAt: () => dispatcher.lastTurnAt() });
-    const runner = campaigns;
-    if (runner !== undefined) watchedLoops.push({ what: 'campaign loop', pollMs: campaignPollMs, lastTurnAt: () => runner.lastTurnAt() });
-    const reports = simulatedReports;
-    if (reports !== undefined) watchedLoops.push({ what: 'simulator report loop', pollMs: simulatorPollMs, lastTurnAt: () => reports.lastTurnAt() });
+    const watched: [string, LeaseLoop<string, unknown> | undefined][] = [
+      ['outbox delivery loop', worker], ['webhook delivery loop', webhooks], ['campaign loop', campaigns], ['simulator report loop', simulatedReports],
+    ];
+    for (const [what, loop] of watched) if (loop !== undefined) watchedLoops.push({ what, pollMs: loop.pollMs, lastTurnAt: () => loop.lastTurnAt() });
   }
   deps.metrics.watchLoops(watchedLoops, clock);
 
@@ -422,16 +428,23 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const runningImports = imports;
   const runningCampaigns = campaigns;
   const runningReports = simulatedReports;
-  // Content older than HERALD_RETENTION_DAYS is purged by the processes that deliver.
-  const retention = running && parts.delivery
-    ? new RetentionSweep({ db: store.db, commit: deps.commit, clock, logger: workerLogger }, { ...DEFAULT_RETENTION_OPTIONS, days: config.retentionDays })
-    : undefined;
+  // Content older than HERALD_RETENTION_DAYS is purged by the processes that deliver (0: kept for ever).
+  const retentionOptions = { ...DEFAULT_RETENTION_OPTIONS, days: config.retentionDays };
+  const sweepsRetention = running && jobs.has('retention') && retentionOptions.days > 0;
+  // The periodic jobs of this process (queue/periodic-job.ts), stopped by close().
+  let retention: ScheduledJob | undefined;
+  let holdWatch: ScheduledJob | undefined;
+  let beats: ScheduledJob | undefined;
+  const periodic = { logger: workerLogger };
   let started = false;
   const start = async (): Promise<void> => {
     if (started) return;
     started = true;
     // The hold is read before any delivering loop can claim, then watched.
-    await deliveryHold?.start();
+    if (deliveryHold !== undefined) {
+      await deliveryHold.start();
+      holdWatch = schedulePeriodic({ name: 'delivery-hold', everyMs: DELIVERY_HOLD_WATCH_MS, run: () => deliveryHold.refresh() }, periodic);
+    }
     // Listened to first, so a worker's listening connection still shows the outbox's and webhooks' LISTEN last (pg_stat_activity).
     if (runningImports !== undefined) {
       runningImports.start();
@@ -450,10 +463,14 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       runningWebhooks.start();
       stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
     }
-    retention?.start();
+    if (sweepsRetention) {
+      const retentionDeps = { db: store.db, commit: deps.commit, clock, logger: workerLogger };
+      retention = schedulePeriodic({ name: 'retention', everyMs: retentionOptions.intervalMs, run: (signal) => retentionTurn(retentionDeps, retentionOptions, signal) }, periodic, { runAtStart: true });
+    }
     // The operator's service health lists this process while it runs; its id owns the
     // loops' leases, and its first beat takes over those of processes that went silent.
     await heartbeat.start();
+    beats = schedulePeriodic({ name: 'heartbeat', everyMs: HEARTBEAT_MS, run: () => heartbeat.beat() }, periodic);
   };
   return {
     role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, simulatedReports: runningReports,
@@ -473,13 +490,11 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       await signInRedis?.close();
       for (const stop of stops) await stop();
       await retention?.stop();
-      await runningImports?.stop();
-      await runningCampaigns?.stop();
-      await runningWorker?.stop();
-      await runningReports?.stop();
-      await runningWebhooks?.close();
+      for (const loop of [runningImports, runningCampaigns, runningWorker, runningReports, runningWebhooks]) await loop?.close();
       await closeTransports();
+      await beats?.stop();
       if (started) await heartbeat.stop();
+      await holdWatch?.stop();
       await deliveryHold?.stop();
       await store.heartbeat.close();
       // Units still queued are answered StoreClosed, and batches in flight end, before the store goes.

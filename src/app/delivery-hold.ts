@@ -49,12 +49,13 @@ export function heldCopySettings(at: number): Record<string, string> {
   return { [HOLD_KEY]: JSON.stringify({ since: at, reason: 'restored from a backup' } satisfies DeliveryHold) };
 }
 
-// How often a delivering process reads the flag: a release (or a hold) takes effect
-// within this, plus the loops' poll.
-const WATCH_MS = 1000;
+// How often a delivering process reads the flag (a periodic job, queue/periodic-job.ts):
+// a release (or a hold) takes effect within this, plus the loops' poll.
+export const DELIVERY_HOLD_WATCH_MS = 1000;
 
 /**
- * A delivering process's view of the hold, read at start and every second; the
+ * A delivering process's view of the hold, read at start and then every second by the
+ * periodic job that calls refresh() (service.ts); the
  * delivery loops ask `held()` before each claim (queue/lease-loop.ts). While the store
  * does not answer, the last reading stands.
  */
@@ -63,7 +64,6 @@ export class DeliveryHoldWatch {
   readonly #logger: Logger;
   readonly #onRelease: () => void;
   #current: DeliveryHold | undefined;
-  #timer: NodeJS.Timeout | undefined;
   #reading: Promise<void> | undefined;
 
   constructor(deps: { readonly db: Db; readonly logger: Logger; readonly onRelease: () => void }) {
@@ -72,16 +72,14 @@ export class DeliveryHoldWatch {
     this.#onRelease = deps.onRelease;
   }
 
-  /** Reads the hold before the loops start, then watches it. */
-  async start(): Promise<void> {
-    await this.refresh();
-    this.#timer = setInterval(() => void this.refresh(), WATCH_MS);
-    this.#timer.unref();
+  /** Reads the hold before the loops start (the periodic job watches it from then on). */
+  start(): Promise<void> {
+    return this.refresh();
   }
 
   readonly held = (): boolean => this.#current !== undefined;
 
-  /** Reads the flag now (tests, and the timer). */
+  /** Reads the flag now (tests, and the periodic job). */
   refresh(): Promise<void> {
     this.#reading ??= this.#read().finally(() => (this.#reading = undefined));
     return this.#reading;
@@ -104,8 +102,8 @@ export class DeliveryHoldWatch {
     }
   }
 
+  /** Waits for a reading in flight (after its periodic job has stopped). */
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
     await this.#reading;
   }
 }

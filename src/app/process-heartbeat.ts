@@ -6,7 +6,7 @@ import { takeOverLeasesOfSilentProcesses } from '../store/lease-takeover.ts';
 import { deleteProcess, deleteProcessesSeenBefore, insertProcess, touchProcess } from '../store/processes.ts';
 
 // Every process says it is alive: a row at start, its last_seen_at refreshed every
-// HEARTBEAT_MS, removed on a clean stop. The operator's service health lists the
+// HEARTBEAT_MS (a periodic job of the engine, queue/periodic-job.ts), removed on a clean stop. The operator's service health lists the
 // processes seen in the last hour. The process's id is also the owner of the leases it
 // takes (outbox, webhooks, simulator reports, campaigns): after each beat, a process takes over
 // the leases of any process silent for SILENT_AFTER_MS (store/lease-takeover.ts), so a
@@ -38,8 +38,7 @@ export class ProcessHeartbeat {
   readonly #role: Role;
   /** This process's row, and the owner of its leases. */
   readonly id: string;
-  #timer: NodeJS.Timeout | undefined;
-  #beating: Promise<void> = Promise.resolve();
+  #firstTakeover: Promise<void> = Promise.resolve();
   /**
    * Since when this process's beats have landed without a failure in between (undefined
    * while they fail). After the store was away (a restart), every process's beats
@@ -55,33 +54,24 @@ export class ProcessHeartbeat {
     this.id = id;
   }
 
-  /** Writes the row, takes over the leases of silent processes, and beats from now on. */
+  /** Writes the row and takes over the leases of silent processes; then beat() every HEARTBEAT_MS (a periodic job, service.ts). */
   async start(): Promise<void> {
     const now = this.#deps.clock();
     await deleteProcessesSeenBefore(this.#deps.db, now - FORGET_AFTER_MS);
     await insertProcess(this.#deps.db, { id: this.id, role: this.#role, pid: process.pid, host: hostname(), startedAt: now, lastSeenAt: now });
     // A process that starts has seen no outage: it may judge others at once.
     this.#landingSince = now - SILENT_AFTER_MS;
-    this.#beating = this.#takeOver(now);
-    let beating = false;
-    this.#timer = setInterval(() => {
-      // A beat held up by a slow store is not overtaken by the next one.
-      if (beating) return;
-      beating = true;
-      this.#beating = this.#beat().finally(() => {
-        beating = false;
-      });
-    }, HEARTBEAT_MS);
-    this.#timer.unref();
+    this.#firstTakeover = this.#takeOver(now);
   }
 
+  /** Removes the row (after the periodic job has stopped: no beat writes it again). */
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#beating;
+    await this.#firstTakeover;
     await deleteProcess(this.#deps.db, this.id).catch((error: unknown) => this.#deps.logger.warn({ err: error }, 'heartbeat row not removed'));
   }
 
-  async #beat(): Promise<void> {
+  /** One beat: refreshes the row, then takes over the leases of processes silent for SILENT_AFTER_MS. Never rejects. */
+  async beat(): Promise<void> {
     const now = this.#deps.clock();
     try {
       await touchProcess(this.#deps.db, this.id, now);

@@ -124,38 +124,17 @@ export async function sweep(deps: RetentionDeps, options: Pick<RetentionOptions,
   return total;
 }
 
-/** The sweep on a timer, in a process that delivers (several processes may sweep: a batch run twice purges nothing more). */
-export class RetentionSweep {
-  readonly #deps: RetentionDeps;
-  readonly #options: RetentionOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
-  #stopping = false;
-
-  constructor(deps: RetentionDeps, options: RetentionOptions) {
-    this.#deps = deps;
-    this.#options = options;
-  }
-
-  start(): void {
-    if (this.#options.days === 0) return;
-    const run = (): void => {
-      if (this.#running !== undefined) return; // the last sweep is still at it
-      this.#running = sweep(this.#deps, this.#options, () => this.#stopping)
-        .then((counts) => {
-          if (counts.sends > 0 || counts.stillQueued > 0) this.#deps.logger.info({ retentionDays: this.#options.days, ...counts }, 'retention: purged the content of old sends');
-        })
-        .catch((error: unknown) => this.#deps.logger.error({ err: error }, 'retention sweep failed; the next one goes on from where it stopped'))
-        .finally(() => { this.#running = undefined; });
-    };
-    run();
-    this.#timer = setInterval(run, this.#options.intervalMs);
-    this.#timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    this.#stopping = true;
-    clearInterval(this.#timer);
-    await this.#running;
+/**
+ * One turn of the periodic retention job (queue/periodic-job.ts schedules it every
+ * `intervalMs` in a process that delivers; several processes may sweep: a batch run twice
+ * purges nothing more). Batches run until nothing old enough is left or `signal` aborts;
+ * a failure is logged, and the next turn goes on from where this one stopped.
+ */
+export async function retentionTurn(deps: RetentionDeps, options: RetentionOptions, signal: AbortSignal): Promise<void> {
+  try {
+    const counts = await sweep(deps, options, () => signal.aborted);
+    if (counts.sends > 0 || counts.stillQueued > 0) deps.logger.info({ retentionDays: options.days, ...counts }, 'retention: purged the content of old sends');
+  } catch (error) {
+    deps.logger.error({ err: error }, 'retention sweep failed; the next one goes on from where it stopped');
   }
 }

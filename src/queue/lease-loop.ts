@@ -1,8 +1,13 @@
 import type { Logger } from 'pino';
+import type { DialectCapabilities } from '../store/dialect.ts';
 
-// The one delivery loop of herald's two queues: the outbox (messages to peers,
-// outbox/worker.ts) and the webhook queue (events to receivers, webhooks/dispatcher.ts).
-// A queue says how to lease due jobs and how to deliver one; the loop decides when.
+// The one loop of herald's lease queues, one per leased table: the outbox (messages to
+// peers, queue/outbox/worker.ts), the webhook queue (events to receivers,
+// queue/webhooks/dispatcher.ts), campaigns (queue/campaigns/), contact imports
+// (queue/imports/) and the simulator's reports (queue/simulated-reports/). A queue says
+// how to lease due jobs and how to deliver one; the loop decides when. Each queue's class
+// extends LeaseLoop: its start/wake/stop/drain and readiness (lastTurnAt, pollMs) are the
+// loop's, written once here. Periodic jobs, the engine's other kind, are queue/periodic-job.ts.
 
 /**
  * What a queue gives the loop. Every write of a queue is conditioned on the lease it
@@ -29,6 +34,12 @@ export interface LeaseQueue<Lane extends string, Job> {
    * outcome as it comes (the outbox) always 0.
    */
   unwritten(lane: Lane): number;
+  /** Called by start() before the loop runs (a queue that resets what its last stop() set). */
+  starting?(): void;
+  /** Called by stop() before anything else: the queue ends the work in hand early (a campaign after its batch). */
+  stopping?(): void;
+  /** Called by close() after stop(): releases what the queue holds open (kept-alive sockets). */
+  close?(): void;
 }
 
 export interface LeaseLoopOptions {
@@ -50,6 +61,21 @@ export interface LeaseLoopDeps {
    * outcomes it holds, but leases nothing new. Absent: never held.
    */
   readonly held?: () => boolean;
+}
+
+/**
+ * A queue's loop settings from its own: its slots and poll; leases recovered at start on
+ * a single server process; its logger, clock and delivery hold.
+ */
+export function loopSettings(
+  slots: Pick<LeaseLoopOptions, 'batchSize' | 'concurrency' | 'pollMs'>,
+  deps: { readonly capabilities: DialectCapabilities; readonly logger: Logger; readonly clock: () => number; readonly held?: (() => boolean) | undefined },
+): [LeaseLoopOptions, LeaseLoopDeps] {
+  const { batchSize, concurrency, pollMs } = slots;
+  return [
+    { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess },
+    { logger: deps.logger, clock: deps.clock, ...(deps.held === undefined ? {} : { held: deps.held }) },
+  ];
 }
 
 /**
@@ -86,13 +112,19 @@ export class LeaseLoop<Lane extends string, Job> {
   readonly #pending = new Set<Lane>();
   #running = false;
   #loop: Promise<void> | undefined;
+  /** start()'s release of old leases: drain() waits for it, so a lease it takes is not released under it. */
+  #recovery: Promise<void> = Promise.resolve();
   #wakeUp: (() => void) | undefined;
   /** Ends a backoff pause early, for stop(). */
   #stopWaiter: (() => void) | undefined;
   /** Steps run one at a time (the loop's, drain()'s and stop()'s). */
   #steps: Promise<unknown> = Promise.resolve();
 
+  /** The fallback poll: /readyz judges the loop stalled after ten of them without a turn (queue/loop-readiness.ts). */
+  readonly pollMs: number;
+
   constructor(queue: LeaseQueue<Lane, Job>, options: LeaseLoopOptions, deps: LeaseLoopDeps) {
+    this.pollMs = options.pollMs;
     this.#queue = queue;
     this.#options = options;
     this.#logger = deps.logger;
@@ -103,8 +135,10 @@ export class LeaseLoop<Lane extends string, Job> {
 
   start(): void {
     if (this.#running) return;
+    this.#queue.starting?.();
     this.#running = true;
-    this.#loop = this.#recoverLeases().then(() => this.#run());
+    this.#recovery = this.#recoverLeases();
+    this.#loop = this.#recovery.then(() => this.#run());
   }
 
   /**
@@ -125,6 +159,7 @@ export class LeaseLoop<Lane extends string, Job> {
 
   /** Claims nothing more, waits for the jobs in flight and writes their outcomes; start() resumes. */
   async stop(): Promise<void> {
+    this.#queue.stopping?.();
     this.#running = false;
     this.#wakeUp?.();
     this.#stopWaiter?.();
@@ -132,14 +167,23 @@ export class LeaseLoop<Lane extends string, Job> {
     await this.#flush();
   }
 
+  /** stop(), then lets go of what the queue holds open; for the end of a process. */
+  async close(): Promise<void> {
+    await this.stop();
+    this.#queue.close?.();
+  }
+
   /** Steps until nothing is due, in flight or unwritten; returns the jobs started. */
   async drain(): Promise<number> {
+    await this.#recovery;
     let total = 0;
     for (;;) {
       const started = await this.#step(this.#queue.lanes, true);
       total += started;
+      // Jobs the running loop had in flight held the slots of this step: once they end, step again.
+      const waited = this.#inFlightCount() > started;
       await this.#settled();
-      if (started === 0 && !this.#anyUnwritten()) return total;
+      if (started === 0 && !waited && !this.#anyUnwritten()) return total;
     }
   }
 

@@ -5,7 +5,6 @@ import type { Filter } from '../campaigns/segment-filter.ts';
 import type { NamedAddress } from '../domain/email-request.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import type { CampaignsTable, Executor } from './database.ts';
-import type { DialectCapabilities } from './dialect.ts';
 import { execute, insertAll, insertRows, MAX_IN_LIST, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
 
 // An account's campaigns, and the campaign runner's bookkeeping on them. The runner
@@ -176,26 +175,7 @@ export async function markRefunded(db: Executor, id: string, amount: number): Pr
   await db.updateTable('campaigns').set((eb) => ({ refunded: eb('refunded', '+', amount) })).where('id', '=', id).execute();
 }
 
-// ---- the runner's side ----
-
-const claimText = (lock: string) => `
-  update campaigns set lease_owner = $1, lease_expires_at = $2
-  where id = (select id from campaigns
-              where due_at <= $3 and status in ('scheduled', 'running') and (lease_owner is null or lease_expires_at <= $3)
-              order by due_at limit 1${lock})
-  returning *`;
-const CLAIM = statement(claimText(''));
-const CLAIM_SKIP_LOCKED = statement(claimText(' for update skip locked'));
-
-/**
- * Leases the campaign due first (SQL above): on PostgreSQL SKIP LOCKED lets several
- * runners pass each other; a runner that died leaves its lease, which runs out after
- * `leaseMs` and the campaign is due again for whoever claims next.
- */
-export async function claimDueCampaign(db: Executor, capabilities: DialectCapabilities, owner: string, now: number, leaseMs: number): Promise<Campaign | undefined> {
-  const [row] = await queryRows<CampaignRow>(db, capabilities.skipLocked ? CLAIM_SKIP_LOCKED : CLAIM, [owner, now + leaseMs, now]);
-  return row && toCampaign(row);
-}
+// ---- the runner's side (its claim and releases: queue/campaigns/claim.ts) ----
 
 /** A scheduled campaign whose time came: `running` from now. False when the runner lost it. */
 export async function markRunning(db: Executor, id: string, owner: string, now: number): Promise<boolean> {
@@ -223,26 +203,6 @@ const RECORD_BATCH = statement(`
   update campaigns set cursor = coalesce($1, cursor), queued = queued + $2, dropped = dropped + $3, walked = $4, next_at = $5,
          lease_expires_at = $6, updated_at = $7
   where id = $8 and lease_owner = $9 and status = 'running'`);
-
-/** Lets go of the campaign, to be looked at again at `dueAt` (null: only when someone changes it). */
-export async function releaseCampaign(db: Executor, id: string, owner: string, dueAt: number | null): Promise<void> {
-  await execute(db, RELEASE, [dueAt, id, owner]);
-}
-
-const RELEASE = statement('update campaigns set lease_owner = null, lease_expires_at = null, due_at = $1 where id = $2 and lease_owner = $3');
-
-/** Lets go of a campaign someone paused or cancelled under the runner: its due time is the move's. */
-export async function releaseLease(db: Executor, id: string, owner: string): Promise<void> {
-  await execute(db, RELEASE_LEASE, [id, owner]);
-}
-
-const RELEASE_LEASE = statement('update campaigns set lease_owner = null, lease_expires_at = null where id = $1 and lease_owner = $2');
-
-/** Lets go of every lease (embedded SQLite at start: their holders belonged to a previous run). */
-export async function releaseAllCampaigns(db: Executor): Promise<number> {
-  const result = await db.updateTable('campaigns').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', 'is not', null).executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
 
 /** Whether any of the campaign's messages still has delivery work (queued, in flight, deferred). */
 export async function hasPendingMessages(db: Executor, campaignId: string): Promise<boolean> {

@@ -2,7 +2,6 @@ import type { Selectable } from 'kysely';
 import type { KeyMode } from '../domain/key-mode.ts';
 import type { ImportFormat } from '../campaigns/import-rows.ts';
 import type { ContactImportsTable, Executor } from './database.ts';
-import type { DialectCapabilities } from './dialect.ts';
 import { execute, queryRows, statement } from './prepared-statement.ts';
 
 // Contact imports and their stored bodies. An upload is `receiving` while its chunks
@@ -41,7 +40,7 @@ export interface ContactImport {
 
 type ImportRow = Selectable<ContactImportsTable>;
 
-const toImport = (row: ImportRow): ContactImport => ({
+export const toImport = (row: ImportRow): ContactImport => ({
   id: row.id, accountId: row.account_id, listId: row.list_id, format: row.format as ImportFormat, status: row.status as ImportStatus,
   rows: Number(row.rows), created: Number(row.created), updated: Number(row.updated), rejected: Number(row.rejected),
   errors: JSON.parse(row.errors) as ImportError[], failure: row.failure, createdAt: Number(row.created_at),
@@ -111,38 +110,6 @@ export async function abandonedUploads(db: Executor, now: number): Promise<strin
 export async function findImport(db: Executor, accountId: string, id: string): Promise<ContactImport | undefined> {
   const row = await db.selectFrom('contact_imports').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   return row && toImport(row);
-}
-
-// Each claim counts an attempt before any work starts, so a process that dies reading
-// the import has counted it (recordProgress sets it back to 1: this attempt).
-const CLAIM = (skipLocked: boolean) => statement(`
-  update contact_imports set lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1
-  where id = (select id from contact_imports where status = 'running' and (lease_owner is null or lease_expires_at <= $3)
-              order by id limit 1${skipLocked ? ' for update skip locked' : ''})
-  returning *`);
-const CLAIM_SKIP_LOCKED = CLAIM(true);
-const CLAIM_SERIALISED = CLAIM(false);
-
-/** Takes the oldest running import nobody holds (or whose holder's lease ran out). */
-export async function claimImport(
-  db: Executor, capabilities: DialectCapabilities, owner: string, now: number, leaseMs: number,
-): Promise<ContactImport | undefined> {
-  const [row] = await queryRows<ImportRow>(db, capabilities.skipLocked ? CLAIM_SKIP_LOCKED : CLAIM_SERIALISED, [owner, now + leaseMs, now]);
-  return row && toImport(row);
-}
-
-/** Lets go of every running import's lease (embedded SQLite at start: their holders belonged to a previous run). */
-export async function releaseAllImports(db: Executor): Promise<void> {
-  await db.updateTable('contact_imports').set({ lease_owner: null, lease_expires_at: null }).where('status', '=', 'running').execute();
-}
-
-/**
- * Lets go of one import: the next claim resumes it at once. A runner that stops
- * (SIGTERM) gives its attempt back; one whose reading failed keeps it counted.
- */
-export async function releaseImport(db: Executor, importId: string, owner: string, attempt: 'given-back' | 'counted' = 'given-back'): Promise<void> {
-  await db.updateTable('contact_imports').set((eb) => ({ lease_owner: null, lease_expires_at: null, attempts: attempt === 'given-back' ? eb('attempts', '-', 1) : eb.ref('attempts') }))
-    .where('id', '=', importId).where('lease_owner', '=', owner).execute();
 }
 
 /**

@@ -15,7 +15,7 @@ export type { DialectCapabilities, DirectSqlite, OpenedStore, StoreOptions } fro
 
 /** Opens the store named by HERALD_DATABASE_URL (validated by config.ts). */
 export function openStore(databaseUrl: string, options: StoreOptions = {}): OpenedStore {
-  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length));
+  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length), options.repeat);
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) return openPostgres(databaseUrl, options);
   throw new Error('unsupported database URL: expected sqlite:<path> or postgres://');
 }

@@ -3,6 +3,7 @@ import type { Database } from './database.ts';
 import type { Notifier } from './notify.ts';
 import type { SqliteStatements } from './prepared-statement.ts';
 import type { ServingLock } from './serving-lock.ts';
+import type { RepeatEvery } from './wal-checkpointer.ts';
 
 // A store as store/dialect.ts openStore opens it, on either engine (store/sqlite/connection.ts,
 // store/postgres/connection.ts), and the capability flags the queues read.
@@ -61,4 +62,6 @@ export interface DirectSqlite extends SqliteStatements {
 export interface StoreOptions {
   /** Connections of the PostgreSQL pool (HERALD_DATABASE_POOL_SIZE); SQLite has one. */
   readonly poolSize?: number;
+  /** The engine's timer for the SQLite checkpoint thread (service.ts); without it a file store checkpoints on its connection, as SQLite does by default. */
+  readonly repeat?: RepeatEvery;
 }

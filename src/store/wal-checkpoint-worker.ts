@@ -1,10 +1,12 @@
 // The WAL checkpointer's thread (store/wal-checkpointer.ts): its own connection to the
-// database file, copying committed WAL frames into it off the service's event loop.
+// database file, copying committed WAL frames into it off the service's event loop. It
+// checkpoints once at start and then when told ('now'): the ticks are a periodic job of
+// the engine (queue/periodic-job.ts) in the main thread, and the writer's pauses.
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CheckpointerData, CheckpointReport, CheckpointRequest } from './wal-checkpointer.ts';
 
-const { location, intervalMs } = workerData as CheckpointerData;
+const { location } = workerData as CheckpointerData;
 // synchronous stays FULL: a checkpoint syncs the WAL before copying it and the database
 // file after, so SQLite never overwrites WAL frames that are not yet safe in the file.
 const db = new DatabaseSync(location, { timeout: 5000 });
@@ -17,11 +19,9 @@ function run(): void {
 }
 
 run();
-const timer = setInterval(run, intervalMs);
 parentPort?.on('message', (message: CheckpointRequest) => {
   if (message === 'now') run();
   if (message === 'close') {
-    clearInterval(timer);
     db.close();
     parentPort?.close();
   }

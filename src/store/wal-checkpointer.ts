@@ -8,6 +8,8 @@ import { Worker } from 'node:worker_threads';
 // worker thread with its own connection checkpoints every `intervalMs` instead. A thread
 // costs about 20 MB of memory, so it is started only under load and ended when the
 // store has been idle for `idleMs`; then the connection checkpoints for itself again.
+// The thread's ticks are a periodic job of the engine (`repeat`, queue/periodic-job.ts,
+// passed in by service.ts): the main thread tells it 'now' every `intervalMs`.
 //
 // A checkpoint copies frames, but the WAL file is only rewound (reused from its start)
 // by a write that begins when every frame has been copied, which a busy writer never
@@ -17,8 +19,10 @@ import { Worker } from 'node:worker_threads';
 
 export interface CheckpointerData {
   readonly location: string;
-  readonly intervalMs: number;
 }
+
+/** Runs `run` every `everyMs` until stop(): the engine's periodic jobs (queue/periodic-job.ts schedulePeriodic). */
+export type RepeatEvery = (everyMs: number, run: () => void) => { stop(): Promise<void> };
 
 /** What the thread says after each checkpoint: frames in the WAL, and how many of them are in the database file. */
 export interface CheckpointReport {
@@ -33,6 +37,8 @@ export interface WalCheckpointerOptions {
   readonly setAutocheckpoint: (pages: number) => void;
   /** Called if the thread fails; the connection then checkpoints for itself for good. */
   readonly onFailure: (error: unknown) => void;
+  /** The timer of the thread's checkpoints. */
+  readonly repeat: RepeatEvery;
   readonly intervalMs?: number;
   /** A WAL this long (in pages of 4 KiB) makes the writer wait for a complete checkpoint. */
   readonly pauseAfterFrames?: number;
@@ -54,18 +60,22 @@ export interface WalCheckpointer {
 }
 
 export const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
+/** How often the thread checkpoints while it runs (intervalMs's default). */
+export const WAL_CHECKPOINT_MS = 100;
 /** How long the writer waits for a complete checkpoint before it goes on regardless. */
 const PAUSE_LIMIT_MS = 200;
 
 interface Thread {
   readonly worker: Worker;
+  /** Tells the thread 'now' every intervalMs while it runs. */
+  readonly ticks: { stop(): Promise<void> };
   readonly ready: Promise<void>;
   last: CheckpointReport;
   lastMoved: number;
 }
 
 export function startWalCheckpointer(location: string, options: WalCheckpointerOptions): WalCheckpointer {
-  const intervalMs = options.intervalMs ?? 100;
+  const intervalMs = options.intervalMs ?? WAL_CHECKPOINT_MS;
   const pauseAfterFrames = options.pauseAfterFrames ?? 16_384;
   const startAt = options.startAtBatchesPerSecond ?? 50;
   const idleMs = options.idleMs ?? 10_000;
@@ -85,6 +95,7 @@ export function startWalCheckpointer(location: string, options: WalCheckpointerO
   const stop = async (current: Thread): Promise<void> => {
     if (thread !== current) return;
     thread = undefined;
+    void current.ticks.stop();
     openPause();
     // The connection checkpoints again before the thread lets go.
     if (!failed) options.setAutocheckpoint(SQLITE_AUTOCHECKPOINT_PAGES);
@@ -97,7 +108,7 @@ export function startWalCheckpointer(location: string, options: WalCheckpointerO
 
   const start = (): Thread => {
     const worker = new Worker(new URL('./wal-checkpoint-worker.ts', import.meta.url), {
-      workerData: { location, intervalMs } satisfies CheckpointerData,
+      workerData: { location } satisfies CheckpointerData,
       execArgv: [],
       // It holds one prepared statement: a small heap keeps its memory down.
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
@@ -105,7 +116,8 @@ export function startWalCheckpointer(location: string, options: WalCheckpointerO
     // An idle service must be able to exit; stop() ends the thread properly.
     worker.unref();
     let started = (): void => {};
-    const current: Thread = { worker, ready: new Promise<void>((resolve) => (started = resolve)), last: { walFrames: 0, checkpointed: 0 }, lastMoved: Date.now() };
+    const ticks = options.repeat(intervalMs, () => worker.postMessage('now' satisfies CheckpointRequest));
+    const current: Thread = { worker, ticks, ready: new Promise<void>((resolve) => (started = resolve)), last: { walFrames: 0, checkpointed: 0 }, lastMoved: Date.now() };
     worker.on('message', (report: CheckpointReport) => {
       if (thread !== current) return;
       if (report.walFrames !== current.last.walFrames || report.checkpointed !== current.last.checkpointed) current.lastMoved = Date.now();
@@ -123,6 +135,7 @@ export function startWalCheckpointer(location: string, options: WalCheckpointerO
     });
     worker.on('error', (error) => {
       failed = true;
+      void ticks.stop();
       if (thread === current) thread = undefined;
       started();
       openPause();

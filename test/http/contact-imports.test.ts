@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { runImport } from '../../src/app/contact-imports.ts';
-import { claimImport, releaseImport } from '../../src/store/contact-imports.ts';
+import { claimImport, releaseImport } from '../../src/queue/imports/claim.ts';
 import type { Service } from '../../src/service.ts';
 import { get, openAccount, post, send, sharedStore, startService, startServiceOn, UUID, type TestAccount } from '../support/service.ts';
 

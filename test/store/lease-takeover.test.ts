@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { claimDue } from '../../src/queue/outbox/claim.ts';
-import { claimImport, insertImport, markReceived } from '../../src/store/contact-imports.ts';
+import { insertImport, markReceived } from '../../src/store/contact-imports.ts';
+import { claimImport } from '../../src/queue/imports/claim.ts';
 import { takeOverLeasesOfSilentProcesses } from '../../src/store/lease-takeover.ts';
 import { touchProcess } from '../../src/store/processes.ts';
 import { uuidv7 } from '../../src/app/uuidv7-source.ts';

@@ -1,14 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KeyDeps } from '../../app/api-keys.ts';
 import { advanceCampaign, type CampaignWorkOptions } from '../../app/campaign-batch.ts';
 import { LeaseLoop } from '../lease-loop.ts';
-import { claimDueCampaign, releaseAllCampaigns, releaseCampaign, releaseLease, type Campaign } from '../../store/campaigns.ts';
+import { oneAtATimeLoop, OneAtATimeQueue, type OneAtATimeOptions } from '../one-at-a-time.ts';
+import type { Campaign } from '../../store/campaigns.ts';
+import { claimDueCampaign, releaseAllCampaigns, releaseCampaign, releaseLease } from './claim.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 
 // The background maker of campaign messages: a queue of the shared lease loop
 // (queue/lease-loop.ts) whose jobs are campaigns. A claim leases the campaign due
-// first (store/campaigns.ts claimDueCampaign, SKIP LOCKED on PostgreSQL); delivering it
+// first (queue/campaigns/claim.ts claimDueCampaign, SKIP LOCKED on PostgreSQL); delivering it
 // runs its batches (app/campaign-batch.ts advanceCampaign) and lets it go with the time
 // it is due next (paced, held by its outbox backlog, or waiting for its last outcomes).
 // Several processes share the campaigns; each batch commits only while its runner
@@ -19,13 +20,10 @@ import type { DialectCapabilities } from '../../store/dialect.ts';
 /** The channel API processes notify when a campaign becomes due. */
 export const CAMPAIGNS_WAKE = 'herald_campaigns';
 
-export interface CampaignRunnerOptions extends CampaignWorkOptions {
-  /** How often an idle runner looks for due campaigns (scheduled ones, paced ones, leases run out). */
-  readonly pollMs: number;
+/** pollMs: how often an idle runner looks for due campaigns (scheduled ones, paced ones, leases run out). */
+export interface CampaignRunnerOptions extends CampaignWorkOptions, OneAtATimeOptions {
   /** Batches of one campaign before the runner looks at others (a big campaign does not starve a small one). */
   readonly batchesPerTurn: number;
-  /** The owner of its leases: the process's heartbeat id, for the fast takeover (store/lease-takeover.ts); a random one when absent. */
-  readonly owner?: string;
 }
 
 export const DEFAULT_CAMPAIGN_RUNNER_OPTIONS: CampaignRunnerOptions = {
@@ -34,71 +32,40 @@ export const DEFAULT_CAMPAIGN_RUNNER_OPTIONS: CampaignRunnerOptions = {
 
 const LANES = ['campaigns'] as const;
 
-export class CampaignRunner {
-  readonly #deps: KeyDeps;
-  readonly #logger: Logger;
-  readonly #options: CampaignRunnerOptions;
-  readonly #owner: string;
-  readonly #loop: LeaseLoop<'campaigns', Campaign>;
-  #stopping = false;
-
+export class CampaignRunner extends LeaseLoop<'campaigns', Campaign> {
   constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: CampaignRunnerOptions = DEFAULT_CAMPAIGN_RUNNER_OPTIONS) {
-    this.#deps = deps;
-    this.#logger = logger;
-    this.#options = options;
-    this.#owner = options.owner ?? `campaigns-${randomUUID()}`;
     // One campaign at a time per process: its batches are database work on one connection.
-    this.#loop = new LeaseLoop<'campaigns', Campaign>({
-      name: 'campaigns',
-      lanes: LANES,
-      releaseAllLeases: () => releaseAllCampaigns(deps.db),
-      claim: async (_lane, limit) => {
-        if (limit === 0 || this.#stopping) return [];
-        const campaign = await claimDueCampaign(deps.db, capabilities, this.#owner, deps.clock(), options.leaseMs);
-        return campaign === undefined ? [] : [campaign];
-      },
-      deliver: (campaign) => this.#advance(campaign),
-      unwritten: () => 0,
-    }, { batchSize: 1, concurrency: 1, pollMs: options.pollMs, recoverLeasesAtStart: capabilities.singleServerProcess }, { logger, clock: deps.clock });
+    super(new CampaignQueue('campaigns', deps, capabilities, logger, options), ...oneAtATimeLoop(capabilities, logger, deps.clock, options.pollMs));
+  }
+}
+
+/** What the loop asks of the campaigns: the one due first, and its batches; stop() lets it go after the batch in hand. */
+class CampaignQueue extends OneAtATimeQueue<'campaigns', Campaign, CampaignRunnerOptions> {
+  readonly name = 'campaigns';
+  readonly lanes = LANES;
+
+  releaseAllLeases(): Promise<number> {
+    return releaseAllCampaigns(this.deps.db);
   }
 
-  start(): void {
-    this.#loop.start();
+  async claim(_lane: 'campaigns', limit: number): Promise<readonly Campaign[]> {
+    if (limit === 0 || this.stopped) return [];
+    const campaign = await claimDueCampaign(this.deps.db, this.capabilities, this.owner, this.deps.clock(), this.options.leaseMs);
+    return campaign === undefined ? [] : [campaign];
   }
 
-  /** When the loop last began a turn (queue/lease-loop.ts); /readyz reads it. */
-  lastTurnAt(): number | undefined {
-    return this.#loop.lastTurnAt();
-  }
-
-  /** A campaign may be due now (a send, a resume). */
-  wake(): void {
-    this.#loop.wake();
-  }
-
-  /** Runs until nothing is due now (tests and benchmarks: after a send, with the clock moved on). */
-  async drain(): Promise<void> {
-    await this.#loop.drain();
-  }
-
-  /** Stops after the batch in hand; the campaign is let go, for the next runner to resume. */
-  async stop(): Promise<void> {
-    this.#stopping = true;
-    await this.#loop.stop();
-  }
-
-  async #advance(campaign: Campaign): Promise<void> {
-    const { db } = this.#deps;
+  async deliver(campaign: Campaign): Promise<void> {
+    const { db } = this.deps;
     try {
       let batches = 0;
-      const step = await advanceCampaign(this.#deps, campaign, this.#owner, this.#options, () => !this.#stopping && batches++ < this.#options.batchesPerTurn);
-      if (step.kind === 'release') await releaseCampaign(db, campaign.id, this.#owner, step.dueAt);
+      const step = await advanceCampaign(this.deps, campaign, this.owner, this.options, () => !this.stopped && batches++ < this.options.batchesPerTurn);
+      if (step.kind === 'release') await releaseCampaign(db, campaign.id, this.owner, step.dueAt);
       // Paused under the runner: let go now, so a resume is claimed at once (not after the lease runs out).
-      if (step.kind === 'stopped') await releaseLease(db, campaign.id, this.#owner);
-      if (step.kind === 'lost') this.#logger.warn({ campaignId: campaign.id }, 'campaign taken over by another runner');
+      if (step.kind === 'stopped') await releaseLease(db, campaign.id, this.owner);
+      if (step.kind === 'lost') this.logger.warn({ campaignId: campaign.id }, 'campaign taken over by another runner');
     } catch (error) {
       // The lease runs out and a runner (this one, next poll) resumes after the last committed batch.
-      this.#logger.error({ err: error, campaignId: campaign.id }, 'campaign batch failed unexpectedly');
+      this.logger.error({ err: error, campaignId: campaign.id }, 'campaign batch failed unexpectedly');
     }
   }
 }

@@ -1,13 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KeyDeps } from '../../app/api-keys.ts';
 import { clearLeftovers, quarantineImport, runImport } from '../../app/contact-imports.ts';
-import { claimImport, releaseAllImports, releaseImport } from '../../store/contact-imports.ts';
+import type { ContactImport } from '../../store/contact-imports.ts';
+import { claimImport, releaseAllImports, releaseImport } from './claim.ts';
+import { LeaseLoop } from '../lease-loop.ts';
+import { oneAtATimeLoop, OneAtATimeQueue, type OneAtATimeOptions } from '../one-at-a-time.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 
-// The background reader of contact imports: claims one running import at a time with
-// a lease, commits its rows in batches (app/contact-imports.ts runImport), and polls
-// for imports that a dead process left (their lease ran out, or its heartbeat stopped:
+// The background reader of contact imports, a queue of the shared lease loop
+// (queue/lease-loop.ts): claims one running import at a time with a lease (claim.ts),
+// commits its rows in batches (app/contact-imports.ts runImport), and polls for
+// imports that a dead process left (their lease ran out, or its heartbeat stopped:
 // the lease is under the process id, store/lease-takeover.ts) or that another process
 // received (PostgreSQL: woken by NOTIFY). One import at a time per process keeps an
 // import from taking more than one core; several processes share the work.
@@ -20,112 +23,75 @@ import type { DialectCapabilities } from '../../store/dialect.ts';
 /** The channel API processes notify when an upload is ready. */
 export const IMPORTS_WAKE = 'herald_imports';
 
-export interface ImportRunnerOptions {
-  /** How long a claim holds without progress before another runner may take the import. */
-  readonly leaseMs: number;
-  /** How often an idle runner looks for work it was not told about. */
-  readonly pollMs: number;
+/** leaseMs: how long a claim holds without progress before another runner may take the import; pollMs: how often an idle runner looks for work it was not told about. */
+export interface ImportRunnerOptions extends OneAtATimeOptions {
   /** Claims in a row without a committed batch after which an import ends failed (HERALD_IMPORT_MAX_ATTEMPTS). */
   readonly maxAttempts: number;
-  /** The owner of its leases: the process's heartbeat id, for the fast takeover (store/lease-takeover.ts); a random one when absent. */
-  readonly owner?: string;
 }
 
 export const DEFAULT_IMPORT_RUNNER_OPTIONS: ImportRunnerOptions = { leaseMs: 60_000, pollMs: 5_000, maxAttempts: 3 };
 
-export class ImportRunner {
-  readonly #deps: KeyDeps;
-  readonly #capabilities: DialectCapabilities;
-  readonly #logger: Logger;
-  readonly #options: ImportRunnerOptions;
-  readonly #owner: string;
-  #running: Promise<void> | undefined;
-  #again = false;
-  #stopping = false;
-  #timer: NodeJS.Timeout | undefined;
-  #started: Promise<void> | undefined;
+const LANES = ['imports'] as const;
 
+export class ImportRunner extends LeaseLoop<'imports', ContactImport> {
   constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: ImportRunnerOptions = DEFAULT_IMPORT_RUNNER_OPTIONS) {
-    this.#deps = deps;
-    this.#capabilities = capabilities;
-    this.#logger = logger;
-    this.#options = options;
-    this.#owner = options.owner ?? `imports-${randomUUID()}`;
+    // One import at a time per process: its reading takes no more than one core.
+    super(new ImportQueue('imports', deps, capabilities, logger, options), ...oneAtATimeLoop(capabilities, logger, deps.clock, options.pollMs));
+  }
+}
+
+/** What the loop asks of the contact imports: the next running one (quarantining those taken up too often), and its reading. */
+class ImportQueue extends OneAtATimeQueue<'imports', ContactImport, ImportRunnerOptions> {
+  readonly name = 'imports';
+  readonly lanes = LANES;
+  /** Abandoned uploads and bodies of ended imports are dropped once per round of claims (before the first, after one found nothing). */
+  #clearLeftovers = true;
+
+  releaseAllLeases(): Promise<number> {
+    return releaseAllImports(this.deps.db);
   }
 
-  /** Starts polling; on embedded SQLite, leases found now belonged to a previous run and are let go at once. */
-  start(): void {
-    this.#started = (this.#capabilities.singleServerProcess ? releaseAllImports(this.#deps.db) : Promise.resolve()).then(() => this.wake());
-    this.#started.catch((error: unknown) => this.#logger.error({ err: error }, 'import leases not released'));
-  }
-
-  /** Looks for work now (an upload finished). */
-  wake(): void {
-    if (this.#stopping) return;
-    if (this.#running !== undefined) {
-      this.#again = true;
-      return;
-    }
-    clearTimeout(this.#timer);
-    this.#running = this.#work().finally(() => {
-      this.#running = undefined;
-      if (this.#stopping) return;
-      if (this.#again) {
-        this.#again = false;
-        this.wake();
-      } else {
-        this.#timer = setTimeout(() => this.wake(), this.#options.pollMs);
-        this.#timer.unref();
-      }
-    });
-  }
-
-  /** Resolves when no import is being read (tests: after an upload, until it ends). */
-  async drain(): Promise<void> {
-    await this.#started;
-    if (this.#running === undefined) this.wake();
-    // A wake during a run starts another run when it ends: wait for that one too.
-    while (this.#running !== undefined) await this.#running;
-  }
-
-  /** Stops after the batch in hand; the import being read is let go, for the next start to resume. */
-  async stop(): Promise<void> {
-    this.#stopping = true;
-    clearTimeout(this.#timer);
-    await this.#started?.catch(() => {});
-    await this.#running;
-  }
-
-  async #work(): Promise<void> {
+  async claim(_lane: 'imports', limit: number): Promise<readonly ContactImport[]> {
+    if (limit === 0 || this.stopped) return [];
     try {
-      await clearLeftovers(this.#deps);
+      if (this.#clearLeftovers) await clearLeftovers(this.deps);
+      this.#clearLeftovers = false;
       for (;;) {
-        if (this.#stopping) return;
-        const imp = await claimImport(this.#deps.db, this.#capabilities, this.#owner, this.#deps.clock(), this.#options.leaseMs);
-        if (imp === undefined) return;
-        if (imp.attempts > this.#options.maxAttempts) {
-          await quarantineImport(this.#deps, imp, this.#owner, this.#options.maxAttempts, () => {
-            this.#logger.warn({ importId: imp.id, accountId: imp.accountId, attempts: imp.attempts - 1 }, 'contact import quarantined: ended failed after too many attempts');
-            this.#deps.metrics.jobQuarantined('imports');
-          });
-          continue;
+        const imp = await claimImport(this.deps.db, this.capabilities, this.owner, this.deps.clock(), this.options.leaseMs);
+        if (imp === undefined) {
+          this.#clearLeftovers = true;
+          return [];
         }
-        try {
-          const outcome = await runImport(this.#deps, imp, this.#owner, this.#options.leaseMs, () => !this.#stopping);
-          if (outcome === 'stopped') await releaseImport(this.#deps.db, imp.id, this.#owner);
-          if (outcome === 'lost') this.#logger.warn({ importId: imp.id }, 'import taken over by another runner');
-        } catch (error) {
-          // A bug or a store that went away: the attempt stays counted, and the next claim
-          // (now, or after the store is back) resumes after the last committed batch.
-          this.#logger.error({ err: error, importId: imp.id }, 'contact import failed unexpectedly');
-          this.#deps.metrics.unexpectedError('imports');
-          await releaseImport(this.#deps.db, imp.id, this.#owner, 'counted');
-        }
+        if (imp.attempts <= this.options.maxAttempts) return [imp];
+        await quarantineImport(this.deps, imp, this.owner, this.options.maxAttempts, () => {
+          this.logger.warn({ importId: imp.id, accountId: imp.accountId, attempts: imp.attempts - 1 }, 'contact import quarantined: ended failed after too many attempts');
+          this.deps.metrics.jobQuarantined('imports');
+        });
       }
     } catch (error) {
-      // The store failed between imports: the next poll looks again.
-      this.#logger.error({ err: error }, 'contact import runner failed unexpectedly');
-      this.#deps.metrics.unexpectedError('imports');
+      // The store failed between imports: the next poll (or wake) looks again.
+      this.#clearLeftovers = true;
+      this.logger.error({ err: error }, 'contact import runner failed unexpectedly');
+      this.deps.metrics.unexpectedError('imports');
+      return [];
+    }
+  }
+
+  async deliver(imp: ContactImport): Promise<void> {
+    try {
+      const outcome = await runImport(this.deps, imp, this.owner, this.options.leaseMs, () => !this.stopped);
+      if (outcome === 'stopped') await releaseImport(this.deps.db, imp.id, this.owner);
+      if (outcome === 'lost') this.logger.warn({ importId: imp.id }, 'import taken over by another runner');
+    } catch (error) {
+      // A bug or a store that went away: the attempt stays counted, and the next claim
+      // (now, or after the store is back) resumes after the last committed batch.
+      this.logger.error({ err: error, importId: imp.id }, 'contact import failed unexpectedly');
+      this.deps.metrics.unexpectedError('imports');
+      await releaseImport(this.deps.db, imp.id, this.owner, 'counted').catch((release: unknown) => {
+        // The store is away: the lease runs out and the import is taken up again then.
+        this.logger.error({ err: release }, 'contact import runner failed unexpectedly');
+        this.deps.metrics.unexpectedError('imports');
+      });
     }
   }
 }

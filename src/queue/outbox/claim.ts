@@ -4,7 +4,8 @@ import type { Db } from '../../store/database.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
 import { insertSendingEvents, markSending } from '../../store/messages.ts';
-import { placeholders, queryRows, statement, statementPerCount } from '../../store/prepared-statement.ts';
+import { placeholders, queryRows, statementPerCount } from '../../store/prepared-statement.ts';
+import { leaseStatement } from '../skip-locked.ts';
 
 export interface ClaimedMessage {
   readonly msgid: string;
@@ -46,7 +47,7 @@ export async function claimDue(
   // shared on SQLite with the outcomes and accepts of the moment (group commit).
   return commit.run(async (tx) => {
     const claimed = await queryRows<{ message_id: string; attempts: number; abandoned_at: number | null }>(
-      tx, capabilities.skipLocked ? CLAIM_SKIP_LOCKED : CLAIM, [owner, now + leaseMs, channel, now, limit]);
+      tx, CLAIM(capabilities), [owner, now + leaseMs, channel, now, limit]);
     if (claimed.length === 0) return [];
 
     const attempts = new Map(claimed.map((row) => [row.message_id, Number(row.attempts)]));
@@ -84,16 +85,14 @@ export async function claimDue(
 // claimed_at is the attempt's `sending` step until its outcome takes it (complete.ts
 // clears it on a retry; the row goes on a final outcome): one still set here is a claim
 // that ended without an outcome, handed on as abandoned_at (SET reads the old row).
-const claimText = (lock: string) => `
+const CLAIM = leaseStatement((lock) => `
   update outbox set lease_owner = $1, lease_expires_at = $2, available_at = $2, attempts = attempts + 1,
                     abandoned_at = claimed_at, claimed_at = $4
   where message_id in (select message_id from outbox
                        where channel = $3 and available_at <= $4
                          and (lease_expires_at is null or lease_expires_at <= $4)
                        order by available_at limit $5${lock})
-  returning message_id, attempts, abandoned_at`;
-const CLAIM = statement(claimText(''));
-const CLAIM_SKIP_LOCKED = statement(claimText(' for update skip locked'));
+  returning message_id, attempts, abandoned_at`);
 
 interface ClaimedRow {
   id: string; account_id: string; channel: string; recipient: string; created_at: number;

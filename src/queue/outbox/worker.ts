@@ -6,7 +6,7 @@ import type { EmailPayload, Outbound, SmsPayload, WhatsappPayload } from '../../
 import type { Metrics } from '../../metrics/registry.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
-import { LeaseLoop } from '../lease-loop.ts';
+import { LeaseLoop, loopSettings, type LeaseQueue } from '../lease-loop.ts';
 import { writeWithRetry } from '../write-retry.ts';
 import { claimDue, releaseAllLeases, type ClaimedMessage } from './claim.ts';
 import { recordOutcome, type CompletionDeps } from './complete.ts';
@@ -56,15 +56,23 @@ type WorkerDeps = CompletionDeps & {
 /**
  * The outbox's queue on the lease loop (queue/lease-loop.ts, where the modes are
  * described): one lane per channel, so a slow peer holds only the slots of its own
- * channel; each delivery records its outcome as it comes (outbox/complete.ts).
+ * channel; each delivery records its outcome as it comes (queue/outbox/complete.ts).
  */
-export class OutboxWorker {
+export class OutboxWorker extends LeaseLoop<Channel, ClaimedMessage> {
+  constructor(deps: WorkerDeps, options: WorkerOptions) {
+    super(new OutboxQueue(deps, options), ...loopSettings(options, deps));
+  }
+}
+
+/** What the loop asks of the outbox: claims of one channel's due rows, and one delivery. */
+class OutboxQueue implements LeaseQueue<Channel, ClaimedMessage> {
+  readonly name = 'outbox';
+  readonly lanes = CHANNELS;
   readonly #deps: WorkerDeps;
   readonly #options: WorkerOptions;
   /** Claims and outcomes are units of work of this committer (grouped with the accepts on SQLite). */
   readonly #commit: Committer;
   readonly #abort = new AbortController();
-  readonly #loop: LeaseLoop<Channel, ClaimedMessage>;
   /** When stop() was called (performance.now()). */
   #stoppingSince: number | undefined;
 
@@ -72,54 +80,31 @@ export class OutboxWorker {
     this.#deps = deps;
     this.#options = options;
     this.#commit = deps.commit ?? transactionPerWork(deps.db);
-    const { batchSize, concurrency, pollMs } = options;
-    this.#loop = new LeaseLoop<Channel, ClaimedMessage>({
-      name: 'outbox',
-      lanes: CHANNELS,
-      releaseAllLeases: () => releaseAllLeases(deps.db, deps.clock()),
-      claim: (channel, limit) => this.#claim(channel, limit),
-      deliver: (message) => this.#deliver(message),
-      unwritten: () => 0,
-    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock, ...(deps.held === undefined ? {} : { held: deps.held }) });
   }
 
-  start(): void {
+  releaseAllLeases(): Promise<number> {
+    return releaseAllLeases(this.#deps.db, this.#deps.clock());
+  }
+
+  unwritten(): number {
+    return 0;
+  }
+
+  starting(): void {
     this.#stoppingSince = undefined;
-    this.#loop.start();
   }
 
-  /** Rows may be due in `channel` (every channel when none is named). */
-  wake(channel?: Channel): void {
-    this.#loop.wake(channel);
-  }
-
-  /**
-   * When the loop last began a turn (deps.clock): at least once per poll interval while
-   * it runs, so a value much older than that means it is stuck (a claim that never
-   * returns) or stopped. Undefined before its first turn. /readyz reads it.
-   */
-  lastTurnAt(): number | undefined {
-    return this.#loop.lastTurnAt();
-  }
-
-  /** Claims nothing more and waits for the deliveries in flight. */
-  stop(): Promise<void> {
+  stopping(): void {
     this.#stoppingSince ??= performance.now();
-    return this.#loop.stop();
   }
 
-  /** Claims and delivers until nothing is due and nothing is in flight; for tests and benchmarks. */
-  drain(): Promise<number> {
-    return this.#loop.drain();
-  }
-
-  #claim(channel: Channel, limit: number): Promise<readonly ClaimedMessage[]> {
+  claim(channel: Channel, limit: number): Promise<readonly ClaimedMessage[]> {
     if (limit === 0) return Promise.resolve([]);
     const { owner, leaseMs } = this.#options;
     return claimDue(this.#deps.db, this.#deps.capabilities, { owner, now: this.#deps.clock(), leaseMs, limit, channel }, this.#deps.newId, this.#commit);
   }
 
-  async #deliver(message: ClaimedMessage): Promise<void> {
+  async deliver(message: ClaimedMessage): Promise<void> {
     try {
       const outcome = await this.#send(message);
       // Tried again while the lease lasts (less a tenth for the last write to land).

@@ -2,8 +2,9 @@ import type { Logger } from 'pino';
 import type { Db, Executor } from '../../store/database.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
-import { claimDueReports, releaseAllReportLeases, removeLeasedReport, type SimulatedReport } from '../../store/simulated-reports.ts';
-import { LeaseLoop } from '../lease-loop.ts';
+import type { SimulatedReport } from '../../store/simulated-reports.ts';
+import { claimDueReports, releaseAllReportLeases, removeLeasedReport } from './claim.ts';
+import { LeaseLoop, loopSettings, type LeaseQueue } from '../lease-loop.ts';
 
 // The simulator's later reports (docs/sandbox.md) as a queue on the lease loop: due
 // reports are leased (head of line per message), and each is removed and recorded in
@@ -31,46 +32,44 @@ interface ReportDeps {
 
 const LANES = ['simulator'] as const;
 
-export class SimulatedReportQueue {
+/** Largest claim and reports in flight: recording one is a short unit of work, no peer is waited on. */
+export const SIMULATED_REPORT_SLOTS = { batchSize: 64, concurrency: 16 } as const;
+
+export class SimulatedReportQueue extends LeaseLoop<'simulator', SimulatedReport> {
+  constructor(deps: ReportDeps, options: SimulatedReportOptions) {
+    super(new ReportQueue(deps, options), ...loopSettings({ ...SIMULATED_REPORT_SLOTS, pollMs: options.pollMs }, deps));
+  }
+}
+
+/** What the loop asks of the simulator's reports: the due ones, and each recorded in the unit of work that removes it. */
+class ReportQueue implements LeaseQueue<'simulator', SimulatedReport> {
+  readonly name = 'simulator';
+  readonly lanes = LANES;
   readonly #deps: ReportDeps;
   readonly #commit: Committer;
   readonly #options: SimulatedReportOptions;
-  readonly #loop: LeaseLoop<'simulator', SimulatedReport>;
 
   constructor(deps: ReportDeps, options: SimulatedReportOptions) {
     this.#deps = deps;
     this.#options = options;
     this.#commit = deps.commit ?? transactionPerWork(deps.db);
-    this.#loop = new LeaseLoop<'simulator', SimulatedReport>({
-      name: 'simulator',
-      lanes: LANES,
-      releaseAllLeases: () => releaseAllReportLeases(deps.db),
-      claim: (_lane, limit) => (limit === 0 ? Promise.resolve([]) : this.#commit.run((tx) =>
-        claimDueReports(tx, deps.capabilities, { owner: options.owner, now: deps.clock(), leaseMs: options.leaseMs, limit }))),
-      deliver: (report) => this.#record(report),
-      unwritten: () => 0,
-    }, { batchSize: 64, concurrency: 16, pollMs: options.pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock });
   }
 
-  start(): void {
-    this.#loop.start();
+  releaseAllLeases(): Promise<number> {
+    return releaseAllReportLeases(this.#deps.db);
   }
 
-  stop(): Promise<void> {
-    return this.#loop.stop();
+  claim(_lane: 'simulator', limit: number): Promise<readonly SimulatedReport[]> {
+    if (limit === 0) return Promise.resolve([]);
+    const { owner, leaseMs } = this.#options;
+    return this.#commit.run((tx) => claimDueReports(tx, this.#deps.capabilities, { owner, now: this.#deps.clock(), leaseMs, limit }));
   }
 
-  /** When the loop last began a turn (queue/lease-loop.ts); /readyz reads it. */
-  lastTurnAt(): number | undefined {
-    return this.#loop.lastTurnAt();
+  unwritten(): number {
+    return 0;
   }
 
-  /** Records what is due now; for tests. */
-  drain(): Promise<number> {
-    return this.#loop.drain();
-  }
-
-  async #record(report: SimulatedReport): Promise<void> {
+  async deliver(report: SimulatedReport): Promise<void> {
     try {
       const recorded = await this.#commit.run(async (tx) => {
         if (!(await removeLeasedReport(tx, report.id, this.#options.owner))) return false;

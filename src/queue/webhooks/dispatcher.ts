@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { guardedPost, keepAliveAgents, type GuardedFetchOptions, type KeepAliveAgents, type PostOutcome } from '../../channels/guarded-fetch.ts';
 import type { Db } from '../../store/database.ts';
 import type { Metrics } from '../../metrics/registry.ts';
-import { LeaseLoop } from '../lease-loop.ts';
+import { LeaseLoop, loopSettings, type LeaseQueue } from '../lease-loop.ts';
 import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 import { findWebhookSettingsOf, type WebhookSettings } from '../../store/webhook-settings.ts';
@@ -94,13 +94,21 @@ const EXCERPT_CHARS = 200;
  * follows from the answer is retry-policy.ts's table. A slot is free again as soon as
  * the answer is in; the lease holds until the next step writes the outcome.
  */
-export class WebhookDispatcher {
+export class WebhookDispatcher extends LeaseLoop<Lane, Job> {
+  constructor(deps: DispatcherDeps, options: DispatcherOptions) {
+    super(new WebhookQueue(deps, options), ...loopSettings(options, deps));
+  }
+}
+
+/** What the loop asks of the webhook queue: a step (outcomes written, deliveries leased), and one post. */
+class WebhookQueue implements LeaseQueue<Lane, Job> {
+  readonly name = 'webhook';
+  readonly lanes = LANES;
   readonly #deps: DispatcherDeps;
   readonly #options: DispatcherOptions;
   readonly #signer = new WebhookSigner();
   readonly #agents: KeepAliveAgents;
   readonly #commit: Committer;
-  readonly #loop: LeaseLoop<Lane, Job>;
   /** Outcomes of finished posts, written by the next step; their deliveries stay leased until then. */
   #unrecorded: AttemptRecord[] = [];
 
@@ -109,48 +117,23 @@ export class WebhookDispatcher {
     this.#options = options;
     this.#agents = keepAliveAgents(options.maxSocketsPerOrigin);
     this.#commit = deps.commit ?? transactionPerWork(deps.db);
-    const { batchSize, concurrency, pollMs } = options;
-    this.#loop = new LeaseLoop<Lane, Job>({
-      name: 'webhook',
-      lanes: LANES,
-      releaseAllLeases: () => releaseAllDeliveryLeases(deps.db),
-      claim: (_lane, limit) => this.#step(limit),
-      deliver: (job) => this.#deliver(job),
-      unwritten: () => this.#unrecorded.length,
-    }, { batchSize, concurrency, pollMs, recoverLeasesAtStart: deps.capabilities.singleServerProcess }, { logger: deps.logger, clock: deps.clock, ...(deps.held === undefined ? {} : { held: deps.held }) });
   }
 
-  start(): void {
-    this.#loop.start();
+  releaseAllLeases(): Promise<number> {
+    return releaseAllDeliveryLeases(this.#deps.db);
   }
 
-  /** When the loop last began a turn (queue/lease-loop.ts); /readyz reads it. */
-  lastTurnAt(): number | undefined {
-    return this.#loop.lastTurnAt();
+  claim(_lane: Lane, limit: number): Promise<Job[]> {
+    return this.#step(limit);
   }
 
-  /** Something may be due or finished: an event was recorded, a retry was asked for, a post was answered. */
-  wake(): void {
-    this.#loop.wake();
+  unwritten(): number {
+    return this.#unrecorded.length;
   }
 
-  /** Claims nothing more, waits for the posts in flight and writes their outcomes; start() resumes. */
-  stop(): Promise<void> {
-    return this.#loop.stop();
-  }
-
-  /** stop(), then hangs up every kept-alive connection. */
-  async close(): Promise<void> {
-    await this.stop();
+  /** Hangs up every kept-alive connection (close(), after the posts in flight). */
+  close(): void {
     this.#agents.destroy();
-  }
-
-  /**
-   * Steps until nothing is due, nothing is in flight and every outcome is written; for
-   * tests and benchmarks (without start()). Returns the posts started.
-   */
-  drain(): Promise<number> {
-    return this.#loop.drain();
   }
 
   /** One unit of work: the outcomes waiting are written, then up to `limit` due deliveries leased (0: none). */
@@ -191,7 +174,7 @@ export class WebhookDispatcher {
   }
 
   /** Posts one delivery; its outcome waits for the next step. Never rejects. */
-  async #deliver({ delivery, target }: Job): Promise<void> {
+  async deliver({ delivery, target }: Job): Promise<void> {
     this.#unrecorded.push(await this.#attempt(delivery, target));
   }
 

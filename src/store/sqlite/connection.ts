@@ -21,7 +21,7 @@ import { BoundedCache } from '../../cache/bounded-cache.ts';
 import { LOCAL_NOTIFIER } from '../notify.ts';
 import { toSqliteValue, type SqliteStatements } from '../prepared-statement.ts';
 import { holdServingLock } from '../serving-lock.ts';
-import { startWalCheckpointer, type WalCheckpointer } from '../wal-checkpointer.ts';
+import { startWalCheckpointer, type RepeatEvery, type WalCheckpointer } from '../wal-checkpointer.ts';
 import { tightenStoreFiles } from '../sqlite-files.ts';
 import { sqliteBatchOperations } from './batch-operations.ts';
 import { SQLITE_QUERY_SQL } from './query-sql.ts';
@@ -125,7 +125,7 @@ function createPrivately(location: string): void {
   closeSync(openSync(location, 'a', 0o600));
 }
 
-export function openSqlite(location: string): OpenedStore {
+export function openSqlite(location: string, repeat: RepeatEvery | undefined): OpenedStore {
   let opened: NodeSqliteDatabase | undefined;
   const open = (): SqliteDatabase => {
     if (location !== ':memory:') {
@@ -145,8 +145,9 @@ export function openSqlite(location: string): OpenedStore {
     // every page a unit changes into a statement journal, a temp file by default. In
     // memory, a savepoint costs a third as much (and holds only a batch's pages).
     raw.exec('PRAGMA temp_store = MEMORY');
-    if (location !== ':memory:') {
+    if (location !== ':memory:' && repeat !== undefined) {
       checkpointer = startWalCheckpointer(location, {
+        repeat,
         setAutocheckpoint: (pages) => {
           if (raw.isOpen) raw.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
         },

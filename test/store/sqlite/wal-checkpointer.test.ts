@@ -8,6 +8,8 @@ import test from 'node:test';
 import { sql } from 'kysely';
 import { openStore } from '../../../src/store/dialect.ts';
 import { SQLITE_AUTOCHECKPOINT_PAGES, startWalCheckpointer, type WalCheckpointerOptions } from '../../../src/store/wal-checkpointer.ts';
+import { repeatEvery } from '../../../src/queue/periodic-job.ts';
+import { captureLog } from '../../support/captured-log.ts';
 
 const PAGE = 4096;
 
@@ -33,13 +35,14 @@ async function walDatabase(t: test.TestContext): Promise<{ location: string; db:
   return { location, db, autocheckpoint: [] };
 }
 
-function checkpointerOf(t: test.TestContext, target: { location: string; db: DatabaseSync; autocheckpoint: number[] }, options: Partial<WalCheckpointerOptions>) {
+function checkpointerOf(t: test.TestContext, target: { location: string; db: DatabaseSync; autocheckpoint: number[] }, options: Partial<Omit<WalCheckpointerOptions, 'repeat'>>) {
   const checkpointer = startWalCheckpointer(target.location, {
     setAutocheckpoint: (pages) => {
       target.autocheckpoint.push(pages);
       target.db.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
     },
     onFailure: (error) => assert.fail(String(error)),
+    repeat: repeatEvery('wal-checkpoint', { logger: captureLog().logger }),
     ...options,
   });
   t.after(async () => {

@@ -1,15 +1,15 @@
-// The table of answers (src/webhooks/retry-policy.ts), a test per row, each against a
+// The table of answers (src/queue/webhooks/retry-policy.ts), a test per row, each against a
 // real receiver on loopback that verifies signatures. Time is Date.now mocked by
 // node:test, as in outage.test.ts: the service's clock and the receiver's check of the
 // signature timestamps move together.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { uuidv7 } from '../../src/app/uuidv7-source.ts';
-import type { Service } from '../../src/service.ts';
-import { recordEvent } from '../../src/store/messages.ts';
-import { call, startWebhookReceiver, subscribe, type WebhookReceiver } from '../peers/webhook-receiver.ts';
-import { ADMIN_TOKEN, openAccount, post, smsBody, startService, type TestAccount } from '../support/service.ts';
+import { uuidv7 } from '../../../src/app/uuidv7-source.ts';
+import type { Service } from '../../../src/service.ts';
+import { recordEvent } from '../../../src/store/messages.ts';
+import { call, startWebhookReceiver, subscribe, type WebhookReceiver } from '../../peers/webhook-receiver.ts';
+import { ADMIN_TOKEN, openAccount, post, smsBody, startService, type TestAccount } from '../../support/service.ts';
 
 const T0 = Date.UTC(2030, 0, 1);
 const SECOND = 1000;

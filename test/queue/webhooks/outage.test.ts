@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { uuidv7 } from '../../src/app/uuidv7-source.ts';
-import type { Service } from '../../src/service.ts';
-import { recordEvent } from '../../src/store/messages.ts';
-import { call, startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';
-import { openAccount, post, smsBody, startService, type TestAccount } from '../support/service.ts';
+import { uuidv7 } from '../../../src/app/uuidv7-source.ts';
+import type { Service } from '../../../src/service.ts';
+import { recordEvent } from '../../../src/store/messages.ts';
+import { call, startWebhookReceiver, subscribe } from '../../peers/webhook-receiver.ts';
+import { openAccount, post, smsBody, startService, type TestAccount } from '../../support/service.ts';
 
 const T0 = Date.UTC(2030, 0, 1);
 const SECOND = 1000;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextAttemptDelayMs, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_SCHEDULE_MS } from '../../src/queue/webhooks/retry-policy.ts';
+import { nextAttemptDelayMs, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_SCHEDULE_MS } from '../../../src/queue/webhooks/retry-policy.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,9 +1,9 @@
 // One info line per webhook delivery outcome, for operators (docs/operations.md).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';
-import { captureLog } from '../support/captured-log.ts';
-import { openAccount, post, smsBody, startService } from '../support/service.ts';
+import { call, startWebhookReceiver, subscribe } from '../../peers/webhook-receiver.ts';
+import { captureLog } from '../../support/captured-log.ts';
+import { openAccount, post, smsBody, startService } from '../../support/service.ts';
 
 const START = Date.UTC(2030, 0, 1);
 

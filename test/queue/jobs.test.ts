@@ -1,0 +1,32 @@
+// The engine's table of jobs (queue/jobs.ts): what each role runs, and the settings
+// the table shows are the ones the queues are built with.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { JOBS, jobsOf } from '../../src/queue/jobs.ts';
+import { partsOf } from '../../src/roles.ts';
+
+test('a process of role all or worker runs every job of the table', () => {
+  const every = ['outbox', 'simulator-reports', 'webhooks', 'imports', 'campaigns', 'retention', 'delivery-hold', 'heartbeat', 'wal-checkpoint'];
+  assert.deepStrictEqual([...jobsOf(partsOf('all'))], every);
+  assert.deepStrictEqual([...jobsOf(partsOf('worker'))], every);
+});
+
+test('an api process runs only its heartbeat and the store\'s checkpoints', () => {
+  assert.deepStrictEqual([...jobsOf(partsOf('api'))], ['heartbeat', 'wal-checkpoint']);
+});
+
+test('a process that posts webhooks but delivers nothing still watches the delivery hold, and sweeps nothing', () => {
+  assert.deepStrictEqual([...jobsOf({ delivery: false, webhooks: true, imports: false })], ['webhooks', 'delivery-hold', 'heartbeat', 'wal-checkpoint']);
+});
+
+test('the table shows each job\'s settings', () => {
+  assert.deepStrictEqual(JOBS.outbox.settings, { batchSize: 64, concurrency: 128, leaseMs: 300_000, pollMs: 1000 });
+  assert.deepStrictEqual(JOBS['simulator-reports'].settings, { batchSize: 64, concurrency: 16, pollMs: 1000, leaseMs: 300_000 });
+  assert.deepStrictEqual(JOBS.webhooks.settings, { batchSize: 128, concurrency: 128, maxSocketsPerOrigin: 32, leaseMs: 300_000, pollMs: 1000, timeoutMs: 10_000 });
+  assert.deepStrictEqual(JOBS.imports.settings, { batchSize: 1, concurrency: 1, pollMs: 5000, leaseMs: 60_000 });
+  assert.deepStrictEqual(JOBS.campaigns.settings, { batchSize: 1, concurrency: 1, pollMs: 1000, leaseMs: 60_000 });
+  assert.deepStrictEqual(
+    [JOBS.retention.everyMs, JOBS['delivery-hold'].everyMs, JOBS.heartbeat.everyMs, JOBS['wal-checkpoint'].everyMs],
+    [600_000, 1000, 2000, 100],
+  );
+});

@@ -4,7 +4,7 @@ import ipaddr from 'ipaddr.js';
 import leven from 'leven';
 import { parseRelayUrl } from './channels/email/relay-url.ts';
 import { parseAddress } from './domain/email-address.ts';
-import { isRole, ROLES, type Role } from './roles.ts';
+import { isRole, ROLES, type Role } from './domain/process-role.ts';
 import { LIMITS, type RequestLimits } from './domain/request-limits.ts';
 
 // Configuration comes from environment variables only. Each key is declared once

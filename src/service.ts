@@ -38,7 +38,8 @@ import type { AppliedMigration } from './store/migrate.ts';
 import { OUTBOX_WAKE } from './store/notify.ts';
 import { DEFAULT_IMPORT_RUNNER_OPTIONS, IMPORTS_WAKE, ImportRunner, type ImportRunnerOptions } from './queue/imports/import-runner.ts';
 import { CAMPAIGNS_WAKE, CampaignRunner, DEFAULT_CAMPAIGN_RUNNER_OPTIONS, type CampaignRunnerOptions } from './queue/campaigns/campaign-runner.ts';
-import { partsOf, runsLoops, type Role } from './roles.ts';
+import type { Role } from './domain/process-role.ts';
+import { partsOf, runsLoops } from './roles.ts';
 import { buildTransports } from './transports.ts';
 import { stalledLoop, type WatchedLoop } from './queue/loop-readiness.ts';
 

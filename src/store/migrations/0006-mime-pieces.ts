@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { addNullable, belongsTo, required } from './column-kit.ts';
 
 // Stored messages (captures, certified .eml) as layouts over pieces their send keeps
 // once (store/mime-layout.ts): the copies of a multi-recipient email share the To
@@ -7,11 +8,10 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('mime_pieces')
-    .addColumn('send_id', 'text', (c) => c.notNull().references('sends.id').onDelete('cascade'))
-    .addColumn('sha256', 'text', (c) => c.notNull())
-    .addColumn('body', 'text', (c) => c.notNull())
+    .$call(belongsTo('send_id', 'sends.id'))
+    .$call(required('text', 'sha256', 'body'))
     .addPrimaryKeyConstraint('mime_pieces_pk', ['send_id', 'sha256'])
     .execute();
-  await db.schema.alterTable('captures').addColumn('layout', 'text').execute();
-  await db.schema.alterTable('certificates').addColumn('layout', 'text').execute();
+  await addNullable(db, 'captures', { layout: 'text' });
+  await addNullable(db, 'certificates', { layout: 'text' });
 }

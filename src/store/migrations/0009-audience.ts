@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { accountRow, addNullable, belongsTo, idKey, lease, nullable, required, stamps, startingAt } from './column-kit.ts';
 
 // The audience of email campaigns: lists (single or double opt-in), contacts (one per
 // address and account), their subscriptions with every change of consent, bulk
@@ -8,33 +9,25 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('lists')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    .addColumn('name', 'text', (c) => c.notNull())
-    // single | double
-    .addColumn('optin', 'text', (c) => c.notNull())
-    .addColumn('description', 'text')
-    // The sender of the list's confirmation emails; required for double opt-in.
-    .addColumn('from_email', 'text')
-    .addColumn('from_name', 'text')
-    // An email template replacing herald's confirmation text; null: herald's own.
-    .addColumn('confirmation_template_id', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(accountRow)
+    // optin: single | double
+    .$call(required('text', 'name', 'optin'))
+    // from_*: the sender of the list's confirmation emails, required for double opt-in;
+    // confirmation_template_id: an email template replacing herald's confirmation text (null: herald's own).
+    .$call(nullable('text', 'description', 'from_email', 'from_name', 'confirmation_template_id'))
+    .$call(stamps)
     .execute();
   await db.schema.createIndex('lists_account').on('lists').columns(['account_id', 'id']).execute();
 
   await db.schema
     .createTable('contacts')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .$call(accountRow)
     // Lower-cased: one contact per address and account.
-    .addColumn('email', 'text', (c) => c.notNull())
-    .addColumn('name', 'text')
+    .$call(required('text', 'email'))
+    .$call(nullable('text', 'name'))
     // A JSON object.
-    .addColumn('attributes', 'text', (c) => c.notNull().defaultTo('{}'))
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(startingAt('{}', 'text', 'attributes'))
+    .$call(stamps)
     .execute();
   await db.schema.createIndex('contacts_account_email').on('contacts').columns(['account_id', 'email']).unique().execute();
   // Keyset pages of an account's contacts, and the campaign runner's batches, in id order.
@@ -42,12 +35,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('list_members')
-    .addColumn('list_id', 'text', (c) => c.notNull().references('lists.id').onDelete('cascade'))
-    .addColumn('contact_id', 'text', (c) => c.notNull().references('contacts.id').onDelete('cascade'))
+    .$call(belongsTo('list_id', 'lists.id'))
+    .$call(belongsTo('contact_id', 'contacts.id'))
     // unconfirmed | confirmed | unsubscribed
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .$call(required('text', 'status'))
+    .$call(stamps)
     .addPrimaryKeyConstraint('list_members_pk', ['list_id', 'contact_id'])
     .execute();
   // A contact's lists, and the segment's "is on one of these lists" probe per contact.
@@ -57,41 +49,31 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('consent_events')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('contact_id', 'text', (c) => c.notNull().references('contacts.id').onDelete('cascade'))
-    .addColumn('list_id', 'text', (c) => c.notNull().references('lists.id').onDelete('cascade'))
-    // The subscription's status after the change.
-    .addColumn('status', 'text', (c) => c.notNull())
-    // api | import | link | unsubscribe | complaint
-    .addColumn('source', 'text', (c) => c.notNull())
-    .addColumn('at', 'bigint', (c) => c.notNull())
+    .$call(idKey)
+    .$call(belongsTo('contact_id', 'contacts.id'))
+    .$call(belongsTo('list_id', 'lists.id'))
+    // status: the subscription's status after the change; source: api | import | link | unsubscribe | complaint
+    .$call(required('text', 'status', 'source'))
+    .$call(required('bigint', 'at'))
     // JSON object: ip and user_agent (link), import_id (import), msgid (confirmation email, unsubscribe, complaint).
-    .addColumn('detail', 'text')
+    .$call(nullable('text', 'detail'))
     .execute();
   await db.schema.createIndex('consent_events_contact').on('consent_events').columns(['contact_id', 'id']).execute();
 
   await db.schema
     .createTable('contact_imports')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .$call(accountRow)
     // Not a foreign key: a list deleted during an import ends the import `failed`, with a message.
-    .addColumn('list_id', 'text')
-    // csv | json
-    .addColumn('format', 'text', (c) => c.notNull())
-    // receiving (body being stored) → running → finished | failed
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('rows', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('created', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('updated', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('rejected', 'integer', (c) => c.notNull().defaultTo(0))
+    .$call(nullable('text', 'list_id'))
+    // format: csv | json; status: receiving (body being stored) → running → finished | failed
+    .$call(required('text', 'format', 'status'))
+    .$call(startingAt(0, 'integer', 'rows', 'created', 'updated', 'rejected'))
     // JSON array of the first 100 {row, message}.
-    .addColumn('errors', 'text', (c) => c.notNull().defaultTo('[]'))
-    .addColumn('failure', 'text')
-    .addColumn('lease_owner', 'text')
-    .addColumn('lease_expires_at', 'bigint')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .addColumn('finished_at', 'bigint')
+    .$call(startingAt('[]', 'text', 'errors'))
+    .$call(nullable('text', 'failure'))
+    .$call(lease)
+    .$call(stamps)
+    .$call(nullable('bigint', 'finished_at'))
     .execute();
   await db.schema.createIndex('contact_imports_status').on('contact_imports').columns(['status', 'id']).execute();
 
@@ -99,16 +81,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // and skips the rows already committed.
   await db.schema
     .createTable('contact_import_chunks')
-    .addColumn('import_id', 'text', (c) => c.notNull().references('contact_imports.id').onDelete('cascade'))
-    .addColumn('seq', 'integer', (c) => c.notNull())
-    .addColumn('data', 'text', (c) => c.notNull())
+    .$call(belongsTo('import_id', 'contact_imports.id'))
+    .$call(required('integer', 'seq'))
+    .$call(required('text', 'data'))
     .addPrimaryKeyConstraint('contact_import_chunks_pk', ['import_id', 'seq'])
     .execute();
 
   // Campaign messages: which campaign and contact each is for. Null on every other
   // message, so the partial indexes cost the send path nothing.
-  await db.schema.alterTable('messages').addColumn('campaign_id', 'text').execute();
-  await db.schema.alterTable('messages').addColumn('contact_id', 'text').execute();
+  await addNullable(db, 'messages', { campaign_id: 'text', contact_id: 'text' });
   // Exactly one message per (campaign, contact), whatever crashes or workers do.
   await db.schema.createIndex('messages_campaign_contact').on('messages').columns(['campaign_id', 'contact_id']).unique()
     .where('campaign_id', 'is not', null).execute();

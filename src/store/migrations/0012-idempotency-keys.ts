@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { required } from './column-kit.ts';
 
 // Idempotency keys of the send routes (README "Idempotent sends"): one row per account
 // and key, written in the send's own transaction with the answer it gave, kept 24
@@ -6,16 +7,14 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('idempotency_keys')
-    .addColumn('account_id', 'text', (c) => c.notNull())
-    .addColumn('key', 'text', (c) => c.notNull())
-    // SHA-256 (hex) of the method, path and body: the same key with another request is refused.
-    .addColumn('fingerprint', 'text', (c) => c.notNull())
+    .$call(required('text', 'account_id', 'key'))
+    // fingerprint: SHA-256 (hex) of the method, path and body: the same key with another request is refused.
+    .$call(required('text', 'fingerprint'))
     // The answer given (status and JSON text), written by the same transaction as the send
     // that claimed the key with 0 and '' at its start: committed rows always hold an answer.
-    .addColumn('status', 'integer', (c) => c.notNull())
-    .addColumn('answer', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .$call(required('integer', 'status'))
+    .$call(required('text', 'answer'))
+    .$call(required('bigint', 'created_at', 'expires_at'))
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['account_id', 'key'])
     .execute();
   await db.schema.createIndex('idempotency_keys_expires').on('idempotency_keys').column('expires_at').execute();

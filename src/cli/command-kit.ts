@@ -47,6 +47,13 @@ export interface OnDemandStoreCommand extends CommandShape {
 
 export type Command = StoreCommand | PlainCommand | OnDemandStoreCommand;
 
+/** A command over the database, taking no positional arguments or flags unless it names them. */
+export function storeCommand(
+  command: Omit<StoreCommand, 'needsStore' | 'positionals' | 'options'> & Partial<Pick<StoreCommand, 'positionals' | 'options'>>,
+): StoreCommand {
+  return { positionals: [], options: {}, ...command, needsStore: true };
+}
+
 /** A flag whose value the CLI itself cannot read: `--messages: "ten" is not a whole number`. */
 export class FlagError extends Error {
   override name = 'FlagError';

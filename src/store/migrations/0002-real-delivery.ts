@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { addNullable, addStartingAt, belongsTo, required } from './column-kit.ts';
+import { addNullable, addStartingAt, belongsTo, createTable, primaryKey, required } from './column-kit.ts';
 
 // Real delivery: DKIM keys and DNS verification for sender domains, the provider's
 // own id of a message (SMPP message_id, WhatsApp wamid) to match receipts and status
@@ -19,11 +19,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await addNullable(db, 'accounts', { whatsapp_phone_number_id: 'text', whatsapp_access_token: 'text' });
 
-  await db.schema
-    .createTable('whatsapp_sessions')
-    .$call(belongsTo('account_id', 'accounts.id'))
-    .$call(required('text', 'destination'))
-    .$call(required('bigint', 'last_inbound_at'))
-    .addPrimaryKeyConstraint('whatsapp_sessions_pk', ['account_id', 'destination'])
-    .execute();
+  await createTable(db, 'whatsapp_sessions', [
+    belongsTo('account_id', 'accounts.id'), required('text', 'destination'), required('bigint', 'last_inbound_at'),
+    primaryKey('whatsapp_sessions_pk', ['account_id', 'destination']),
+  ]);
 }

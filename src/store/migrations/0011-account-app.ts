@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { addNullable, addStartingAt, idKey, required } from './column-kit.ts';
+import { addNullable, addStartingAt, createTable, idKey, required } from './column-kit.ts';
 
 // The account web application's own operations (issue 12): keys get a name and their
 // last use (time and address), the ledger keeps the operator's words for a top-up, the
@@ -12,14 +12,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await addNullable(db, 'ledger', { note: 'text' });
 
   // One row per running process, its heartbeat refreshed every few seconds.
-  await db.schema
-    .createTable('processes')
-    .$call(idKey)
-    .$call(required('text', 'role'))
-    .$call(required('integer', 'pid'))
-    .$call(required('text', 'host'))
-    .$call(required('bigint', 'started_at', 'last_seen_at'))
-    .execute();
+  await createTable(db, 'processes', [idKey, required('text', 'role'), required('integer', 'pid'), required('text', 'host'), required('bigint', 'started_at', 'last_seen_at')]);
   await db.schema.createIndex('processes_last_seen').on('processes').column('last_seen_at').execute();
   // Failures of the last hour, over every account: a partial index, so the events that
   // are not failures (nearly all) cost the send path nothing.

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { addStartingAt, idKey, lease, required } from './column-kit.ts';
+import { addStartingAt, createTable, idKey, lease, required } from './column-kit.ts';
 
 // The sandbox (issue 14, docs/sandbox.md): an API key is live or test, and so is every
 // message sent with it. Test messages go through the capture transports, are never
@@ -13,14 +13,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await addStartingAt(db, 'api_keys', 'live', { mode: 'text' });
   await addStartingAt(db, 'messages', 'live', { mode: 'text' });
 
-  await db.schema
-    .createTable('simulated_reports')
-    // id: UUIDv7, a message's reports in their order
-    .$call(idKey)
-    .$call(required('text', 'message_id', 'account_id', 'step'))
-    .$call(required('bigint', 'due_at'))
-    .$call(lease)
-    .execute();
+  // id: UUIDv7, a message's reports in their order
+  await createTable(db, 'simulated_reports', [idKey, required('text', 'message_id', 'account_id', 'step'), required('bigint', 'due_at'), lease]);
   await db.schema.createIndex('simulated_reports_due').on('simulated_reports').column('due_at').execute();
   await db.schema.createIndex('simulated_reports_message').on('simulated_reports').columns(['message_id', 'id']).execute();
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { addNullable, belongsTo, required } from './column-kit.ts';
+import { addNullable, belongsTo, createTable, primaryKey, required } from './column-kit.ts';
 
 // A campaign's per-destination-domain pace (docs/campaigns.md, Pacing): the limit a
 // campaign was given, and, per recipient domain it sends to, when its next message to
@@ -13,13 +13,9 @@ import { addNullable, belongsTo, required } from './column-kit.ts';
 // over a campaign of a million).
 export async function up(db: Kysely<unknown>): Promise<void> {
   await addNullable(db, 'campaigns', { messages_per_minute_per_domain: 'integer' });
-  await db.schema
-    .createTable('campaign_domains')
-    .$call(belongsTo('campaign_id', 'campaigns.id'))
-    .$call(required('text', 'domain'))
-    .$call(required('bigint', 'next_at'))
-    .addPrimaryKeyConstraint('campaign_domains_pkey', ['campaign_id', 'domain'])
-    .execute();
+  await createTable(db, 'campaign_domains', [
+    belongsTo('campaign_id', 'campaigns.id'), required('text', 'domain'), required('bigint', 'next_at'), primaryKey('campaign_domains_pkey', ['campaign_id', 'domain']),
+  ]);
   await db.schema.createIndex('messages_campaign_status').on('messages').columns(['campaign_id', 'status'])
     .where('campaign_id', 'is not', null).execute();
 }

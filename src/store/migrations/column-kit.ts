@@ -1,4 +1,4 @@
-import type { ColumnDataType, CreateTableBuilder, Kysely } from 'kysely';
+import { sql, type ColumnDataType, type CreateTableBuilder, type Kysely, type SqlBool } from 'kysely';
 
 // The column patterns herald's tables repeat, written once so that a migration reads as
 // its table. Each helper makes the very builder calls it replaces, so the SQL each engine
@@ -6,7 +6,7 @@ import type { ColumnDataType, CreateTableBuilder, Kysely } from 'kysely';
 // Not a migration: migrate.ts lists those by name.
 
 type Table = CreateTableBuilder<string, string>;
-/** A run of columns added to a table being created, for `.$call(…)`. */
+/** A run of columns (or a constraint) of a table being created: a part of createTable. */
 export type Columns = (table: Table) => Table;
 
 /** `id`: the row's UUIDv7, its primary key. */
@@ -47,4 +47,22 @@ export async function addStartingAt(db: Kysely<unknown>, table: string, value: n
   for (const [name, type] of Object.entries(columns)) {
     await db.schema.alterTable(table).addColumn(name, type, (c) => c.notNull().defaultTo(value)).execute();
   }
+}
+
+/** A primary key of its own column (a text id other than `id`), optionally naming the row it belongs to. */
+export const textKey = (column: string, target?: string): Columns => (table) =>
+  table.addColumn(column, 'text', (c) => (target === undefined ? c.primaryKey() : c.primaryKey().references(target).onDelete('cascade')));
+
+/** A primary key over several columns. */
+export const primaryKey = (name: string, columns: readonly string[]): Columns => (table) => table.addPrimaryKeyConstraint(name, [...columns]);
+
+/** A unique constraint over several columns. */
+export const unique = (name: string, columns: readonly string[]): Columns => (table) => table.addUniqueConstraint(name, [...columns]);
+
+/** A check constraint, its condition in SQL both engines read alike. */
+export const check = (name: string, condition: string): Columns => (table) => table.addCheckConstraint(name, sql.raw<SqlBool>(condition));
+
+/** Creates table `name` from its parts (columns and constraints), in the order given. */
+export async function createTable(db: Kysely<unknown>, name: string, parts: readonly Columns[]): Promise<void> {
+  await parts.reduce((table, part) => part(table), db.schema.createTable(name) as Table).execute();
 }

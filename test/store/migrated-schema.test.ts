@@ -34,13 +34,12 @@ test('the migrations give a fresh SQLite store exactly the schema of the snapsho
 
 test('the migrations give a fresh PostgreSQL schema exactly the columns, indexes and constraints of the snapshot', { skip: TEST_POSTGRES_URL === undefined ? 'TEST_POSTGRES_URL is not set' : false }, async (t) => {
   const schema = await freshSchema();
+  const { name } = schema;
   const { db } = openStore(schema.url);
-  t.after(async () => {
-    await db.destroy();
-    await schema.drop();
-  });
+  // After-hooks run in the order they are registered: the pool closes, then its schema goes.
+  t.after(() => db.destroy());
+  t.after(() => schema.drop());
   await migrateToLatest(db);
-  const name = schema.name;
   const any = db as Kysely<unknown>;
   const columns = await lines(any, sql<Record<string, unknown>>`
     select table_name, ordinal_position, column_name, data_type, is_nullable, coalesce(column_default, '')

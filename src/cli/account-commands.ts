@@ -8,7 +8,7 @@ import { ALLOW_LIST_APPLIES_TO } from '../domain/account.ts';
 import { parseAccountUpdate, parseNewAccount, parseNewSenderDomain } from '../domain/admin-input.ts';
 import { formatMoney } from '../domain/money.ts';
 import { RejectionError } from '../domain/result.ts';
-import { booleanFlag, choiceFlag, compact, listFlag, printed, storeCommand, str, wholeNumberFlag } from './command-kit.ts';
+import { booleanFlag, choiceFlag, compact, listFlag, printed, printedAs, storeCommand, str, wholeNumberFlag } from './command-kit.ts';
 import * as human from './human-output.ts';
 
 // `accounts …`: open, find, show, change and audit the accounts.
@@ -82,8 +82,7 @@ export const accountShow = storeCommand({
   summary: 'An account, its API keys (by id, never the keys) and its sender domains',
   positionals: ['ACCOUNT_ID'],
   async run(deps, [id = '']) {
-    const details = await viewAccount(deps, id);
-    return details.ok ? printed(details.value, human.accountDetailsText(details.value)) : details;
+    return printedAs(await viewAccount(deps, id), human.accountDetailsText);
   },
 });
 
@@ -121,7 +120,6 @@ export const accountLedger = storeCommand({
   summary: 'Every change to an account\'s messages and money, oldest first',
   positionals: ['ACCOUNT_ID'],
   async run(deps, [id = '']) {
-    const ledger = await viewLedger(deps, id);
-    return ledger.ok ? printed(ledger.value, human.ledgerText(ledger.value.entries)) : ledger;
+    return printedAs(await viewLedger(deps, id), (ledger) => human.ledgerText(ledger.entries));
   },
 });

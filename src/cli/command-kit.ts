@@ -108,3 +108,7 @@ export function compact(body: Record<string, unknown>): Record<string, unknown> 
 }
 
 export const printed = (json: unknown, text: readonly string[]): Result<Printed> => ok({ json, text: text.join('\n') + '\n' });
+
+/** A use case's answer printed as it is (`--json`) or as `text` says, or its refusal. */
+export const printedAs = <T>(result: Result<T>, text: (value: T) => readonly string[]): Result<Printed> =>
+  (result.ok ? printed(result.value, text(result.value)) : result);

@@ -4,7 +4,7 @@ import { getSenderDomain, listSenderDomainsOf } from '../app/sender-domains.ts';
 import { verifySenderDomain, type SenderDomainVerification } from '../app/verify-sender-domain.ts';
 import { parseNewSenderDomain } from '../domain/admin-input.ts';
 import { reject } from '../domain/result.ts';
-import { printed, storeCommand } from './command-kit.ts';
+import { printed, printedAs, storeCommand } from './command-kit.ts';
 import * as human from './human-output.ts';
 import { terminalProgress } from './progress.ts';
 
@@ -19,8 +19,7 @@ export const domainAdd = storeCommand({
   async run(deps, [accountId = '', domain], values) {
     const input = parseNewSenderDomain({ domain, verified: values.verified === true });
     if (!input.ok) return input;
-    const added = await addSenderDomainAsOperator(deps, accountId, input.value);
-    return added.ok ? printed(added.value, human.domainDetailsText(added.value)) : added;
+    return printedAs(await addSenderDomainAsOperator(deps, accountId, input.value), human.domainDetailsText);
   },
 });
 
@@ -40,8 +39,7 @@ export const domainShow = storeCommand({
   summary: 'A sender domain and the DNS records to publish for it',
   positionals: ['ACCOUNT_ID', 'DOMAIN'],
   async run(deps, [accountId = '', domain = '']) {
-    const details = await getSenderDomain(deps, accountId, domain);
-    return details.ok ? printed(details.value, human.domainDetailsText(details.value)) : details;
+    return printedAs(await getSenderDomain(deps, accountId, domain), human.domainDetailsText);
   },
 });
 

@@ -4,7 +4,7 @@ import { listEmailTemplatesOf } from '../app/email-templates.ts';
 import { listWhatsappTemplatesOf } from '../app/list-whatsapp-templates.ts';
 import { checkOperatorInput } from '../domain/admin-input.ts';
 import { reject } from '../domain/result.ts';
-import { choiceFlag, compact, printed, storeCommand } from './command-kit.ts';
+import { choiceFlag, compact, printed, printedAs, storeCommand } from './command-kit.ts';
 import * as human from './human-output.ts';
 
 // `templates list` (email and WhatsApp) and `whatsapp-templates add`.
@@ -39,7 +39,6 @@ export const whatsappTemplateAdd = storeCommand({
       name: values.name, body: values.body, language: values.language, status: values.status,
     }));
     if (!input.ok) return input;
-    const created = await createWhatsappTemplate(deps, accountId, input.value);
-    return created.ok ? printed(created.value, human.templateText(created.value)) : created;
+    return printedAs(await createWhatsappTemplate(deps, accountId, input.value), human.templateText);
   },
 });

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, unknownSettingWarnings, type Config } from './config.ts';
 import { listenOrExplain } from './startup-errors.ts';
-import { isRole, ROLES, type Role } from './roles.ts';
+import { isRole, ROLES, type Role } from './domain/process-role.ts';
 import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 import { prepareRoleService } from './service.ts';
 

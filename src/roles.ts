@@ -2,8 +2,7 @@
 // outgrows it runs API processes behind a load balancer and worker processes
 // beside them, all on one PostgreSQL (and one Redis for the shared rate limits).
 
-export const ROLES = ['all', 'api', 'worker'] as const;
-export type Role = (typeof ROLES)[number];
+import type { Role } from './domain/process-role.ts';
 
 export interface RoleParts {
   /** The HTTP API (the v1 interface, admin API, tracking and inbound webhooks). */
@@ -32,8 +31,4 @@ export function partsOf(role: Role): RoleParts {
 /** Whether the role runs loops or background jobs (anything but the bare API): such a process holds a SQLite store's serving lock. */
 export function runsLoops(parts: RoleParts): boolean {
   return parts.delivery || parts.webhooks || parts.imports;
-}
-
-export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
 }

@@ -54,32 +54,26 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
     whatsapp: whatsappCaptureTransport({ sink }),
   };
 
-  let email: Transports['email'];
-  if (config.emailTransport === 'capture') {
-    email = capture.email;
-  } else if (config.emailTransport === 'mx') {
-    const resolver = new Resolver({ timeout: 5000, tries: 2 });
-    if (config.dnsServers.length > 0) resolver.setServers([...config.dnsServers]);
-    // Loaded lazily, as every peer's transport: only when configured.
-    const { mxTransport } = await import('./channels/email/mx-transport.ts');
-    const mx = mxTransport({ ...compose, confirmationLinks, resolver, heloName: config.heloName ?? deps.bounceDomain, resolveAttachments });
-    closers.push(() => mx.close());
-    email = mx;
-  } else {
-    // Loaded lazily, as every peer's transport: only when configured.
-    const { smtpRelayTransport } = await import('./channels/email/smtp-transport.ts');
-    const relay = smtpRelayTransport({ ...compose, confirmationLinks, url: config.emailTransport, resolveAttachments, ...(config.heloName ? { heloName: config.heloName } : {}) });
-    closers.push(() => relay.close());
-    email = relay;
-  }
+  /** A peer's transport, closed with the others when the service stops. */
+  const kept = <T extends { close(): Promise<void> }>(transport: T): T => {
+    closers.push(() => transport.close());
+    return transport;
+  };
 
-  let sms: Transports['sms'];
-  if (config.smsTransport === 'capture') {
-    sms = capture.sms;
-  } else {
-    // Loaded lazily, as every peer's transport: only when configured.
+  // Every peer's transport is loaded lazily, as the module says: only when configured.
+  const emailPeer = async (): Promise<Transports['email']> => {
+    if (config.emailTransport === 'mx') {
+      const resolver = new Resolver({ timeout: 5000, tries: 2 });
+      if (config.dnsServers.length > 0) resolver.setServers([...config.dnsServers]);
+      const { mxTransport } = await import('./channels/email/mx-transport.ts');
+      return kept(mxTransport({ ...compose, confirmationLinks, resolver, heloName: config.heloName ?? deps.bounceDomain, resolveAttachments }));
+    }
+    const { smtpRelayTransport } = await import('./channels/email/smtp-transport.ts');
+    return kept(smtpRelayTransport({ ...compose, confirmationLinks, url: config.emailTransport, resolveAttachments, ...(config.heloName ? { heloName: config.heloName } : {}) }));
+  };
+  const smsPeer = async (): Promise<Transports['sms']> => {
     const { smppTransport } = await import('./channels/sms/smpp-transport.ts');
-    const smpp = smppTransport({
+    return kept(smppTransport({
       url: config.smsTransport,
       logger,
       sharedCap: config.redisUrl === undefined ? undefined : { url: config.redisUrl, failure: config.redisFailure, keyPrefix: config.redisPrefix },
@@ -89,19 +83,15 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
         // provider_ref yet): refusing it makes the SMSC deliver it again a little later.
         if (result === 'unknown-message') throw new Error(`receipt for unknown message ${receipt.providerRef}`);
       },
-    });
-    closers.push(() => smpp.close());
-    sms = smpp;
-  }
-
-  let whatsapp: Transports['whatsapp'];
-  if (config.whatsappTransport === 'capture') {
-    whatsapp = capture.whatsapp;
-  } else {
-    // Loaded lazily, as every peer's transport: only when configured.
+    }));
+  };
+  const whatsappPeer = async (): Promise<Transports['whatsapp']> => {
     const { cloudApiTransport } = await import('./channels/whatsapp/cloud-api-transport.ts');
-    whatsapp = cloudApiTransport({ baseUrl: config.whatsappTransport, credentials: whatsappCredentials(deps) });
-  }
+    return cloudApiTransport({ baseUrl: config.whatsappTransport, credentials: whatsappCredentials(deps) });
+  };
+  const email = config.emailTransport === 'capture' ? capture.email : await emailPeer();
+  const sms = config.smsTransport === 'capture' ? capture.sms : await smsPeer();
+  const whatsapp = config.whatsappTransport === 'capture' ? capture.whatsapp : await whatsappPeer();
 
   return {
     transports: { email, sms, whatsapp },

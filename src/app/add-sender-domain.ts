@@ -3,7 +3,7 @@ import { ok, reject, type Result } from '../domain/result.ts';
 import { parseAccountSenderDomain } from '../domain/sender-domain.ts';
 import { findAccount } from '../store/accounts.ts';
 import { findSenderDomain, insertSenderDomain, type SenderDomain } from '../store/sender-domains.ts';
-import { iso } from './account-view.ts';
+import { iso } from '../domain/wire-time.ts';
 import type { AppDeps } from './deps.ts';
 import { generateDkimKeys, newVerificationToken } from './dkim-keys.ts';
 import { detailsOf, type SenderDomainDetails } from './sender-domains.ts';

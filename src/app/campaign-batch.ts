@@ -1,6 +1,7 @@
 import { contactVariables, renderCampaignEmail } from '../campaigns/campaign-content.ts';
+import { segmentOf } from '../campaigns/segment-filter.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
-import { trackingTokens } from '../domain/tracking-token.ts';
+import { unsubscribeLink } from '../domain/tracking-token.ts';
 import { domainOf } from '../domain/email-address.ts';
 import {
   countPendingMessages, domainPaces, finishCampaign, findCampaign, forgetDomainPaces, hasPendingMessages, markRunning, recordBatch, saveDomainPaces,
@@ -11,7 +12,6 @@ import { insertSends, type NewMessage } from '../store/messages.ts';
 import { segmentPage } from '../store/segments.ts';
 import { suppressedAmong } from '../store/suppressions.ts';
 import type { KeyDeps } from './api-keys.ts';
-import { segmentOf } from './campaigns.ts';
 import { refundUnsent } from './campaign-refund.ts';
 import { costOf } from './send-charge.ts';
 
@@ -55,11 +55,6 @@ export type CampaignStep = { readonly kind: 'release'; readonly dueAt: number | 
 
 class BatchRefused extends Error {}
 
-/** The message's signed unsubscribe URL (the same token List-Unsubscribe carries): `/u/<token>`. */
-export async function unsubscribeLink(deps: KeyDeps, accountId: string, msgid: string, now: number): Promise<string> {
-  const token = await trackingTokens(deps.signingSecret).sign({ kind: 'unsubscribe', accountId, msgid }, now);
-  return `${deps.publicUrl}/u/${token}`;
-}
 
 interface Prepared {
   readonly sendId: string;

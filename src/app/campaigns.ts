@@ -2,9 +2,9 @@ import { campaignSource, type CampaignSource } from '../campaigns/campaign-conte
 import {
   CampaignOwnFieldsShape, CampaignPatchOwnShape, DEFAULT_MESSAGES_PER_MINUTE_PER_DOMAIN, type CampaignStatus, type CampaignView, type Quote,
 } from '../campaigns/campaign-shapes.ts';
-import { parseFilter, type Filter, type SegmentRequest } from '../campaigns/segment-filter.ts';
+import { parseFilter, segmentOf, type Filter, type SegmentRequest } from '../campaigns/segment-filter.ts';
 import { domainOf } from '../domain/email-address.ts';
-import { parseEmailContentFields, type EmailContent, type NamedAddress } from '../domain/email-request.ts';
+import { looksLikeHtml, parseEmailContentFields, type EmailContent, type NamedAddress } from '../domain/email-request.ts';
 import type { RequestLimits } from '../domain/request-limits.ts';
 import { isJsonObject, ownField, type JsonObject } from '../domain/json-object.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
@@ -22,7 +22,6 @@ import { countByBestSubscription, countSegment, countSegmentSuppressed } from '.
 import { findSenderDomain } from '../store/sender-domains.ts';
 import type { AppDeps } from './deps.ts';
 import { readBudget, withinReadLimit } from './heavy-reads.ts';
-import { looksLikeHtml } from './send-email.ts';
 
 // /v1/campaigns: create, read, change and delete campaigns, and quote their audience.
 // The content fields (from, replyTo, subject, body | template_id, variables) are checked
@@ -47,11 +46,6 @@ export function campaignView(c: Campaign): CampaignView {
     ...(c.mode === 'test' ? { mode: 'test' as const } : {}),
   };
 }
-
-/** The campaign's segment: what the runner walks and the quote counts. */
-export const segmentOf = (c: Pick<Campaign, 'lists' | 'excludeLists' | 'filter'>): SegmentRequest => ({
-  lists: [...c.lists], exclude_lists: [...c.excludeLists], ...(c.filter === null ? {} : { filter: c.filter }),
-});
 
 const contentOf = (c: Pick<CampaignFields, 'body' | 'templateId' | 'variables'>): EmailContent =>
   (c.templateId !== null ? { mode: 'template', templateId: c.templateId, variables: c.variables } : { mode: 'direct', body: c.body ?? '' });

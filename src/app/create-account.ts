@@ -1,10 +1,8 @@
 import type { Account, Channel } from '../domain/account.ts';
-import type { Executor } from '../store/database.ts';
-import { RejectionError } from '../domain/result.ts';
-import { findAccountIdByName, insertAccount, type AccountChanges } from '../store/accounts.ts';
+import { insertAccount, type AccountChanges } from '../store/accounts.ts';
 import { appendLedger } from '../store/ledger.ts';
+import { applyAccountWebhookFields, refuseTakenName } from './account-changes.ts';
 import { issueApiKey, type IssuedKey, type KeyDeps } from './api-keys.ts';
-import { applyAccountWebhookFields } from './webhook-settings.ts';
 
 export interface NewAccount extends AccountChanges {
   readonly name: string;
@@ -33,10 +31,4 @@ export async function createAccount(deps: KeyDeps, input: NewAccount): Promise<{
     const apiKey = await issueApiKey(deps, tx, id);
     return { account, apiKey };
   });
-}
-
-/** The rejection for a name another account holds (the unique index is the last word under a race). */
-export async function refuseTakenName(tx: Executor, name: string, except?: string): Promise<void> {
-  const holder = await findAccountIdByName(tx, name, except);
-  if (holder !== undefined) throw new RejectionError({ code: 'conflict', detail: `name: is taken by account ${holder} (names are compared without regard to case)` });
 }

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Role } from '../roles.ts';
+import type { Role } from '../domain/process-role.ts';
 import type { Db } from '../store/database.ts';
 import { takeOverLeasesOfSilentProcesses } from '../store/lease-takeover.ts';
 import { deleteProcess, deleteProcessesSeenBefore, insertProcess, touchProcess } from '../store/processes.ts';

@@ -14,11 +14,11 @@ import { findContactsByEmail } from '../store/contacts.ts';
 import { appendLedger } from '../store/ledger.ts';
 import { insertSend, type NewMessage } from '../store/messages.ts';
 import { suppressedAmong } from '../store/suppressions.ts';
+import { unsubscribeLink } from '../domain/tracking-token.ts';
 import type { KeyDeps } from './api-keys.ts';
 import { campaignView, getCampaign, quoteAudience, resolveSource, wrongState } from './campaigns.ts';
 import { withinReadLimit } from './heavy-reads.ts';
 import { commitOrReject } from './commit-or-reject.ts';
-import { unsubscribeLink } from './campaign-batch.ts';
 import { refundUnsent } from './campaign-refund.ts';
 import { costOf } from './send-charge.ts';
 

@@ -1,6 +1,6 @@
 import { channelActive, type Account } from '../domain/account.ts';
 import { domainOf } from '../domain/email-address.ts';
-import { parseEmailRequest, type EmailRequest } from '../domain/email-request.ts';
+import { looksLikeHtml, parseEmailRequest, type EmailRequest } from '../domain/email-request.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { commitOrReject } from './commit-or-reject.ts';
@@ -22,9 +22,6 @@ export interface EmailAccepted {
 export const EMAIL_ACCEPTED_TEXT = 'Email queued for delivery';
 
 const UNTRACKED = { opens: false, clicks: false } as const;
-
-// A body is sent as HTML when it contains markup; otherwise as plain text.
-export const looksLikeHtml = (body: string): boolean => /<\/?[a-z][a-z0-9-]*(\s[^>]*)?\/?>/i.test(body);
 
 /**
  * POST /v1/email. Checks, in order: the account may send email; the request is

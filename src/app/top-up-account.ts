@@ -4,7 +4,7 @@ import { findAccount } from '../store/accounts.ts';
 import type { LedgerEntry } from '../store/ledger.ts';
 import { commitOrReject } from './commit-or-reject.ts';
 import type { AppDeps } from './deps.ts';
-import { topUp } from './update-account.ts';
+import { topUp } from './account-changes.ts';
 
 /**
  * POST /admin/v1/accounts/:id/top-ups: messages and money added (or removed) with the

@@ -1,14 +1,13 @@
 import type { Account } from '../domain/account.ts';
-import { invalidField, type AccountUpdateInput } from '../domain/admin-input.ts';
+import type { AccountUpdateInput } from '../domain/admin-input.ts';
 import { RejectionError, type Result } from '../domain/result.ts';
-import { adjustAccount, findAccount, setAccountAmounts, updateAccount as updateAccountRow } from '../store/accounts.ts';
+import { findAccount, setAccountAmounts, updateAccount as updateAccountRow } from '../store/accounts.ts';
 import type { Tx } from '../store/database.ts';
-import { appendLedger, appendNotedLedger, type LedgerEntry, type LedgerReason } from '../store/ledger.ts';
+import { appendLedger, type LedgerReason } from '../store/ledger.ts';
+import { applyAccountWebhookFields, refuseTakenName, topUp } from './account-changes.ts';
 import { commitOrReject } from './commit-or-reject.ts';
-import { refuseTakenName } from './create-account.ts';
 import type { AppDeps } from './deps.ts';
 import { forgetAccount } from './read-caches.ts';
-import { applyAccountWebhookFields } from './webhook-settings.ts';
 
 // A compare-and-set that keeps failing means something rewrites the account in a
 // loop; on SQLite (write lock taken at BEGIN) the first attempt always succeeds.
@@ -67,37 +66,6 @@ async function setAmounts(
     before = reread;
   }
 }
-
-/** Names of the fields a top-up came in, for the error detail. */
-const TOP_UP_FIELD_NAMES = { messages: 'addMessages', balance: 'addBalance' } as const;
-
-/**
- * Adds (or, negative, removes) messages and money in one conditional update, with its
- * `admin.top-up` ledger entry carrying the operator's words when given; refused when
- * the account would go below zero. Runs inside the caller's transaction.
- */
-export async function topUp(
-  deps: AppDeps, tx: Tx, current: Account,
-  change: { readonly messages: number; readonly balance: number; readonly note: string | null },
-  now: number, fields: { readonly messages: string; readonly balance: string } = TOP_UP_FIELD_NAMES,
-): Promise<LedgerEntry> {
-  const { messages, balance } = change;
-  // Counts are read back as JS numbers: past 2^53 they would silently round.
-  if (!Number.isSafeInteger(current.messagesLeft + messages)) throw rejection(invalidField(fields.messages, 'the account would hold too many messages'));
-  if (!Number.isSafeInteger(current.balance + balance)) throw rejection(invalidField(fields.balance, 'the account would hold too much money'));
-  // adjustAccount refuses atomically; which field is at fault is read afterwards.
-  if (!(await adjustAccount(tx, current.id, messages, balance, now))) {
-    const latest = (await findAccount(tx, current.id)) ?? current;
-    const field = latest.messagesLeft + messages < 0 ? fields.messages : fields.balance;
-    throw rejection(invalidField(field, 'the account would go below zero'));
-  }
-  const entry = { id: deps.newId(), accountId: current.id, at: now, messagesDelta: messages, balanceDelta: balance, reason: 'admin.top-up' as const, sendId: null };
-  if (change.note === null) await appendLedger(tx, entry);
-  else await appendNotedLedger(tx, { ...entry, note: change.note });
-  return { ...entry, note: change.note };
-}
-
-const rejection = (result: ReturnType<typeof invalidField>): RejectionError => new RejectionError(result.rejection);
 
 async function record(deps: AppDeps, tx: Tx, accountId: string, messagesDelta: number, balanceDelta: number, reason: LedgerReason, now: number): Promise<void> {
   // A set to the value already held moves nothing, and the ledger lists movements only.

@@ -6,7 +6,7 @@ import {
   findDelivery, insertDelivery, listAttempts, listDeliveries, retryDelivery, retryFailedDeliveries, type StoredDelivery,
 } from '../store/webhook-deliveries.ts';
 import { findWebhookSettings } from '../store/webhook-settings.ts';
-import { iso } from './account-view.ts';
+import { iso } from '../domain/wire-time.ts';
 import type { AppDeps } from './deps.ts';
 
 // The delivery log of an account's webhook (every event posted or to be posted, with

@@ -3,16 +3,17 @@ import { EVENT_TYPES, type EventType } from '../domain/event-catalogue.ts';
 import { ok, type Result } from '../domain/result.ts';
 import type { Executor } from '../store/database.ts';
 import {
-  findWebhookSettings, rotateWebhookSecret, setWebhookSecretIfMissing, setWebhookTarget, type WebhookSettings,
+  findWebhookSettings, rotateWebhookSecret, setWebhookTarget, type WebhookSettings,
 } from '../store/webhook-settings.ts';
 import { newWebhookSecret } from '../domain/webhook-secret.ts';
+import { iso } from '../domain/wire-time.ts';
 import type { AppDeps } from './deps.ts';
-import { iso } from './account-view.ts';
+import { giveWebhookSecret } from './account-changes.ts';
 import { forgetAccount } from './read-caches.ts';
 
 // An account's webhook settings through its API key (GET/PUT /v1/webhooks, secret
 // rotation) and the operator's view of them. The secret is made when a URL is first
-// set, by giveWebhookSecret below and nowhere else, in the transaction that sets it
+// set, by giveWebhookSecret (account-changes.ts) and nowhere else, in the transaction that sets it
 // (migration 0005 gave one to the older rows that lacked it): reads never write. After a
 // rotation the previous secret keeps signing for ROTATION_OVERLAP_MS. An endpoint that
 // answered 410 Gone is disabled (webhooks/retry-policy.ts) until the settings are saved again.
@@ -118,28 +119,4 @@ export interface AccountWebhookFields {
 export async function accountWebhookFields(db: Executor, accountId: string): Promise<AccountWebhookFields> {
   const settings = await findWebhookSettings(db, accountId);
   return { webhookSecret: settings?.secret ?? null, webhookEvents: settings?.events ?? null };
-}
-
-/**
- * The operator's webhook fields of an account being created or changed, in the caller's
- * transaction: the filter when given, and a secret once the account has a URL (the
- * URL itself is a column of the account row, written with the others).
- */
-export async function applyAccountWebhookFields(
-  tx: Executor,
-  accountId: string,
-  input: { readonly webhookUrl?: string | null; readonly webhookEvents?: readonly EventType[] | null },
-  now: number,
-): Promise<void> {
-  const { webhookUrl: url, webhookEvents: events } = input;
-  // Setting the URL, even to the one it had, is saving the settings again: it enables a disabled endpoint.
-  if (url !== undefined || events !== undefined) {
-    await setWebhookTarget(tx, accountId, { ...(url === undefined ? {} : { url }), ...(events === undefined ? {} : { events }) }, now);
-  }
-  if (typeof url === 'string') await giveWebhookSecret(tx, accountId);
-}
-
-/** An account's first signing secret, once it has a URL; a secret it already has is kept. */
-async function giveWebhookSecret(tx: Executor, accountId: string): Promise<void> {
-  await setWebhookSecretIfMissing(tx, accountId, newWebhookSecret());
 }

@@ -162,3 +162,8 @@ function checkFieldUse(field: string, operator: FilterOperator, operand: unknown
   if (operator !== 'exists' && values.some((v) => typeof v !== 'string')) return `${at}.${operator} must be text for ${ref.column}`;
   return undefined;
 }
+
+/** A campaign's segment: what the runner walks and the quote counts. */
+export const segmentOf = (c: { readonly lists: readonly string[]; readonly excludeLists: readonly string[]; readonly filter: Filter | null }): SegmentRequest => ({
+  lists: [...c.lists], exclude_lists: [...c.excludeLists], ...(c.filter === null ? {} : { filter: c.filter }),
+});

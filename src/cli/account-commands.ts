@@ -8,7 +8,7 @@ import { ALLOW_LIST_APPLIES_TO } from '../domain/account.ts';
 import { parseAccountUpdate, parseNewAccount, parseNewSenderDomain } from '../domain/admin-input.ts';
 import { formatMoney } from '../domain/money.ts';
 import { RejectionError } from '../domain/result.ts';
-import { booleanFlag, choiceFlag, compact, listFlag, printed, str, wholeNumberFlag, type StoreCommand } from './command-kit.ts';
+import { booleanFlag, choiceFlag, compact, listFlag, printed, printedAs, storeCommand, str, wholeNumberFlag } from './command-kit.ts';
 import * as human from './human-output.ts';
 
 // `accounts …`: open, find, show, change and audit the accounts.
@@ -17,16 +17,14 @@ const ACCOUNT_FLAGS = {
   name: 'name', messagesLeft: 'messages', balance: 'balance', whatsappPrice: 'whatsapp-price', rateLimitPerSecond: 'rate-limit', domain: 'domain',
 } as const;
 
-export const accountCreate: StoreCommand = {
+export const accountCreate = storeCommand({
   usage: 'accounts create --name NAME [--messages N] [--balance X] [--whatsapp-price X] [--rate-limit N] [--domain DOMAIN]... [--json]',
   summary: 'Open an account (names are unique without regard to case) with a first API key of every scope',
-  positionals: [],
   options: {
     name: { type: 'string' }, messages: { type: 'string' }, balance: { type: 'string' }, 'whatsapp-price': { type: 'string' },
     'rate-limit': { type: 'string' }, domain: { type: 'string', multiple: true },
   },
   flagOf: ACCOUNT_FLAGS,
-  needsStore: true,
   async run(deps, _args, values) {
     const input = parseNewAccount(compact({
       name: values.name, messagesLeft: wholeNumberFlag(values, 'messages'), balance: values.balance,
@@ -61,15 +59,13 @@ export const accountCreate: StoreCommand = {
       ...added.flatMap(human.domainDetailsText),
     ]);
   },
-};
+});
 
-export const accountList: StoreCommand = {
+export const accountList = storeCommand({
   usage: 'accounts list [--name TEXT] [--limit N] [--json]',
   summary: 'The accounts, newest first; --name keeps those whose name contains TEXT (or whose id is TEXT)',
-  positionals: [],
   options: { name: { type: 'string' }, limit: { type: 'string' } },
   flagOf: { q: 'name', limit: 'limit' },
-  needsStore: true,
   async run(deps, _args, values) {
     const page = await listAccounts(deps, compact({ q: str(values.name), limit: values.limit }));
     if (!page.ok) return page;
@@ -79,21 +75,18 @@ export const accountList: StoreCommand = {
     }));
     return printed({ accounts, nextCursor: page.value.nextCursor }, human.accountListText(accounts, page.value.nextCursor !== null));
   },
-};
+});
 
-export const accountShow: StoreCommand = {
+export const accountShow = storeCommand({
   usage: 'accounts show ACCOUNT_ID [--json]',
   summary: 'An account, its API keys (by id, never the keys) and its sender domains',
   positionals: ['ACCOUNT_ID'],
-  options: {},
-  needsStore: true,
   async run(deps, [id = '']) {
-    const details = await viewAccount(deps, id);
-    return details.ok ? printed(details.value, human.accountDetailsText(details.value)) : details;
+    return printedAs(await viewAccount(deps, id), human.accountDetailsText);
   },
-};
+});
 
-export const accountUpdate: StoreCommand = {
+export const accountUpdate = storeCommand({
   usage: 'accounts update ACCOUNT_ID [--name NAME] [--messages N | --add-messages N] [--balance X | --add-balance X] [--whatsapp-price X] [--active true|false] [--rate-limit N] '
     + '[--allow-list ENTRIES] [--allow-list-applies-to keys|all] [--json]',
   summary: 'Change an account; messages and money move through the ledger. --allow-list takes comma-separated addresses and CIDR ranges ("" for any address); '
@@ -107,7 +100,6 @@ export const accountUpdate: StoreCommand = {
   flagOf: {
     ...ACCOUNT_FLAGS, addMessages: 'add-messages', addBalance: 'add-balance', active: 'active', ipAllowList: 'allow-list', allowListAppliesTo: 'allow-list-applies-to',
   },
-  needsStore: true,
   async run(deps, [id = ''], values) {
     const input = parseAccountUpdate(compact({
       name: values.name, messagesLeft: wholeNumberFlag(values, 'messages'), addMessages: wholeNumberFlag(values, 'add-messages'),
@@ -121,16 +113,13 @@ export const accountUpdate: StoreCommand = {
     const body = accountBody(updated.value);
     return printed(body, human.accountText(body));
   },
-};
+});
 
-export const accountLedger: StoreCommand = {
+export const accountLedger = storeCommand({
   usage: 'accounts ledger ACCOUNT_ID [--json]',
   summary: 'Every change to an account\'s messages and money, oldest first',
   positionals: ['ACCOUNT_ID'],
-  options: {},
-  needsStore: true,
   async run(deps, [id = '']) {
-    const ledger = await viewLedger(deps, id);
-    return ledger.ok ? printed(ledger.value, human.ledgerText(ledger.value.entries)) : ledger;
+    return printedAs(await viewLedger(deps, id), (ledger) => human.ledgerText(ledger.entries));
   },
-};
+});

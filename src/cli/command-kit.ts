@@ -47,6 +47,13 @@ export interface OnDemandStoreCommand extends CommandShape {
 
 export type Command = StoreCommand | PlainCommand | OnDemandStoreCommand;
 
+/** A command over the database, taking no positional arguments or flags unless it names them. */
+export function storeCommand(
+  command: Omit<StoreCommand, 'needsStore' | 'positionals' | 'options'> & Partial<Pick<StoreCommand, 'positionals' | 'options'>>,
+): StoreCommand {
+  return { positionals: [], options: {}, ...command, needsStore: true };
+}
+
 /** A flag whose value the CLI itself cannot read: `--messages: "ten" is not a whole number`. */
 export class FlagError extends Error {
   override name = 'FlagError';
@@ -101,3 +108,7 @@ export function compact(body: Record<string, unknown>): Record<string, unknown> 
 }
 
 export const printed = (json: unknown, text: readonly string[]): Result<Printed> => ok({ json, text: text.join('\n') + '\n' });
+
+/** A use case's answer printed as it is (`--json`) or as `text` says, or its refusal. */
+export const printedAs = <T>(result: Result<T>, text: (value: T) => readonly string[]): Result<Printed> =>
+  (result.ok ? printed(result.value, text(result.value)) : result);

@@ -4,59 +4,50 @@ import { getSenderDomain, listSenderDomainsOf } from '../app/sender-domains.ts';
 import { verifySenderDomain, type SenderDomainVerification } from '../app/verify-sender-domain.ts';
 import { parseNewSenderDomain } from '../domain/admin-input.ts';
 import { reject } from '../domain/result.ts';
-import { printed, type StoreCommand } from './command-kit.ts';
+import { printed, printedAs, storeCommand } from './command-kit.ts';
 import * as human from './human-output.ts';
 import { terminalProgress } from './progress.ts';
 
 // `domains …`: an account's sender domains and the DNS records that prove them.
 
-export const domainAdd: StoreCommand = {
+export const domainAdd = storeCommand({
   usage: 'domains add ACCOUNT_ID DOMAIN [--verified] [--json]',
   summary: 'Add a sender domain and print the DNS records to publish (--verified: trust it without DNS)',
   positionals: ['ACCOUNT_ID', 'DOMAIN'],
   options: { verified: { type: 'boolean' } },
   flagOf: { domain: 'DOMAIN' },
-  needsStore: true,
   async run(deps, [accountId = '', domain], values) {
     const input = parseNewSenderDomain({ domain, verified: values.verified === true });
     if (!input.ok) return input;
-    const added = await addSenderDomainAsOperator(deps, accountId, input.value);
-    return added.ok ? printed(added.value, human.domainDetailsText(added.value)) : added;
+    return printedAs(await addSenderDomainAsOperator(deps, accountId, input.value), human.domainDetailsText);
   },
-};
+});
 
-export const domainList: StoreCommand = {
+export const domainList = storeCommand({
   usage: 'domains list ACCOUNT_ID [--json]',
   summary: 'An account\'s sender domains, with their state and records',
   positionals: ['ACCOUNT_ID'],
-  options: {},
-  needsStore: true,
   async run(deps, [accountId = '']) {
     if (!(await accountExists(deps, accountId))) return reject('notFound');
     const { domains } = await listSenderDomainsOf(deps, accountId);
     return printed({ domains }, domains.length === 0 ? ['No sender domains.'] : domains.map(human.domainLine));
   },
-};
+});
 
-export const domainShow: StoreCommand = {
+export const domainShow = storeCommand({
   usage: 'domains show ACCOUNT_ID DOMAIN [--json]',
   summary: 'A sender domain and the DNS records to publish for it',
   positionals: ['ACCOUNT_ID', 'DOMAIN'],
-  options: {},
-  needsStore: true,
   async run(deps, [accountId = '', domain = '']) {
-    const details = await getSenderDomain(deps, accountId, domain);
-    return details.ok ? printed(details.value, human.domainDetailsText(details.value)) : details;
+    return printedAs(await getSenderDomain(deps, accountId, domain), human.domainDetailsText);
   },
-};
+});
 
-export const domainVerify: StoreCommand = {
+export const domainVerify = storeCommand({
   usage: 'domains verify ACCOUNT_ID [DOMAIN...] [--json]',
   summary: 'Look the records up in DNS and mark the domains that match verified (every domain of the account when none is named)',
   positionals: ['ACCOUNT_ID'],
   rest: 'DOMAIN',
-  options: {},
-  needsStore: true,
   async run(deps, [accountId = '', ...named]) {
     if (!(await accountExists(deps, accountId))) return reject('notFound');
     const names = named.length > 0 ? named : (await listSenderDomainsOf(deps, accountId)).domains.map((d) => d.domain);
@@ -74,4 +65,4 @@ export const domainVerify: StoreCommand = {
     }
     return printed({ domains: results }, results.length === 0 ? ['No sender domains.'] : results.flatMap(human.verificationText));
   },
-};
+});

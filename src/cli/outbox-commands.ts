@@ -3,7 +3,7 @@ import { holdDelivery, readDeliveryHold, releaseDelivery, type DeliveryHold } fr
 import { backUpStore } from '../app/store-backup.ts';
 import { loadConfig } from '../config.ts';
 import { reject } from '../domain/result.ts';
-import { printed, str, type PlainCommand, type StoreCommand } from './command-kit.ts';
+import { type PlainCommand, printed, storeCommand, str } from './command-kit.ts';
 
 // `backup` and `outbox …`: a copy of the store, and the delivery hold that keeps a
 // restored copy (or a store started with `serve --paused`) from delivering before an
@@ -39,40 +39,32 @@ export const backup: PlainCommand = {
   },
 };
 
-export const outboxHold: StoreCommand = {
+export const outboxHold = storeCommand({
   usage: 'outbox hold [--reason TEXT] [--json]',
   summary: 'Hold delivery in every process of this store: messages are accepted and queued, none delivered, no webhook posted',
-  positionals: [],
   options: { reason: { type: 'string' } },
-  needsStore: true,
   async run(deps, _args, values) {
     const hold = await holdDelivery(deps.db, { since: deps.clock(), reason: str(values.reason) ?? 'held by `herald outbox hold`' });
     return printed({ held: holdView(hold) }, [`delivery held since ${holdView(hold).since} (${hold.reason})`]);
   },
-};
+});
 
-export const outboxRelease: StoreCommand = {
+export const outboxRelease = storeCommand({
   usage: 'outbox release [--json]',
   summary: 'Release a delivery hold (after review): the processes deliver the queue and post webhooks within seconds',
-  positionals: [],
-  options: {},
-  needsStore: true,
   async run(deps) {
     const released = await releaseDelivery(deps.db);
     if (released === undefined) return printed({ released: null }, ['delivery was not held']);
     return printed({ released: holdView(released) }, [`delivery released (held since ${holdView(released).since}: ${released.reason})`]);
   },
-};
+});
 
-export const outboxStatus: StoreCommand = {
+export const outboxStatus = storeCommand({
   usage: 'outbox status [--json]',
   summary: 'Whether delivery is held, since when and why',
-  positionals: [],
-  options: {},
-  needsStore: true,
   async run(deps) {
     const hold = await readDeliveryHold(deps.db);
     if (hold === undefined) return printed({ held: null }, ['delivery is not held']);
     return printed({ held: holdView(hold) }, [`delivery held since ${holdView(hold).since} (${hold.reason}); release it with \`herald outbox release\``]);
   },
-};
+});

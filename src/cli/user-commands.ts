@@ -3,7 +3,7 @@ import { invitedBody, userBody } from '../app/user-view.ts';
 import { changeUserRole, inviteUser, listAccountUsers, removeUser } from '../app/users.ts';
 import { ROLES, type Role } from '../domain/access.ts';
 import { reject } from '../domain/result.ts';
-import { choiceFlag, printed, str, type StoreCommand, type Values } from './command-kit.ts';
+import { choiceFlag, printed, storeCommand, str, type Values } from './command-kit.ts';
 import * as human from './human-output.ts';
 
 // `users …`: the people who sign in to an account's web application
@@ -12,13 +12,11 @@ import * as human from './human-output.ts';
 const account = (values: Values): string => str(values.account) ?? '';
 const role = (values: Values): Role | undefined => choiceFlag(values, 'role', ROLES);
 
-export const userInvite: StoreCommand = {
+export const userInvite = storeCommand({
   usage: 'users invite --account ACCOUNT_ID --email EMAIL --role owner|developer|viewer [--json]',
   summary: 'Invite a user: prints the one-time link that lets them set a password',
-  positionals: [],
   options: { account: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
   flagOf: { email: 'email', role: 'role' },
-  needsStore: true,
   async run(deps, _args, values) {
     const chosen = role(values);
     if (chosen === undefined) return reject('invalidField', { detail: 'role: must be one of: owner, developer, viewer' });
@@ -33,27 +31,23 @@ export const userInvite: StoreCommand = {
       body.invitation_url,
     ]);
   },
-};
+});
 
-export const userList: StoreCommand = {
+export const userList = storeCommand({
   usage: 'users list --account ACCOUNT_ID [--json]',
   summary: 'An account\'s users, invited ones included, with their role and sessions',
-  positionals: [],
   options: { account: { type: 'string' } },
-  needsStore: true,
   async run(deps, _args, values) {
     if (!(await accountExists(deps, account(values)))) return reject('notFound');
     const users = (await listAccountUsers(deps, account(values))).map(userBody);
     return printed({ users }, human.userListText(users));
   },
-};
+});
 
-export const userRole: StoreCommand = {
+export const userRole = storeCommand({
   usage: 'users role --account ACCOUNT_ID --user USER_ID --role owner|developer|viewer [--json]',
   summary: 'Change a user\'s role (the account keeps an owner who can sign in)',
-  positionals: [],
   options: { account: { type: 'string' }, user: { type: 'string' }, role: { type: 'string' } },
-  needsStore: true,
   async run(deps, _args, values) {
     const chosen = role(values);
     if (chosen === undefined) return reject('invalidField', { detail: 'role: must be one of: owner, developer, viewer' });
@@ -62,17 +56,15 @@ export const userRole: StoreCommand = {
     const body = userBody(changed.value);
     return printed(body, [`User ${body.user_id} (${body.email}) is now ${body.role}.`]);
   },
-};
+});
 
-export const userRemove: StoreCommand = {
+export const userRemove = storeCommand({
   usage: 'users remove --account ACCOUNT_ID --user USER_ID [--json]',
   summary: 'Remove a user and end their sessions in every process',
-  positionals: [],
   options: { account: { type: 'string' }, user: { type: 'string' } },
-  needsStore: true,
   async run(deps, _args, values) {
     const userId = str(values.user) ?? '';
     const removed = await removeUser(deps, account(values), userId);
     return removed.ok ? printed({ user_id: userId, removed: true }, [`User ${userId} removed.`]) : removed;
   },
-};
+});

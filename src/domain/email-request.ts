@@ -251,3 +251,6 @@ function parseDataUri(path: string): AttachmentSource | null {
   if (bytes.length === 0 || bytes.toString('base64') !== base64) return null;
   return { kind: 'data', contentType: mediaType === '' ? 'application/octet-stream' : mediaType, base64, size: bytes.length };
 }
+
+// A body is sent as HTML when it contains markup; otherwise as plain text.
+export const looksLikeHtml = (body: string): boolean => /<\/?[a-z][a-z0-9-]*(\s[^>]*)?\/?>/i.test(body);

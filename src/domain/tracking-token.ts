@@ -107,3 +107,11 @@ function clickStillValid(iat: unknown, exp: unknown, now: number, lifetimeSecond
   const issued = typeof iat === 'number' ? iat : typeof exp === 'number' ? exp - LEGACY_CLICK_LIFETIME_SECONDS : undefined;
   return issued !== undefined && Math.floor(now / 1000) < issued + lifetimeSeconds;
 }
+
+/** A message's signed unsubscribe URL (the same token List-Unsubscribe carries): `/u/<token>`. */
+export async function unsubscribeLink(
+  site: { readonly signingSecret: Uint8Array; readonly publicUrl: string }, accountId: string, msgid: string, now: number,
+): Promise<string> {
+  const token = await trackingTokens(site.signingSecret).sign({ kind: 'unsubscribe', accountId, msgid }, now);
+  return `${site.publicUrl}/u/${token}`;
+}

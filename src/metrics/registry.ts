@@ -131,14 +131,15 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry });
   for (const name of DROPPED_DEFAULTS) registry.removeSingleMetric(name);
   const registers = [registry];
+  // Every label value of a counter is exported from zero: a rate, or `increase(…) > 0` on the first error ever, needs a sample before it.
+  const counterOf = <L extends string>(name: string, help: string, label: L, values: readonly string[]): Counter<L> => {
+    const counter = new Counter<L>({ name, help, labelNames: [label], registers });
+    for (const value of values) counter.inc({ [label]: value } as Partial<Record<L, string>>, 0);
+    return counter;
+  };
 
-  const unexpectedErrors = new Counter({
-    name: 'herald_unexpected_errors_total', help: 'Exceptions that reached a route, a delivery loop or a listener (bugs; the log has each with its stack).',
-    labelNames: ['source'] as const, registers,
-  });
-  const accepted = new Counter({
-    name: 'herald_messages_accepted_total', help: 'Messages (one per recipient) accepted into the outbox.', labelNames: ['channel'] as const, registers,
-  });
+  const unexpectedErrors = counterOf('herald_unexpected_errors_total', 'Exceptions that reached a route, a delivery loop or a listener (bugs; the log has each with its stack).', 'source', ERROR_SOURCES);
+  const accepted = counterOf('herald_messages_accepted_total', 'Messages (one per recipient) accepted into the outbox.', 'channel', CHANNELS);
   const acceptDuration = new Histogram({
     name: 'herald_accept_duration_seconds', help: 'Time to answer a send request, every answer: by channel, outcome (accepted 2xx, refused 4xx, failed 5xx) and status.',
     labelNames: ['channel', 'outcome', 'status'] as const, buckets: ACCEPT_BUCKETS, registers,
@@ -201,46 +202,21 @@ export function createMetrics(): Metrics {
     name: 'herald_delivery_attempts_total', help: 'Delivery attempts by channel and outcome: sent (the peer took it), retry, failed (final), lease-lost.',
     labelNames: ['channel', 'outcome'] as const, registers,
   });
-  const webhookAttempts = new Counter({
-    name: 'herald_webhook_attempts_total', help: 'Webhook delivery attempts by outcome: succeeded, retry, failed (final), lease-lost.',
-    labelNames: ['outcome'] as const, registers,
-  });
-  const clientErrors = new Counter({
-    name: 'herald_http_client_errors_total', help: 'Requests the HTTP server gave up on before routing: timeout (headers or whole request too slow), header-overflow, malformed.',
-    labelNames: ['kind'] as const, registers,
-  });
-  const quarantined = new Counter({
-    name: 'herald_jobs_quarantined_total', help: 'Units of background work ended failed after too many attempts in a row (each is logged with its id), by job.',
-    labelNames: ['job'] as const, registers,
-  });
-  const unavailable = new Counter({
-    name: 'herald_store_unavailable_total', help: 'Requests answered 503 because the store did not answer: database, or redis (HERALD_REDIS_FAILURE=closed).',
-    labelNames: ['store'] as const, registers,
-  });
-  const forgedReports = new Counter({
-    name: 'herald_inbound_reports_forged_total', help: 'Inbound reports (DSN, ARF) naming one of our messages without its VERP tag: kept, nothing applied.',
-    labelNames: ['reason'] as const, registers,
-  });
-  const attemptsRefused = new Counter({
-    name: 'herald_attempts_refused_total', help: 'Guesses refused before any check (sign-in, two-factor codes, current password, admin token, reset, invitations), by counter.',
-    labelNames: ['counter'] as const, registers,
-  });
-  const invitations = new Counter({
-    name: 'herald_invitations_total', help: 'Invitations: emailed, not-emailed (herald has no sender), throttled (refused with 429).',
-    labelNames: ['outcome'] as const, registers,
-  });
-  // Every counter's every label from zero: a rate, or `increase(…) > 0` on the first error ever, needs a sample before it.
-  for (const source of ERROR_SOURCES) unexpectedErrors.inc({ source }, 0);
-  for (const kind of CLIENT_ERROR_KINDS) clientErrors.inc({ kind }, 0);
-  for (const outcome of WEBHOOK_OUTCOMES) webhookAttempts.inc({ outcome }, 0);
-  for (const store of UNAVAILABLE_STORES) unavailable.inc({ store }, 0);
-  for (const reason of FORGED_REPORT_REASONS) forgedReports.inc({ reason }, 0);
-  for (const outcome of INVITATION_OUTCOMES) invitations.inc({ outcome }, 0);
-  for (const job of QUARANTINED_JOBS) quarantined.inc({ job }, 0);
-  for (const channel of CHANNELS) {
-    accepted.inc({ channel }, 0);
-    for (const outcome of DELIVERY_OUTCOMES) deliveries.inc({ channel, outcome }, 0);
-  }
+  for (const channel of CHANNELS) for (const outcome of DELIVERY_OUTCOMES) deliveries.inc({ channel, outcome }, 0);
+  const webhookAttempts = counterOf('herald_webhook_attempts_total', 'Webhook delivery attempts by outcome: succeeded, retry, failed (final), lease-lost.', 'outcome', WEBHOOK_OUTCOMES);
+  const clientErrors = counterOf(
+    'herald_http_client_errors_total', 'Requests the HTTP server gave up on before routing: timeout (headers or whole request too slow), header-overflow, malformed.', 'kind', CLIENT_ERROR_KINDS,
+  );
+  const quarantined = counterOf('herald_jobs_quarantined_total', 'Units of background work ended failed after too many attempts in a row (each is logged with its id), by job.', 'job', QUARANTINED_JOBS);
+  const unavailable = counterOf('herald_store_unavailable_total', 'Requests answered 503 because the store did not answer: database, or redis (HERALD_REDIS_FAILURE=closed).', 'store', UNAVAILABLE_STORES);
+  const forgedReports = counterOf(
+    'herald_inbound_reports_forged_total', 'Inbound reports (DSN, ARF) naming one of our messages without its VERP tag: kept, nothing applied.', 'reason', FORGED_REPORT_REASONS,
+  );
+  // The throttle's counters are known later (attemptCountersKnown).
+  const attemptsRefused = counterOf(
+    'herald_attempts_refused_total', 'Guesses refused before any check (sign-in, two-factor codes, current password, admin token, reset, invitations), by counter.', 'counter', [],
+  );
+  const invitations = counterOf('herald_invitations_total', 'Invitations: emailed, not-emailed (herald has no sender), throttled (refused with 429).', 'outcome', INVITATION_OUTCOMES);
   const commitBatch = new Histogram({
     name: 'herald_group_commit_batch_size', help: 'Units of work per group-commit transaction (one durable commit each).', buckets: BATCH_BUCKETS, registers,
   });
@@ -252,37 +228,27 @@ export function createMetrics(): Metrics {
   // A store that does not answer leaves the queue gauges out of that scrape, not the whole
   // scrape out: the outage's own counters (herald_store_unavailable_total) must be read.
   const queues = (): Promise<QueueSnapshot | undefined> => (snapshot ??= readQueues?.().catch(() => undefined) ?? Promise.resolve(undefined));
-  const outboxDepth = new Gauge({
-    name: 'herald_outbox_depth', help: 'Messages waiting in the outbox (due, scheduled for a retry, or being delivered), by channel.', labelNames: ['channel'] as const, registers,
+  type OutboxRow = QueueSnapshot['outbox'][number];
+  const outboxGauge = (name: string, help: string, read: (row: OutboxRow) => number): Gauge => new Gauge({
+    name, help, labelNames: ['channel'] as const, registers,
     async collect() {
       const queued = await queues();
       this.reset();
-      for (const row of queued?.outbox ?? []) this.set({ channel: row.channel }, row.depth);
+      for (const row of queued?.outbox ?? []) this.set({ channel: row.channel }, read(row));
     },
   });
-  const outboxAge = new Gauge({
-    name: 'herald_outbox_oldest_age_seconds', help: 'Age of the oldest message in the outbox, by channel.', labelNames: ['channel'] as const, registers,
+  const webhookGauge = (name: string, help: string, read: (webhooks: QueueSnapshot['webhooks']) => number): Gauge => new Gauge({
+    name, help, registers,
     async collect() {
       const queued = await queues();
-      this.reset();
-      for (const row of queued?.outbox ?? []) this.set({ channel: row.channel }, row.oldestAgeSeconds);
+      if (queued !== undefined) this.set(read(queued.webhooks));
     },
   });
-  const webhookBacklog = new Gauge({
-    name: 'herald_webhook_backlog', help: 'Webhook deliveries pending (due or scheduled for a retry).', registers,
-    async collect() {
-      const queued = await queues();
-      if (queued !== undefined) this.set(queued.webhooks.backlog);
-    },
-  });
-  const webhookAge = new Gauge({
-    name: 'herald_webhook_oldest_age_seconds', help: 'Age of the oldest pending webhook delivery.', registers,
-    async collect() {
-      const queued = await queues();
-      if (queued !== undefined) this.set(queued.webhooks.oldestAgeSeconds);
-    },
-  });
-  void [outboxDepth, outboxAge, webhookBacklog, webhookAge, dkimOldest, loopAge];
+  outboxGauge('herald_outbox_depth', 'Messages waiting in the outbox (due, scheduled for a retry, or being delivered), by channel.', (row) => row.depth);
+  outboxGauge('herald_outbox_oldest_age_seconds', 'Age of the oldest message in the outbox, by channel.', (row) => row.oldestAgeSeconds);
+  webhookGauge('herald_webhook_backlog', 'Webhook deliveries pending (due or scheduled for a retry).', (webhooks) => webhooks.backlog);
+  webhookGauge('herald_webhook_oldest_age_seconds', 'Age of the oldest pending webhook delivery.', (webhooks) => webhooks.oldestAgeSeconds);
+  void [dkimOldest, loopAge];
 
   return {
     contentType: registry.contentType,

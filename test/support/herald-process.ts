@@ -3,7 +3,7 @@
 // several processes sharing one PostgreSQL and one Redis (test/e2e/multi-process*.test.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import type { Role } from '../../src/roles.ts';
+import type { Role } from '../../src/domain/process-role.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 /** Output kept per process for failure messages: the end of its log. */

@@ -1,151 +1,56 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { Kysely } from 'kysely';
+import { accountRow, belongsTo, check, createTable, idKey, lease, nullable, required, stamps, startingAt, textKey, unique } from './column-kit.ts';
 
 // One schema for both engines, through Kysely's builder: `text` ids (UUIDv7),
 // `bigint` epoch-millisecond times and money units, `integer` 0/1 flags.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('settings')
-    .addColumn('key', 'text', (c) => c.primaryKey())
-    .addColumn('value', 'text', (c) => c.notNull())
-    .execute();
+  await createTable(db, 'settings', [textKey('key'), required('text', 'value')]);
 
-  await db.schema
-    .createTable('accounts')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('active', 'integer', (c) => c.notNull().defaultTo(1))
-    .addColumn('messages_left', 'bigint', (c) => c.notNull().defaultTo(0))
-    .addColumn('balance', 'bigint', (c) => c.notNull().defaultTo(0))
-    .addColumn('whatsapp_price', 'bigint', (c) => c.notNull().defaultTo(0))
-    .addColumn('rate_limit_per_second', 'integer', (c) => c.notNull().defaultTo(2))
-    .addColumn('ip_allow_list', 'text', (c) => c.notNull().defaultTo('[]'))
-    .addColumn('email_enabled', 'integer', (c) => c.notNull().defaultTo(1))
-    .addColumn('sms_enabled', 'integer', (c) => c.notNull().defaultTo(1))
-    .addColumn('whatsapp_enabled', 'integer', (c) => c.notNull().defaultTo(1))
-    .addColumn('webhook_url', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .addCheckConstraint('accounts_messages_left_not_negative', sqlCheck('messages_left >= 0'))
-    .addCheckConstraint('accounts_balance_not_negative', sqlCheck('balance >= 0'))
-    .execute();
+  await createTable(db, 'accounts', [
+    idKey, required('text', 'name'), startingAt(1, 'integer', 'active'), startingAt(0, 'bigint', 'messages_left', 'balance', 'whatsapp_price'),
+    startingAt(2, 'integer', 'rate_limit_per_second'), startingAt('[]', 'text', 'ip_allow_list'),
+    startingAt(1, 'integer', 'email_enabled', 'sms_enabled', 'whatsapp_enabled'), nullable('text', 'webhook_url'), stamps,
+    check('accounts_messages_left_not_negative', 'messages_left >= 0'), check('accounts_balance_not_negative', 'balance >= 0'),
+  ]);
 
-  await db.schema
-    .createTable('api_keys')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    .addColumn('key_hash', 'text', (c) => c.notNull())
-    .addColumn('scopes', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('expires_at', 'bigint')
-    .addColumn('revoked_at', 'bigint')
-    .execute();
+  await createTable(db, 'api_keys', [accountRow, required('text', 'key_hash', 'scopes'), required('bigint', 'created_at'), nullable('bigint', 'expires_at', 'revoked_at')]);
   await db.schema.createIndex('api_keys_account').on('api_keys').column('account_id').execute();
 
-  await db.schema
-    .createTable('sender_domains')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    .addColumn('domain', 'text', (c) => c.notNull())
-    .addColumn('verified', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addUniqueConstraint('sender_domains_account_domain', ['account_id', 'domain'])
-    .execute();
+  await createTable(db, 'sender_domains', [
+    accountRow, required('text', 'domain'), startingAt(0, 'integer', 'verified'), required('bigint', 'created_at'),
+    unique('sender_domains_account_domain', ['account_id', 'domain']),
+  ]);
 
-  await db.schema
-    .createTable('email_templates')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('subject', 'text')
-    .addColumn('html', 'text', (c) => c.notNull())
-    .addColumn('text', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .execute();
+  await createTable(db, 'email_templates', [accountRow, required('text', 'name'), nullable('text', 'subject'), required('text', 'html'), nullable('text', 'text'), stamps]);
   await db.schema.createIndex('email_templates_account').on('email_templates').column('account_id').execute();
 
-  await db.schema
-    .createTable('whatsapp_templates')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('language', 'text', (c) => c.notNull())
-    .addColumn('body', 'text', (c) => c.notNull())
-    .addColumn('param_count', 'integer', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .execute();
+  await createTable(db, 'whatsapp_templates', [
+    accountRow, required('text', 'name', 'language', 'body'), required('integer', 'param_count'), required('text', 'status'), stamps,
+  ]);
   await db.schema.createIndex('whatsapp_templates_account').on('whatsapp_templates').column('account_id').execute();
 
-  await db.schema
-    .createTable('sends')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    .addColumn('channel', 'text', (c) => c.notNull())
-    .addColumn('payload', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .execute();
+  await createTable(db, 'sends', [accountRow, required('text', 'channel', 'payload'), required('bigint', 'created_at')]);
 
-  await db.schema
-    .createTable('messages')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    .addColumn('send_id', 'text', (c) => c.notNull().references('sends.id').onDelete('cascade'))
-    .addColumn('channel', 'text', (c) => c.notNull())
-    .addColumn('recipient', 'text', (c) => c.notNull())
-    .addColumn('recipient_role', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull())
-    // What this message was billed, so a refund gives back exactly that.
-    .addColumn('cost_messages', 'bigint', (c) => c.notNull())
-    .addColumn('cost_balance', 'bigint', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .execute();
+  // cost_*: what this message was billed, so a refund gives back exactly that.
+  await createTable(db, 'messages', [
+    accountRow, belongsTo('send_id', 'sends.id'), required('text', 'channel', 'recipient', 'recipient_role', 'status'),
+    required('bigint', 'cost_messages', 'cost_balance'), stamps,
+  ]);
   await db.schema.createIndex('messages_account_created').on('messages').columns(['account_id', 'created_at']).execute();
   await db.schema.createIndex('messages_send').on('messages').column('send_id').execute();
 
-  await db.schema
-    .createTable('outbox')
-    .addColumn('message_id', 'text', (c) => c.primaryKey().references('messages.id').onDelete('cascade'))
-    .addColumn('available_at', 'bigint', (c) => c.notNull())
-    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('lease_owner', 'text')
-    .addColumn('lease_expires_at', 'bigint')
-    .execute();
+  await createTable(db, 'outbox', [textKey('message_id', 'messages.id'), required('bigint', 'available_at'), startingAt(0, 'integer', 'attempts'), lease]);
   await db.schema.createIndex('outbox_available').on('outbox').column('available_at').execute();
 
-  await db.schema
-    .createTable('message_events')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('message_id', 'text', (c) => c.notNull().references('messages.id').onDelete('cascade'))
-    .addColumn('type', 'text', (c) => c.notNull())
-    .addColumn('at', 'bigint', (c) => c.notNull())
-    .addColumn('data', 'text', (c) => c.notNull().defaultTo('{}'))
-    .execute();
+  await createTable(db, 'message_events', [
+    idKey, belongsTo('message_id', 'messages.id'), required('text', 'type'), required('bigint', 'at'), startingAt('{}', 'text', 'data'),
+  ]);
   await db.schema.createIndex('message_events_message').on('message_events').column('message_id').execute();
 
-  await db.schema
-    .createTable('captures')
-    .addColumn('message_id', 'text', (c) => c.primaryKey().references('messages.id').onDelete('cascade'))
-    .addColumn('content_type', 'text', (c) => c.notNull())
-    .addColumn('body', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .execute();
+  await createTable(db, 'captures', [textKey('message_id', 'messages.id'), required('text', 'content_type', 'body'), required('bigint', 'created_at')]);
 
-  await db.schema
-    .createTable('ledger')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    .addColumn('at', 'bigint', (c) => c.notNull())
-    .addColumn('messages_delta', 'bigint', (c) => c.notNull())
-    .addColumn('balance_delta', 'bigint', (c) => c.notNull())
-    .addColumn('reason', 'text', (c) => c.notNull())
-    .addColumn('send_id', 'text')
-    .execute();
+  await createTable(db, 'ledger', [
+    accountRow, required('bigint', 'at', 'messages_delta', 'balance_delta'), required('text', 'reason'), nullable('text', 'send_id'),
+  ]);
   await db.schema.createIndex('ledger_account_at').on('ledger').columns(['account_id', 'at']).execute();
-}
-
-function sqlCheck(condition: string): Expression<SqlBool> {
-  return sql.raw<SqlBool>(condition);
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newWebhookSecret } from '../../domain/webhook-secret.ts';
+import { addNullable } from './column-kit.ts';
 
 // A webhook endpoint that answered 410 Gone is disabled until the account saves its
 // settings again (docs/webhooks.md): when and why, shown by GET /v1/webhooks.
@@ -7,8 +8,7 @@ import { newWebhookSecret } from '../../domain/webhook-secret.ts';
 // operator could lack one until the dispatcher made it on first use (a read that
 // wrote); those rows get theirs now, so reads never write.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('accounts').addColumn('webhook_disabled_at', 'bigint').execute();
-  await db.schema.alterTable('accounts').addColumn('webhook_disabled_reason', 'text').execute();
+  await addNullable(db, 'accounts', { webhook_disabled_at: 'bigint', webhook_disabled_reason: 'text' });
 
   const accounts = db as unknown as Kysely<{ accounts: { id: string; webhook_url: string | null; webhook_secret: string | null } }>;
   const unsigned = await accounts.selectFrom('accounts').select('id')

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { accountRow, addNullable, belongsTo, createTable, idKey, lease, nullable, primaryKey, required, stamps, startingAt } from './column-kit.ts';
 
 // The audience of email campaigns: lists (single or double opt-in), contacts (one per
 // address and account), their subscriptions with every change of consent, bulk
@@ -6,109 +7,54 @@ import type { Kysely } from 'kysely';
 // and contact a campaign message is for (filled by the campaign runner; null for
 // every other message). See docs/campaigns.md.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('lists')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    .addColumn('name', 'text', (c) => c.notNull())
-    // single | double
-    .addColumn('optin', 'text', (c) => c.notNull())
-    .addColumn('description', 'text')
-    // The sender of the list's confirmation emails; required for double opt-in.
-    .addColumn('from_email', 'text')
-    .addColumn('from_name', 'text')
-    // An email template replacing herald's confirmation text; null: herald's own.
-    .addColumn('confirmation_template_id', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .execute();
+  // optin: single | double; from_*: the sender of the list's confirmation emails, required for
+  // double opt-in; confirmation_template_id: an email template replacing herald's confirmation text (null: herald's own).
+  await createTable(db, 'lists', [
+    accountRow, required('text', 'name', 'optin'), nullable('text', 'description', 'from_email', 'from_name', 'confirmation_template_id'), stamps,
+  ]);
   await db.schema.createIndex('lists_account').on('lists').columns(['account_id', 'id']).execute();
 
-  await db.schema
-    .createTable('contacts')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    // Lower-cased: one contact per address and account.
-    .addColumn('email', 'text', (c) => c.notNull())
-    .addColumn('name', 'text')
-    // A JSON object.
-    .addColumn('attributes', 'text', (c) => c.notNull().defaultTo('{}'))
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .execute();
+  // email: lower-cased, one contact per address and account; attributes: a JSON object.
+  await createTable(db, 'contacts', [accountRow, required('text', 'email'), nullable('text', 'name'), startingAt('{}', 'text', 'attributes'), stamps]);
   await db.schema.createIndex('contacts_account_email').on('contacts').columns(['account_id', 'email']).unique().execute();
   // Keyset pages of an account's contacts, and the campaign runner's batches, in id order.
   await db.schema.createIndex('contacts_account_id').on('contacts').columns(['account_id', 'id']).execute();
 
-  await db.schema
-    .createTable('list_members')
-    .addColumn('list_id', 'text', (c) => c.notNull().references('lists.id').onDelete('cascade'))
-    .addColumn('contact_id', 'text', (c) => c.notNull().references('contacts.id').onDelete('cascade'))
-    // unconfirmed | confirmed | unsubscribed
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('list_members_pk', ['list_id', 'contact_id'])
-    .execute();
+  // status: unconfirmed | confirmed | unsubscribed
+  await createTable(db, 'list_members', [
+    belongsTo('list_id', 'lists.id'), belongsTo('contact_id', 'contacts.id'), required('text', 'status'), stamps,
+    primaryKey('list_members_pk', ['list_id', 'contact_id']),
+  ]);
   // A contact's lists, and the segment's "is on one of these lists" probe per contact.
   await db.schema.createIndex('list_members_contact').on('list_members').columns(['contact_id', 'list_id', 'status']).execute();
   // Subscriber counts per status, and the members of a list in one status, in contact order.
   await db.schema.createIndex('list_members_status').on('list_members').columns(['list_id', 'status', 'contact_id']).execute();
 
-  await db.schema
-    .createTable('consent_events')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('contact_id', 'text', (c) => c.notNull().references('contacts.id').onDelete('cascade'))
-    .addColumn('list_id', 'text', (c) => c.notNull().references('lists.id').onDelete('cascade'))
-    // The subscription's status after the change.
-    .addColumn('status', 'text', (c) => c.notNull())
-    // api | import | link | unsubscribe | complaint
-    .addColumn('source', 'text', (c) => c.notNull())
-    .addColumn('at', 'bigint', (c) => c.notNull())
-    // JSON object: ip and user_agent (link), import_id (import), msgid (confirmation email, unsubscribe, complaint).
-    .addColumn('detail', 'text')
-    .execute();
+  // status: the subscription's status after the change; source: api | import | link | unsubscribe | complaint;
+  // detail: JSON object, ip and user_agent (link), import_id (import), msgid (confirmation email, unsubscribe, complaint).
+  await createTable(db, 'consent_events', [
+    idKey, belongsTo('contact_id', 'contacts.id'), belongsTo('list_id', 'lists.id'), required('text', 'status', 'source'), required('bigint', 'at'), nullable('text', 'detail'),
+  ]);
   await db.schema.createIndex('consent_events_contact').on('consent_events').columns(['contact_id', 'id']).execute();
 
-  await db.schema
-    .createTable('contact_imports')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    // Not a foreign key: a list deleted during an import ends the import `failed`, with a message.
-    .addColumn('list_id', 'text')
-    // csv | json
-    .addColumn('format', 'text', (c) => c.notNull())
-    // receiving (body being stored) → running → finished | failed
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('rows', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('created', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('updated', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('rejected', 'integer', (c) => c.notNull().defaultTo(0))
-    // JSON array of the first 100 {row, message}.
-    .addColumn('errors', 'text', (c) => c.notNull().defaultTo('[]'))
-    .addColumn('failure', 'text')
-    .addColumn('lease_owner', 'text')
-    .addColumn('lease_expires_at', 'bigint')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .addColumn('finished_at', 'bigint')
-    .execute();
+  // list_id: not a foreign key, a list deleted during an import ends the import `failed`, with a message.
+  // format: csv | json; status: receiving (body being stored) → running → finished | failed;
+  // errors: JSON array of the first 100 {row, message}.
+  await createTable(db, 'contact_imports', [
+    accountRow, nullable('text', 'list_id'), required('text', 'format', 'status'), startingAt(0, 'integer', 'rows', 'created', 'updated', 'rejected'),
+    startingAt('[]', 'text', 'errors'), nullable('text', 'failure'), lease, stamps, nullable('bigint', 'finished_at'),
+  ]);
   await db.schema.createIndex('contact_imports_status').on('contact_imports').columns(['status', 'id']).execute();
 
   // The body of an import, in order, until the import ends: a restart parses it again
   // and skips the rows already committed.
-  await db.schema
-    .createTable('contact_import_chunks')
-    .addColumn('import_id', 'text', (c) => c.notNull().references('contact_imports.id').onDelete('cascade'))
-    .addColumn('seq', 'integer', (c) => c.notNull())
-    .addColumn('data', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('contact_import_chunks_pk', ['import_id', 'seq'])
-    .execute();
+  await createTable(db, 'contact_import_chunks', [
+    belongsTo('import_id', 'contact_imports.id'), required('integer', 'seq'), required('text', 'data'), primaryKey('contact_import_chunks_pk', ['import_id', 'seq']),
+  ]);
 
   // Campaign messages: which campaign and contact each is for. Null on every other
   // message, so the partial indexes cost the send path nothing.
-  await db.schema.alterTable('messages').addColumn('campaign_id', 'text').execute();
-  await db.schema.alterTable('messages').addColumn('contact_id', 'text').execute();
+  await addNullable(db, 'messages', { campaign_id: 'text', contact_id: 'text' });
   // Exactly one message per (campaign, contact), whatever crashes or workers do.
   await db.schema.createIndex('messages_campaign_contact').on('messages').columns(['campaign_id', 'contact_id']).unique()
     .where('campaign_id', 'is not', null).execute();

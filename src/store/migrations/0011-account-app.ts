@@ -1,26 +1,18 @@
 import { sql, type Kysely } from 'kysely';
+import { addNullable, addStartingAt, createTable, idKey, required } from './column-kit.ts';
 
 // The account web application's own operations (issue 12): keys get a name and their
 // last use (time and address), the ledger keeps the operator's words for a top-up, the
 // processes report in (the operator's service health), and the messages log gets the
 // indexes its filters need at a million messages (bench/messages-log.ts).
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('api_keys').addColumn('name', 'text', (c) => c.notNull().defaultTo('')).execute();
-  await db.schema.alterTable('api_keys').addColumn('last_used_at', 'bigint').execute();
-  await db.schema.alterTable('api_keys').addColumn('last_used_ip', 'text').execute();
+  await addStartingAt(db, 'api_keys', '', { name: 'text' });
+  await addNullable(db, 'api_keys', { last_used_at: 'bigint', last_used_ip: 'text' });
 
-  await db.schema.alterTable('ledger').addColumn('note', 'text').execute();
+  await addNullable(db, 'ledger', { note: 'text' });
 
   // One row per running process, its heartbeat refreshed every few seconds.
-  await db.schema
-    .createTable('processes')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('role', 'text', (c) => c.notNull())
-    .addColumn('pid', 'integer', (c) => c.notNull())
-    .addColumn('host', 'text', (c) => c.notNull())
-    .addColumn('started_at', 'bigint', (c) => c.notNull())
-    .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
-    .execute();
+  await createTable(db, 'processes', [idKey, required('text', 'role'), required('integer', 'pid'), required('text', 'host'), required('bigint', 'started_at', 'last_seen_at')]);
   await db.schema.createIndex('processes_last_seen').on('processes').column('last_seen_at').execute();
   // Failures of the last hour, over every account: a partial index, so the events that
   // are not failures (nearly all) cost the send path nothing.

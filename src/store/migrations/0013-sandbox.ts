@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { addStartingAt, createTable, idKey, lease, required } from './column-kit.ts';
 
 // The sandbox (issue 14, docs/sandbox.md): an API key is live or test, and so is every
 // message sent with it. Test messages go through the capture transports, are never
@@ -9,19 +10,11 @@ import type { Kysely } from 'kysely';
 // outcome and recorded when due by a queue of its own (outbox/simulated-reports.ts), so
 // a restart or another process loses none of them.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('api_keys').addColumn('mode', 'text', (c) => c.notNull().defaultTo('live')).execute();
-  await db.schema.alterTable('messages').addColumn('mode', 'text', (c) => c.notNull().defaultTo('live')).execute();
+  await addStartingAt(db, 'api_keys', 'live', { mode: 'text' });
+  await addStartingAt(db, 'messages', 'live', { mode: 'text' });
 
-  await db.schema
-    .createTable('simulated_reports')
-    .addColumn('id', 'text', (c) => c.primaryKey()) // UUIDv7: a message's reports in their order
-    .addColumn('message_id', 'text', (c) => c.notNull())
-    .addColumn('account_id', 'text', (c) => c.notNull())
-    .addColumn('step', 'text', (c) => c.notNull())
-    .addColumn('due_at', 'bigint', (c) => c.notNull())
-    .addColumn('lease_owner', 'text')
-    .addColumn('lease_expires_at', 'bigint')
-    .execute();
+  // id: UUIDv7, a message's reports in their order
+  await createTable(db, 'simulated_reports', [idKey, required('text', 'message_id', 'account_id', 'step'), required('bigint', 'due_at'), lease]);
   await db.schema.createIndex('simulated_reports_due').on('simulated_reports').column('due_at').execute();
   await db.schema.createIndex('simulated_reports_message').on('simulated_reports').columns(['message_id', 'id']).execute();
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { addNullable, belongsTo, createTable, primaryKey, required } from './column-kit.ts';
 
 // A campaign's per-destination-domain pace (docs/campaigns.md, Pacing): the limit a
 // campaign was given, and, per recipient domain it sends to, when its next message to
@@ -11,14 +12,10 @@ import type { Kysely } from 'kysely';
 // ones only, not every message the campaign made (which grew with each batch: quadratic
 // over a campaign of a million).
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('campaigns').addColumn('messages_per_minute_per_domain', 'integer').execute();
-  await db.schema
-    .createTable('campaign_domains')
-    .addColumn('campaign_id', 'text', (c) => c.notNull().references('campaigns.id').onDelete('cascade'))
-    .addColumn('domain', 'text', (c) => c.notNull())
-    .addColumn('next_at', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('campaign_domains_pkey', ['campaign_id', 'domain'])
-    .execute();
+  await addNullable(db, 'campaigns', { messages_per_minute_per_domain: 'integer' });
+  await createTable(db, 'campaign_domains', [
+    belongsTo('campaign_id', 'campaigns.id'), required('text', 'domain'), required('bigint', 'next_at'), primaryKey('campaign_domains_pkey', ['campaign_id', 'domain']),
+  ]);
   await db.schema.createIndex('messages_campaign_status').on('messages').columns(['campaign_id', 'status'])
     .where('campaign_id', 'is not', null).execute();
 }

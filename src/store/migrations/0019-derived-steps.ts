@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { addNullable } from './column-kit.ts';
 
 // The internal steps of a message's history are no longer rows of their own (issue 15,
 // item 2; store/message-timeline.ts): `queued` is the message row's created_at, and a
@@ -9,7 +10,6 @@ import type { Kysely } from 'kysely';
 // written before this migration keep their `queued` and `sending` events (the
 // timeline shows a stored step instead of deriving it) and leave these columns null.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('message_events').addColumn('sending_at', 'bigint').execute();
-  await db.schema.alterTable('outbox').addColumn('claimed_at', 'bigint').execute();
-  await db.schema.alterTable('outbox').addColumn('abandoned_at', 'bigint').execute();
+  await addNullable(db, 'message_events', { sending_at: 'bigint' });
+  await addNullable(db, 'outbox', { claimed_at: 'bigint', abandoned_at: 'bigint' });
 }

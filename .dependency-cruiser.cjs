@@ -95,7 +95,7 @@ module.exports = {
       comment: 'webhooks/ holds the signature scheme, a pure function of secret and body.',
       severity: 'error',
       from: { path: '^src/webhooks/' },
-      to: outside(['webhooks', 'domain']),
+      to: outside(['webhooks', 'domain', 'cache']),
     },
   ],
   options: {

@@ -25,8 +25,6 @@ const KNOWN_VIOLATIONS: readonly string[] = [
   'no-cycle: src/http/app.ts → src/http/routes/whatsapp-webhook.ts → src/http/app.ts',
   'no-cycle: src/http/routes/admin/admin-routes.ts → src/http/routes/admin/inbound-reports.ts → src/http/app.ts → src/http/routes/admin/admin-routes.ts',
   'no-cycle: src/http/routes/admin/admin-routes.ts → src/http/routes/admin/operator-console.ts → src/http/app.ts → src/http/routes/admin/admin-routes.ts',
-  // caches (src/cache/): the deps type and the read caches import each other.
-  'no-cycle: src/app/deps.ts → src/app/read-caches.ts → src/app/deps.ts',
 ];
 
 function describe(violation: IViolation): string {

@@ -17,30 +17,35 @@ export interface OneAtATimeOptions {
   readonly owner?: string;
 }
 
-/** The loop settings of a one-at-a-time queue: one claim of one job, one in flight. */
-export function oneAtATimeLoop(capabilities: DialectCapabilities, logger: Logger, clock: () => number, pollMs: number): [LeaseLoopOptions, LeaseLoopDeps] {
-  return loopSettings({ batchSize: 1, concurrency: 1, pollMs }, { capabilities, logger, clock });
+/** A one-at-a-time queue with its loop's settings (one claim of one job, one in flight): what LeaseLoop's constructor takes. */
+export function oneAtATimeLoop<Lane extends string, Job, Options extends OneAtATimeOptions>(
+  queue: OneAtATimeQueue<Lane, Job, Options>,
+): [LeaseQueue<Lane, Job>, LeaseLoopOptions, LeaseLoopDeps] {
+  const { capabilities, logger, deps, options } = queue;
+  return [queue, ...loopSettings({ batchSize: 1, concurrency: 1, pollMs: options.pollMs }, { capabilities, logger, clock: deps.clock })];
 }
 
-/** The part the two queues share: their dependencies, the lease owner, and stop()'s flag. */
+/** The part the two queues share: one lane named after the queue, their dependencies, the lease owner, and stop()'s flag. */
 export abstract class OneAtATimeQueue<Lane extends string, Job, Options extends OneAtATimeOptions> implements LeaseQueue<Lane, Job> {
-  abstract readonly name: string;
-  abstract readonly lanes: readonly Lane[];
-  protected readonly deps: KeyDeps;
-  protected readonly capabilities: DialectCapabilities;
-  protected readonly logger: Logger;
-  protected readonly options: Options;
+  readonly name: Lane;
+  readonly lanes: readonly Lane[];
+  readonly deps: KeyDeps;
+  readonly capabilities: DialectCapabilities;
+  readonly logger: Logger;
+  readonly options: Options;
   protected readonly owner: string;
   /** Set by stop(): nothing more is claimed, and the job in hand ends after its batch. */
   protected stopped = false;
 
-  /** `kind` names a random owner when options.owner is absent (`campaigns-…`). */
-  constructor(kind: string, deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: Options) {
+  /** `name` is the queue's and its one lane's, and names a random owner when options.owner is absent (`campaigns-…`). */
+  constructor(name: Lane, deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: Options) {
+    this.name = name;
+    this.lanes = [name];
     this.deps = deps;
     this.capabilities = capabilities;
     this.logger = logger;
     this.options = options;
-    this.owner = options.owner ?? `${kind}-${randomUUID()}`;
+    this.owner = options.owner ?? `${name}-${randomUUID()}`;
   }
 
   abstract releaseAllLeases(): Promise<number>;

@@ -30,19 +30,15 @@ export const DEFAULT_CAMPAIGN_RUNNER_OPTIONS: CampaignRunnerOptions = {
   leaseMs: 60_000, pollMs: 1_000, batchSize: 500, lookaheadMs: 5_000, finishPollMs: 1_000, batchesPerTurn: 20, backlog: 4_000,
 };
 
-const LANES = ['campaigns'] as const;
-
 export class CampaignRunner extends LeaseLoop<'campaigns', Campaign> {
   constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: CampaignRunnerOptions = DEFAULT_CAMPAIGN_RUNNER_OPTIONS) {
     // One campaign at a time per process: its batches are database work on one connection.
-    super(new CampaignQueue('campaigns', deps, capabilities, logger, options), ...oneAtATimeLoop(capabilities, logger, deps.clock, options.pollMs));
+    super(...oneAtATimeLoop(new CampaignQueue('campaigns', deps, capabilities, logger, options)));
   }
 }
 
 /** What the loop asks of the campaigns: the one due first, and its batches; stop() lets it go after the batch in hand. */
 class CampaignQueue extends OneAtATimeQueue<'campaigns', Campaign, CampaignRunnerOptions> {
-  readonly name = 'campaigns';
-  readonly lanes = LANES;
 
   releaseAllLeases(): Promise<number> {
     return releaseAllCampaigns(this.deps.db);

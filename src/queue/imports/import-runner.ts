@@ -31,19 +31,15 @@ export interface ImportRunnerOptions extends OneAtATimeOptions {
 
 export const DEFAULT_IMPORT_RUNNER_OPTIONS: ImportRunnerOptions = { leaseMs: 60_000, pollMs: 5_000, maxAttempts: 3 };
 
-const LANES = ['imports'] as const;
-
 export class ImportRunner extends LeaseLoop<'imports', ContactImport> {
   constructor(deps: KeyDeps, capabilities: DialectCapabilities, logger: Logger, options: ImportRunnerOptions = DEFAULT_IMPORT_RUNNER_OPTIONS) {
     // One import at a time per process: its reading takes no more than one core.
-    super(new ImportQueue('imports', deps, capabilities, logger, options), ...oneAtATimeLoop(capabilities, logger, deps.clock, options.pollMs));
+    super(...oneAtATimeLoop(new ImportQueue('imports', deps, capabilities, logger, options)));
   }
 }
 
 /** What the loop asks of the contact imports: the next running one (quarantining those taken up too often), and its reading. */
 class ImportQueue extends OneAtATimeQueue<'imports', ContactImport, ImportRunnerOptions> {
-  readonly name = 'imports';
-  readonly lanes = LANES;
   /** Abandoned uploads and bodies of ended imports are dropped once per round of claims (before the first, after one found nothing). */
   #clearLeftovers = true;
 

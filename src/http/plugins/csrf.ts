@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { csrfMatches } from '../../app/sessions.ts';
 import type { KeyDeps } from '../../app/api-keys.ts';
-import { CSRF_HEADER } from '../account-api-schemas.ts';
+import { CSRF_HEADER } from '../schemas/sessions.ts';
 
 // CSRF protection of requests made with a session cookie (docs/users-and-sessions.md):
 // a request that changes anything (every method but GET, HEAD, OPTIONS) carries the

@@ -7,15 +7,14 @@ import { createOwnKey, listOwnKeys, revokeOwnKey, type ApiKeyRecord } from '../.
 import { accountUsage, type Usage } from '../../app/usage.ts';
 import type { Account } from '../../domain/account.ts';
 import { formatMoney } from '../../domain/money.ts';
-import {
-  AccountView, ApiKeyList, ApiKeyView, ErrorBody, IpAllowListRequest, IssuedApiKey, LedgerEntry, LedgerPage, LedgerQuery,
-  NewApiKeyRequest, UsageQuery, UsageView, type LedgerKind,
-} from '../account-api-schemas.ts';
+import { AccountView, IpAllowListRequest, LedgerEntry, LedgerPage, LedgerQuery, UsageQuery, UsageView, type LedgerKind } from '../schemas/account.ts';
+import { ApiKeyList, ApiKeyView, IssuedApiKey, NewApiKeyRequest } from '../schemas/api-keys.ts';
+import { ErrorBody } from '../schemas/errors.ts';
 import { callerOf, grantOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 
 // The account's own operations (scope `account`; users by role): the account and its IP
-// allow-list, its API keys, usage and the ledger. Shapes: account-api-schemas.ts, the
+// allow-list, its API keys, usage and the ledger. Shapes: schemas/account.ts and schemas/api-keys.ts, the
 // contract the web application is built on. Schemas document; domain/ and app/ validate.
 
 const tags = ['account'];

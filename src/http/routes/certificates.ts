@@ -3,7 +3,7 @@ import { getCertificate, getCertifiedEml, publishedJwks, type CertificateView } 
 import type { AppDeps } from '../../app/deps.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import { applicationError } from '../schemas.ts';
+import { applicationError } from '../schemas/errors.ts';
 import { pageCsp } from '../security-headers.ts';
 
 // Certified delivery on the wire: an account reads its own certificates (JSON, or an

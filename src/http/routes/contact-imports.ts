@@ -5,7 +5,7 @@ import { getImport, importCharsetOf, importFormatOf, receiveImport } from '../..
 import { ImportAcceptedSchema, ImportViewSchema } from '../../campaigns/contact-shapes.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { applicationError } from '../schemas/errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
 
 // /v1/contacts/imports (scope `email`): bulk import. Registered in a context of its
@@ -35,8 +35,8 @@ export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBy
         202: ImportAcceptedSchema,
         ...invalidBody('`The import has no rows`, `The CSV header has no email column`, `A JSON import must be an array of contacts`, or a header column that is no attribute name (with `detail`)'),
         ...notFound('list_id is not a list of this account'),
-        413: { description: 'Over HERALD_IMPORT_BODY_LIMIT (`Request body is too large`)', ...schemas.applicationError },
-        415: { description: 'Neither text/csv nor application/json (`Unsupported Media Type, send text/csv or application/json`)', ...schemas.applicationError },
+        413: { description: 'Over HERALD_IMPORT_BODY_LIMIT (`Request body is too large`)', ...applicationError },
+        415: { description: 'Neither text/csv nor application/json (`Unsupported Media Type, send text/csv or application/json`)', ...applicationError },
         ...audienceErrors,
       },
     },

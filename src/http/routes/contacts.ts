@@ -6,7 +6,7 @@ import {
 import { ContactCreateSchema, ContactPageSchema, ContactPatchSchema, ContactQuerySchema, ContactViewSchema } from '../../campaigns/contact-shapes.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { applicationError } from '../schemas/errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
 
 // /v1/contacts (scope `email`): one contact per address, its lists and its consent.
@@ -62,7 +62,7 @@ export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
       body: ContactPatchSchema,
       response: {
         200: ContactViewSchema, ...invalid, ...missing,
-        409: { description: 'Another contact has the new email (`Already exists`)', ...schemas.applicationError }, ...audienceErrors,
+        409: { description: 'Another contact has the new email (`Already exists`)', ...applicationError }, ...audienceErrors,
       },
     },
     config: { access: { scope: 'email', access: 'write' } },

@@ -5,7 +5,7 @@ import { getSenderDomain, listSenderDomainsOf } from '../../app/sender-domains.t
 import { verifySenderDomain } from '../../app/verify-sender-domain.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
 
 // The account's sender domains (scope `email`): add one, read the DNS records to
 // publish for it, and ask herald to verify them. Email from a domain is refused
@@ -59,11 +59,11 @@ export const domainVerification = {
 const params = { type: 'object', required: ['domain'], properties: { domain: { type: 'string' } } } as const;
 
 const errors = {
-  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...schemas.applicationError },
-  403: { description: 'Authentication failed', ...schemas.authenticationError },
-  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
+  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...applicationError },
+  403: { description: 'Authentication failed', ...authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...rateLimitError },
 } as const;
-const notFound = { 404: { description: 'The account has no such domain (`Not found`)', ...schemas.applicationError } } as const;
+const notFound = { 404: { description: 'The account has no such domain (`Not found`)', ...applicationError } } as const;
 
 const tags = ['domains'];
 
@@ -86,8 +86,8 @@ export function domainRoutes(app: FastifyInstance, deps: AppDeps): void {
       body: { type: 'object', required: ['domain'], properties: { domain: { type: 'string', description: 'Host name with a dot; stored lower-cased' } } },
       response: {
         201: senderDomain,
-        400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...schemas.applicationError },
-        409: { description: 'The account already has this domain (`Already exists`)', ...schemas.applicationError },
+        400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...applicationError },
+        409: { description: 'The account already has this domain (`Already exists`)', ...applicationError },
         ...errors,
       },
     },

@@ -5,7 +5,8 @@ import { confirmTotp, disableTotp, startTotpSetup } from '../../app/two-factor.t
 import type { RouteAccess } from '../../domain/access.ts';
 import type { Result } from '../../domain/result.ts';
 import { checkBody } from '../../domain/schema-check.ts';
-import { ChangePasswordRequest, ErrorBody, Session, TotpCodeRequest, TotpSetup } from '../account-api-schemas.ts';
+import { ErrorBody } from '../schemas/errors.ts';
+import { ChangePasswordRequest, Session, TotpCodeRequest, TotpSetup } from '../schemas/sessions.ts';
 import { refuseAttempt, type AttemptThrottle, type LadderName } from '../plugins/attempt-throttle.ts';
 import { clearSessionCookie } from '../plugins/session-cookie.ts';
 import { signedInOf } from '../route-access.ts';

@@ -7,10 +7,8 @@ import { checkBody } from '../../domain/schema-check.ts';
 import { reject, type Result } from '../../domain/result.ts';
 import type { User } from '../../domain/user.ts';
 import { WIRE_TEXTS } from '../../domain/wire-texts.ts';
-import {
-  ErrorBody, InvitationRequest, InvitationView, NewPasswordRequest, PasswordResetAnswer, PASSWORD_MAX, PASSWORD_MIN, PasswordResetRequest, Session,
-  SignInRequest, TotpRequiredError,
-} from '../account-api-schemas.ts';
+import { ErrorBody } from '../schemas/errors.ts';
+import { InvitationRequest, InvitationView, NewPasswordRequest, PasswordResetAnswer, PASSWORD_MAX, PASSWORD_MIN, PasswordResetRequest, Session, SignInRequest, TotpRequiredError } from '../schemas/sessions.ts';
 import { refuseAttempt, takeCredentialTry, type AttemptThrottle } from '../plugins/attempt-throttle.ts';
 import { setSessionCookie } from '../plugins/session-cookie.ts';
 import { sendRejection } from '../wire-errors.ts';

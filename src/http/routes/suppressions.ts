@@ -7,7 +7,7 @@ import {
 import { isSimulatorRecipient, SIMULATOR_EMAIL_DOMAIN } from '../../domain/simulator.ts';
 import { callerOf, refuseLiveThing, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { applicationError, authenticationError, rateLimitError, validationError } from '../schemas/errors.ts';
 
 // The account's suppression list (scope `email`): addresses herald does not send to.
 // Schemas document the wire only; app/suppressions.ts validates.
@@ -26,9 +26,9 @@ const suppression = {
 } as const;
 
 const errors = {
-  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...schemas.applicationError },
-  403: { description: 'Authentication failed', ...schemas.authenticationError },
-  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
+  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...applicationError },
+  403: { description: 'Authentication failed', ...authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...rateLimitError },
 } as const;
 
 const tags = ['suppressions'];
@@ -43,7 +43,7 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
       querystring: SuppressionListQuery,
       response: {
         200: { type: 'object', required: ['data', 'next_cursor'], properties: { data: { type: 'array', items: suppression }, next_cursor: { type: ['string', 'null'] } } },
-        400: { description: 'A bad cursor or limit', ...schemas.applicationError },
+        400: { description: 'A bad cursor or limit', ...applicationError },
         ...errors,
       },
     },
@@ -59,8 +59,8 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
       querystring: SuppressionExportQuery,
       response: {
         200: { description: 'text/csv, sent as an attachment named suppressions.csv', content: { 'text/csv': { schema: { type: 'string' } } } },
-        400: { description: 'A bad q', ...schemas.applicationError },
-        503: { description: '`The request took too long to answer`: the first slice of the list took longer than HERALD_HEAVY_READ_TIMEOUT_MS', ...schemas.applicationError },
+        400: { description: 'A bad q', ...applicationError },
+        503: { description: '`The request took too long to answer`: the first slice of the list took longer than HERALD_HEAVY_READ_TIMEOUT_MS', ...applicationError },
         ...errors,
       },
     },
@@ -87,7 +87,7 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
       response: {
         200: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: suppression, description: 'Each address as it now stands, in the order given' } } },
-        400: { description: '`Email missing or empty!`, or `The email address has the wrong structure!` with the offending addresses', ...schemas.validationError },
+        400: { description: '`Email missing or empty!`, or `The email address has the wrong structure!` with the offending addresses', ...validationError },
         ...errors,
       },
     },
@@ -103,8 +103,8 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
       params: { type: 'object', required: ['email'], properties: { email: { type: 'string', format: 'email', description: 'URL-encoded; matched without regard to case' } } },
       response: {
         204: { description: 'Removed', type: 'null' },
-        400: { description: 'Not an address (`The email address has the wrong structure!`)', ...schemas.validationError },
-        404: { description: 'The address is not on the list (`Not found`)', ...schemas.applicationError },
+        400: { description: 'Not an address (`The email address has the wrong structure!`)', ...validationError },
+        404: { description: 'The address is not on the list (`Not found`)', ...applicationError },
         ...errors,
       },
     },

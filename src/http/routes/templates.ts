@@ -4,11 +4,11 @@ import {
   createEmailTemplate, getEmailTemplate, listEmailTemplatesOf, removeEmailTemplate, replaceEmailTemplate, TEMPLATE_NAME_MAX,
 } from '../../app/email-templates.ts';
 import { renderEmailTemplate } from '../../app/render-email-template.ts';
-import { RenderedEmail, RenderRequest } from '../account-api-schemas.ts';
+import { RenderedEmail, RenderRequest } from '../schemas/templates.ts';
 import { listWhatsappTemplatesOf, WHATSAPP_TEMPLATE_STATUS_VALUES } from '../../app/list-whatsapp-templates.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
 
 // The account's templates: email templates are managed here (scope `email`), WhatsApp
 // templates are listed (scope `whatsapp`; they are approved outside the API).
@@ -59,15 +59,15 @@ const fieldError = {
 
 // The errors every route here can give: authentication, scope, rate, internal failure.
 const errors = {
-  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...schemas.applicationError },
-  403: { description: 'Authentication failed', ...schemas.authenticationError },
-  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
-  500: { description: 'Internal failure', anyOf: [schemas.applicationError, schemas.authenticationError] },
+  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...applicationError },
+  403: { description: 'Authentication failed', ...authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...rateLimitError },
+  500: { description: 'Internal failure', anyOf: [applicationError, authenticationError] },
 } as const;
 const invalid = {
   400: { description: '`Invalid request, a field has the wrong type or value` (with `detail`) or `Incorrect variable syntax`', ...fieldError },
 } as const;
-const notFound = { 404: { description: 'No such template in this account (`Not found`)', ...schemas.applicationError } } as const;
+const notFound = { 404: { description: 'No such template in this account (`Not found`)', ...applicationError } } as const;
 
 const tags = ['templates'];
 

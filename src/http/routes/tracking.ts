@@ -6,7 +6,7 @@ import type { HttpDeps } from '../app.ts';
 import { escapeHtml, invalidLinkPage, recipientPage } from '../recipient-page.ts';
 import { reportUnexpected } from '../failed-request.ts';
 import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { applicationError } from '../schemas/errors.ts';
 
 // The recipient's side of an email, without an API key: the open pixel, tracked links
 // and the unsubscribe link (List-Unsubscribe and RFC 8058 one-click). The signed token
@@ -91,7 +91,7 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
       summary: 'Open pixel: a 1×1 GIF; records email.opened (machine: true for prefetchers)', tags, params,
       response: {
         200: { description: 'A transparent 1×1 GIF (43 bytes)', content: { 'image/gif': { schema: { type: 'string', format: 'binary' } } } },
-        404: { description: 'Forged, altered or expired token (`Not found`); nothing recorded', content: { 'application/json': { schema: schemas.applicationError } } },
+        404: { description: 'Forged, altered or expired token (`Not found`); nothing recorded', content: { 'application/json': { schema: applicationError } } },
       },
     },
   }, async (request, reply) => {

@@ -6,10 +6,10 @@ import { getWebhookSettings, putWebhookSettings, rotateWebhookSecretOf } from '.
 import { EVENT_TYPES } from '../../domain/event-catalogue.ts';
 import { DELIVERY_STATUSES, DeliveryListQuery } from '../../domain/webhook-delivery-query.ts';
 import type { HttpDeps } from '../app.ts';
-import { RetryFailedRequest, RetryFailedResult } from '../account-api-schemas.ts';
+import { RetryFailedRequest, RetryFailedResult } from '../schemas/webhooks.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
 
 // The account's webhook (scope `webhooks`): where events go, which types, the signing
 // secret and its rotation, the delivery log with every attempt, replay, and a test
@@ -88,12 +88,12 @@ const deliveryDetails = {
 } as const;
 
 const errors = {
-  403: { description: 'Authentication failed', ...schemas.authenticationError },
-  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
+  403: { description: 'Authentication failed', ...authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...rateLimitError },
 } as const;
-const badField = { 400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...schemas.applicationError } } as const;
-const notFound = { 404: { description: 'The account has no such delivery (`Not found`)', ...schemas.applicationError } } as const;
-const noUrl = { 409: { description: 'The account has no webhook URL (`No webhook URL is set`)', ...schemas.applicationError } } as const;
+const badField = { 400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...applicationError } } as const;
+const notFound = { 404: { description: 'The account has no such delivery (`Not found`)', ...applicationError } } as const;
+const noUrl = { 409: { description: 'The account has no webhook URL (`No webhook URL is set`)', ...applicationError } } as const;
 
 const params = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'Delivery (event) id' } } } as const;
 type DeliveryParams = { Params: { id: string } };

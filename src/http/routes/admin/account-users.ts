@@ -3,8 +3,8 @@ import { accountExists } from '../../../app/account-view.ts';
 import type { AuthDeps } from '../../../app/sessions.ts';
 import { inviteUser, listAccountUsers } from '../../../app/users.ts';
 import { checkBody } from '../../../domain/schema-check.ts';
-import { ErrorBody } from '../../account-api-schemas.ts';
-import { AdminInvitedUser, AdminNewUserRequest, AdminUserList } from '../../operator-api-schemas.ts';
+import { ErrorBody } from '../../schemas/errors.ts';
+import { InvitedUser, NewUserRequest, UserList } from '../../schemas/users.ts';
 import { sendRejection } from '../../wire-errors.ts';
 import { invitedBody, userBody } from '../../../app/user-view.ts';
 
@@ -19,7 +19,7 @@ const notFound = { 404: { description: 'No such account', ...ErrorBody } };
 
 export function accountUserRoutes(app: FastifyInstance, deps: AuthDeps): void {
   app.get<AccountParams>('/admin/v1/accounts/:id/users', {
-    schema: { summary: 'The account\'s users, invited ones included', tags, security, params, response: { 200: AdminUserList, ...notFound } },
+    schema: { summary: 'The account\'s users, invited ones included', tags, security, params, response: { 200: UserList, ...notFound } },
   }, async (request, reply) => {
     if (!(await accountExists(deps, request.params.id))) return sendRejection(reply, { code: 'notFound' });
     const users = await listAccountUsers(deps, request.params.id);
@@ -29,11 +29,11 @@ export function accountUserRoutes(app: FastifyInstance, deps: AuthDeps): void {
   app.post<AccountParams>('/admin/v1/accounts/:id/users', {
     schema: {
       summary: 'Invite a user to the account (the first owner, typically): the one-time link is in this answer only', tags, security, params,
-      body: AdminNewUserRequest,
-      response: { 201: AdminInvitedUser, 400: ErrorBody, ...notFound, 409: { description: '`A user with this email already exists`', ...ErrorBody } },
+      body: NewUserRequest,
+      response: { 201: InvitedUser, 400: ErrorBody, ...notFound, 409: { description: '`A user with this email already exists`', ...ErrorBody } },
     },
   }, async (request, reply) => {
-    const input = checkBody(AdminNewUserRequest, request.body);
+    const input = checkBody(NewUserRequest, request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
     if (!(await accountExists(deps, request.params.id))) return sendRejection(reply, { code: 'notFound' });
     const invited = await inviteUser(deps, request.params.id, input.value);

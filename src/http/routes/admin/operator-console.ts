@@ -5,13 +5,14 @@ import { topUpAccount } from '../../../app/top-up-account.ts';
 import { formatMoney } from '../../../domain/money.ts';
 import type { LedgerEntry } from '../../../app/ledger-page.ts';
 import type { HttpDeps } from '../../app.ts';
-import { ErrorBody } from '../../account-api-schemas.ts';
-import { AccountList, AccountListQuery, AdminLedgerEntry, HealthView, TopUpRequest, type AccountSummary } from '../../operator-api-schemas.ts';
+import { ErrorBody } from '../../schemas/errors.ts';
+import { AccountList, AccountListQuery, AdminLedgerEntry, TopUpRequest, type AccountSummary } from '../../schemas/operator-accounts.ts';
+import { HealthView } from '../../schemas/service-health.ts';
 import { sendRejection } from '../../wire-errors.ts';
 import { deliveryHeldView } from '../health.ts';
 
 // What the operator console adds to the admin API (issue 12; shapes in
-// operator-api-schemas.ts): the account list and search, top-ups with a reason, and the
+// schemas/operator-accounts.ts, schemas/service-health.ts): the account list and search, top-ups with a reason, and the
 // service's health. Behind the
 // admin hook of admin-routes.ts.
 

@@ -1,0 +1,48 @@
+// The account's API keys as /v1/api-keys shows and makes them.
+import { Type, type Static } from '@sinclair/typebox';
+import { Id, Nullable, Timestamp } from './common.ts';
+
+export const KEY_SCOPES = ['email', 'sms', 'whatsapp', 'webhooks', 'account'] as const;
+export const KeyScope = Type.Union(KEY_SCOPES.map((scope) => Type.Literal(scope)), {
+  description: 'email, sms, whatsapp: send and read on the channel; webhooks: the webhook settings and log; account: keys, users, usage, ledger, allow-list',
+});
+export type KeyScope = Static<typeof KeyScope>;
+
+export const KeyModeField = Type.Union([Type.Literal('live'), Type.Literal('test')], {
+  description: 'live, or test: a test key (it starts `test_`) sends through the capture transports whatever is configured, is never billed, and its messages are listed with `GET /v1/messages?mode=test` (docs/sandbox.md)',
+});
+
+export const ApiKeyView = Type.Object({
+  key_id: Id('The key'),
+  name: Type.String(),
+  scopes: Type.Array(KeyScope),
+  created_at: Timestamp(),
+  expires_at: Nullable(Timestamp()),
+  last_used_at: Nullable(Timestamp('Recorded at most once a minute')),
+  last_used_ip: Nullable(Type.String()),
+  revoked_at: Nullable(Timestamp()),
+  mode: KeyModeField,
+});
+export type ApiKeyView = Static<typeof ApiKeyView>;
+
+export const ApiKeyList = Type.Object({ api_keys: Type.Array(ApiKeyView, { description: 'Oldest first, revoked keys included' }) });
+export type ApiKeyList = Static<typeof ApiKeyList>;
+
+export const NewApiKeyRequest = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  scopes: Type.Array(KeyScope, { minItems: 1 }),
+  expires_at: Type.Optional(Nullable(Timestamp('In the future; absent or null: never'))),
+  mode: Type.Optional(KeyModeField),
+}, { additionalProperties: false });
+export type NewApiKeyRequest = Static<typeof NewApiKeyRequest>;
+
+export const IssuedApiKey = Type.Object({
+  key_id: Id('The key'),
+  api_key: Type.String({ description: 'Shown this once; only its hash is stored' }),
+  name: Type.String(),
+  scopes: Type.Array(KeyScope),
+  created_at: Timestamp(),
+  expires_at: Nullable(Timestamp()),
+  mode: KeyModeField,
+});
+export type IssuedApiKey = Static<typeof IssuedApiKey>;

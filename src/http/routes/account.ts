@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { IssuedKey, KeyDeps } from '../../app/api-keys.ts';
+import type { IssuedKey } from '../../app/api-keys.ts';
 import { ledgerPage, type LedgerEntry as StoredLedgerEntry } from '../../app/ledger-page.ts';
 import { changeOwnAccount } from '../../app/own-account.ts';
 import { freshAccount } from '../../app/read-caches.ts';
@@ -12,6 +12,7 @@ import { ApiKeyList, ApiKeyView, IssuedApiKey, NewApiKeyRequest } from '../schem
 import { ErrorBody } from '../schemas/errors.ts';
 import { callerOf, grantOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's own operations (scope `account`; users by role): the account and its IP
 // allow-list, its API keys, usage and the ledger. Shapes: schemas/account.ts and schemas/api-keys.ts, the
@@ -66,7 +67,7 @@ const usageView = (usage: Usage): UsageView => ({
 
 const isOwner = (request: FastifyRequest): boolean => grantOf(callerOf(request).principal).access.includes('owner');
 
-export function accountRoutes(app: FastifyInstance, deps: KeyDeps): void {
+export function accountRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   // Read again: the caller's account may come from the read cache, whose amounts can be a second old (app/read-caches.ts).
   app.get('/v1/account', {
     schema: { summary: 'The account: its state, what it has left, its channels and IP allow-list, and the address this request came from', tags, response: { 200: AccountView } },

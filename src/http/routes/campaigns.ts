@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyDeps } from '../../app/api-keys.ts';
 import { campaignMode, createCampaign, getCampaign, listAccountCampaigns, patchCampaign, quoteCampaign, removeCampaign } from '../../app/campaigns.ts';
 import { moveCampaignTo, resendCampaign, sendCampaign, sendCampaignTest } from '../../app/send-campaign.ts';
 import { campaignStats, campaignTimeline, listCampaignRecipients, tagStats } from '../../app/campaign-stats.ts';
@@ -12,6 +11,7 @@ import { callerOf, refuseLiveThing, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { idempotencyDocs, REPLAYED, sendWithIdempotencyKey } from '../plugins/idempotency.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // /v1/campaigns (scope `email`): campaigns, their sending and their life. docs/campaigns.md has the rules.
 
@@ -32,7 +32,7 @@ const write = { access: { scope: 'email', access: 'write' } } as const;
 
 const answer = <T>(reply: FastifyReply, result: Result<T>, code = 200) => (result.ok ? reply.code(code).send(result.value) : sendRejection(reply, result.rejection));
 
-export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
+export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   // A test key's campaign is a test campaign (docs/sandbox.md); a live one a test key may
   // read, never change, send, pause, resume, cancel or follow up. A campaign that is not
   // there is the handler's 404. The mode of a campaign never changes, so reading it first is safe.

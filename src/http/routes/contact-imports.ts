@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { KeyDeps } from '../../app/api-keys.ts';
 import { getImport, importCharsetOf, importFormatOf, receiveImport } from '../../app/contact-imports.ts';
 import { ImportAcceptedSchema, ImportViewSchema } from '../../campaigns/contact-shapes.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { applicationError } from '../schemas/errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // /v1/contacts/imports (scope `email`): bulk import. Registered in a context of its
 // own inside /v1 (the API-key hook applies): here the body is not parsed but handed
@@ -15,7 +15,7 @@ import { audienceErrors, idParams, invalidBody, notFound } from './campaign-rout
 
 const tags = ['contacts'];
 
-export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBytes: number): void {
+export function contactImportRoutes(app: FastifyInstance, { app: deps, importBodyLimitBytes: limitBytes }: RouteDeps): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 

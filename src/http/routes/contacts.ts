@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { KeyDeps } from '../../app/api-keys.ts';
 import {
   createAccountContact, deleteAccountContact, getAccountContact, listAccountContacts, patchAccountContact,
 } from '../../app/contacts.ts';
@@ -8,6 +7,7 @@ import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { applicationError } from '../schemas/errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // /v1/contacts (scope `email`): one contact per address, its lists and its consent.
 // docs/campaigns.md has the rules; imports are in contact-imports.ts.
@@ -19,7 +19,7 @@ const invalid = invalidBody('`Email missing or empty!`, `The email address has t
 const missing = notFound('No such contact, or a list id of the body that is not one of the account\'s');
 type ContactParams = { Params: { contact_id: string } };
 
-export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
+export function contactRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
   app.post('/v1/contacts', {
     schema: {

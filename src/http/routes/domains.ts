@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { addOwnSenderDomain } from '../../app/add-sender-domain.ts';
-import type { AppDeps } from '../../app/deps.ts';
 import { getSenderDomain, listSenderDomainsOf } from '../../app/sender-domains.ts';
 import { verifySenderDomain } from '../../app/verify-sender-domain.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's sender domains (scope `email`): add one, read the DNS records to
 // publish for it, and ask herald to verify them. Email from a domain is refused
@@ -69,7 +69,7 @@ const tags = ['domains'];
 
 type DomainParams = { Params: { domain: string } };
 
-export function domainRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function domainRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
   app.get('/v1/domains', {
     schema: {

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { createList, getList, listAccountLists, patchList, removeList } from '../../app/lists.ts';
-import type { AppDeps } from '../../app/deps.ts';
 import { ListCollectionSchema, ListCreatedSchema, ListCreateSchema, ListPatchSchema, ListViewSchema } from '../../campaigns/list-shapes.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // /v1/lists (scope `email`): the account's mailing lists. docs/campaigns.md has the rules.
 
@@ -13,7 +13,7 @@ const params = idParams('list_id', 'The list');
 const invalid = invalidBody('`Invalid request, a field has the wrong type or value` (with `detail`), `The from address has the wrong structure!`, `Could not find template`');
 type ListParams = { Params: { list_id: string } };
 
-export function listRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function listRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
   app.post('/v1/lists', {
     schema: {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { csrfTokenOf, endUserSession, signOutEverywhere, type AuthDeps } from '../../app/sessions.ts';
+import { csrfTokenOf, endUserSession, signOutEverywhere } from '../../app/sessions.ts';
 import { changeOwnPassword } from '../../app/users.ts';
 import { confirmTotp, disableTotp, startTotpSetup } from '../../app/two-factor.ts';
 import type { RouteAccess } from '../../domain/access.ts';
@@ -7,12 +7,13 @@ import type { Result } from '../../domain/result.ts';
 import { checkBody } from '../../domain/schema-check.ts';
 import { ErrorBody } from '../schemas/errors.ts';
 import { ChangePasswordRequest, Session, TotpCodeRequest, TotpSetup } from '../schemas/sessions.ts';
-import { refuseAttempt, type AttemptThrottle, type LadderName } from '../plugins/attempt-throttle.ts';
+import { refuseAttempt, type LadderName } from '../plugins/attempt-throttle.ts';
 import { clearSessionCookie } from '../plugins/session-cookie.ts';
 import { signedInOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { sessionBody } from '../../app/user-view.ts';
 import { passwordRule } from './sign-in.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The signed-in user's own session and settings (sessionOnly: an API key has no "me").
 // Any role may call them; the user acts on nobody but themselves. The checks a session
@@ -26,7 +27,7 @@ const noContent = { 204: { type: 'null', description: 'Done' } } as const;
 const throttled = { 429: { description: '`Too many attempts, try again later`; Retry-After says when', ...ErrorBody } };
 const wrongCode = (result: Result<void>): boolean => !result.ok && result.rejection.code === 'totpIncorrect';
 
-export function meRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; attemptThrottle: AttemptThrottle }): void {
+export function meRoutes(app: FastifyInstance, httpDeps: RouteDeps): void {
   const deps = httpDeps.app;
   const throttle = httpDeps.attemptThrottle;
   /** Runs the check with one try of the user's counter: 429 while it must wait; the try comes back unless `wrong` says it was a wrong guess. */

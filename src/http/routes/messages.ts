@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../app/deps.ts';
 import { getCapturedMessage, getEmailPreview, getMessage, listAccountMessages, type EmailPreview } from '../../app/get-message.ts';
 import { MessageListQuery } from '../../domain/message-query.ts';
 import { PREVIEW_CSP } from '../schemas/messages.ts';
@@ -7,6 +6,7 @@ import { callerOf, visibleChannels } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { applicationError } from '../schemas/errors.ts';
 import { messagePage, messageView } from '../schemas/messages.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const params = { type: 'object', required: ['msgid'], properties: { msgid: { type: 'string' } } } as const;
 
@@ -21,7 +21,7 @@ function previewDocument(preview: EmailPreview): string {
 }
 
 /** A message's status and events, and for captured email the MIME as it would have gone out. */
-export function messageRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function messageRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   app.get<{ Querystring: MessageListQuery }>('/v1/messages', {
     schema: {
       summary: 'The account\'s messages of the channels the key may read, newest first, with filters and a cursor', tags: ['messages'],

@@ -12,6 +12,7 @@ import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { commonErrors } from '../schemas/errors.ts';
 import { emailRequest, emailResponse, smsRequest, smsResponse, whatsappRequest, whatsappResponse } from '../schemas/sends.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type SendUseCase = (deps: AppDeps, account: Account, body: unknown, mode: KeyMode) => Promise<Result<unknown>>;
 
@@ -35,7 +36,7 @@ const OPERATIONS = [
   },
 ] as const satisfies readonly { url: string; scope: string; useCase: SendUseCase; summary: string; body: object; ok: object }[];
 
-export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function sendRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   for (const operation of OPERATIONS) {
     app.post(operation.url, {
       // Texts have no attachments: their bodies are bounded far below the email's (413 before

@@ -9,10 +9,11 @@ import type { User } from '../../domain/user.ts';
 import { WIRE_TEXTS } from '../../domain/wire-texts.ts';
 import { ErrorBody } from '../schemas/errors.ts';
 import { InvitationRequest, InvitationView, NewPasswordRequest, PasswordResetAnswer, PASSWORD_MAX, PASSWORD_MIN, PasswordResetRequest, Session, SignInRequest, TotpRequiredError } from '../schemas/sessions.ts';
-import { refuseAttempt, takeCredentialTry, type AttemptThrottle } from '../plugins/attempt-throttle.ts';
+import { refuseAttempt, takeCredentialTry } from '../plugins/attempt-throttle.ts';
 import { setSessionCookie } from '../plugins/session-cookie.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { sessionBody } from '../../app/user-view.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The ways into a session, open to anyone (outside the /v1 authentication hook):
 // sign-in, and the two emailed links (invitation, password reset). Each answers the
@@ -36,7 +37,7 @@ export async function signInAnswer(reply: FastifyReply, deps: AuthDeps, user: Us
   return reply.code(200).send(sessionBody(user, started.account, started.csrfToken, started.session.expiresAt));
 }
 
-export function signInRoutes(app: FastifyInstance, deps: { app: AuthDeps; attemptThrottle: AttemptThrottle }): void {
+export function signInRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const auth = deps.app;
   const throttle = deps.attemptThrottle;
 

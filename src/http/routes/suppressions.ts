@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../app/deps.ts';
 import {
   addAccountSuppressions, exportAccountSuppressions, listAccountSuppressions, removeAccountSuppression, MAX_SUPPRESSIONS_PER_REQUEST, SuppressionExportQuery, SuppressionListQuery,
 } from '../../app/suppressions.ts';
@@ -8,6 +7,7 @@ import { isSimulatorRecipient, SIMULATOR_EMAIL_DOMAIN } from '../../domain/simul
 import { callerOf, refuseLiveThing, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { applicationError, authenticationError, rateLimitError, validationError } from '../schemas/errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's suppression list (scope `email`): addresses herald does not send to.
 // Schemas document the wire only; app/suppressions.ts validates.
@@ -35,7 +35,7 @@ const tags = ['suppressions'];
 
 const SIMULATOR_ONLY = `a test key removes only simulator addresses (@${SIMULATOR_EMAIL_DOMAIN}) from the suppression list`;
 
-export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function suppressionRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
   app.get<{ Querystring: SuppressionListQuery }>('/v1/suppressions', {
     schema: {

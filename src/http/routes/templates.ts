@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../app/deps.ts';
 import {
   createEmailTemplate, getEmailTemplate, listEmailTemplatesOf, removeEmailTemplate, replaceEmailTemplate, TEMPLATE_NAME_MAX,
 } from '../../app/email-templates.ts';
@@ -9,6 +8,7 @@ import { listWhatsappTemplatesOf, WHATSAPP_TEMPLATE_STATUS_VALUES } from '../../
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's templates: email templates are managed here (scope `email`), WhatsApp
 // templates are listed (scope `whatsapp`; they are approved outside the API).
@@ -71,7 +71,7 @@ const notFound = { 404: { description: 'No such template in this account (`Not f
 
 const tags = ['templates'];
 
-export function templateRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function templateRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
   app.get('/v1/email/templates', {
     schema: {

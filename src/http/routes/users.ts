@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import type { AuthDeps } from '../../app/sessions.ts';
 import { changeUserRole, inviteUser, listAccountUsers, removeUser } from '../../app/users.ts';
 import type { RouteAccess } from '../../domain/access.ts';
 import { checkBody } from '../../domain/schema-check.ts';
 import { ErrorBody } from '../schemas/errors.ts';
 import { Session } from '../schemas/sessions.ts';
 import { InvitedUser, NewUserRequest, RoleChangeRequest, UserList, UserView } from '../schemas/users.ts';
-import { refuseAttempt, type AttemptThrottle } from '../plugins/attempt-throttle.ts';
+import { refuseAttempt } from '../plugins/attempt-throttle.ts';
 import { signInKeyOf } from '../../app/sign-in.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { invitedBody, userBody, type InvitedUserBody, type SessionBody, type UserBody } from '../../app/user-view.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's users (owners, and keys with the `account` scope): list with who is
 // signed in, invite (the link is in the answer, and emailed when herald has a sender),
@@ -32,7 +32,7 @@ const params = { type: 'object', required: ['userId'], properties: { userId: { t
 const notFound = { 404: { description: '`Not found`: no such user in this account', ...ErrorBody } };
 const lastOwner = { 409: { description: '`The account must keep an owner who can sign in`', ...ErrorBody } };
 
-export function userRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; attemptThrottle: AttemptThrottle }): void {
+export function userRoutes(app: FastifyInstance, httpDeps: RouteDeps): void {
   const deps = httpDeps.app;
   app.get('/v1/users', {
     config, schema: { summary: 'The account\'s users, invited ones included, with their live sessions', tags, response: { 200: UserList } },

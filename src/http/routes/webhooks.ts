@@ -5,11 +5,11 @@ import {
 import { getWebhookSettings, putWebhookSettings, rotateWebhookSecretOf } from '../../app/webhook-settings.ts';
 import { EVENT_TYPES } from '../../domain/event-catalogue.ts';
 import { DELIVERY_STATUSES, DeliveryListQuery } from '../../domain/webhook-delivery-query.ts';
-import type { HttpDeps } from '../app.ts';
 import { RetryFailedRequest, RetryFailedResult } from '../schemas/webhooks.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's webhook (scope `webhooks`): where events go, which types, the signing
 // secret and its rotation, the delivery log with every attempt, replay, and a test
@@ -100,7 +100,7 @@ type DeliveryParams = { Params: { id: string } };
 
 const tags = ['webhooks'];
 
-export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
+export function webhookRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const appDeps = deps.app;
 
   app.get('/v1/webhooks', {

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { accountExists } from '../../../app/account-view.ts';
-import type { AuthDeps } from '../../../app/sessions.ts';
 import { inviteUser, listAccountUsers } from '../../../app/users.ts';
 import { checkBody } from '../../../domain/schema-check.ts';
 import { ErrorBody } from '../../schemas/errors.ts';
 import { InvitedUser, NewUserRequest, UserList } from '../../schemas/users.ts';
 import { sendRejection } from '../../wire-errors.ts';
 import { invitedBody, userBody } from '../../../app/user-view.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 
 // The users of an account, for the operator: list them, and invite one (how an
 // account gets its first owner; `herald users invite` does the same).
@@ -17,7 +17,7 @@ type AccountParams = { Params: { id: string } };
 const params = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'Account id' } } } as const;
 const notFound = { 404: { description: 'No such account', ...ErrorBody } };
 
-export function accountUserRoutes(app: FastifyInstance, deps: AuthDeps): void {
+export function accountUserRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   app.get<AccountParams>('/admin/v1/accounts/:id/users', {
     schema: { summary: 'The account\'s users, invited ones included', tags, security, params, response: { 200: UserList, ...notFound } },
   }, async (request, reply) => {

@@ -13,13 +13,13 @@ import {
   AccountUpdateBody, NewAccountBody, NewApiKeyBody, NewSenderDomainBody, refineAccountUpdate, refineNewAccount, refineNewApiKey, refineNewSenderDomain,
 } from '../../../domain/admin-input.ts';
 import type { Result } from '../../../domain/result.ts';
-import type { HttpDeps } from '../../app.ts';
 import { adminAuthHook } from '../../plugins/admin-auth.ts';
 import { domainVerification, senderDomain } from '../domains.ts';
 import { accountUserRoutes } from './account-users.ts';
 import { inboundReportRoutes } from './inbound-reports.ts';
 import { operatorConsoleRoutes } from './operator-console.ts';
 import { sendRejection } from '../../wire-errors.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 
 // The operator API: accounts, their keys, sender domains and WhatsApp templates,
 // behind HERALD_ADMIN_TOKEN. Bodies are TypeBox schemas (domain/admin-input.ts), checked
@@ -83,10 +83,10 @@ function send<T>(reply: FastifyReply, status: number, result: Result<T>): Fastif
   return result.ok ? reply.code(status).send(result.value) : sendRejection(reply, result.rejection);
 }
 
-export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
+export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.addHook('onRequest', adminAuthHook(deps, deps.app));
   inboundReportRoutes(app, deps);
-  accountUserRoutes(app, deps.app);
+  accountUserRoutes(app, deps);
   operatorConsoleRoutes(app, deps);
 
   app.post<{ Body: NewAccountBody }>('/admin/v1/accounts', {

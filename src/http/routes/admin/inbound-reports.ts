@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { InboundReportListQuery, listInboundReportsPage, viewInboundReport } from '../../../app/inbound-reports.ts';
-import type { HttpDeps } from '../../app.ts';
 import { sendRejection } from '../../wire-errors.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 
 // GET /admin/v1/inbound-reports[/:id]: what the inbound SMTP listener took (DSNs, ARF
 // reports, anything else), so an operator can see why a report changed nothing.
@@ -23,7 +23,7 @@ const summary = {
 } as const;
 const required = ['id', 'receivedAt', 'kind', 'mailFrom', 'rcptTo', 'messageId', 'error'];
 
-export function inboundReportRoutes(app: FastifyInstance, deps: HttpDeps): void {
+export function inboundReportRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get<{ Querystring: InboundReportListQuery }>('/admin/v1/inbound-reports', {
     schema: {
       summary: 'Reports the inbound SMTP listener took, newest first', tags, security,

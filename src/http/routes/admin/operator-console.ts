@@ -4,12 +4,12 @@ import { serviceHealth } from '../../../app/service-health.ts';
 import { topUpAccount } from '../../../app/top-up-account.ts';
 import { formatMoney } from '../../../domain/money.ts';
 import type { LedgerEntry } from '../../../app/ledger-page.ts';
-import type { HttpDeps } from '../../app.ts';
 import { ErrorBody } from '../../schemas/errors.ts';
 import { AccountList, AccountListQuery, AdminLedgerEntry, TopUpRequest, type AccountSummary } from '../../schemas/operator-accounts.ts';
 import { HealthView } from '../../schemas/service-health.ts';
 import { sendRejection } from '../../wire-errors.ts';
 import { deliveryHeldView } from '../health.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 
 // What the operator console adds to the admin API (issue 12; shapes in
 // schemas/operator-accounts.ts, schemas/service-health.ts): the account list and search, top-ups with a reason, and the
@@ -30,7 +30,7 @@ const summaryOf = ({ account, users }: AccountSummaryRecord): AccountSummary => 
   services: { email: account.services.email, sms: account.services.sms, whatsapp: account.services.whatsapp }, users, createdAt: iso(account.createdAt),
 });
 
-export function operatorConsoleRoutes(app: FastifyInstance, deps: HttpDeps): void {
+export function operatorConsoleRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get('/admin/v1/accounts', {
     schema: {
       summary: 'Every account, newest first: found by part of the name (without regard to case) or the exact id, a page at a time', tags, security,

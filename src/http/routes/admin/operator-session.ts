@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import type { AdminTokenCheck } from '../../../app/admin-token.ts';
-import { csrfTokenOf, endOperatorSession, resolveOperatorSession, startOperatorSession, type AuthDeps } from '../../../app/sessions.ts';
+import { csrfTokenOf, endOperatorSession, resolveOperatorSession, startOperatorSession } from '../../../app/sessions.ts';
 import { checkBody } from '../../../domain/schema-check.ts';
 import { ErrorBody } from '../../schemas/errors.ts';
 import { ADMIN_SESSION_COOKIE } from '../../schemas/sessions.ts';
 import { OperatorSession, OperatorSignInRequest } from '../../schemas/sessions.ts';
-import { refuseAttempt, type AttemptThrottle } from '../../plugins/attempt-throttle.ts';
+import { refuseAttempt } from '../../plugins/attempt-throttle.ts';
 import { tryAdminToken } from '../../plugins/admin-auth.ts';
 import { csrfPasses } from '../../plugins/csrf.ts';
 import { clearOperatorCookie, setOperatorCookie } from '../../plugins/session-cookie.ts';
 import { sendRejection } from '../../wire-errors.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 
 // The operator console's session: sign in with the admin token (POST), read it (GET),
 // sign out (DELETE). Outside the admin hook: these routes are how one gets past it.
@@ -17,7 +17,7 @@ import { sendRejection } from '../../wire-errors.ts';
 const tags = ['admin'];
 const unauthorized = { 401: { description: '`Admin token missing or invalid` (or no live console session)', ...ErrorBody } };
 
-export function operatorSessionRoutes(app: FastifyInstance, deps: { app: AuthDeps; adminToken: AdminTokenCheck; attemptThrottle: AttemptThrottle }): void {
+export function operatorSessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const auth = deps.app;
   const body = (csrfToken: string, expiresAt: number): OperatorSession => ({ csrf_token: csrfToken, expires_at: new Date(expiresAt).toISOString() });
 

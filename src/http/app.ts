@@ -81,9 +81,9 @@ export async function buildApp(deps: RouteDeps): Promise<FastifyInstance> {
   // UTF-8 only, bounded in depth and element count before JSON.parse (prototype keys removed as above).
   useBoundedJsonParser(app);
 
-  // Schemas are documentation for the wire routes: never reject, never reshape. The
-  // account and operator APIs check the inputs herald owns (TypeBox schemas) with
-  // input-validation.ts, each in its own style.
+  // Outside /v1 and /admin/v1 (the recipient's pages, the inbound webhook) schemas are
+  // documentation: never reject, never reshape. The account and operator APIs check the
+  // inputs herald owns (TypeBox schemas) with input-validation.ts, each in its own style.
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
@@ -121,7 +121,7 @@ export async function buildApp(deps: RouteDeps): Promise<FastifyInstance> {
   if (deps.healthOnly === true) return app;
 
   await app.register(async (v1) => {
-    v1.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE, ['querystring']));
+    v1.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE));
     v1.addHook('onRoute', declareRouteAccess);
     v1.addHook('onRequest', v1AuthenticationHook({ app: deps.app, rateLimiter: deps.rateLimiter, outage }));
     v1.addHook('onRequest', routeAccessHook);
@@ -141,13 +141,20 @@ export async function buildApp(deps: RouteDeps): Promise<FastifyInstance> {
     accountRoutes(v1, deps);
     await v1.register(async (imports) => contactImportRoutes(imports, deps));
   });
-  await app.register(async (signIn) => signInRoutes(signIn, deps));
-  await app.register(async (operatorConsole) => operatorSessionRoutes(operatorConsole, deps));
+  await app.register(async (signIn) => {
+    signIn.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE));
+    signInRoutes(signIn, deps);
+  });
+  // The console's sign-in words its refusals as /v1 does (it always has).
+  await app.register(async (operatorConsole) => {
+    operatorConsole.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE));
+    operatorSessionRoutes(operatorConsole, deps);
+  });
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));
   await app.register(async (recipient) => trackingRoutes(recipient, deps));
   await app.register(async (subscriber) => consentRoutes(subscriber, deps));
   await app.register(async (admin) => {
-    admin.setValidatorCompiler(inputValidator(OPERATOR_API_STYLE, ['body', 'querystring']));
+    admin.setValidatorCompiler(inputValidator(OPERATOR_API_STYLE));
     adminRoutes(admin, deps);
   });
   await app.register(async (open) => jwksRoutes(open, deps));

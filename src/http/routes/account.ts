@@ -7,7 +7,7 @@ import { createOwnKey, listOwnKeys, revokeOwnKey, type ApiKeyRecord } from '../.
 import { accountUsage, type Usage } from '../../app/usage.ts';
 import type { Account } from '../../domain/account.ts';
 import { formatMoney } from '../../domain/money.ts';
-import { AccountView, IpAllowListRequest, LedgerEntry, LedgerPage, LedgerQuery, UsageQuery, UsageView, type LedgerKind } from '../schemas/account.ts';
+import { AccountView, IpAllowListRequest, LedgerEntry, LedgerPage, LedgerQuery, UsageQuery, UsageView } from '../schemas/account.ts';
 import { ApiKeyList, ApiKeyView, IssuedApiKey, NewApiKeyRequest } from '../schemas/api-keys.ts';
 import { ErrorBody } from '../schemas/errors.ts';
 import { callerOf, grantOf, sendingMode } from '../route-access.ts';
@@ -54,7 +54,7 @@ const issuedView = (key: IssuedKey): IssuedApiKey => ({
 });
 
 const ledgerView = (entry: StoredLedgerEntry): LedgerEntry => ({
-  entry_id: entry.id, at: iso(entry.at), kind: entry.reason as LedgerKind, messages: entry.messagesDelta,
+  entry_id: entry.id, at: iso(entry.at), kind: entry.reason, messages: entry.messagesDelta,
   amount: formatMoney(entry.balanceDelta), reason: entry.note ?? null, send_id: entry.sendId,
 });
 

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { changeUserRole, inviteUser, listAccountUsers, removeUser } from '../../app/users.ts';
 import type { RouteAccess } from '../../domain/access.ts';
-import { checkBody } from '../../domain/schema-check.ts';
 import { ErrorBody } from '../schemas/errors.ts';
 import { Session } from '../schemas/sessions.ts';
 import { InvitedUser, NewUserRequest, RoleChangeRequest, UserList, UserView } from '../schemas/users.ts';
@@ -41,7 +40,7 @@ export function userRoutes(app: FastifyInstance, httpDeps: RouteDeps): void {
     return reply.code(200).send({ users: users.map(userBody) });
   });
 
-  app.post('/v1/users', {
+  app.post<{ Body: NewUserRequest }>('/v1/users', {
     config,
     schema: {
       summary: 'Invite a user (or invite again one who has not accepted): the one-time link is in this answer only', tags, body: NewUserRequest,
@@ -52,18 +51,16 @@ export function userRoutes(app: FastifyInstance, httpDeps: RouteDeps): void {
       },
     },
   }, async (request, reply) => {
-    const input = checkBody(NewUserRequest, request.body);
-    if (!input.ok) return sendRejection(reply, input.rejection);
-    const accountId = callerOf(request).account.id;
+        const accountId = callerOf(request).account.id;
     const taken = await httpDeps.attemptThrottle.take([
       { ladder: 'inviteAccount', key: accountId },
-      { ladder: 'inviteAddress', key: `${accountId}|${signInKeyOf(input.value.email)}` },
+      { ladder: 'inviteAddress', key: `${accountId}|${signInKeyOf(request.body.email)}` },
     ]);
     if (!taken.allowed) {
       deps.metrics.invitationObserved('throttled');
       return refuseAttempt(reply, taken, 'invitationsThrottled');
     }
-    const invited = await inviteUser(deps, accountId, input.value);
+    const invited = await inviteUser(deps, accountId, request.body);
     if (!invited.ok) {
       // A refused invitation sent nothing: it does not count.
       await taken.succeeded();
@@ -73,16 +70,14 @@ export function userRoutes(app: FastifyInstance, httpDeps: RouteDeps): void {
     return reply.code(201).send(invitedBody(invited.value));
   });
 
-  app.patch<UserParams>('/v1/users/:userId', {
+  app.patch<UserParams & { Body: RoleChangeRequest }>('/v1/users/:userId', {
     config,
     schema: {
       summary: 'Change a user\'s role; it applies to their next request', tags, params, body: RoleChangeRequest,
       response: { 200: UserView, 400: ErrorBody, ...notFound, ...lastOwner },
     },
   }, async (request, reply) => {
-    const input = checkBody(RoleChangeRequest, request.body);
-    if (!input.ok) return sendRejection(reply, input.rejection);
-    const changed = await changeUserRole(deps, callerOf(request).account.id, request.params.userId, input.value.role);
+        const changed = await changeUserRole(deps, callerOf(request).account.id, request.params.userId, request.body.role);
     return changed.ok ? reply.code(200).send(userBody(changed.value)) : sendRejection(reply, changed.rejection);
   });
 

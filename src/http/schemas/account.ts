@@ -71,7 +71,7 @@ export type UsageQuery = Static<typeof UsageQuery>;
 
 // ---- ledger ----
 
-export const LEDGER_KINDS = ['email.send', 'email.confirmation', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] as const;
+export const LEDGER_KINDS = ['email.send', 'email.confirmation', 'campaign.send', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] as const;
 export const LedgerKind = Type.Union(LEDGER_KINDS.map((kind) => Type.Literal(kind)));
 export type LedgerKind = Static<typeof LedgerKind>;
 

@@ -2,7 +2,8 @@
 // account API and keeps its camelCase fields (docs/api.md "Field names"); what it reports
 // on the service (service-health.ts) and the list's cursor are snake_case.
 import { Type, type Static } from '@sinclair/typebox';
-import { AllowListAppliesTo, Services } from './account.ts';
+import { AllowListAppliesTo, LedgerKind, Services } from './account.ts';
+import { KeyModeField, KeyScope } from './api-keys.ts';
 import { Nullable, Timestamp } from './common.ts';
 
 /** An account as the admin API shows it (GET /admin/v1/accounts/:id adds apiKeys and domains). */
@@ -18,8 +19,8 @@ export const AdminAccount = Type.Object({
   allowListAppliesTo: AllowListAppliesTo,
   services: Services,
   webhookUrl: Nullable(Type.String()),
-  webhookSecret: Type.Optional(Nullable(Type.String())),
-  webhookEvents: Type.Optional(Nullable(Type.Array(Type.String()))),
+  webhookSecret: Type.Optional(Nullable(Type.String({ description: 'Standard Webhooks signing secret (`whsec_…`); the account rotates it with POST /v1/webhooks/secret/rotate' }))),
+  webhookEvents: Type.Optional(Nullable(Type.Array(Type.String(), { description: 'The event types posted; null: every type' }))),
   tracking: Type.Object({ opens: Type.Boolean(), clicks: Type.Boolean() }),
   whatsappPhoneNumberId: Nullable(Type.String()),
   whatsappAccessToken: Nullable(Type.Literal('set')),
@@ -27,6 +28,29 @@ export const AdminAccount = Type.Object({
   updatedAt: Timestamp(),
 });
 export type AdminAccount = Static<typeof AdminAccount>;
+
+/** A key as the operator sees it the one time it exists in clear (POST /admin/v1/accounts/:id/api-keys). */
+export const AdminIssuedKey = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  apiKey: Type.String({ description: 'Shown this once; only its hash is stored' }),
+  scopes: Type.Array(KeyScope),
+  expiresAt: Nullable(Timestamp()),
+  mode: KeyModeField,
+});
+export type AdminIssuedKey = Static<typeof AdminIssuedKey>;
+
+/** POST /admin/v1/accounts: the account and its first key, of every scope. */
+export const NewAccountAnswer = Type.Object({ account: AdminAccount, apiKey: Type.Pick(AdminIssuedKey, ['id', 'apiKey', 'scopes']) });
+export type NewAccountAnswer = Static<typeof NewAccountAnswer>;
+
+/** GET /admin/v1/accounts/:id: the account, its keys (never their material) and its sender domains. */
+export const AdminAccountDetails = Type.Composite([AdminAccount, Type.Object({
+  apiKeys: Type.Array(Type.Object({
+    id: Type.String({ format: 'uuid' }), scopes: Type.Array(KeyScope), createdAt: Timestamp(), expiresAt: Nullable(Timestamp()), revokedAt: Nullable(Timestamp()), mode: KeyModeField,
+  })),
+  domains: Type.Array(Type.Object({ domain: Type.String(), verified: Type.Boolean() })),
+})]);
+export type AdminAccountDetails = Static<typeof AdminAccountDetails>;
 
 /** One row of the console's account list. */
 export const AccountSummary = Type.Object({
@@ -69,8 +93,12 @@ export const AdminLedgerEntry = Type.Object({
   at: Timestamp(),
   messagesDelta: Type.Integer(),
   balanceDelta: Type.Number(),
-  reason: Type.String({ description: 'email.send, sms.send, whatsapp.send, refund, account.open, admin.set, admin.top-up' }),
-  sendId: Nullable(Type.String()),
-  note: Nullable(Type.String()),
+  reason: LedgerKind,
+  sendId: Nullable(Type.String({ description: 'The accepted request that caused it, for sends' })),
+  note: Nullable(Type.String({ description: 'The operator\'s reason, for a top-up made with one (POST …/top-ups)' })),
 });
 export type AdminLedgerEntry = Static<typeof AdminLedgerEntry>;
+
+/** GET /admin/v1/accounts/:id/ledger: oldest first. */
+export const AdminLedger = Type.Object({ entries: Type.Array(AdminLedgerEntry) });
+export type AdminLedger = Static<typeof AdminLedger>;

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountExists } from '../../../app/account-view.ts';
 import { inviteUser, listAccountUsers } from '../../../app/users.ts';
-import { checkBody } from '../../../domain/schema-check.ts';
 import { ErrorBody } from '../../schemas/errors.ts';
 import { InvitedUser, NewUserRequest, UserList } from '../../schemas/users.ts';
 import { sendRejection } from '../../wire-errors.ts';
@@ -26,17 +25,15 @@ export function accountUserRoutes(app: FastifyInstance, { app: deps }: RouteDeps
     return reply.code(200).send({ users: users.map(userBody) });
   });
 
-  app.post<AccountParams>('/admin/v1/accounts/:id/users', {
+  app.post<AccountParams & { Body: NewUserRequest }>('/admin/v1/accounts/:id/users', {
     schema: {
       summary: 'Invite a user to the account (the first owner, typically): the one-time link is in this answer only', tags, security, params,
       body: NewUserRequest,
       response: { 201: InvitedUser, 400: ErrorBody, ...notFound, 409: { description: '`A user with this email already exists`', ...ErrorBody } },
     },
   }, async (request, reply) => {
-    const input = checkBody(NewUserRequest, request.body);
-    if (!input.ok) return sendRejection(reply, input.rejection);
-    if (!(await accountExists(deps, request.params.id))) return sendRejection(reply, { code: 'notFound' });
-    const invited = await inviteUser(deps, request.params.id, input.value);
+        if (!(await accountExists(deps, request.params.id))) return sendRejection(reply, { code: 'notFound' });
+    const invited = await inviteUser(deps, request.params.id, request.body);
     if (!invited.ok) return sendRejection(reply, invited.rejection);
     deps.metrics.invitationObserved(invited.value.emailSent ? 'emailed' : 'not-emailed');
     return reply.code(201).send(invitedBody(invited.value));

@@ -7,8 +7,6 @@ import { createWhatsappTemplate, NewWhatsappTemplateBody } from '../../../app/cr
 import { getSenderDomain } from '../../../app/sender-domains.ts';
 import { updateAccount } from '../../../app/update-account.ts';
 import { verifySenderDomain } from '../../../app/verify-sender-domain.ts';
-import { SCOPES } from '../../../domain/access.ts';
-import { KEY_MODES } from '../../../domain/key-mode.ts';
 import {
   AccountUpdateBody, NewAccountBody, NewApiKeyBody, NewSenderDomainBody, refineAccountUpdate, refineNewAccount, refineNewApiKey, refineNewSenderDomain,
 } from '../../../domain/admin-input.ts';
@@ -19,6 +17,8 @@ import { accountUserRoutes } from './account-users.ts';
 import { inboundReportRoutes } from './inbound-reports.ts';
 import { operatorConsoleRoutes } from './operator-console.ts';
 import { sendRejection } from '../../wire-errors.ts';
+import { applicationError, ErrorBody } from '../../schemas/errors.ts';
+import { AdminAccount, AdminAccountDetails, AdminIssuedKey, AdminLedger, NewAccountAnswer } from '../../schemas/operator-accounts.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 
 // The operator API: accounts, their keys, sender domains and WhatsApp templates,
@@ -29,44 +29,7 @@ import type { RouteDeps } from '../../route-deps.ts';
 const tags = ['admin'];
 const security = [{ adminToken: [] }];
 
-const timestamp = { type: 'string', format: 'date-time', description: 'UTC, ISO-8601' } as const;
-const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
-const scopes = { type: 'array', items: { type: 'string', enum: SCOPES } } as const;
-
-// The account as answered: the fields an operator sets (their schemas document the body
-// too), plus what herald keeps. Documentation only: the serializer is JSON.stringify.
-const { addMessages: _addMessages, addBalance: _addBalance, ...accountFields } = AccountUpdateBody.properties;
-
-const account = {
-  type: 'object',
-  required: ['id', 'name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'allowListAppliesTo', 'services', 'webhookUrl', 'webhookSecret', 'webhookEvents', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    ...accountFields,
-    webhookSecret: { type: ['string', 'null'], description: 'Standard Webhooks signing secret (`whsec_…`); the account rotates it with POST /v1/webhooks/secret/rotate' },
-    createdAt: timestamp,
-    updatedAt: timestamp,
-  },
-} as const;
-
-const keyMode = { type: 'string', enum: KEY_MODES, description: 'live, or test: sends through the capture transports, unbilled; the key starts `test_` (docs/sandbox.md)' } as const;
-
-const issuedKey = {
-  type: 'object', required: ['id', 'apiKey', 'scopes', 'expiresAt', 'mode'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    apiKey: { type: 'string', description: 'Shown this once; only its hash is stored' },
-    scopes,
-    expiresAt: nullableTimestamp,
-    mode: keyMode,
-  },
-} as const;
-
-const fieldError = {
-  type: 'object', required: ['message'],
-  properties: { message: { type: 'string' }, detail: { type: 'string', description: '`<field>: <what is wrong>`' } },
-} as const;
-const applicationError = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } as const;
+const fieldError = ErrorBody;
 
 const errors = {
   401: { description: 'Admin token missing or invalid', ...applicationError },
@@ -94,7 +57,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
       summary: 'Open an account, with a first API key of every scope', tags, security,
       body: NewAccountBody,
       response: {
-        201: { type: 'object', required: ['account', 'apiKey'], properties: { account, apiKey: { ...issuedKey, required: ['id', 'apiKey', 'scopes'] } } },
+        201: NewAccountAnswer,
         400: fieldError, ...errors, 409: { description: 'Another account has this name (compared without regard to case)', ...fieldError },
       },
     },
@@ -111,24 +74,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
     schema: {
       summary: 'An account, its API keys (without the keys themselves) and its sender domains', tags, security, params: accountParams,
       response: {
-        200: {
-          ...account,
-          required: [...account.required, 'apiKeys', 'domains'],
-          properties: {
-            ...account.properties,
-            apiKeys: {
-              type: 'array',
-              items: {
-                type: 'object', required: ['id', 'scopes', 'createdAt', 'expiresAt', 'revokedAt', 'mode'],
-                properties: { id: { type: 'string', format: 'uuid' }, scopes, createdAt: timestamp, expiresAt: nullableTimestamp, revokedAt: nullableTimestamp, mode: keyMode },
-              },
-            },
-            domains: {
-              type: 'array',
-              items: { type: 'object', required: ['domain', 'verified'], properties: { domain: { type: 'string' }, verified: { type: 'boolean' } } },
-            },
-          },
-        },
+        200: AdminAccountDetails,
         ...accountErrors,
       },
     },
@@ -138,7 +84,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
     schema: {
       summary: 'Change an account; set or top up its messages and balance through the ledger', tags, security, params: accountParams,
       body: AccountUpdateBody,
-      response: { 200: account, 400: fieldError, ...accountErrors, 409: { description: 'Another account has this name (compared without regard to case)', ...fieldError } },
+      response: { 200: AdminAccount, 400: fieldError, ...accountErrors, 409: { description: 'Another account has this name (compared without regard to case)', ...fieldError } },
     },
   }, async (request, reply) => {
     const input = refineAccountUpdate(request.body);
@@ -151,23 +97,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
     schema: {
       summary: 'Every movement of the account\'s messages and money, oldest first', tags, security, params: accountParams,
       response: {
-        200: {
-          type: 'object', required: ['entries'],
-          properties: {
-            entries: {
-              type: 'array',
-              items: {
-                type: 'object', required: ['id', 'at', 'messagesDelta', 'balanceDelta', 'reason', 'sendId', 'note'],
-                properties: {
-                  id: { type: 'string', format: 'uuid' }, at: timestamp, messagesDelta: { type: 'integer' }, balanceDelta: { type: 'number' },
-                  reason: { type: 'string', enum: ['email.send', 'email.confirmation', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] },
-                  sendId: { type: ['string', 'null'], description: 'The accepted request that caused it, for sends' },
-                  note: { type: ['string', 'null'], description: 'The operator\'s reason, for a top-up made with one (POST …/top-ups)' },
-                },
-              },
-            },
-          },
-        },
+        200: AdminLedger,
         ...accountErrors,
       },
     },
@@ -177,7 +107,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
     schema: {
       summary: 'Issue an API key; the key is in this response only', tags, security, params: accountParams,
       body: NewApiKeyBody,
-      response: { 201: issuedKey, 400: fieldError, ...accountErrors },
+      response: { 201: AdminIssuedKey, 400: fieldError, ...accountErrors },
     },
   }, async (request, reply) => {
     const input = refineNewApiKey(request.body, deps.app.clock());

@@ -5,6 +5,7 @@
 // with `detail` ("<field path>: <what is wrong>") on herald's own invalid-field errors.
 import { Type, type Static } from '@sinclair/typebox';
 import { ALLOW_LIST_APPLIES_TO } from '../../domain/account.ts';
+import { ALLOW_LIST_MAX } from '../../domain/account-input.ts';
 import { Id, Nullable, Timestamp } from './common.ts';
 
 export const Services = Type.Object({ email: Type.Boolean(), sms: Type.Boolean(), whatsapp: Type.Boolean() });
@@ -35,7 +36,7 @@ export type AccountView = Static<typeof AccountView>;
  * address, or set `allow_list_applies_to` to `keys`.
  */
 export const IpAllowListRequest = Type.Object({
-  ip_allow_list: Type.Optional(Type.Array(Type.String(), { maxItems: 1000, description: 'IPv4, IPv6 or CIDR entries; empty: any address' })),
+  ip_allow_list: Type.Optional(Type.Array(Type.String(), { maxItems: ALLOW_LIST_MAX, description: 'IPv4, IPv6 or CIDR entries; empty: any address' })),
   allow_list_applies_to: Type.Optional(AllowListAppliesTo),
 }, { additionalProperties: false });
 export type IpAllowListRequest = Static<typeof IpAllowListRequest>;

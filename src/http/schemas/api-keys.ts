@@ -1,14 +1,18 @@
 // The account's API keys as /v1/api-keys shows and makes them.
 import { Type, type Static } from '@sinclair/typebox';
+import { SCOPES } from '../../domain/access.ts';
+import { KEY_NAME_MAX } from '../../domain/account-input.ts';
+import { KEY_MODES } from '../../domain/key-mode.ts';
 import { Id, Nullable, Timestamp } from './common.ts';
 
-export const KEY_SCOPES = ['email', 'sms', 'whatsapp', 'webhooks', 'account'] as const;
-export const KeyScope = Type.Union(KEY_SCOPES.map((scope) => Type.Literal(scope)), {
+// The scopes, modes and name bound are domain/'s, which checks them (account-input.ts
+// for /v1, admin-input.ts for the operator's camelCase body).
+export const KeyScope = Type.Union(SCOPES.map((scope) => Type.Literal(scope)), {
   description: 'email, sms, whatsapp: send and read on the channel; webhooks: the webhook settings and log; account: keys, users, usage, ledger, allow-list',
 });
 export type KeyScope = Static<typeof KeyScope>;
 
-export const KeyModeField = Type.Union([Type.Literal('live'), Type.Literal('test')], {
+export const KeyModeField = Type.Union(KEY_MODES.map((mode) => Type.Literal(mode)), {
   description: 'live, or test: a test key (it starts `test_`) sends through the capture transports whatever is configured, is never billed, and its messages are listed with `GET /v1/messages?mode=test` (docs/sandbox.md)',
 });
 
@@ -29,7 +33,7 @@ export const ApiKeyList = Type.Object({ api_keys: Type.Array(ApiKeyView, { descr
 export type ApiKeyList = Static<typeof ApiKeyList>;
 
 export const NewApiKeyRequest = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Type.String({ minLength: 1, maxLength: KEY_NAME_MAX }),
   scopes: Type.Array(KeyScope, { minItems: 1 }),
   expires_at: Type.Optional(Nullable(Timestamp('In the future; absent or null: never'))),
   mode: Type.Optional(KeyModeField),

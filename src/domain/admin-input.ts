@@ -300,14 +300,9 @@ export function refineNewApiKey(body: NewApiKeyBody, now: number): Result<NewApi
   const { scopes, expiresAt, mode } = body;
   // Canonical order, duplicates dropped: the scopes are a set.
   const parsedScopes: readonly Scope[] = scopes === undefined ? ALL_SCOPES : SCOPES.filter((c) => scopes.includes(c));
-  let expiry: number | null = null;
-  if (expiresAt !== undefined && expiresAt !== null) {
-    const at = ISO_TIME.test(expiresAt) ? Date.parse(expiresAt) : Number.NaN;
-    if (Number.isNaN(at)) return invalidField('expiresAt', EXPIRY_PROBLEM);
-    if (at <= now) return invalidField('expiresAt', 'must be in the future');
-    expiry = at;
-  }
-  return ok({ scopes: parsedScopes, expiresAt: expiry, mode: mode ?? 'live' });
+  const expiry = parseExpiry(expiresAt, 'expiresAt', now);
+  if (!expiry.ok) return expiry;
+  return ok({ scopes: parsedScopes, expiresAt: expiry.value, mode: mode ?? 'live' });
 }
 
 /** POST /admin/v1/accounts/:id/api-keys from a caller that is not its route (the CLI). */

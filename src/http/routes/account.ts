@@ -11,7 +11,7 @@ import { AccountView, IpAllowListRequest, LedgerEntry, LedgerPage, LedgerQuery, 
 import { ApiKeyList, ApiKeyView, IssuedApiKey, NewApiKeyRequest } from '../schemas/api-keys.ts';
 import { ErrorBody } from '../schemas/errors.ts';
 import { callerOf, grantOf, sendingMode } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 // The account's own operations (scope `account`; users by role): the account and its IP
@@ -111,10 +111,7 @@ export function accountRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
       response: { 204: { type: 'null', description: 'Revoked' }, 401: { description: '`API key not authorized.`: a key with the `account` scope, and the caller is not an owner', ...ErrorBody }, ...notFound },
     },
     config: { access: { scope: 'account', access: 'write' } },
-  }, async (request, reply) => {
-    const revoked = await revokeOwnKey(deps, callerOf(request).account.id, request.params.keyId, { isOwner: isOwner(request), mode: sendingMode(request) });
-    return revoked.ok ? reply.code(204).send() : sendRejection(reply, revoked.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await revokeOwnKey(deps, callerOf(request).account.id, request.params.keyId, { isOwner: isOwner(request), mode: sendingMode(request) }), 204));
 
   app.get('/v1/usage', {
     schema: {

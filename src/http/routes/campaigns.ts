@@ -6,9 +6,8 @@ import {
   CAMPAIGN_STATUSES, CampaignCollectionSchema, CampaignCreateSchema, CampaignPatchSchema, CampaignViewSchema, QuoteSchema, ResendSchema,
   TestSendSchema, type CampaignStatus, StatsSchema, TimelineQuerySchema, TimelineSchema, RecipientQuerySchema, RecipientPageSchema,
 } from '../../campaigns/campaign-shapes.ts';
-import type { Result } from '../../domain/result.ts';
 import { callerOf, refuseLiveThing, sendingMode } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
 import { idempotencyDocs, REPLAYED, sendWithIdempotencyKey } from '../plugins/idempotency.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -30,7 +29,6 @@ type CampaignParams = { Params: { campaign_id: string } };
 const read = { access: { scope: 'email', access: 'read' } } as const;
 const write = { access: { scope: 'email', access: 'write' } } as const;
 
-const answer = <T>(reply: FastifyReply, result: Result<T>, code = 200) => (result.ok ? reply.code(code).send(result.value) : sendRejection(reply, result.rejection));
 
 export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   // A test key's campaign is a test campaign (docs/sandbox.md); a live one a test key may
@@ -45,7 +43,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
   app.post('/v1/campaigns', {
     schema: { summary: 'Create a campaign (a draft)', tags, body: CampaignCreateSchema, response: { 201: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...audienceErrors } },
     config: write,
-  }, async (request, reply) => answer(reply, await createCampaign(deps, callerOf(request).account.id, request.body, sendingMode(request)), 201));
+  }, async (request, reply) => sendResult(reply, await createCampaign(deps, callerOf(request).account.id, request.body, sendingMode(request)), 201));
 
   app.get<{ Querystring: { status?: string } }>('/v1/campaigns', {
     schema: {
@@ -65,7 +63,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
   app.get<CampaignParams>('/v1/campaigns/:campaign_id', {
     schema: { summary: 'One campaign', tags, params, response: { 200: CampaignViewSchema, ...noSuchCampaign, ...audienceErrors } },
     config: read,
-  }, async (request, reply) => answer(reply, await getCampaign(deps, callerOf(request).account.id, request.params.campaign_id)));
+  }, async (request, reply) => sendResult(reply, await getCampaign(deps, callerOf(request).account.id, request.params.campaign_id)));
 
   app.patch<CampaignParams>('/v1/campaigns/:campaign_id', {
     schema: {
@@ -73,17 +71,17 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
       response: { 200: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...wrongState, ...audienceErrors },
     },
     config: write, preHandler: testCampaignsOnly,
-  }, async (request, reply) => answer(reply, await patchCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body)));
+  }, async (request, reply) => sendResult(reply, await patchCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body)));
 
   app.delete<CampaignParams>('/v1/campaigns/:campaign_id', {
     schema: { summary: 'Delete a draft', tags, params, response: { 204: { description: 'Deleted', type: 'null' }, ...noSuchCampaign, ...wrongState, ...audienceErrors } },
     config: write, preHandler: testCampaignsOnly,
-  }, async (request, reply) => answer(reply, await removeCampaign(deps, callerOf(request).account.id, request.params.campaign_id), 204));
+  }, async (request, reply) => sendResult(reply, await removeCampaign(deps, callerOf(request).account.id, request.params.campaign_id), 204));
 
   app.get<CampaignParams>('/v1/campaigns/:campaign_id/quote', {
     schema: { summary: 'Who the campaign would reach now, who not and why, and what it costs', tags, params, response: { 200: QuoteSchema, ...noSuchCampaign, ...audienceErrors } },
     config: read,
-  }, async (request, reply) => answer(reply, await quoteCampaign(deps, callerOf(request).account.id, request.params.campaign_id)));
+  }, async (request, reply) => sendResult(reply, await quoteCampaign(deps, callerOf(request).account.id, request.params.campaign_id)));
 
   app.post<CampaignParams>('/v1/campaigns/:campaign_id/send', {
     schema: {
@@ -102,7 +100,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
     config: write, preHandler: testCampaignsOnly,
   }, async (request, reply) => {
     const result = await sendWithIdempotencyKey(deps, request, reply, (sendDeps) => sendCampaign(sendDeps, callerOf(request).account.id, request.params.campaign_id));
-    return result === REPLAYED ? reply : answer(reply, result);
+    return result === REPLAYED ? reply : sendResult(reply, result);
   });
 
   for (const action of ['pause', 'resume', 'cancel'] as const) {
@@ -112,7 +110,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
         tags, params, response: { 200: CampaignViewSchema, ...noSuchCampaign, ...wrongState, ...audienceErrors },
       },
       config: write, preHandler: testCampaignsOnly,
-    }, async (request, reply) => answer(reply, await moveCampaignTo(deps, callerOf(request).account.id, request.params.campaign_id, action)));
+    }, async (request, reply) => sendResult(reply, await moveCampaignTo(deps, callerOf(request).account.id, request.params.campaign_id, action)));
   }
 
   app.post<CampaignParams>('/v1/campaigns/:campaign_id/test', {
@@ -124,7 +122,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
       },
     },
     config: write,
-  }, async (request, reply) => answer(reply, await sendCampaignTest(deps, callerOf(request).account.id, request.params.campaign_id, request.body, sendingMode(request))));
+  }, async (request, reply) => sendResult(reply, await sendCampaignTest(deps, callerOf(request).account.id, request.params.campaign_id, request.body, sendingMode(request))));
 
   app.post<CampaignParams>('/v1/campaigns/:campaign_id/resend', {
     schema: {
@@ -132,12 +130,12 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
       response: { 201: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...wrongState, ...audienceErrors },
     },
     config: write, preHandler: testCampaignsOnly,
-  }, async (request, reply) => answer(reply, await resendCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body), 201));
+  }, async (request, reply) => sendResult(reply, await resendCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body), 201));
 
   app.get<CampaignParams>('/v1/campaigns/:campaign_id/stats', {
     schema: { summary: 'The campaign\'s counts, equal to the webhook events of its messages', tags, params, response: { 200: StatsSchema, ...noSuchCampaign, ...audienceErrors } },
     config: read,
-  }, async (request, reply) => answer(reply, await campaignStats(deps, callerOf(request).account.id, request.params.campaign_id)));
+  }, async (request, reply) => sendResult(reply, await campaignStats(deps, callerOf(request).account.id, request.params.campaign_id)));
 
   app.get<CampaignParams & { Querystring: unknown }>('/v1/campaigns/:campaign_id/stats/timeline', {
     schema: {
@@ -145,7 +143,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
       response: { 200: TimelineSchema, ...invalid, ...noSuchCampaign, ...audienceErrors },
     },
     config: read,
-  }, async (request, reply) => answer(reply, await campaignTimeline(deps, callerOf(request).account.id, request.params.campaign_id, request.query)));
+  }, async (request, reply) => sendResult(reply, await campaignTimeline(deps, callerOf(request).account.id, request.params.campaign_id, request.query)));
 
   app.get<CampaignParams & { Querystring: unknown }>('/v1/campaigns/:campaign_id/recipients', {
     schema: {
@@ -153,7 +151,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
       response: { 200: RecipientPageSchema, ...invalid, ...noSuchCampaign, ...audienceErrors },
     },
     config: read,
-  }, async (request, reply) => answer(reply, await listCampaignRecipients(deps, callerOf(request).account.id, request.params.campaign_id, request.query)));
+  }, async (request, reply) => sendResult(reply, await listCampaignRecipients(deps, callerOf(request).account.id, request.params.campaign_id, request.query)));
 
   app.get<{ Params: { name: string } }>('/v1/campaigns/tags/:name/stats', {
     schema: {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { getImport, importCharsetOf, importFormatOf, receiveImport } from '../../app/contact-imports.ts';
 import { ImportAcceptedSchema, ImportViewSchema } from '../../campaigns/contact-shapes.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
 import { applicationError } from '../schemas/errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -61,8 +61,5 @@ export function contactImportRoutes(app: FastifyInstance, { app: deps, importBod
       response: { 200: ImportViewSchema, ...notFound('No such import in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const found = await getImport(deps, callerOf(request).account.id, request.params.import_id);
-    return found.ok ? found.value : sendRejection(reply, found.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getImport(deps, callerOf(request).account.id, request.params.import_id)));
 }

@@ -4,7 +4,7 @@ import {
 } from '../../app/contacts.ts';
 import { ContactCreateSchema, ContactPageSchema, ContactPatchSchema, ContactQuerySchema, ContactViewSchema } from '../../campaigns/contact-shapes.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
 import { applicationError } from '../schemas/errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -40,10 +40,7 @@ export function contactRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
       response: { 200: ContactPageSchema, ...invalidBody('A bad list_id, cursor or limit (with `detail`)'), ...notFound('list_id is not a list of this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const page = await listAccountContacts(deps, callerOf(request).account.id, request.query);
-    return page.ok ? page.value : sendRejection(reply, page.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await listAccountContacts(deps, callerOf(request).account.id, request.query)));
 
   app.get<ContactParams>('/v1/contacts/:contact_id', {
     schema: {
@@ -51,10 +48,7 @@ export function contactRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
       response: { 200: ContactViewSchema, ...notFound('No such contact in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const found = await getAccountContact(deps, callerOf(request).account.id, request.params.contact_id);
-    return found.ok ? found.value : sendRejection(reply, found.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getAccountContact(deps, callerOf(request).account.id, request.params.contact_id)));
 
   app.patch<ContactParams>('/v1/contacts/:contact_id', {
     schema: {
@@ -66,10 +60,7 @@ export function contactRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
       },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const changed = await patchAccountContact(deps, callerOf(request).account, request.params.contact_id, request.body, sendingMode(request));
-    return changed.ok ? changed.value : sendRejection(reply, changed.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await patchAccountContact(deps, callerOf(request).account, request.params.contact_id, request.body, sendingMode(request))));
 
   app.delete<ContactParams>('/v1/contacts/:contact_id', {
     schema: {
@@ -77,8 +68,5 @@ export function contactRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
       response: { 204: { description: 'Erased', type: 'null' }, ...notFound('No such contact in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const removed = await deleteAccountContact(deps, callerOf(request).account.id, request.params.contact_id);
-    return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await deleteAccountContact(deps, callerOf(request).account.id, request.params.contact_id), 204));
 }

@@ -3,7 +3,7 @@ import { addOwnSenderDomain } from '../../app/add-sender-domain.ts';
 import { getSenderDomain, listSenderDomainsOf } from '../../app/sender-domains.ts';
 import { verifySenderDomain } from '../../app/verify-sender-domain.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendResult } from '../wire-errors.ts';
 import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -92,10 +92,7 @@ export function domainRoutes(app: FastifyInstance, { app: deps }: RouteDeps): vo
       },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await addOwnSenderDomain(deps, callerOf(request).account.id, request.body);
-    return result.ok ? reply.code(201).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await addOwnSenderDomain(deps, callerOf(request).account.id, request.body), 201));
 
   app.get<DomainParams>('/v1/domains/:domain', {
     schema: {
@@ -103,10 +100,7 @@ export function domainRoutes(app: FastifyInstance, { app: deps }: RouteDeps): vo
       response: { 200: senderDomain, ...notFound, ...errors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const result = await getSenderDomain(deps, callerOf(request).account.id, request.params.domain);
-    return result.ok ? reply.code(200).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getSenderDomain(deps, callerOf(request).account.id, request.params.domain), 200));
 
   app.post<DomainParams>('/v1/domains/:domain/verify', {
     schema: {
@@ -115,8 +109,5 @@ export function domainRoutes(app: FastifyInstance, { app: deps }: RouteDeps): vo
       response: { 200: domainVerification, ...notFound, ...errors },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await verifySenderDomain(deps, callerOf(request).account.id, request.params.domain);
-    return result.ok ? reply.code(200).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await verifySenderDomain(deps, callerOf(request).account.id, request.params.domain), 200));
 }

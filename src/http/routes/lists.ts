@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createList, getList, listAccountLists, patchList, removeList } from '../../app/lists.ts';
 import { ListCollectionSchema, ListCreatedSchema, ListCreateSchema, ListPatchSchema, ListViewSchema } from '../../campaigns/list-shapes.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendResult } from '../wire-errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -21,10 +21,7 @@ export function listRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void
       response: { 201: ListCreatedSchema, ...invalid, ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const created = await createList(deps, callerOf(request).account.id, request.body);
-    return created.ok ? reply.code(201).send(created.value) : sendRejection(reply, created.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await createList(deps, callerOf(request).account.id, request.body), 201));
 
   app.get('/v1/lists', {
     schema: {
@@ -40,10 +37,7 @@ export function listRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void
       response: { 200: ListViewSchema, ...notFound('No such list in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const found = await getList(deps, callerOf(request).account.id, request.params.list_id);
-    return found.ok ? found.value : sendRejection(reply, found.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getList(deps, callerOf(request).account.id, request.params.list_id)));
 
   app.patch<ListParams>('/v1/lists/:list_id', {
     schema: {
@@ -52,10 +46,7 @@ export function listRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void
       response: { 200: ListViewSchema, ...invalid, ...notFound('No such list in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const changed = await patchList(deps, callerOf(request).account.id, request.params.list_id, request.body);
-    return changed.ok ? changed.value : sendRejection(reply, changed.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await patchList(deps, callerOf(request).account.id, request.params.list_id, request.body)));
 
   app.delete<ListParams>('/v1/lists/:list_id', {
     schema: {
@@ -63,8 +54,5 @@ export function listRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void
       response: { 204: { description: 'Deleted', type: 'null' }, ...notFound('No such list in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const removed = await removeList(deps, callerOf(request).account.id, request.params.list_id);
-    return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await removeList(deps, callerOf(request).account.id, request.params.list_id), 204));
 }

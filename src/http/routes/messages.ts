@@ -3,7 +3,7 @@ import { getCapturedMessage, getEmailPreview, getMessage, listAccountMessages, t
 import { MessageListQuery } from '../../domain/message-query.ts';
 import { PREVIEW_CSP } from '../schemas/messages.ts';
 import { callerOf, visibleChannels } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
 import { applicationError } from '../schemas/errors.ts';
 import { messagePage, messageView } from '../schemas/messages.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -28,18 +28,12 @@ export function messageRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
       querystring: MessageListQuery, response: { 200: messagePage, 400: applicationError },
     },
     config: { access },
-  }, async (request, reply) => {
-    const page = await listAccountMessages(deps, callerOf(request).account.id, request.query, visibleChannels(request));
-    return page.ok ? page.value : sendRejection(reply, page.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await listAccountMessages(deps, callerOf(request).account.id, request.query, visibleChannels(request))));
 
   app.get<{ Params: { msgid: string } }>('/v1/messages/:msgid', {
     schema: { summary: 'A message, its status and its events', tags: ['messages'], params, response: { 200: messageView, 404: applicationError } },
     config: { access },
-  }, async (request, reply) => {
-    const view = await getMessage(deps, callerOf(request).account.id, request.params.msgid, visibleChannels(request));
-    return view.ok ? view.value : sendRejection(reply, view.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getMessage(deps, callerOf(request).account.id, request.params.msgid, visibleChannels(request))));
 
   app.get<{ Params: { msgid: string } }>('/v1/messages/:msgid/raw', {
     schema: {

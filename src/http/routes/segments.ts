@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { countAccountSegment } from '../../app/segments.ts';
 import { SegmentCountAnswerSchema, SegmentCountSchema } from '../../campaigns/segment-filter.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendResult } from '../wire-errors.ts';
 import { audienceErrors, invalidBody, notFound } from './campaign-route-docs.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -21,8 +21,5 @@ export function segmentRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
       },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const counted = await countAccountSegment(deps, callerOf(request).account.id, request.body);
-    return counted.ok ? counted.value : sendRejection(reply, counted.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await countAccountSegment(deps, callerOf(request).account.id, request.body)));
 }

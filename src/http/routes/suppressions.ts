@@ -5,7 +5,7 @@ import {
 } from '../../app/suppressions.ts';
 import { isSimulatorRecipient, SIMULATOR_EMAIL_DOMAIN } from '../../domain/simulator.ts';
 import { callerOf, refuseLiveThing, sendingMode } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
 import { applicationError, authenticationError, rateLimitError, validationError } from '../schemas/errors.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -48,10 +48,7 @@ export function suppressionRoutes(app: FastifyInstance, { app: deps }: RouteDeps
       },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const page = await listAccountSuppressions(deps, callerOf(request).account.id, request.query);
-    return page.ok ? page.value : sendRejection(reply, page.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await listAccountSuppressions(deps, callerOf(request).account.id, request.query)));
 
   app.get<{ Querystring: SuppressionExportQuery }>('/v1/suppressions/export', {
     schema: {
@@ -92,10 +89,7 @@ export function suppressionRoutes(app: FastifyInstance, { app: deps }: RouteDeps
       },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const added = await addAccountSuppressions(deps, callerOf(request).account.id, request.body);
-    return added.ok ? added.value : sendRejection(reply, added.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await addAccountSuppressions(deps, callerOf(request).account.id, request.body)));
 
   app.delete<{ Params: { email: string } }>('/v1/suppressions/:email', {
     schema: {

@@ -6,7 +6,7 @@ import { renderEmailTemplate } from '../../app/render-email-template.ts';
 import { RenderedEmail, RenderRequest } from '../schemas/templates.ts';
 import { listWhatsappTemplatesOf, WHATSAPP_TEMPLATE_STATUS_VALUES } from '../../app/list-whatsapp-templates.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
 import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -100,10 +100,7 @@ export function templateRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
       tags, body: RenderRequest, response: { 200: RenderedEmail, ...invalid, ...notFound, ...errors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const rendered = await renderEmailTemplate(deps, callerOf(request).account.id, request.body);
-    return rendered.ok ? rendered.value : sendRejection(reply, rendered.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await renderEmailTemplate(deps, callerOf(request).account.id, request.body)));
 
   app.get<{ Params: { template_id: string } }>('/v1/email/templates/:template_id', {
     schema: {

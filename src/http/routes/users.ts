@@ -7,7 +7,7 @@ import { InvitedUser, NewUserRequest, RoleChangeRequest, UserList, UserView } fr
 import { refuseAttempt } from '../plugins/attempt-throttle.ts';
 import { signInKeyOf } from '../../app/sign-in.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
 import { invitedBody, userBody, type InvitedUserBody, type SessionBody, type UserBody } from '../../app/user-view.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -87,8 +87,5 @@ export function userRoutes(app: FastifyInstance, httpDeps: RouteDeps): void {
       summary: 'Remove a user: their sessions end at once', tags, params,
       response: { 204: { type: 'null', description: 'Removed' }, ...notFound, ...lastOwner },
     },
-  }, async (request, reply) => {
-    const removed = await removeUser(deps, callerOf(request).account.id, request.params.userId);
-    return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await removeUser(deps, callerOf(request).account.id, request.params.userId), 204));
 }

@@ -7,7 +7,7 @@ import { EVENT_TYPES } from '../../domain/event-catalogue.ts';
 import { DELIVERY_STATUSES, DeliveryListQuery } from '../../domain/webhook-delivery-query.ts';
 import { RetryFailedRequest, RetryFailedResult } from '../schemas/webhooks.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendResult } from '../wire-errors.ts';
 import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -114,10 +114,7 @@ export function webhookRoutes(app: FastifyInstance, deps: RouteDeps): void {
       tags, body: settingsInput, response: { 200: settings, ...badField, ...errors },
     },
     config: { access: { scope: 'webhooks', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await putWebhookSettings({ ...appDeps, checkWebhookUrl: deps.checkWebhookUrl }, callerOf(request).account.id, request.body);
-    return result.ok ? result.value : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await putWebhookSettings({ ...appDeps, checkWebhookUrl: deps.checkWebhookUrl }, callerOf(request).account.id, request.body)));
 
   app.post('/v1/webhooks/secret/rotate', {
     schema: {
@@ -137,18 +134,12 @@ export function webhookRoutes(app: FastifyInstance, deps: RouteDeps): void {
       },
     },
     config: { access: { scope: 'webhooks', access: 'read' } },
-  }, async (request, reply) => {
-    const page = await listWebhookDeliveries(appDeps, callerOf(request).account.id, request.query);
-    return page.ok ? page.value : sendRejection(reply, page.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await listWebhookDeliveries(appDeps, callerOf(request).account.id, request.query)));
 
   app.get<DeliveryParams>('/v1/webhooks/deliveries/:id', {
     schema: { summary: 'A delivery, the body it posts and every attempt', tags, params, response: { 200: deliveryDetails, ...notFound, ...errors } },
     config: { access: { scope: 'webhooks', access: 'read' } },
-  }, async (request, reply) => {
-    const result = await getWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id);
-    return result.ok ? result.value : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id)));
 
   app.post<DeliveryParams>('/v1/webhooks/deliveries/:id/retry', {
     schema: {
@@ -156,10 +147,7 @@ export function webhookRoutes(app: FastifyInstance, deps: RouteDeps): void {
       tags, params, response: { 202: deliverySummary, ...notFound, ...noUrl, ...errors },
     },
     config: { access: { scope: 'webhooks', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await retryWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id);
-    return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await retryWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id), 202));
 
   app.post('/v1/webhooks/deliveries/retry-failed', {
     schema: {
@@ -167,10 +155,7 @@ export function webhookRoutes(app: FastifyInstance, deps: RouteDeps): void {
       tags, body: RetryFailedRequest, response: { 202: RetryFailedResult, ...badField, ...noUrl, ...errors },
     },
     config: { access: { scope: 'webhooks', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await retryFailedSince(appDeps, callerOf(request).account.id, request.body);
-    return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await retryFailedSince(appDeps, callerOf(request).account.id, request.body), 202));
 
   app.post('/v1/webhooks/test', {
     schema: {
@@ -178,8 +163,5 @@ export function webhookRoutes(app: FastifyInstance, deps: RouteDeps): void {
       response: { 202: deliverySummary, ...noUrl, ...errors },
     },
     config: { access: { scope: 'webhooks', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await sendTestEvent(appDeps, callerOf(request).account.id);
-    return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await sendTestEvent(appDeps, callerOf(request).account.id), 202));
 }

@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ALLOW_LIST_APPLIES_TO } from '../../domain/account.ts';
 import { ALLOW_LIST_MAX } from '../../domain/account-input.ts';
-import { Id, Nullable, Timestamp } from './common.ts';
+import { Id, Nullable, pageQueryFields, Timestamp } from './common.ts';
 
 export const Services = Type.Object({ email: Type.Boolean(), sms: Type.Boolean(), whatsapp: Type.Boolean() });
 export type Services = Static<typeof Services>;
@@ -96,7 +96,6 @@ export type LedgerPage = Static<typeof LedgerPage>;
 export const LedgerQuery = Type.Object({
   since: Type.Optional(Type.String({ description: 'At or after: ISO-8601 time or epoch milliseconds' })),
   until: Type.Optional(Type.String({ description: 'Before: ISO-8601 time or epoch milliseconds' })),
-  cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  ...pageQueryFields(500),
 });
 export type LedgerQuery = Static<typeof LedgerQuery>;

@@ -5,3 +5,10 @@ import { Type, type TSchema } from '@sinclair/typebox';
 export const Timestamp = (description = 'UTC, ISO-8601') => Type.String({ format: 'date-time', description });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 export const Id = (description: string) => Type.String({ format: 'uuid', description });
+
+/** A cursor-paged query's own fields (after the route's filters): the previous page's next_cursor, and a page size. */
+export const pageQueryFields = (maxLimit: number) => ({
+  cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxLimit, default: 50 })),
+});
+

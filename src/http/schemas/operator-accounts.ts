@@ -4,7 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AllowListAppliesTo, LedgerKind, Services } from './account.ts';
 import { KeyModeField, KeyScope } from './api-keys.ts';
-import { Nullable, Timestamp } from './common.ts';
+import { Nullable, pageQueryFields, Timestamp } from './common.ts';
 
 /** An account as the admin API shows it (GET /admin/v1/accounts/:id adds apiKeys and domains). */
 export const AdminAccount = Type.Object({
@@ -67,8 +67,7 @@ export type AccountSummary = Static<typeof AccountSummary>;
 
 export const AccountListQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 200, description: 'Part of the name (case-insensitive), or an exact account id' })),
-  cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  ...pageQueryFields(200),
 });
 export type AccountListQuery = Static<typeof AccountListQuery>;
 

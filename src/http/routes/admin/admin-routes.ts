@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { accountBodyOf, accountExists, issuedKeyBody, viewAccount, viewLedger } from '../../../app/account-view.ts';
 import { addSenderDomainAsOperator } from '../../../app/add-sender-domain.ts';
 import { issueApiKey, revokeKey } from '../../../app/api-keys.ts';
@@ -10,13 +10,12 @@ import { verifySenderDomain } from '../../../app/verify-sender-domain.ts';
 import {
   AccountUpdateBody, NewAccountBody, NewApiKeyBody, NewSenderDomainBody, refineAccountUpdate, refineNewAccount, refineNewApiKey, refineNewSenderDomain,
 } from '../../../domain/admin-input.ts';
-import type { Result } from '../../../domain/result.ts';
 import { adminAuthHook } from '../../plugins/admin-auth.ts';
 import { domainVerification, senderDomain } from '../domains.ts';
 import { accountUserRoutes } from './account-users.ts';
 import { inboundReportRoutes } from './inbound-reports.ts';
 import { operatorConsoleRoutes } from './operator-console.ts';
-import { sendRejection } from '../../wire-errors.ts';
+import { sendRejection, sendResult } from '../../wire-errors.ts';
 import { applicationError, ErrorBody } from '../../schemas/errors.ts';
 import { AdminAccount, AdminAccountDetails, AdminIssuedKey, AdminLedger, NewAccountAnswer } from '../../schemas/operator-accounts.ts';
 import type { RouteDeps } from '../../route-deps.ts';
@@ -41,10 +40,6 @@ const accountParams = { type: 'object', required: ['id'], properties: { id: { ty
 type AccountParams = { Params: { id: string } };
 type DomainParams = { Params: { id: string; domain: string } };
 const domainParams = { type: 'object', required: ['id', 'domain'], properties: { id: { type: 'string', description: 'Account id' }, domain: { type: 'string' } } } as const;
-
-function send<T>(reply: FastifyReply, status: number, result: Result<T>): FastifyReply {
-  return result.ok ? reply.code(status).send(result.value) : sendRejection(reply, result.rejection);
-}
 
 export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.addHook('onRequest', adminAuthHook(deps, deps.app));
@@ -78,7 +73,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
         ...accountErrors,
       },
     },
-  }, async (request, reply) => send(reply, 200, await viewAccount(deps.app, request.params.id)));
+  }, async (request, reply) => sendResult(reply, await viewAccount(deps.app, request.params.id)));
 
   app.patch<AccountParams & { Body: AccountUpdateBody }>('/admin/v1/accounts/:id', {
     schema: {
@@ -101,7 +96,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
         ...accountErrors,
       },
     },
-  }, async (request, reply) => send(reply, 200, await viewLedger(deps.app, request.params.id)));
+  }, async (request, reply) => sendResult(reply, await viewLedger(deps.app, request.params.id)));
 
   app.post<AccountParams & { Body: NewApiKeyBody }>('/admin/v1/accounts/:id/api-keys', {
     schema: {
@@ -142,7 +137,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
     },
   }, async (request, reply) => {
     const input = refineNewSenderDomain(request.body);
-    return send(reply, 201, input.ok ? await addSenderDomainAsOperator(deps.app, request.params.id, input.value) : input);
+    return sendResult(reply, input.ok ? await addSenderDomainAsOperator(deps.app, request.params.id, input.value) : input, 201);
   });
 
   app.get<DomainParams>('/admin/v1/accounts/:id/domains/:domain', {
@@ -150,7 +145,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
       summary: 'A sender domain of the account, its state and the DNS records to publish', tags, security, params: domainParams,
       response: { 200: senderDomain, ...errors, 404: { description: 'No such account or domain', ...applicationError } },
     },
-  }, async (request, reply) => send(reply, 200, await getSenderDomain(deps.app, request.params.id, request.params.domain)));
+  }, async (request, reply) => sendResult(reply, await getSenderDomain(deps.app, request.params.id, request.params.domain)));
 
   app.post<DomainParams>('/admin/v1/accounts/:id/domains/:domain/verify', {
     schema: {
@@ -158,7 +153,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
       tags, security, params: domainParams,
       response: { 200: domainVerification, ...errors, 404: { description: 'No such account or domain', ...applicationError } },
     },
-  }, async (request, reply) => send(reply, 200, await verifySenderDomain(deps.app, request.params.id, request.params.domain)));
+  }, async (request, reply) => sendResult(reply, await verifySenderDomain(deps.app, request.params.id, request.params.domain)));
 
   app.post<AccountParams & { Body: NewWhatsappTemplateBody }>('/admin/v1/accounts/:id/whatsapp-templates', {
     schema: {
@@ -176,5 +171,5 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
         400: fieldError, ...accountErrors,
       },
     },
-  }, async (request, reply) => send(reply, 201, await createWhatsappTemplate(deps.app, request.params.id, request.body)));
+  }, async (request, reply) => sendResult(reply, await createWhatsappTemplate(deps.app, request.params.id, request.body), 201));
 }

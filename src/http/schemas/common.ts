@@ -12,3 +12,9 @@ export const pageQueryFields = (maxLimit: number) => ({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: maxLimit, default: 50 })),
 });
 
+
+/**
+ * A wire type as a use case may hold it (readonly all the way down): a view built in app/
+ * is checked against its schema's Static type with an annotation of this type.
+ */
+export type Answer<T> = T extends readonly (infer U)[] ? readonly Answer<U>[] : T extends object ? { readonly [K in keyof T]: Answer<T[K]> } : T;

@@ -17,6 +17,7 @@ import { inboundReportRoutes } from './inbound-reports.ts';
 import { operatorConsoleRoutes } from './operator-console.ts';
 import { sendRejection, sendResult } from '../../wire-errors.ts';
 import { applicationError, ErrorBody } from '../../schemas/errors.ts';
+import type { Answer } from '../../schemas/common.ts';
 import { AdminAccount, AdminAccountDetails, AdminIssuedKey, AdminLedger, NewAccountAnswer } from '../../schemas/operator-accounts.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 
@@ -62,7 +63,8 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
     // A taken name throws a RejectionError: the error handler answers it (409).
     const created = await createAccount(deps.app, input.value);
     const { id, apiKey, scopes: keyScopes } = created.apiKey;
-    return reply.code(201).send({ account: await accountBodyOf(deps.app, created.account), apiKey: { id, apiKey, scopes: keyScopes } });
+    const answer: Answer<NewAccountAnswer> = { account: await accountBodyOf(deps.app, created.account), apiKey: { id, apiKey, scopes: keyScopes } };
+    return reply.code(201).send(answer);
   });
 
   app.get<AccountParams>('/admin/v1/accounts/:id', {
@@ -73,7 +75,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
         ...accountErrors,
       },
     },
-  }, async (request, reply) => sendResult(reply, await viewAccount(deps.app, request.params.id)));
+  }, async (request, reply) => sendResult<Answer<AdminAccountDetails>>(reply, await viewAccount(deps.app, request.params.id)));
 
   app.patch<AccountParams & { Body: AccountUpdateBody }>('/admin/v1/accounts/:id', {
     schema: {
@@ -85,7 +87,9 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
     const input = refineAccountUpdate(request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
     const updated = await updateAccount(deps.app, request.params.id, input.value);
-    return updated.ok ? reply.code(200).send(await accountBodyOf(deps.app, updated.value)) : sendRejection(reply, updated.rejection);
+    if (!updated.ok) return sendRejection(reply, updated.rejection);
+    const answer: Answer<AdminAccount> = await accountBodyOf(deps.app, updated.value);
+    return reply.code(200).send(answer);
   });
 
   app.get<AccountParams>('/admin/v1/accounts/:id/ledger', {
@@ -96,7 +100,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
         ...accountErrors,
       },
     },
-  }, async (request, reply) => sendResult(reply, await viewLedger(deps.app, request.params.id)));
+  }, async (request, reply) => sendResult<Answer<AdminLedger>>(reply, await viewLedger(deps.app, request.params.id)));
 
   app.post<AccountParams & { Body: NewApiKeyBody }>('/admin/v1/accounts/:id/api-keys', {
     schema: {
@@ -109,7 +113,8 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
     if (!input.ok) return sendRejection(reply, input.rejection);
     if (!(await accountExists(deps.app, request.params.id))) return sendRejection(reply, { code: 'notFound' });
     const issued = await issueApiKey(deps.app, deps.app.db, request.params.id, input.value);
-    return reply.code(201).send(issuedKeyBody(issued));
+    const answer: Answer<AdminIssuedKey> = issuedKeyBody(issued);
+    return reply.code(201).send(answer);
   });
 
   app.delete<{ Params: { id: string; keyId: string } }>('/admin/v1/accounts/:id/api-keys/:keyId', {

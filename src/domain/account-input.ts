@@ -10,6 +10,7 @@ import { ownField, type JsonObject } from './json-object.ts';
 import { ok, reject, type Result } from './result.ts';
 
 export const KEY_NAME_MAX = 200;
+export const KEY_NAME_PROBLEM = `must be 1 to ${KEY_NAME_MAX} characters, without control characters`;
 export const ALLOW_LIST_MAX = 1000;
 
 /** What PATCH /v1/account may change: the allow-list and whom it binds. */
@@ -63,22 +64,29 @@ export interface NewOwnKey {
   readonly mode?: KeyMode;
 }
 
-/** POST /v1/api-keys: `{name, scopes, expires_at?, mode?}`. */
-export function parseNewOwnKey(body: unknown, now: number): Result<NewOwnKey> {
-  const fields = fieldsOf(body, ['name', 'scopes', 'expires_at', 'mode']);
-  if (!fields.ok) return fields;
-  const { name, scopes, expires_at: expiresAt, mode } = fields.value;
-  const text = parseText(name, KEY_NAME_MAX);
-  if (text === null) return invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters, without control characters`);
-  const problem = `must be a non-empty array of ${SCOPES.map((s) => `"${s}"`).join(', ')}`;
-  if (!Array.isArray(scopes) || scopes.length === 0) return invalidField('scopes', problem);
-  const wanted = new Set<unknown>(scopes);
-  if ([...wanted].some((s) => !isScope(s))) return invalidField('scopes', problem);
-  const expiry = parseExpiry(expiresAt, 'expires_at', now);
+// Control characters (C0, DEL, C1): refused in a name, as parseText refuses them.
+const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f';
+
+/**
+ * parseText's rule as a schema pattern: no control character, and 1 to `max` characters
+ * once trimmed (JavaScript's trim removes exactly what `\s` matches).
+ */
+export const trimmedTextPattern = (max: number): string =>
+  `^[^\\S${CONTROLS}]*[^\\s${CONTROLS}](?:[^${CONTROLS}]{0,${max - 2}}[^\\s${CONTROLS}])?[^\\S${CONTROLS}]*$`;
+
+/** What POST /v1/api-keys's schema (http/schemas/api-keys.ts) has let through. */
+export interface CheckedNewOwnKey {
+  readonly name: string;
+  readonly scopes: readonly Scope[];
+  readonly expires_at?: string | null;
+  readonly mode?: KeyMode;
+}
+
+/** POST /v1/api-keys after its schema: the name trimmed, the scopes a set in canonical order, the expiry in the future. */
+export function refineNewOwnKey(body: CheckedNewOwnKey, now: number): Result<NewOwnKey> {
+  const expiry = parseExpiry(body.expires_at, 'expires_at', now);
   if (!expiry.ok) return expiry;
-  if (mode !== undefined && !isKeyMode(mode)) return invalidField('mode', 'must be "live" or "test"');
-  // Canonical order, duplicates dropped: the scopes are a set.
-  return ok({ name: text, scopes: SCOPES.filter((s) => wanted.has(s)), expiresAt: expiry.value, ...(mode === undefined ? {} : { mode }) });
+  return ok({ name: body.name.trim(), scopes: SCOPES.filter((s) => body.scopes.includes(s)), expiresAt: expiry.value, ...(body.mode === undefined ? {} : { mode: body.mode }) });
 }
 
 /** A time bound of a query: ISO-8601 or epoch milliseconds. */

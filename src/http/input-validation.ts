@@ -2,7 +2,7 @@ import { Kind, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { FastifySchemaCompiler } from 'fastify';
 import { RejectionError } from '../domain/result.ts';
-import { checkBody, checkValue, type DetailStyle } from '../domain/schema-check.ts';
+import { ACCOUNT_SETTINGS_STYLE, checkBody, checkValue, type DetailStyle } from '../domain/schema-check.ts';
 import { checkedByHand } from './interface-checks.ts';
 
 // Fastify's validator compiler for the inputs herald owns: a route whose body or query
@@ -14,13 +14,20 @@ import { checkedByHand } from './interface-checks.ts';
 
 const acceptAsIs = (): boolean => true;
 
+/**
+ * The routes of /v1 that word their refusals `<field>: <problem>` (ACCOUNT_SETTINGS_STYLE),
+ * as their hand parsers always did: their own error formatter, in effect.
+ */
+const ACCOUNT_SETTINGS_ROUTES: readonly string[] = ['POST /v1/api-keys'];
+
 function isTypeBox(schema: unknown): schema is TSchema {
   return typeof schema === 'object' && schema !== null && Kind in schema;
 }
 
 /** The compiler of one API's routes (bodies and query strings), wording failures in its `style`. */
-export function inputValidator(style: DetailStyle): FastifySchemaCompiler<unknown> {
+export function inputValidator(apiStyle: DetailStyle): FastifySchemaCompiler<unknown> {
   return ({ schema, httpPart, method, url }) => {
+    const style = ACCOUNT_SETTINGS_ROUTES.includes(`${method} ${url}`) ? ACCOUNT_SETTINGS_STYLE : apiStyle;
     if (!isTypeBox(schema) || (httpPart !== 'body' && httpPart !== 'querystring')) return acceptAsIs;
     if (httpPart === 'body' && checkedByHand(method, url)) return acceptAsIs;
     if (httpPart === 'body') {

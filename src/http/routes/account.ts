@@ -16,7 +16,8 @@ import type { RouteDeps } from '../route-deps.ts';
 
 // The account's own operations (scope `account`; users by role): the account and its IP
 // allow-list, its API keys, usage and the ledger. Shapes: schemas/account.ts and schemas/api-keys.ts, the
-// contract the web application is built on. Schemas document; domain/ and app/ validate.
+// contract the web application is built on. Fastify checks the bodies against them
+// (input-validation.ts); domain/ and app/ check what a schema cannot say.
 
 const tags = ['account'];
 const badField = { 400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...ErrorBody } } as const;
@@ -93,7 +94,7 @@ export function accountRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
     config: { access: { scope: 'account', access: 'read' } },
   }, async (request): Promise<ApiKeyList> => ({ api_keys: (await listOwnKeys(deps, callerOf(request).account.id)).map(keyView) }));
 
-  app.post('/v1/api-keys', {
+  app.post<{ Body: NewApiKeyRequest }>('/v1/api-keys', {
     schema: {
       summary: 'Make an API key with scopes, an optional expiry and a mode (live or test); the key is in this answer only (herald keeps its hash). Only an owner may give the `account` scope',
       tags, body: NewApiKeyRequest, response: { 201: IssuedApiKey, ...badField },

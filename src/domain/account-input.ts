@@ -1,10 +1,11 @@
 // Bodies and queries of the account's own operations (/v1/account, /v1/api-keys,
-// /v1/ledger, /v1/usage: issue 12), checked here with herald's field texts
-// (`invalidField` with `<field>: <what is wrong>`), snake_case as on the rest of /v1.
-import { isScope, SCOPES, type Scope } from './access.ts';
-import { fieldsOf, invalidField, ISO_TIME, parseExpiry, parseText } from './admin-input.ts';
-import { isKeyMode, type KeyMode } from './key-mode.ts';
-import { isAllowListAppliesTo, type AllowListAppliesTo } from './account.ts';
+// /v1/ledger, /v1/usage: issue 12), snake_case as on the rest of /v1. Their bodies are
+// checked by their route schemas (http/schemas/); what a schema cannot say is checked
+// here, with herald's field texts (`invalidField` with `<field>: <what is wrong>`).
+import { SCOPES, type Scope } from './access.ts';
+import { invalidField, ISO_TIME, parseExpiry } from './admin-input.ts';
+import type { KeyMode } from './key-mode.ts';
+import type { AllowListAppliesTo } from './account.ts';
 import { isIpAllowed, normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
 import { ownField, type JsonObject } from './json-object.ts';
 import { ok, reject, type Result } from './result.ts';
@@ -19,25 +20,22 @@ export interface AccountChange {
   readonly allowListAppliesTo?: AllowListAppliesTo;
 }
 
-/** PATCH /v1/account: `{ip_allow_list?, allow_list_applies_to?}`, each entry checked on its own so the detail names it. */
-export function parseAccountChange(body: unknown): Result<AccountChange> {
-  const fields = fieldsOf(body, ['ip_allow_list', 'allow_list_applies_to']);
-  if (!fields.ok) return fields;
-  const { ip_allow_list: entries, allow_list_applies_to: appliesTo } = fields.value;
+/** What PATCH /v1/account's schema (http/schemas/account.ts) has let through: each entry an address or CIDR range. */
+export interface CheckedAccountChange {
+  readonly ip_allow_list?: readonly string[];
+  readonly allow_list_applies_to?: AllowListAppliesTo;
+}
+
+/** PATCH /v1/account after its schema: the entries in canonical form, repeats dropped. */
+export function refineAccountChange(body: CheckedAccountChange): Result<AccountChange> {
+  const { ip_allow_list: entries, allow_list_applies_to: appliesTo } = body;
   const change: { -readonly [K in keyof AccountChange]: AccountChange[K] } = {};
   if (entries !== undefined) {
-    if (!Array.isArray(entries) || entries.length > ALLOW_LIST_MAX) return invalidField('ip_allow_list', `must be an array of at most ${ALLOW_LIST_MAX} strings`);
-    for (const [index, entry] of (entries as unknown[]).entries()) {
-      if (!parseAllowList([entry]).ok) return invalidField(`ip_allow_list[${index}]`, 'must be an IPv4 or IPv6 address or CIDR range');
-    }
     const list = parseAllowList(entries);
     if (!list.ok) return list;
     change.ipAllowList = normaliseAllowList(list.value);
   }
-  if (appliesTo !== undefined) {
-    if (!isAllowListAppliesTo(appliesTo)) return invalidField('allow_list_applies_to', 'must be "keys" or "all"');
-    change.allowListAppliesTo = appliesTo;
-  }
+  if (appliesTo !== undefined) change.allowListAppliesTo = appliesTo;
   return ok(change);
 }
 

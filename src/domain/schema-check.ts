@@ -1,5 +1,6 @@
-import { Kind, type Static, type TSchema } from '@sinclair/typebox';
+import { FormatRegistry, Kind, type Static, type TSchema } from '@sinclair/typebox';
 import { Value, type ValueError } from '@sinclair/typebox/value';
+import { isAllowListEntry } from './ip-allow-list.ts';
 import { isJsonObject } from './json-object.ts';
 import { ok, reject, type Rejection, type Result } from './result.ts';
 
@@ -16,6 +17,9 @@ import { ok, reject, type Rejection, type Result } from './result.ts';
 // A body that is not a JSON object gets the account API's `Invalid request, missing
 // parameters. err 1`, the operator API's "body: must be a JSON object". A schema may carry
 // `errorMessage` (ajv-errors' keyword) to say what its value must be.
+
+// The string formats of herald's own: TypeBox checks a `format` only once it is registered.
+FormatRegistry.Set('ip-or-cidr', isAllowListEntry);
 
 /** How a failure is worded: the account API's style or the operator API's. */
 export interface DetailStyle {

@@ -75,7 +75,7 @@ export function accountRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
     config: { access: { scope: 'account', access: 'read' } },
   }, async (request) => accountView((await freshAccount(deps, callerOf(request).account.id)) ?? callerOf(request).account, request.ip));
 
-  app.patch('/v1/account', {
+  app.patch<{ Body: IpAllowListRequest }>('/v1/account', {
     schema: {
       summary: 'Change the IP allow-list and whom it binds (`allow_list_applies_to`: `all`, keys and sessions; `keys`, keys only); entries are stored in canonical form. '
         + 'With a session, a list that binds sessions and leaves out the caller\'s own address is refused (409)',

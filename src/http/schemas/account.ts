@@ -31,13 +31,20 @@ export const AccountView = Type.Object({
 export type AccountView = Static<typeof AccountView>;
 
 /**
- * PATCH /v1/account. A session's change that leaves a list binding sessions without the
+ * PATCH /v1/account, checked by Fastify and worded `<field>: <problem>` as it always was
+ * (input-validation.ts); domain/account-input.ts refineAccountChange stores the entries in
+ * canonical form. A session's change that leaves a list binding sessions without the
  * saver's own address is refused (409 `The IP allow-list would lock you out`): add the
  * address, or set `allow_list_applies_to` to `keys`.
  */
 export const IpAllowListRequest = Type.Object({
-  ip_allow_list: Type.Optional(Type.Array(Type.String(), { maxItems: ALLOW_LIST_MAX, description: 'IPv4, IPv6 or CIDR entries; empty: any address' })),
-  allow_list_applies_to: Type.Optional(AllowListAppliesTo),
+  ip_allow_list: Type.Optional(Type.Array(
+    Type.String({ format: 'ip-or-cidr', errorMessage: 'must be an IPv4 or IPv6 address or CIDR range', description: 'An IPv4/IPv6 address or CIDR range' }),
+    { maxItems: ALLOW_LIST_MAX, errorMessage: `must be an array of at most ${ALLOW_LIST_MAX} strings`, description: 'IPv4, IPv6 or CIDR entries; empty: any address' },
+  )),
+  allow_list_applies_to: Type.Optional(Type.Union(ALLOW_LIST_APPLIES_TO.map((v) => Type.Literal(v)), {
+    errorMessage: 'must be "keys" or "all"', description: AllowListAppliesTo.description,
+  })),
 }, { additionalProperties: false });
 export type IpAllowListRequest = Static<typeof IpAllowListRequest>;
 

@@ -87,12 +87,14 @@ export function refineNewOwnKey(body: CheckedNewOwnKey, now: number): Result<New
   return ok({ name: body.name.trim(), scopes: SCOPES.filter((s) => body.scopes.includes(s)), expiresAt: expiry.value, ...(body.mode === undefined ? {} : { mode: body.mode }) });
 }
 
+export const TIME_BOUND_PROBLEM = 'must be an ISO-8601 time or epoch milliseconds';
+
 /** A time bound of a query: ISO-8601 or epoch milliseconds. */
 export function parseTimeBound(raw: unknown, field: string): Result<number | undefined> {
   if (raw === undefined || raw === '') return ok(undefined);
   const text = typeof raw === 'string' ? raw : '';
   const at = /^[0-9]{1,15}$/.test(text) ? Number(text) : ISO_TIME.test(text) ? Date.parse(text) : Number.NaN;
-  return Number.isSafeInteger(at) ? ok(at) : invalidField(field, 'must be an ISO-8601 time or epoch milliseconds');
+  return Number.isSafeInteger(at) ? ok(at) : invalidField(field, TIME_BOUND_PROBLEM);
 }
 
 /** A whole number query parameter (a page size, a number of days) from 1 to max, `fallback` when absent. */

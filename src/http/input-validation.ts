@@ -18,7 +18,9 @@ const acceptAsIs = (): boolean => true;
  * The routes of /v1 that word their refusals `<field>: <problem>` (ACCOUNT_SETTINGS_STYLE),
  * as their hand parsers always did: their own error formatter, in effect.
  */
-const ACCOUNT_SETTINGS_ROUTES: readonly string[] = ['PATCH /v1/account', 'POST /v1/api-keys'];
+const ACCOUNT_SETTINGS_ROUTES: readonly string[] = [
+  'PATCH /v1/account', 'POST /v1/api-keys', 'POST /v1/email/templates/render', 'POST /v1/webhooks/deliveries/retry-failed',
+];
 
 function isTypeBox(schema: unknown): schema is TSchema {
   return typeof schema === 'object' && schema !== null && Kind in schema;

@@ -23,8 +23,6 @@ export const HAND_CHECKED_BODIES: Readonly<Record<string, string>> = {
   // A segment's filter is checked node by node, the detail naming the node (`filter.and[1].gt`).
   'POST /v1/segments/count': 'campaigns/segment-filter.ts parseSegmentRequest',
   // `<field>: <problem>` texts of domain/account-input.ts and domain/admin-input.ts.
-  'POST /v1/email/templates/render': 'app/render-email-template.ts renderEmailTemplate',
-  'POST /v1/webhooks/deliveries/retry-failed': 'app/webhook-deliveries.ts retryFailedSince',
 };
 
 /** Whether `METHOD url` (Fastify's route url, `:param` form) is checked by hand. */

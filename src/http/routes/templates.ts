@@ -93,7 +93,7 @@ export function templateRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
     return reply.code(201).send(result.value);
   });
 
-  app.post('/v1/email/templates/render', {
+  app.post<{ Body: RenderRequest }>('/v1/email/templates/render', {
     schema: {
       summary: 'Render a template as POST /v1/email would send it (subject, HTML, and the text part, generated from the HTML when there is none); '
         + 'a stored template_id with html or text given renders the edit before it is saved. Nothing is stored or sent',

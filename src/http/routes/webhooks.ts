@@ -149,7 +149,7 @@ export function webhookRoutes(app: FastifyInstance, deps: RouteDeps): void {
     config: { access: { scope: 'webhooks', access: 'write' } },
   }, async (request, reply) => sendResult(reply, await retryWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id), 202));
 
-  app.post('/v1/webhooks/deliveries/retry-failed', {
+  app.post<{ Body: RetryFailedRequest }>('/v1/webhooks/deliveries/retry-failed', {
     schema: {
       summary: 'One more attempt now for every failed delivery created since a time (the oldest first, up to 10,000 a request)',
       tags, body: RetryFailedRequest, response: { 202: RetryFailedResult, ...badField, ...noUrl, ...errors },

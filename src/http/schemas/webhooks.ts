@@ -5,9 +5,15 @@ import { EVENT_DESCRIPTIONS, EVENT_TYPES, type EventType } from '../../domain/ev
 // The OpenAPI types @fastify/swagger itself is typed with.
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { attemptFields } from './messages.ts';
+import { TIME_BOUND_PROBLEM } from '../../domain/account-input.ts';
+import { ISO_TIME } from '../../domain/admin-input.ts';
 
+/** Checked by Fastify, worded `<field>: <problem>` as it always was (input-validation.ts). */
 export const RetryFailedRequest = Type.Object({
-  since: Type.Union([Type.String(), Type.Integer()], { description: 'Failed deliveries created at or after: ISO-8601 time or epoch milliseconds' }),
+  since: Type.Union([
+    Type.String({ pattern: `^(?:[0-9]{1,15}|${ISO_TIME.source.slice(1, -1)})$` }),
+    Type.Integer({ minimum: 0, maximum: 999_999_999_999_999 }),
+  ], { errorMessage: TIME_BOUND_PROBLEM, description: 'Failed deliveries created at or after: ISO-8601 time or epoch milliseconds' }),
 }, { additionalProperties: false });
 export type RetryFailedRequest = Static<typeof RetryFailedRequest>;
 

@@ -1,3 +1,7 @@
+import type { preValidationAsyncHookHandler } from 'fastify';
+import { contactBodyEmail } from '../app/contacts.ts';
+import { RejectionError } from '../domain/result.ts';
+
 // The routes whose bodies are checked by hand rather than by their route schema, in one
 // place, each with why. The validator compiler (input-validation.ts) leaves them to
 // their handlers; every other body and query string of /v1 and /admin/v1 is checked by
@@ -10,12 +14,30 @@
 export const INTERFACE_SENDS = ['POST /v1/email', 'POST /v1/sms/send', 'POST /v1/whatsapp/sendTemplateMessage', 'POST /v1/whatsapp/sendMessage'] as const;
 
 /**
+ * Routes whose body the interface's texts check first, then their schema: a contact's
+ * address is `Email missing or empty!` or `The email address has the wrong structure!`
+ * (the suppression list's words) before any other field is looked at, which a schema
+ * cannot say. Run as the route's preValidation hook, ahead of Fastify's schema check.
+ */
+export const INTERFACE_TEXTS_FIRST: Readonly<Record<string, string>> = {
+  'POST /v1/contacts': 'the address, required (app/contacts.ts contactBodyEmail)',
+  'PATCH /v1/contacts/:contact_id': 'the address, when given (app/contacts.ts contactBodyEmail)',
+};
+
+/** The preValidation hook of a contact's body: its address, by the interface's texts (`required`: on creation). */
+export function contactAddressFirst(required: boolean): preValidationAsyncHookHandler {
+  return async (request) => {
+    const email = contactBodyEmail(request.body, required);
+    // Answered by failed-request.ts as a validator's refusal is.
+    if (!email.ok) throw new RejectionError(email.rejection);
+  };
+}
+
+/**
  * herald's own bodies still checked by their use cases, with the words they answer in
  * today: a schema that says the same (detail texts, their order) replaces each.
  */
 export const HAND_CHECKED_BODIES: Readonly<Record<string, string>> = {
-  // A missing or empty `email` is the interface's `Email missing or empty!`, before any other field.
-  'POST /v1/contacts': 'interface text first (app/contacts.ts)',
   // `Missing from address!` and the other send texts come before the schema's own (app/campaigns.ts).
   'POST /v1/campaigns': 'interface texts first (app/campaigns.ts)',
   // The campaign is looked up first (404), then its changes checked, in the campaign's state.

@@ -2,7 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import {
   createAccountContact, deleteAccountContact, getAccountContact, listAccountContacts, patchAccountContact,
 } from '../../app/contacts.ts';
-import { ContactCreateSchema, ContactPageSchema, ContactPatchSchema, ContactQuerySchema, ContactViewSchema } from '../../campaigns/contact-shapes.ts';
+import {
+  ContactCreateSchema, ContactPageSchema, ContactPatchSchema, ContactQuerySchema, ContactViewSchema, type ContactCreate, type ContactPatch,
+} from '../../campaigns/contact-shapes.ts';
+import { contactAddressFirst } from '../interface-checks.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection, sendResult } from '../wire-errors.ts';
 import { applicationError } from '../schemas/errors.ts';
@@ -21,13 +24,14 @@ type ContactParams = { Params: { contact_id: string } };
 
 export function contactRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
-  app.post('/v1/contacts', {
+  app.post<{ Body: ContactCreate }>('/v1/contacts', {
     schema: {
       summary: 'Create or update a contact by address (case-insensitive), and join lists', tags,
       body: ContactCreateSchema,
       response: { 200: { description: 'The contact existed', ...ContactViewSchema }, 201: { description: 'A new contact', ...ContactViewSchema }, ...invalid, ...missing, ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'write' } },
+    preValidation: contactAddressFirst(true),
   }, async (request, reply) => {
     const saved = await createAccountContact(deps, callerOf(request).account, request.body, sendingMode(request));
     return saved.ok ? reply.code(saved.value.created ? 201 : 200).send(saved.value.view) : sendRejection(reply, saved.rejection);
@@ -50,7 +54,7 @@ export function contactRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
     config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => sendResult(reply, await getAccountContact(deps, callerOf(request).account.id, request.params.contact_id)));
 
-  app.patch<ContactParams>('/v1/contacts/:contact_id', {
+  app.patch<ContactParams & { Body: ContactPatch }>('/v1/contacts/:contact_id', {
     schema: {
       summary: 'Change a contact: the fields given; `lists` joins, `unsubscribe` leaves', tags, params,
       body: ContactPatchSchema,
@@ -60,6 +64,7 @@ export function contactRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
       },
     },
     config: { access: { scope: 'email', access: 'write' } },
+    preValidation: contactAddressFirst(false),
   }, async (request, reply) => sendResult(reply, await patchAccountContact(deps, callerOf(request).account, request.params.contact_id, request.body, sendingMode(request))));
 
   app.delete<ContactParams>('/v1/contacts/:contact_id', {

@@ -34,17 +34,21 @@ export function contactAddressFirst(required: boolean): preValidationAsyncHookHa
 }
 
 /**
- * herald's own bodies still checked by their use cases, with the words they answer in
- * today: a schema that says the same (detail texts, their order) replaces each.
+ * herald's own bodies still checked by their use cases, and why a route schema cannot
+ * give the same answers (texts and the order they are found in). Their schemas document.
  */
 export const HAND_CHECKED_BODIES: Readonly<Record<string, string>> = {
-  // `Missing from address!` and the other send texts come before the schema's own (app/campaigns.ts).
-  'POST /v1/campaigns': 'interface texts first (app/campaigns.ts)',
-  // The campaign is looked up first (404), then its changes checked, in the campaign's state.
-  'PATCH /v1/campaigns/:campaign_id': 'checked after the lookup (app/campaigns.ts)',
-  // A segment's filter is checked node by node, the detail naming the node (`filter.and[1].gt`).
-  'POST /v1/segments/count': 'campaigns/segment-filter.ts parseSegmentRequest',
-  // `<field>: <problem>` texts of domain/account-input.ts and domain/admin-input.ts.
+  // The content fields are the email send's and are read by its parser (domain/email-request.ts)
+  // with the interface's texts (`Missing from address!`, `Missing subject!`, …), before the
+  // campaign's own fields; a schema would name the first wrong field in its own words.
+  'POST /v1/campaigns': 'interface texts first (app/campaigns.ts createCampaign)',
+  // As above, on the content merged with the stored campaign's; and the campaign is looked up
+  // first (404 before 400), its state deciding which fields may change (the audience only in a draft).
+  'PATCH /v1/campaigns/:campaign_id': 'checked after the lookup, in the campaign\'s state (app/campaigns.ts patchCampaign)',
+  // The filter is a tree checked node by node, with budgets (nodes, depth, conditions), the
+  // detail naming the node in words of its own (`filter.and[1].gt must be an ISO-8601 time`), after
+  // the rest of the body; the schema documents the tree (FilterSchema).
+  'POST /v1/segments/count': 'the filter node by node (campaigns/segment-filter.ts parseSegmentRequest)',
 };
 
 /** Whether `METHOD url` (Fastify's route url, `:param` form) is checked by hand. */

@@ -34,6 +34,8 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
   // A test key's campaign is a test campaign (docs/sandbox.md); a live one a test key may
   // read, never change, send, pause, resume, cancel or follow up. A campaign that is not
   // there is the handler's 404. The mode of a campaign never changes, so reading it first is safe.
+  // A preValidation hook: the refusal comes before the body's schema is checked, as it did
+  // when the use cases checked the bodies.
   const testCampaignsOnly = async (request: FastifyRequest<CampaignParams>, reply: FastifyReply): Promise<void> => {
     if (sendingMode(request) !== 'test') return;
     const mode = await campaignMode(deps, callerOf(request).account.id, request.params.campaign_id);
@@ -70,12 +72,12 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
       summary: 'Change a campaign (the fields given) while draft, scheduled or paused; the audience only while draft', tags, params, body: CampaignPatchSchema,
       response: { 200: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...wrongState, ...audienceErrors },
     },
-    config: write, preHandler: testCampaignsOnly,
+    config: write, preValidation: testCampaignsOnly,
   }, async (request, reply) => sendResult(reply, await patchCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body)));
 
   app.delete<CampaignParams>('/v1/campaigns/:campaign_id', {
     schema: { summary: 'Delete a draft', tags, params, response: { 204: { description: 'Deleted', type: 'null' }, ...noSuchCampaign, ...wrongState, ...audienceErrors } },
-    config: write, preHandler: testCampaignsOnly,
+    config: write, preValidation: testCampaignsOnly,
   }, async (request, reply) => sendResult(reply, await removeCampaign(deps, callerOf(request).account.id, request.params.campaign_id), 204));
 
   app.get<CampaignParams>('/v1/campaigns/:campaign_id/quote', {
@@ -97,7 +99,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
         },
       },
     },
-    config: write, preHandler: testCampaignsOnly,
+    config: write, preValidation: testCampaignsOnly,
   }, async (request, reply) => {
     const result = await sendWithIdempotencyKey(deps, request, reply, (sendDeps) => sendCampaign(sendDeps, callerOf(request).account.id, request.params.campaign_id));
     return result === REPLAYED ? reply : sendResult(reply, result);
@@ -109,7 +111,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
         summary: { pause: 'Pause a running campaign', resume: 'Resume a paused campaign', cancel: 'Cancel a scheduled, running or paused campaign; what was never sent is refunded' }[action],
         tags, params, response: { 200: CampaignViewSchema, ...noSuchCampaign, ...wrongState, ...audienceErrors },
       },
-      config: write, preHandler: testCampaignsOnly,
+      config: write, preValidation: testCampaignsOnly,
     }, async (request, reply) => sendResult(reply, await moveCampaignTo(deps, callerOf(request).account.id, request.params.campaign_id, action)));
   }
 
@@ -129,7 +131,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
       summary: 'A follow-up draft to the contacts who did not open (human opens only) or did not click', tags, params, body: ResendSchema,
       response: { 201: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...wrongState, ...audienceErrors },
     },
-    config: write, preHandler: testCampaignsOnly,
+    config: write, preValidation: testCampaignsOnly,
   }, async (request, reply) => sendResult(reply, await resendCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body), 201));
 
   app.get<CampaignParams>('/v1/campaigns/:campaign_id/stats', {

@@ -5,6 +5,7 @@ import { campaignStats, campaignTimeline, listCampaignRecipients, tagStats } fro
 import {
   CAMPAIGN_STATUSES, CampaignCollectionSchema, CampaignCreateSchema, CampaignPatchSchema, CampaignViewSchema, QuoteSchema, ResendSchema,
   TestSendSchema, type CampaignStatus, StatsSchema, TimelineQuerySchema, TimelineSchema, RecipientQuerySchema, RecipientPageSchema,
+  type ResendRequest, type TestSendRequest,
 } from '../../campaigns/campaign-shapes.ts';
 import { callerOf, refuseLiveThing, sendingMode } from '../route-access.ts';
 import { sendRejection, sendResult } from '../wire-errors.ts';
@@ -115,7 +116,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
     }, async (request, reply) => sendResult(reply, await moveCampaignTo(deps, callerOf(request).account.id, request.params.campaign_id, action)));
   }
 
-  app.post<CampaignParams>('/v1/campaigns/:campaign_id/test', {
+  app.post<CampaignParams & { Body: TestSendRequest }>('/v1/campaigns/:campaign_id/test', {
     schema: {
       summary: 'Send the campaign\'s content to up to 10 addresses, billed as ordinary emails, marked as tests', tags, params, body: TestSendSchema,
       response: {
@@ -126,7 +127,7 @@ export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
     config: write,
   }, async (request, reply) => sendResult(reply, await sendCampaignTest(deps, callerOf(request).account.id, request.params.campaign_id, request.body, sendingMode(request))));
 
-  app.post<CampaignParams>('/v1/campaigns/:campaign_id/resend', {
+  app.post<CampaignParams & { Body: ResendRequest }>('/v1/campaigns/:campaign_id/resend', {
     schema: {
       summary: 'A follow-up draft to the contacts who did not open (human opens only) or did not click', tags, params, body: ResendSchema,
       response: { 201: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...wrongState, ...audienceErrors },

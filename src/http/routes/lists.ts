@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { createList, getList, listAccountLists, patchList, removeList } from '../../app/lists.ts';
-import { ListCollectionSchema, ListCreatedSchema, ListCreateSchema, ListPatchSchema, ListViewSchema } from '../../campaigns/list-shapes.ts';
+import {
+  ListCollectionSchema, ListCreatedSchema, ListCreateSchema, ListPatchSchema, ListViewSchema, type ListCreate, type ListPatch,
+} from '../../campaigns/list-shapes.ts';
 import { callerOf } from '../route-access.ts';
 import { sendResult } from '../wire-errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
@@ -15,7 +17,7 @@ type ListParams = { Params: { list_id: string } };
 
 export function listRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
-  app.post('/v1/lists', {
+  app.post<{ Body: ListCreate }>('/v1/lists', {
     schema: {
       summary: 'Create a list', tags, body: ListCreateSchema,
       response: { 201: ListCreatedSchema, ...invalid, ...audienceErrors },
@@ -39,7 +41,7 @@ export function listRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void
     config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => sendResult(reply, await getList(deps, callerOf(request).account.id, request.params.list_id)));
 
-  app.patch<ListParams>('/v1/lists/:list_id', {
+  app.patch<ListParams & { Body: ListPatch }>('/v1/lists/:list_id', {
     schema: {
       summary: 'Change a list (the fields given); a change of opt-in applies to subscriptions made afterwards', tags,
       params, body: ListPatchSchema,

@@ -1,13 +1,13 @@
 import {
-  ContactCreateSchema, ContactPatchSchema, ContactQuerySchema, DEFAULT_CONTACT_PAGE,
-  type ContactPage, type ContactSummary, type ContactView,
+  ContactQuerySchema, DEFAULT_CONTACT_PAGE,
+  type ContactCreate, type ContactPage, type ContactPatch, type ContactSummary, type ContactView,
 } from '../campaigns/contact-shapes.ts';
 import { attributesProblem, contactEmail, contactName } from '../campaigns/contact-fields.ts';
 import { channelActive, type Account } from '../domain/account.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
-import { isJsonObject, ownField, type JsonObject } from '../domain/json-object.ts';
+import { isJsonObject, ownField } from '../domain/json-object.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
-import { checkBody, checkValue } from '../domain/schema-check.ts';
+import { checkValue } from '../domain/schema-check.ts';
 import { commitOrReject } from './commit-or-reject.ts';
 import { countContacts, deleteContact, findContact, findContactsByEmail, listContacts, updateContact, type Contact } from '../store/contacts.ts';
 import type { Executor } from '../store/database.ts';
@@ -63,8 +63,14 @@ async function joinsFor(deps: AppDeps, account: Account, lists: readonly Mailing
   return prepareJoins(deps.db, account.id, lists);
 }
 
-/** The address of a body, with the interface's texts: missing or empty, or the wrong structure. */
-function bodyEmail(body: JsonObject, required: boolean): Result<string | undefined> {
+/**
+ * The address of a contact's body, with the interface's texts, checked before the rest of
+ * the body (the route runs it ahead of its schema: http/interface-checks.ts): a body that
+ * is not an object (err 1), a missing or empty address, one that is not text, or the
+ * wrong structure.
+ */
+export function contactBodyEmail(body: unknown, required: boolean): Result<string | undefined> {
+  if (!isJsonObject(body)) return reject('invalidRequest1');
   const given = ownField(body, 'email');
   if (given === undefined && !required) return ok(undefined);
   if (given === undefined || given === null || (typeof given === 'string' && given.trim() === '')) return reject('suppressionEmailMissing');
@@ -80,14 +86,10 @@ const wakeAfter = (deps: AppDeps, outcome: JoinOutcome): void => {
 
 /** POST /v1/contacts — created (201) or updated (200), with its lists and consent; a test key's (`mode`) confirmation emails are test messages. */
 export async function createAccountContact(
-  deps: KeyDeps, account: Account, body: unknown, mode: KeyMode = 'live',
+  deps: KeyDeps, account: Account, input: ContactCreate, mode: KeyMode = 'live',
 ): Promise<Result<{ view: ContactView; created: boolean }>> {
-  if (!isJsonObject(body)) return reject('invalidRequest1');
-  const email = bodyEmail(body, true);
+  const email = contactBodyEmail(input, true);
   if (!email.ok) return email;
-  const checked = checkBody(ContactCreateSchema, body);
-  if (!checked.ok) return checked;
-  const input = checked.value;
   const problem = input.attributes === undefined ? undefined : attributesProblem(input.attributes);
   if (problem !== undefined) return invalid(problem);
   const lists = await resolveLists(deps.db, account.id, input.lists, 'lists');
@@ -127,13 +129,9 @@ export async function getAccountContact(deps: AppDeps, accountId: string, id: st
  * PATCH /v1/contacts/:contact_id — fields given change; `lists` joins, `unsubscribe` leaves (source `api`).
  * `mode`: the caller's; a test key's confirmation emails are test messages.
  */
-export async function patchAccountContact(deps: KeyDeps, account: Account, id: string, body: unknown, mode: KeyMode = 'live'): Promise<Result<ContactView>> {
-  if (!isJsonObject(body)) return reject('invalidRequest1');
-  const email = bodyEmail(body, false);
+export async function patchAccountContact(deps: KeyDeps, account: Account, id: string, patch: ContactPatch, mode: KeyMode = 'live'): Promise<Result<ContactView>> {
+  const email = contactBodyEmail(patch, false);
   if (!email.ok) return email;
-  const checked = checkBody(ContactPatchSchema, body);
-  if (!checked.ok) return checked;
-  const patch = checked.value;
   const problem = patch.attributes === undefined ? undefined : attributesProblem(patch.attributes);
   if (problem !== undefined) return invalid(problem);
   const both = (patch.lists ?? []).find((l) => (patch.unsubscribe ?? []).includes(l));

@@ -1,5 +1,5 @@
 import type { Account } from '../domain/account.ts';
-import { keepsSaverIn, parseAccountChange } from '../domain/account-input.ts';
+import { keepsSaverIn, refineAccountChange, type CheckedAccountChange } from '../domain/account-input.ts';
 import { RejectionError, type Result } from '../domain/result.ts';
 import { findAccount, updateAccount } from '../store/accounts.ts';
 import { commitOrReject } from './commit-or-reject.ts';
@@ -18,8 +18,8 @@ export type AccountSaver = { readonly kind: 'session'; readonly ip: string } | {
  * settings the account keeps itself. Read, checked and written in one transaction, so
  * the check sees the list and setting it leaves behind.
  */
-export async function changeOwnAccount(deps: AppDeps, accountId: string, body: unknown, saver: AccountSaver): Promise<Result<Account>> {
-  const change = parseAccountChange(body);
+export async function changeOwnAccount(deps: AppDeps, accountId: string, body: CheckedAccountChange, saver: AccountSaver): Promise<Result<Account>> {
+  const change = refineAccountChange(body);
   if (!change.ok) return change;
   const changed = await commitOrReject(deps.db, async (tx) => {
     const current = await findAccount(tx, accountId);

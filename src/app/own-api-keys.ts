@@ -1,4 +1,4 @@
-import { parseNewOwnKey } from '../domain/account-input.ts';
+import { refineNewOwnKey, type CheckedNewOwnKey } from '../domain/account-input.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import type { Scope } from '../domain/access.ts';
@@ -30,8 +30,9 @@ export async function listOwnKeys(deps: KeyDeps, accountId: string): Promise<rea
   return listApiKeys(deps.db, accountId);
 }
 
-export async function createOwnKey(deps: KeyDeps, accountId: string, body: unknown, caller: KeyMaker): Promise<Result<IssuedKey>> {
-  const input = parseNewOwnKey(body, deps.clock());
+/** POST /v1/api-keys, its body checked by the route's schema. */
+export async function createOwnKey(deps: KeyDeps, accountId: string, body: CheckedNewOwnKey, caller: KeyMaker): Promise<Result<IssuedKey>> {
+  const input = refineNewOwnKey(body, deps.clock());
   if (!input.ok) return input;
   const mode = input.value.mode ?? caller.mode;
   if (caller.mode === 'test' && mode !== 'test') return reject('testKeyRefused', { detail: TEST_KEYS_MAKE_TEST_KEYS });

@@ -1,5 +1,4 @@
-import { fieldsOf, invalidField } from '../domain/admin-input.ts';
-import { isJsonObject } from '../domain/json-object.ts';
+import { invalidField } from '../domain/admin-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { textFromHtml } from '../domain/text-from-html.ts';
 import { findEmailTemplate } from '../store/email-templates.ts';
@@ -19,51 +18,37 @@ export interface RenderedTemplate {
 /** Longest source accepted, per part, in characters. */
 export const RENDER_SOURCE_MAX = 1_000_000;
 
-function optionalString(value: unknown, field: string): Result<string | undefined> {
-  if (value === undefined) return ok(undefined);
-  if (typeof value !== 'string' || value.length > RENDER_SOURCE_MAX) return invalidField(field, `must be a string of at most ${RENDER_SOURCE_MAX} characters`);
-  return ok(value);
+/** What the route's schema (http/schemas/templates.ts RenderRequest) has let through. */
+export interface RenderInput {
+  readonly template_id?: string;
+  readonly subject?: string;
+  readonly html?: string;
+  readonly text?: string;
+  readonly variables?: Readonly<Record<string, string>>;
 }
 
-function variablesOf(value: unknown): Result<Record<string, string>> {
-  if (value === undefined) return ok({});
-  if (!isJsonObject(value) || Object.values(value).some((v) => typeof v !== 'string')) return invalidField('variables', 'must be an object of strings');
-  return ok(Object.fromEntries(Object.entries(value)) as Record<string, string>);
-}
-
-export async function renderEmailTemplate(deps: AppDeps, accountId: string, body: unknown): Promise<Result<RenderedTemplate>> {
-  const fields = fieldsOf(body, ['template_id', 'subject', 'html', 'text', 'variables']);
-  if (!fields.ok) return fields;
-  const subject = optionalString(fields.value.subject, 'subject');
-  if (!subject.ok) return subject;
-  const html = optionalString(fields.value.html, 'html');
-  if (!html.ok) return html;
-  const text = optionalString(fields.value.text, 'text');
-  if (!text.ok) return text;
-  const variables = variablesOf(fields.value.variables);
-  if (!variables.ok) return variables;
-  const templateId = fields.value.template_id;
-  if (templateId !== undefined && typeof templateId !== 'string') return invalidField('template_id', 'must be a string');
-
+export async function renderEmailTemplate(deps: AppDeps, accountId: string, body: RenderInput): Promise<Result<RenderedTemplate>> {
+  const { template_id: templateId } = body;
+  const variables = { ...body.variables };
   const stored = templateId === undefined ? undefined : await findEmailTemplate(deps.db, accountId, templateId);
   if (templateId !== undefined && stored === undefined) return reject('notFound');
-  const htmlSource = html.value ?? stored?.html;
+  const htmlSource = body.html ?? stored?.html;
   if (htmlSource === undefined) return invalidField('html', 'give the HTML to render, or a template_id');
   // An empty text part means none, as when a template is saved: the text comes from the HTML.
-  const textSource = text.value !== undefined ? (text.value === '' ? null : text.value) : (stored?.text ?? null);
+  const textSource = body.text !== undefined ? (body.text === '' ? null : body.text) : (stored?.text ?? null);
 
   const { templates } = deps;
-  const renderedSubject = templates.renderSubject(subject.value ?? stored?.subject ?? '', variables.value);
+  const renderedSubject = templates.renderSubject(body.subject ?? stored?.subject ?? '', variables);
   if (!renderedSubject.ok) return renderedSubject;
   const compiledHtml = templates.compile(htmlSource, 'html');
   if (!compiledHtml.ok) return compiledHtml;
-  const renderedHtml = templates.render(compiledHtml.value, variables.value);
+  const renderedHtml = templates.render(compiledHtml.value, variables);
   if (!renderedHtml.ok) return renderedHtml;
   let renderedText = textFromHtml(renderedHtml.value);
   if (textSource !== null) {
     const compiledText = templates.compile(textSource, 'text');
     if (!compiledText.ok) return compiledText;
-    const text = templates.render(compiledText.value, variables.value);
+    const text = templates.render(compiledText.value, variables);
     if (!text.ok) return text;
     renderedText = text.value;
   }

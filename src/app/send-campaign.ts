@@ -1,12 +1,11 @@
 import { contactVariables, renderCampaignEmail } from '../campaigns/campaign-content.ts';
-import { ResendSchema, TestSendSchema, type CampaignView } from '../campaigns/campaign-shapes.ts';
+import type { CampaignView, ResendRequest, TestSendRequest } from '../campaigns/campaign-shapes.ts';
 import type { Filter } from '../campaigns/segment-filter.ts';
 import { channelActive, type Account } from '../domain/account.ts';
 import { parseAddress } from '../domain/email-address.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
-import { checkBody } from '../domain/schema-check.ts';
 import { effectiveTracking } from '../domain/send-options.ts';
 import { debitMessages, findAccount } from '../store/accounts.ts';
 import { findCampaign, forgetDomainPaces, insertCampaign, moveCampaign, startCampaign, type Campaign } from '../store/campaigns.ts';
@@ -132,12 +131,10 @@ export async function moveCampaignTo(deps: KeyDeps, accountId: string, id: strin
  * `metadata.herald = campaign_test`; suppressed addresses are dropped, unbilled.
  */
 export async function sendCampaignTest(
-  deps: KeyDeps, accountId: string, id: string, body: unknown, callerMode: KeyMode = 'live',
+  deps: KeyDeps, accountId: string, id: string, body: TestSendRequest, callerMode: KeyMode = 'live',
 ): Promise<Result<{ to: { email: string; msgid: string }[] }>> {
-  const checked = checkBody(TestSendSchema, body);
-  if (!checked.ok) return checked;
   const addresses: string[] = [];
-  for (const [i, raw] of checked.value.emails.entries()) {
+  for (const [i, raw] of body.emails.entries()) {
     const address = parseAddress(raw);
     if (address === null) return reject('invalidField', { detail: `emails[${i}] is not an email address` });
     addresses.push(address);
@@ -199,21 +196,19 @@ function followUpFilter(campaignId: string, to: 'not_opened' | 'not_clicked'): F
  * narrowed to the contacts who did not open (human opens only) or did not click the
  * campaign's message. Only a campaign that sent messages can be followed up.
  */
-export async function resendCampaign(deps: KeyDeps, accountId: string, id: string, body: unknown): Promise<Result<CampaignView>> {
-  const checked = checkBody(ResendSchema, body);
-  if (!checked.ok) return checked;
+export async function resendCampaign(deps: KeyDeps, accountId: string, id: string, body: ResendRequest): Promise<Result<CampaignView>> {
   const campaign = await findCampaign(deps.db, accountId, id);
   if (campaign === undefined) return reject('notFound');
   if (campaign.status === 'draft' || campaign.status === 'scheduled') return wrongState(campaign);
-  const target = followUpFilter(campaign.id, checked.value.to);
+  const target = followUpFilter(campaign.id, body.to);
   const newId = deps.newId();
   await insertCampaign(deps.db, {
-    id: newId, accountId, now: deps.clock(), follows: { campaignId: campaign.id, to: checked.value.to },
-    name: `${campaign.name} (${checked.value.to.replace('_', ' ')})`.slice(0, 200),
-    subject: checked.value.subject ?? campaign.subject, from: campaign.from, replyTo: campaign.replyTo, body: campaign.body,
+    id: newId, accountId, now: deps.clock(), follows: { campaignId: campaign.id, to: body.to },
+    name: `${campaign.name} (${body.to.replace('_', ' ')})`.slice(0, 200),
+    subject: body.subject ?? campaign.subject, from: campaign.from, replyTo: campaign.replyTo, body: campaign.body,
     templateId: campaign.templateId, variables: campaign.variables, lists: campaign.lists, excludeLists: campaign.excludeLists,
     filter: campaign.filter === null ? target : { and: [campaign.filter, target] },
-    sendAt: checked.value.send_at === undefined || checked.value.send_at === null ? null : Date.parse(checked.value.send_at),
+    sendAt: body.send_at === undefined || body.send_at === null ? null : Date.parse(body.send_at),
     messagesPerMinute: campaign.messagesPerMinute, messagesPerMinutePerDomain: campaign.messagesPerMinutePerDomain, mode: campaign.mode,
   });
   const created = await findCampaign(deps.db, accountId, newId);

@@ -4,7 +4,7 @@ import type { User } from '../domain/user.ts';
 import type { Invitation, UserWithSessions } from './users.ts';
 
 // Users and sessions as the wire shows them (snake_case, ISO times): the shapes
-// http/account-api-schemas.ts declares (Session, UserView, InvitedUser), which
+// http/schemas/ declares (Session, UserView, InvitedUser), which
 // http/routes/users.ts checks these against at compile time; the CLI prints the same.
 
 export interface SessionBody {

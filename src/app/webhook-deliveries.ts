@@ -1,5 +1,5 @@
-import { parseTimeBound } from '../domain/account-input.ts';
-import { fieldsOf, invalidField } from '../domain/admin-input.ts';
+import { parseTimeBound, TIME_BOUND_PROBLEM } from '../domain/account-input.ts';
+import { invalidField } from '../domain/admin-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { DEFAULT_DELIVERY_PAGE, type DeliveryListQuery, type DeliveryStatus } from '../domain/webhook-delivery-query.ts';
 import {
@@ -117,13 +117,11 @@ export const MAX_BULK_RETRY = 10_000;
  * POST /v1/webhooks/deliveries/retry-failed {since} — every failed delivery of the
  * account created at or after `since` gets one more attempt now (up to MAX_BULK_RETRY).
  */
-export async function retryFailedSince(deps: AppDeps, accountId: string, body: unknown): Promise<Result<{ retried: number }>> {
-  const fields = fieldsOf(body, ['since']);
-  if (!fields.ok) return fields;
-  const raw = fields.value.since;
-  const since = parseTimeBound(typeof raw === 'number' ? String(raw) : raw ?? '', 'since');
+export async function retryFailedSince(deps: AppDeps, accountId: string, body: { readonly since: string | number }): Promise<Result<{ retried: number }>> {
+  // The route's schema has checked the form; an ISO time that names no instant (month 13) is refused here.
+  const since = parseTimeBound(String(body.since), 'since');
   if (!since.ok) return since;
-  if (since.value === undefined) return invalidField('since', 'must be an ISO-8601 time or epoch milliseconds');
+  if (since.value === undefined) return invalidField('since', TIME_BOUND_PROBLEM);
   if (!(await hasWebhookUrl(deps, accountId))) return reject('webhookUrlMissing');
   const retried = await retryFailedDeliveries(deps.db, accountId, since.value, deps.clock(), MAX_BULK_RETRY);
   if (retried > 0) deps.wakeWebhooks?.();

@@ -118,6 +118,7 @@ export type Quote = Static<typeof QuoteSchema>;
 export const TestSendSchema = Type.Object({
   emails: Type.Array(Type.String(), { minItems: 1, maxItems: 10, description: 'Addresses to send a test copy to (billed as ordinary emails)' }),
 }, { additionalProperties: false });
+export type TestSendRequest = Static<typeof TestSendSchema>;
 
 export const ResendSchema = Type.Object({
   to: literals(RESEND_TARGETS, '`not_opened`: who got the message and did not open it (human opens); `not_clicked`: who got it and did not click'),

@@ -1,15 +1,17 @@
 // Bodies and queries of the account's own operations (/v1/account, /v1/api-keys,
-// /v1/ledger, /v1/usage: issue 12), checked here with herald's field texts
-// (`invalidField` with `<field>: <what is wrong>`), snake_case as on the rest of /v1.
-import { isScope, SCOPES, type Scope } from './access.ts';
-import { fieldsOf, invalidField, ISO_TIME, parseExpiry, parseText } from './admin-input.ts';
-import { isKeyMode, type KeyMode } from './key-mode.ts';
-import { isAllowListAppliesTo, type AllowListAppliesTo } from './account.ts';
+// /v1/ledger, /v1/usage: issue 12), snake_case as on the rest of /v1. Their bodies are
+// checked by their route schemas (http/schemas/); what a schema cannot say is checked
+// here, with herald's field texts (`invalidField` with `<field>: <what is wrong>`).
+import { SCOPES, type Scope } from './access.ts';
+import { invalidField, ISO_TIME, parseExpiry } from './admin-input.ts';
+import type { KeyMode } from './key-mode.ts';
+import type { AllowListAppliesTo } from './account.ts';
 import { isIpAllowed, normaliseAllowList, parseAllowList } from './ip-allow-list.ts';
 import { ownField, type JsonObject } from './json-object.ts';
 import { ok, reject, type Result } from './result.ts';
 
 export const KEY_NAME_MAX = 200;
+export const KEY_NAME_PROBLEM = `must be 1 to ${KEY_NAME_MAX} characters, without control characters`;
 export const ALLOW_LIST_MAX = 1000;
 
 /** What PATCH /v1/account may change: the allow-list and whom it binds. */
@@ -18,25 +20,22 @@ export interface AccountChange {
   readonly allowListAppliesTo?: AllowListAppliesTo;
 }
 
-/** PATCH /v1/account: `{ip_allow_list?, allow_list_applies_to?}`, each entry checked on its own so the detail names it. */
-export function parseAccountChange(body: unknown): Result<AccountChange> {
-  const fields = fieldsOf(body, ['ip_allow_list', 'allow_list_applies_to']);
-  if (!fields.ok) return fields;
-  const { ip_allow_list: entries, allow_list_applies_to: appliesTo } = fields.value;
+/** What PATCH /v1/account's schema (http/schemas/account.ts) has let through: each entry an address or CIDR range. */
+export interface CheckedAccountChange {
+  readonly ip_allow_list?: readonly string[];
+  readonly allow_list_applies_to?: AllowListAppliesTo;
+}
+
+/** PATCH /v1/account after its schema: the entries in canonical form, repeats dropped. */
+export function refineAccountChange(body: CheckedAccountChange): Result<AccountChange> {
+  const { ip_allow_list: entries, allow_list_applies_to: appliesTo } = body;
   const change: { -readonly [K in keyof AccountChange]: AccountChange[K] } = {};
   if (entries !== undefined) {
-    if (!Array.isArray(entries) || entries.length > ALLOW_LIST_MAX) return invalidField('ip_allow_list', `must be an array of at most ${ALLOW_LIST_MAX} strings`);
-    for (const [index, entry] of (entries as unknown[]).entries()) {
-      if (!parseAllowList([entry]).ok) return invalidField(`ip_allow_list[${index}]`, 'must be an IPv4 or IPv6 address or CIDR range');
-    }
     const list = parseAllowList(entries);
     if (!list.ok) return list;
     change.ipAllowList = normaliseAllowList(list.value);
   }
-  if (appliesTo !== undefined) {
-    if (!isAllowListAppliesTo(appliesTo)) return invalidField('allow_list_applies_to', 'must be "keys" or "all"');
-    change.allowListAppliesTo = appliesTo;
-  }
+  if (appliesTo !== undefined) change.allowListAppliesTo = appliesTo;
   return ok(change);
 }
 
@@ -63,30 +62,39 @@ export interface NewOwnKey {
   readonly mode?: KeyMode;
 }
 
-/** POST /v1/api-keys: `{name, scopes, expires_at?, mode?}`. */
-export function parseNewOwnKey(body: unknown, now: number): Result<NewOwnKey> {
-  const fields = fieldsOf(body, ['name', 'scopes', 'expires_at', 'mode']);
-  if (!fields.ok) return fields;
-  const { name, scopes, expires_at: expiresAt, mode } = fields.value;
-  const text = parseText(name, KEY_NAME_MAX);
-  if (text === null) return invalidField('name', `must be 1 to ${KEY_NAME_MAX} characters, without control characters`);
-  const problem = `must be a non-empty array of ${SCOPES.map((s) => `"${s}"`).join(', ')}`;
-  if (!Array.isArray(scopes) || scopes.length === 0) return invalidField('scopes', problem);
-  const wanted = new Set<unknown>(scopes);
-  if ([...wanted].some((s) => !isScope(s))) return invalidField('scopes', problem);
-  const expiry = parseExpiry(expiresAt, 'expires_at', now);
-  if (!expiry.ok) return expiry;
-  if (mode !== undefined && !isKeyMode(mode)) return invalidField('mode', 'must be "live" or "test"');
-  // Canonical order, duplicates dropped: the scopes are a set.
-  return ok({ name: text, scopes: SCOPES.filter((s) => wanted.has(s)), expiresAt: expiry.value, ...(mode === undefined ? {} : { mode }) });
+// Control characters (C0, DEL, C1): refused in a name, as parseText refuses them.
+const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f';
+
+/**
+ * parseText's rule as a schema pattern: no control character, and 1 to `max` characters
+ * once trimmed (JavaScript's trim removes exactly what `\s` matches).
+ */
+export const trimmedTextPattern = (max: number): string =>
+  `^[^\\S${CONTROLS}]*[^\\s${CONTROLS}](?:[^${CONTROLS}]{0,${max - 2}}[^\\s${CONTROLS}])?[^\\S${CONTROLS}]*$`;
+
+/** What POST /v1/api-keys's schema (http/schemas/api-keys.ts) has let through. */
+export interface CheckedNewOwnKey {
+  readonly name: string;
+  readonly scopes: readonly Scope[];
+  readonly expires_at?: string | null;
+  readonly mode?: KeyMode;
 }
+
+/** POST /v1/api-keys after its schema: the name trimmed, the scopes a set in canonical order, the expiry in the future. */
+export function refineNewOwnKey(body: CheckedNewOwnKey, now: number): Result<NewOwnKey> {
+  const expiry = parseExpiry(body.expires_at, 'expires_at', now);
+  if (!expiry.ok) return expiry;
+  return ok({ name: body.name.trim(), scopes: SCOPES.filter((s) => body.scopes.includes(s)), expiresAt: expiry.value, ...(body.mode === undefined ? {} : { mode: body.mode }) });
+}
+
+export const TIME_BOUND_PROBLEM = 'must be an ISO-8601 time or epoch milliseconds';
 
 /** A time bound of a query: ISO-8601 or epoch milliseconds. */
 export function parseTimeBound(raw: unknown, field: string): Result<number | undefined> {
   if (raw === undefined || raw === '') return ok(undefined);
   const text = typeof raw === 'string' ? raw : '';
   const at = /^[0-9]{1,15}$/.test(text) ? Number(text) : ISO_TIME.test(text) ? Date.parse(text) : Number.NaN;
-  return Number.isSafeInteger(at) ? ok(at) : invalidField(field, 'must be an ISO-8601 time or epoch milliseconds');
+  return Number.isSafeInteger(at) ? ok(at) : invalidField(field, TIME_BOUND_PROBLEM);
 }
 
 /** A whole number query parameter (a page size, a number of days) from 1 to max, `fallback` when absent. */

@@ -28,8 +28,9 @@ const MONEY_PROBLEM = 'must be an amount of at least 0 with at most 4 decimals, 
 const FLAG_PROBLEM = 'must be true or false';
 const EVENTS_PROBLEM = `must be null (every type) or a non-empty array of event types: ${EVENT_TYPES.join(', ')}`;
 const URL_PROBLEM = 'must be null or an http(s) URL';
-const SCOPES_PROBLEM = `must be a non-empty array of ${SCOPES.map((c) => `"${c}"`).join(', ')}`;
-const EXPIRY_PROBLEM = 'must be an ISO-8601 time with an offset, e.g. 2030-01-31T00:00:00Z';
+export const SCOPES_PROBLEM = `must be a non-empty array of ${SCOPES.map((c) => `"${c}"`).join(', ')}`;
+export const KEY_MODE_PROBLEM = 'must be "live" or "test"';
+export const EXPIRY_PROBLEM = 'must be an ISO-8601 time with an offset, e.g. 2030-01-31T00:00:00Z';
 
 // Control characters (C0, DEL, C1) would garble the CLI's table and logs; a name is not only spaces.
 const CONTROL = /\p{Cc}/u;
@@ -109,7 +110,7 @@ export const NewApiKeyBody = Type.Object({
   scopes: Type.Optional(Type.Array(Type.Union(SCOPES.map((c) => Type.Literal(c))), { minItems: 1, errorMessage: SCOPES_PROBLEM, description: 'Default: every scope' })),
   expiresAt: Type.Optional(Nullable(Type.String(), { errorMessage: EXPIRY_PROBLEM, description: 'UTC, ISO-8601 with an offset, in the future; default: never' })),
   mode: Type.Optional(Type.Union(KEY_MODES.map((m) => Type.Literal(m)), {
-    errorMessage: 'must be "live" or "test"',
+    errorMessage: KEY_MODE_PROBLEM,
     description: 'live (default) or test: a test key (prefixed `test_`) sends through the capture transports, unbilled (docs/sandbox.md)',
   })),
 }, { additionalProperties: false });
@@ -300,14 +301,9 @@ export function refineNewApiKey(body: NewApiKeyBody, now: number): Result<NewApi
   const { scopes, expiresAt, mode } = body;
   // Canonical order, duplicates dropped: the scopes are a set.
   const parsedScopes: readonly Scope[] = scopes === undefined ? ALL_SCOPES : SCOPES.filter((c) => scopes.includes(c));
-  let expiry: number | null = null;
-  if (expiresAt !== undefined && expiresAt !== null) {
-    const at = ISO_TIME.test(expiresAt) ? Date.parse(expiresAt) : Number.NaN;
-    if (Number.isNaN(at)) return invalidField('expiresAt', EXPIRY_PROBLEM);
-    if (at <= now) return invalidField('expiresAt', 'must be in the future');
-    expiry = at;
-  }
-  return ok({ scopes: parsedScopes, expiresAt: expiry, mode: mode ?? 'live' });
+  const expiry = parseExpiry(expiresAt, 'expiresAt', now);
+  if (!expiry.ok) return expiry;
+  return ok({ scopes: parsedScopes, expiresAt: expiry.value, mode: mode ?? 'live' });
 }
 
 /** POST /admin/v1/accounts/:id/api-keys from a caller that is not its route (the CLI). */

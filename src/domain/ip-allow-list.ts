@@ -57,6 +57,9 @@ function networkOf(address: ipaddr.IPv6, prefix: number): ipaddr.IPv6 {
   return new ipaddr.IPv6(parts);
 }
 
+/** Whether one entry's text is an address or CIDR range the list takes (the schemas' `ip-or-cidr` format, schema-check.ts). */
+export const isAllowListEntry = (text: string): boolean => parseEntry(text) !== undefined;
+
 function parseEntry(text: string): IpRange | undefined {
   const slash = text.indexOf('/');
   const addressText = slash === -1 ? text : text.slice(0, slash);

@@ -1,5 +1,6 @@
-import { Kind, type Static, type TSchema } from '@sinclair/typebox';
+import { FormatRegistry, Kind, type Static, type TSchema } from '@sinclair/typebox';
 import { Value, type ValueError } from '@sinclair/typebox/value';
+import { isAllowListEntry } from './ip-allow-list.ts';
 import { isJsonObject } from './json-object.ts';
 import { ok, reject, type Rejection, type Result } from './result.ts';
 
@@ -17,6 +18,9 @@ import { ok, reject, type Rejection, type Result } from './result.ts';
 // parameters. err 1`, the operator API's "body: must be a JSON object". A schema may carry
 // `errorMessage` (ajv-errors' keyword) to say what its value must be.
 
+// The string formats of herald's own: TypeBox checks a `format` only once it is registered.
+FormatRegistry.Set('ip-or-cidr', isAllowListEntry);
+
 /** How a failure is worded: the account API's style or the operator API's. */
 export interface DetailStyle {
   /** Between the field's path and the problem. */
@@ -32,16 +36,31 @@ export interface DetailStyle {
    * its own (`scopes: must be a non-empty array of …` for a bad item of `scopes`).
    */
   readonly fieldMessages: boolean;
+  /** A missing required field says its `errorMessage` (what it must be) rather than `is required`. */
+  readonly requiredSaysWhat: boolean;
+  /**
+   * The first failure is found as a hand parser would: unknown fields first, then the
+   * fields in the schema's order (TypeBox reports every missing field before any wrong one).
+   */
+  readonly fieldOrder: boolean;
 }
 
 export const ACCOUNT_API_STYLE: DetailStyle = {
   separator: ' ', unknownField: 'is not a field of this request', notAnObject: { code: 'invalidRequest1' }, noBodyIsEmpty: false, fieldMessages: false,
+  requiredSaysWhat: false, fieldOrder: false,
 };
 
 export const OPERATOR_API_STYLE: DetailStyle = {
   separator: ': ', unknownField: 'unknown field', notAnObject: { code: 'invalidField', detail: 'body: must be a JSON object' }, noBodyIsEmpty: true,
-  fieldMessages: true,
+  fieldMessages: true, requiredSaysWhat: false, fieldOrder: false,
 };
+
+/**
+ * The `<field>: <problem>` words of the account API's own settings (its allow-list, its API
+ * keys, …), as their hand parsers answered before the routes' schemas checked them: the
+ * operator API's words, a missing field saying what it must be, in field order.
+ */
+export const ACCOUNT_SETTINGS_STYLE: DetailStyle = { ...OPERATOR_API_STYLE, requiredSaysWhat: true, fieldOrder: true };
 
 /** The body (undefined or null: none was sent) as the schema's type, or the rejection to answer with. */
 export function checkBody<S extends TSchema>(schema: S, body: unknown, style: DetailStyle = ACCOUNT_API_STYLE): Result<Static<S>> {
@@ -58,10 +77,22 @@ export function checkValue<S extends TSchema>(schema: S, value: unknown, at: str
 
 /** The first reason `value` does not match `schema`, in words. */
 export function describeFailure(schema: TSchema, value: unknown, at: string, style: DetailStyle = ACCOUNT_API_STYLE): string {
-  const [first] = Value.Errors(schema, value);
+  const first = style.fieldOrder ? firstInFieldOrder(schema, [...Value.Errors(schema, value)]) : Value.Errors(schema, value).First();
   if (first === undefined) return `${at || 'the body'}${style.separator}is not valid`;
   const field = style.fieldMessages ? fieldMessage(schema, first, style) : undefined;
   return field ?? describe(first, at, style);
+}
+
+/** The error of an unknown top-level field if any, else the first error of the earliest field the schema declares. */
+function firstInFieldOrder(schema: TSchema, errors: readonly ValueError[]): ValueError | undefined {
+  const fields = Object.keys(((schema as Loose)['properties'] as Record<string, unknown> | undefined) ?? {});
+  const rank = (error: ValueError): number => {
+    const [, field = '', ...inside] = error.path.split('/');
+    if (error.message === 'Unexpected property' && inside.length === 0) return -1;
+    const at = fields.indexOf(field);
+    return at === -1 ? fields.length : at;
+  };
+  return errors.reduce<ValueError | undefined>((best, error) => (best === undefined || rank(error) < rank(best) ? error : best), undefined);
 }
 
 /** `<field><separator><its errorMessage>` for an error inside a top-level field whose own schema says nothing. */
@@ -81,7 +112,9 @@ function describe(error: ValueError, at: string, style: DetailStyle): string {
   const say = (problem: string): string => `${path}${style.separator}${problem}`;
   const schema = error.schema as Loose;
   if (error.message === 'Unexpected property') return say(style.unknownField);
-  if (error.message === 'Expected required property') return say('is required');
+  if (error.message === 'Expected required property') {
+    return say(style.requiredSaysWhat && typeof schema['errorMessage'] === 'string' ? schema['errorMessage'] : 'is required');
+  }
   if (typeof schema['errorMessage'] === 'string') return say(schema['errorMessage']);
   const nullable = nullableOf(schema);
   if (nullable !== undefined) {

@@ -2,21 +2,15 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Logger } from 'pino';
-import type { AdminTokenCheck } from '../app/admin-token.ts';
-import type { AuthDeps } from '../app/sessions.ts';
 import { StoreOutage } from '../app/store-outage.ts';
-import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
 import { v1AuthenticationHook } from './plugins/session-auth.ts';
-import type { AttemptThrottle } from './plugins/attempt-throttle.ts';
 import { meRoutes } from './routes/me.ts';
 import { operatorSessionRoutes } from './routes/admin/operator-session.ts';
 import { signInRoutes } from './routes/sign-in.ts';
 import { userRoutes } from './routes/users.ts';
 import { requestLog } from './plugins/request-log.ts';
-import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { healthRoutes } from './routes/health.ts';
 import { declareRouteAccess, routeAccessHook } from './route-access.ts';
-import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
 import { certificateRoutes, jwksRoutes } from './routes/certificates.ts';
@@ -39,45 +33,21 @@ import { useBoundedJsonParser } from './json-body.ts';
 import { addRequestIdHeader, failedRequestHandler, noteStoreAnswers, requestIdOf } from './failed-request.ts';
 import { inputValidator } from './input-validation.ts';
 import { ACCOUNT_API_STYLE, OPERATOR_API_STYLE } from '../domain/schema-check.ts';
-import { eventWebhooks } from './schemas.ts';
+import { eventWebhooks } from './schemas/webhooks.ts';
 import { finishDocument, referencePageLook } from './openapi-document.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { SESSION_COOKIE } from './account-api-schemas.ts';
+import { SESSION_COOKIE } from './schemas/sessions.ts';
 import { limitDocs } from './limits-table.ts';
-import { clientErrorHandler, timeoutOptions, type HttpTimeouts } from './client-connections.ts';
+import { clientErrorHandler, timeoutOptions } from './client-connections.ts';
+import type { RouteDeps } from './route-deps.ts';
 import { lingerWhenClosingEarly } from './lingering-close.ts';
 import { webAppRoutes } from './web-app.ts';
 import { DOCS_CSP, securityHeaders } from './security-headers.ts';
 
-export interface HttpDeps {
-  readonly app: AuthDeps;
-  readonly adminToken: AdminTokenCheck;
-  /** Guesses of passwords, codes and tokens, resets and invitations, slowed with progressive delays. */
-  readonly attemptThrottle: AttemptThrottle;
-  readonly rateLimiter: AccountRateLimiter;
-  readonly logger: Logger | false;
-  readonly trustProxy: boolean | number | string;
-  readonly bodyLimitBytes: number;
-  /** Largest contact import body (HERALD_IMPORT_BODY_LIMIT): imports are streamed into the store, not parsed in memory. */
-  readonly importBodyLimitBytes: number;
-  /** Inbound Cloud API webhook: the app secret that signs it and the registration token. */
-  readonly whatsappWebhook: { readonly appSecret: string | undefined; readonly verifyToken: string | undefined };
-  /** The private-address guard for webhook URLs an account sets (HERALD_FETCH_ALLOW_PRIVATE lifts it). */
-  readonly checkWebhookUrl: WebhookUrlCheck;
-  /** A worker process: only /healthz and /readyz, for orchestrators' health checks. */
-  readonly healthOnly?: boolean;
-  /** What /readyz checks beyond the database (a worker's delivery loop). */
-  readonly readiness?: ReadinessCheck;
-  /** Headers, whole-request and keep-alive time-outs (HERALD_HTTP_*). */
-  readonly timeouts: HttpTimeouts;
-  /** The built web application served at /app; absent: web/dist of this tree. */
-  readonly webRoot?: string;
-}
-
 const trustHops = (hops: number) => (_address: string, hop: number): boolean => hop < hops;
 
 /** Builds the HTTP API; never listens (tests use inject, main.ts calls listen). */
-export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
+export async function buildApp(deps: RouteDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger === false ? { logger: false } : { loggerInstance: deps.logger }),
     // A hop count trusts the nearest N proxies (Fastify's types omit the number form).
@@ -111,9 +81,9 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   // UTF-8 only, bounded in depth and element count before JSON.parse (prototype keys removed as above).
   useBoundedJsonParser(app);
 
-  // Schemas are documentation for the wire routes: never reject, never reshape. The
-  // account and operator APIs check the inputs herald owns (TypeBox schemas) with
-  // input-validation.ts, each in its own style.
+  // Outside /v1 and /admin/v1 (the recipient's pages, the inbound webhook) schemas are
+  // documentation: never reject, never reshape. The account and operator APIs check the
+  // inputs herald owns (TypeBox schemas) with input-validation.ts, each in its own style.
   app.setValidatorCompiler(() => () => true);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
@@ -146,41 +116,48 @@ export async function buildApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.setErrorHandler(failedRequestHandler(deps.app.metrics, outage));
   app.setNotFoundHandler((_request, reply) => sendRejection(reply, { code: 'notFound' }));
 
-  healthRoutes(app, { db: deps.app.db, outage, ...(deps.readiness === undefined ? {} : { readiness: deps.readiness }) });
+  healthRoutes(app, deps, outage);
 
   if (deps.healthOnly === true) return app;
 
   await app.register(async (v1) => {
-    v1.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE, ['querystring']));
+    v1.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE));
     v1.addHook('onRoute', declareRouteAccess);
     v1.addHook('onRequest', v1AuthenticationHook({ app: deps.app, rateLimiter: deps.rateLimiter, outage }));
     v1.addHook('onRequest', routeAccessHook);
     meRoutes(v1, deps);
     userRoutes(v1, deps);
-    sendRoutes(v1, deps.app);
-    messageRoutes(v1, deps.app);
-    templateRoutes(v1, deps.app);
-    domainRoutes(v1, deps.app);
-    certificateRoutes(v1, deps.app);
-    suppressionRoutes(v1, deps.app);
+    sendRoutes(v1, deps);
+    messageRoutes(v1, deps);
+    templateRoutes(v1, deps);
+    domainRoutes(v1, deps);
+    certificateRoutes(v1, deps);
+    suppressionRoutes(v1, deps);
     webhookRoutes(v1, deps);
-    listRoutes(v1, deps.app);
-    contactRoutes(v1, deps.app);
-    segmentRoutes(v1, deps.app);
-    campaignRoutes(v1, deps.app);
-    accountRoutes(v1, deps.app);
-    await v1.register(async (imports) => contactImportRoutes(imports, deps.app, deps.importBodyLimitBytes));
+    listRoutes(v1, deps);
+    contactRoutes(v1, deps);
+    segmentRoutes(v1, deps);
+    campaignRoutes(v1, deps);
+    accountRoutes(v1, deps);
+    await v1.register(async (imports) => contactImportRoutes(imports, deps));
   });
-  await app.register(async (signIn) => signInRoutes(signIn, deps));
-  await app.register(async (operatorConsole) => operatorSessionRoutes(operatorConsole, deps));
+  await app.register(async (signIn) => {
+    signIn.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE));
+    signInRoutes(signIn, deps);
+  });
+  // The console's sign-in words its refusals as /v1 does (it always has).
+  await app.register(async (operatorConsole) => {
+    operatorConsole.setValidatorCompiler(inputValidator(ACCOUNT_API_STYLE));
+    operatorSessionRoutes(operatorConsole, deps);
+  });
   await app.register(async (inbound) => whatsappWebhookRoutes(inbound, deps));
   await app.register(async (recipient) => trackingRoutes(recipient, deps));
   await app.register(async (subscriber) => consentRoutes(subscriber, deps));
   await app.register(async (admin) => {
-    admin.setValidatorCompiler(inputValidator(OPERATOR_API_STYLE, ['body', 'querystring']));
+    admin.setValidatorCompiler(inputValidator(OPERATOR_API_STYLE));
     adminRoutes(admin, deps);
   });
-  await app.register(async (open) => jwksRoutes(open, deps.app));
+  await app.register(async (open) => jwksRoutes(open, deps));
   await app.register(async (web) => webAppRoutes(web, deps.webRoot));
 
   return app;

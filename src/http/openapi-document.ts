@@ -4,7 +4,7 @@
 // route added later gets it too. The routes keep declaring their own bodies and the
 // answers particular to them; this pass adds what every route of a kind answers.
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { applicationError, authenticationError, rateLimitError } from './schemas.ts';
+import { applicationError, authenticationError, rateLimitError } from './schemas/errors.ts';
 
 type Document = OpenAPIV3_1.Document;
 type Operation = OpenAPIV3_1.OperationObject;

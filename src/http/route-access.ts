@@ -4,7 +4,7 @@ import type { Account, Channel } from '../domain/account.ts';
 import type { KeyMode, TestKeyRule } from '../domain/key-mode.ts';
 import type { SessionRecord, User } from '../domain/user.ts';
 import type { ApiKeyRecord } from '../store/api-keys.ts';
-import { applicationError } from './schemas.ts';
+import { applicationError } from './schemas/errors.ts';
 import { REFUSED_DETAIL, testKeyRefusal, testKeyRuleOf } from './test-key-rules.ts';
 import { refuseBeforeBody, sendRejection } from './wire-errors.ts';
 

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { Rejection } from '../domain/result.ts';
+import type { Rejection, Result } from '../domain/result.ts';
 import { WIRE_TEXTS, type WireCode } from '../domain/wire-texts.ts';
 
 // Code → status → body shape, in one table. The spec has four body shapes:
@@ -84,6 +84,11 @@ export function wireError(rejection: Rejection): WireError {
 export function sendRejection(reply: FastifyReply, rejection: Rejection): FastifyReply {
   const { status, body } = wireError(rejection);
   return reply.code(status).send(body);
+}
+
+/** A use case's Result as the answer: its value with `status`, or its rejection. */
+export function sendResult<T>(reply: FastifyReply, result: Result<T>, status = 200): FastifyReply {
+  return result.ok ? reply.code(status).send(result.value) : sendRejection(reply, result.rejection);
 }
 
 /**

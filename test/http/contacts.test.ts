@@ -71,6 +71,17 @@ test('a contact without an address, or with a malformed one, is refused in the i
   assert.deepStrictEqual([wrong.statusCode, wrong.json()], [400, { message: 'The email address has the wrong structure!', error: [{ email: 'Ana <ana@example.org>' }] }]);
 });
 
+test('a contact\'s address is checked before its other fields, on creation and on change', async (t) => {
+  const { service, account } = await world(t);
+  const created = await post(service, '/v1/contacts', account.apiKey, { email: '', phone: '1' });
+  assert.deepStrictEqual([created.statusCode, created.json()], [400, { message: 'Email missing or empty!' }]);
+  const ana = idOf(await post(service, '/v1/contacts', account.apiKey, { email: 'ana@example.org' }));
+  const cleared = await send(service, 'PATCH', `/v1/contacts/${ana}`, account.apiKey, { email: null });
+  assert.deepStrictEqual([cleared.statusCode, cleared.json()], [400, { message: 'Email missing or empty!' }]);
+  const wrong = await send(service, 'PATCH', `/v1/contacts/${ana}`, account.apiKey, { email: 'ana', phone: '1' });
+  assert.deepStrictEqual([wrong.statusCode, wrong.json()], [400, { message: 'The email address has the wrong structure!', error: [{ email: 'ana' }] }]);
+});
+
 test('bad names, attributes and list ids are refused with a detail', async (t) => {
   const { service, account } = await world(t);
   for (const [body, detail] of [

@@ -393,6 +393,14 @@ test('a test key\'s test send of a live campaign is captured and unbilled', asyn
   assert.deepStrictEqual([message.status, message.mode, w.sink.messages.length, (await readAccount(w.service, w.account.id)).messagesLeft], ['sent', 'test', 0, 10]);
 });
 
+test('a test key following up a live campaign is refused as a test key before its body is read', async (t) => {
+  const w = await world(t, { messagesLeft: 10 });
+  const list = await audience(w);
+  const live = (await post(w.service, '/v1/campaigns', w.account.apiKey, campaignBody([list]))).json().campaign_id as string;
+  const res = await post(w.service, `/v1/campaigns/${live}/resend`, w.testKey, { to: 'everyone' });
+  assert.deepStrictEqual([res.statusCode, res.json()], [403, REFUSED('a test key changes, sends and follows up only test campaigns (the ones test keys made)')]);
+});
+
 test('a test key cannot change, send, pause, resume, cancel, delete or follow up a live campaign', async (t) => {
   const w = await world(t, { messagesLeft: 10 });
   const list = await audience(w);

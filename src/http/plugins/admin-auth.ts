@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminTokenCheck } from '../../app/admin-token.ts';
 import { resolveOperatorSession, type AuthDeps } from '../../app/sessions.ts';
-import { ADMIN_SESSION_COOKIE } from '../account-api-schemas.ts';
+import { ADMIN_SESSION_COOKIE } from '../schemas/sessions.ts';
 import { csrfPasses } from './csrf.ts';
 import { refuseBeforeBody } from '../wire-errors.ts';
 import { retryAfterSeconds, takeCredentialTry, type AttemptThrottle, type RefusedAttempt } from './attempt-throttle.ts';

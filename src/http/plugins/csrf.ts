@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { csrfMatches } from '../../app/sessions.ts';
-import type { KeyDeps } from '../../app/api-keys.ts';
-import { CSRF_HEADER } from '../account-api-schemas.ts';
+import { CSRF_HEADER } from '../schemas/sessions.ts';
 
 // CSRF protection of requests made with a session cookie (docs/users-and-sessions.md):
 // a request that changes anything (every method but GET, HEAD, OPTIONS) carries the
@@ -13,7 +12,7 @@ import { CSRF_HEADER } from '../account-api-schemas.ts';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Whether the request may go on: a safe method, or the header holds the token of the session `sessionToken`. */
-export function csrfPasses(request: FastifyRequest, deps: Pick<KeyDeps, 'signingSecret'>, sessionToken: string): boolean {
+export function csrfPasses(request: FastifyRequest, deps: Parameters<typeof csrfMatches>[0], sessionToken: string): boolean {
   if (SAFE_METHODS.has(request.method)) return true;
   const presented = request.headers[CSRF_HEADER];
   return csrfMatches(deps, sessionToken, typeof presented === 'string' ? presented : undefined);

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../app/deps.ts';
 import { idempotentSend, purgeExpiredKeysIfDue } from '../../app/idempotent-send.ts';
 import { reject, type Result } from '../../domain/result.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
-import { applicationError } from '../schemas.ts';
+import { applicationError } from '../schemas/errors.ts';
 
 // The Idempotency-Key header of the send routes (README "Idempotent sends"): read and
 // checked here, the request fingerprinted, a replay written with `Idempotent-Replayed:

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resolveUserSession, type AuthDeps } from '../../app/sessions.ts';
 import type { StoreOutage } from '../../app/store-outage.ts';
-import { SESSION_COOKIE } from '../account-api-schemas.ts';
+import { SESSION_COOKIE } from '../schemas/sessions.ts';
 import { reportUnexpected } from '../failed-request.ts';
 import { refuseBeforeBody, withRetryAfter } from '../wire-errors.ts';
 import { admitAccount } from './account-admission.ts';

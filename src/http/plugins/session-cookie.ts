@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { AppDeps } from '../../app/deps.ts';
-import { ADMIN_SESSION_COOKIE, SESSION_COOKIE } from '../account-api-schemas.ts';
+import { ADMIN_SESSION_COOKIE, SESSION_COOKIE } from '../schemas/sessions.ts';
 
 // The session cookies: HttpOnly (no script reads them), SameSite=Lax (not sent with
 // another site's POST), Secure when herald's public URL is https, and a path that

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { IssuedKey, KeyDeps } from '../../app/api-keys.ts';
+import type { IssuedKey } from '../../app/api-keys.ts';
 import { ledgerPage, type LedgerEntry as StoredLedgerEntry } from '../../app/ledger-page.ts';
 import { changeOwnAccount } from '../../app/own-account.ts';
 import { freshAccount } from '../../app/read-caches.ts';
@@ -7,16 +7,17 @@ import { createOwnKey, listOwnKeys, revokeOwnKey, type ApiKeyRecord } from '../.
 import { accountUsage, type Usage } from '../../app/usage.ts';
 import type { Account } from '../../domain/account.ts';
 import { formatMoney } from '../../domain/money.ts';
-import {
-  AccountView, ApiKeyList, ApiKeyView, ErrorBody, IpAllowListRequest, IssuedApiKey, LedgerEntry, LedgerPage, LedgerQuery,
-  NewApiKeyRequest, UsageQuery, UsageView, type LedgerKind,
-} from '../account-api-schemas.ts';
+import { AccountView, IpAllowListRequest, LedgerEntry, LedgerPage, LedgerQuery, UsageQuery, UsageView } from '../schemas/account.ts';
+import { ApiKeyList, ApiKeyView, IssuedApiKey, NewApiKeyRequest } from '../schemas/api-keys.ts';
+import { ErrorBody } from '../schemas/errors.ts';
 import { callerOf, grantOf, sendingMode } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's own operations (scope `account`; users by role): the account and its IP
-// allow-list, its API keys, usage and the ledger. Shapes: account-api-schemas.ts, the
-// contract the web application is built on. Schemas document; domain/ and app/ validate.
+// allow-list, its API keys, usage and the ledger. Shapes: schemas/account.ts and schemas/api-keys.ts, the
+// contract the web application is built on. Fastify checks the bodies against them
+// (input-validation.ts); domain/ and app/ check what a schema cannot say.
 
 const tags = ['account'];
 const badField = { 400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...ErrorBody } } as const;
@@ -54,7 +55,7 @@ const issuedView = (key: IssuedKey): IssuedApiKey => ({
 });
 
 const ledgerView = (entry: StoredLedgerEntry): LedgerEntry => ({
-  entry_id: entry.id, at: iso(entry.at), kind: entry.reason as LedgerKind, messages: entry.messagesDelta,
+  entry_id: entry.id, at: iso(entry.at), kind: entry.reason, messages: entry.messagesDelta,
   amount: formatMoney(entry.balanceDelta), reason: entry.note ?? null, send_id: entry.sendId,
 });
 
@@ -67,14 +68,14 @@ const usageView = (usage: Usage): UsageView => ({
 
 const isOwner = (request: FastifyRequest): boolean => grantOf(callerOf(request).principal).access.includes('owner');
 
-export function accountRoutes(app: FastifyInstance, deps: KeyDeps): void {
+export function accountRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   // Read again: the caller's account may come from the read cache, whose amounts can be a second old (app/read-caches.ts).
   app.get('/v1/account', {
     schema: { summary: 'The account: its state, what it has left, its channels and IP allow-list, and the address this request came from', tags, response: { 200: AccountView } },
     config: { access: { scope: 'account', access: 'read' } },
   }, async (request) => accountView((await freshAccount(deps, callerOf(request).account.id)) ?? callerOf(request).account, request.ip));
 
-  app.patch('/v1/account', {
+  app.patch<{ Body: IpAllowListRequest }>('/v1/account', {
     schema: {
       summary: 'Change the IP allow-list and whom it binds (`allow_list_applies_to`: `all`, keys and sessions; `keys`, keys only); entries are stored in canonical form. '
         + 'With a session, a list that binds sessions and leaves out the caller\'s own address is refused (409)',
@@ -93,7 +94,7 @@ export function accountRoutes(app: FastifyInstance, deps: KeyDeps): void {
     config: { access: { scope: 'account', access: 'read' } },
   }, async (request): Promise<ApiKeyList> => ({ api_keys: (await listOwnKeys(deps, callerOf(request).account.id)).map(keyView) }));
 
-  app.post('/v1/api-keys', {
+  app.post<{ Body: NewApiKeyRequest }>('/v1/api-keys', {
     schema: {
       summary: 'Make an API key with scopes, an optional expiry and a mode (live or test); the key is in this answer only (herald keeps its hash). Only an owner may give the `account` scope',
       tags, body: NewApiKeyRequest, response: { 201: IssuedApiKey, ...badField },
@@ -111,10 +112,7 @@ export function accountRoutes(app: FastifyInstance, deps: KeyDeps): void {
       response: { 204: { type: 'null', description: 'Revoked' }, 401: { description: '`API key not authorized.`: a key with the `account` scope, and the caller is not an owner', ...ErrorBody }, ...notFound },
     },
     config: { access: { scope: 'account', access: 'write' } },
-  }, async (request, reply) => {
-    const revoked = await revokeOwnKey(deps, callerOf(request).account.id, request.params.keyId, { isOwner: isOwner(request), mode: sendingMode(request) });
-    return revoked.ok ? reply.code(204).send() : sendRejection(reply, revoked.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await revokeOwnKey(deps, callerOf(request).account.id, request.params.keyId, { isOwner: isOwner(request), mode: sendingMode(request) }), 204));
 
   app.get('/v1/usage', {
     schema: {

@@ -1,4 +1,4 @@
-import * as schemas from '../schemas.ts';
+import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
 
 // The answers every /v1 route of the campaign audience (lists, contacts, segments) can
 // give besides its own: herald's field errors, authentication, scope, rate, internal.
@@ -13,10 +13,10 @@ const fieldError = {
 } as const;
 
 export const audienceErrors = {
-  401: { description: 'The key lacks the scope (`API key not authorized.`), or `Domain not permitted. err 2`, `No messages left, please buy more messages`, `current service is not active`', ...schemas.applicationError },
-  403: { description: 'Authentication failed', ...schemas.authenticationError },
-  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
-  500: { description: 'Internal failure', anyOf: [schemas.applicationError, schemas.authenticationError] },
+  401: { description: 'The key lacks the scope (`API key not authorized.`), or `Domain not permitted. err 2`, `No messages left, please buy more messages`, `current service is not active`', ...applicationError },
+  403: { description: 'Authentication failed', ...authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...rateLimitError },
+  500: { description: 'Internal failure', anyOf: [applicationError, authenticationError] },
 } as const;
 
 export const invalidBody = (texts: string) => ({ 400: { description: texts, ...fieldError } }) as const;

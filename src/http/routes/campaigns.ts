@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyDeps } from '../../app/api-keys.ts';
 import { campaignMode, createCampaign, getCampaign, listAccountCampaigns, patchCampaign, quoteCampaign, removeCampaign } from '../../app/campaigns.ts';
 import { moveCampaignTo, resendCampaign, sendCampaign, sendCampaignTest } from '../../app/send-campaign.ts';
 import { campaignStats, campaignTimeline, listCampaignRecipients, tagStats } from '../../app/campaign-stats.ts';
 import {
   CAMPAIGN_STATUSES, CampaignCollectionSchema, CampaignCreateSchema, CampaignPatchSchema, CampaignViewSchema, QuoteSchema, ResendSchema,
   TestSendSchema, type CampaignStatus, StatsSchema, TimelineQuerySchema, TimelineSchema, RecipientQuerySchema, RecipientPageSchema,
+  type ResendRequest, type TestSendRequest,
 } from '../../campaigns/campaign-shapes.ts';
-import type { Result } from '../../domain/result.ts';
 import { callerOf, refuseLiveThing, sendingMode } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
 import { idempotencyDocs, REPLAYED, sendWithIdempotencyKey } from '../plugins/idempotency.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // /v1/campaigns (scope `email`): campaigns, their sending and their life. docs/campaigns.md has the rules.
 
@@ -30,12 +30,13 @@ type CampaignParams = { Params: { campaign_id: string } };
 const read = { access: { scope: 'email', access: 'read' } } as const;
 const write = { access: { scope: 'email', access: 'write' } } as const;
 
-const answer = <T>(reply: FastifyReply, result: Result<T>, code = 200) => (result.ok ? reply.code(code).send(result.value) : sendRejection(reply, result.rejection));
 
-export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
+export function campaignRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   // A test key's campaign is a test campaign (docs/sandbox.md); a live one a test key may
   // read, never change, send, pause, resume, cancel or follow up. A campaign that is not
   // there is the handler's 404. The mode of a campaign never changes, so reading it first is safe.
+  // A preValidation hook: the refusal comes before the body's schema is checked, as it did
+  // when the use cases checked the bodies.
   const testCampaignsOnly = async (request: FastifyRequest<CampaignParams>, reply: FastifyReply): Promise<void> => {
     if (sendingMode(request) !== 'test') return;
     const mode = await campaignMode(deps, callerOf(request).account.id, request.params.campaign_id);
@@ -45,7 +46,7 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
   app.post('/v1/campaigns', {
     schema: { summary: 'Create a campaign (a draft)', tags, body: CampaignCreateSchema, response: { 201: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...audienceErrors } },
     config: write,
-  }, async (request, reply) => answer(reply, await createCampaign(deps, callerOf(request).account.id, request.body, sendingMode(request)), 201));
+  }, async (request, reply) => sendResult(reply, await createCampaign(deps, callerOf(request).account.id, request.body, sendingMode(request)), 201));
 
   app.get<{ Querystring: { status?: string } }>('/v1/campaigns', {
     schema: {
@@ -65,25 +66,25 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
   app.get<CampaignParams>('/v1/campaigns/:campaign_id', {
     schema: { summary: 'One campaign', tags, params, response: { 200: CampaignViewSchema, ...noSuchCampaign, ...audienceErrors } },
     config: read,
-  }, async (request, reply) => answer(reply, await getCampaign(deps, callerOf(request).account.id, request.params.campaign_id)));
+  }, async (request, reply) => sendResult(reply, await getCampaign(deps, callerOf(request).account.id, request.params.campaign_id)));
 
   app.patch<CampaignParams>('/v1/campaigns/:campaign_id', {
     schema: {
       summary: 'Change a campaign (the fields given) while draft, scheduled or paused; the audience only while draft', tags, params, body: CampaignPatchSchema,
       response: { 200: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...wrongState, ...audienceErrors },
     },
-    config: write, preHandler: testCampaignsOnly,
-  }, async (request, reply) => answer(reply, await patchCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body)));
+    config: write, preValidation: testCampaignsOnly,
+  }, async (request, reply) => sendResult(reply, await patchCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body)));
 
   app.delete<CampaignParams>('/v1/campaigns/:campaign_id', {
     schema: { summary: 'Delete a draft', tags, params, response: { 204: { description: 'Deleted', type: 'null' }, ...noSuchCampaign, ...wrongState, ...audienceErrors } },
-    config: write, preHandler: testCampaignsOnly,
-  }, async (request, reply) => answer(reply, await removeCampaign(deps, callerOf(request).account.id, request.params.campaign_id), 204));
+    config: write, preValidation: testCampaignsOnly,
+  }, async (request, reply) => sendResult(reply, await removeCampaign(deps, callerOf(request).account.id, request.params.campaign_id), 204));
 
   app.get<CampaignParams>('/v1/campaigns/:campaign_id/quote', {
     schema: { summary: 'Who the campaign would reach now, who not and why, and what it costs', tags, params, response: { 200: QuoteSchema, ...noSuchCampaign, ...audienceErrors } },
     config: read,
-  }, async (request, reply) => answer(reply, await quoteCampaign(deps, callerOf(request).account.id, request.params.campaign_id)));
+  }, async (request, reply) => sendResult(reply, await quoteCampaign(deps, callerOf(request).account.id, request.params.campaign_id)));
 
   app.post<CampaignParams>('/v1/campaigns/:campaign_id/send', {
     schema: {
@@ -99,10 +100,10 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
         },
       },
     },
-    config: write, preHandler: testCampaignsOnly,
+    config: write, preValidation: testCampaignsOnly,
   }, async (request, reply) => {
     const result = await sendWithIdempotencyKey(deps, request, reply, (sendDeps) => sendCampaign(sendDeps, callerOf(request).account.id, request.params.campaign_id));
-    return result === REPLAYED ? reply : answer(reply, result);
+    return result === REPLAYED ? reply : sendResult(reply, result);
   });
 
   for (const action of ['pause', 'resume', 'cancel'] as const) {
@@ -111,11 +112,11 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
         summary: { pause: 'Pause a running campaign', resume: 'Resume a paused campaign', cancel: 'Cancel a scheduled, running or paused campaign; what was never sent is refunded' }[action],
         tags, params, response: { 200: CampaignViewSchema, ...noSuchCampaign, ...wrongState, ...audienceErrors },
       },
-      config: write, preHandler: testCampaignsOnly,
-    }, async (request, reply) => answer(reply, await moveCampaignTo(deps, callerOf(request).account.id, request.params.campaign_id, action)));
+      config: write, preValidation: testCampaignsOnly,
+    }, async (request, reply) => sendResult(reply, await moveCampaignTo(deps, callerOf(request).account.id, request.params.campaign_id, action)));
   }
 
-  app.post<CampaignParams>('/v1/campaigns/:campaign_id/test', {
+  app.post<CampaignParams & { Body: TestSendRequest }>('/v1/campaigns/:campaign_id/test', {
     schema: {
       summary: 'Send the campaign\'s content to up to 10 addresses, billed as ordinary emails, marked as tests', tags, params, body: TestSendSchema,
       response: {
@@ -124,20 +125,20 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
       },
     },
     config: write,
-  }, async (request, reply) => answer(reply, await sendCampaignTest(deps, callerOf(request).account.id, request.params.campaign_id, request.body, sendingMode(request))));
+  }, async (request, reply) => sendResult(reply, await sendCampaignTest(deps, callerOf(request).account.id, request.params.campaign_id, request.body, sendingMode(request))));
 
-  app.post<CampaignParams>('/v1/campaigns/:campaign_id/resend', {
+  app.post<CampaignParams & { Body: ResendRequest }>('/v1/campaigns/:campaign_id/resend', {
     schema: {
       summary: 'A follow-up draft to the contacts who did not open (human opens only) or did not click', tags, params, body: ResendSchema,
       response: { 201: CampaignViewSchema, ...invalid, ...noSuchCampaign, ...wrongState, ...audienceErrors },
     },
-    config: write, preHandler: testCampaignsOnly,
-  }, async (request, reply) => answer(reply, await resendCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body), 201));
+    config: write, preValidation: testCampaignsOnly,
+  }, async (request, reply) => sendResult(reply, await resendCampaign(deps, callerOf(request).account.id, request.params.campaign_id, request.body), 201));
 
   app.get<CampaignParams>('/v1/campaigns/:campaign_id/stats', {
     schema: { summary: 'The campaign\'s counts, equal to the webhook events of its messages', tags, params, response: { 200: StatsSchema, ...noSuchCampaign, ...audienceErrors } },
     config: read,
-  }, async (request, reply) => answer(reply, await campaignStats(deps, callerOf(request).account.id, request.params.campaign_id)));
+  }, async (request, reply) => sendResult(reply, await campaignStats(deps, callerOf(request).account.id, request.params.campaign_id)));
 
   app.get<CampaignParams & { Querystring: unknown }>('/v1/campaigns/:campaign_id/stats/timeline', {
     schema: {
@@ -145,7 +146,7 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
       response: { 200: TimelineSchema, ...invalid, ...noSuchCampaign, ...audienceErrors },
     },
     config: read,
-  }, async (request, reply) => answer(reply, await campaignTimeline(deps, callerOf(request).account.id, request.params.campaign_id, request.query)));
+  }, async (request, reply) => sendResult(reply, await campaignTimeline(deps, callerOf(request).account.id, request.params.campaign_id, request.query)));
 
   app.get<CampaignParams & { Querystring: unknown }>('/v1/campaigns/:campaign_id/recipients', {
     schema: {
@@ -153,7 +154,7 @@ export function campaignRoutes(app: FastifyInstance, deps: KeyDeps): void {
       response: { 200: RecipientPageSchema, ...invalid, ...noSuchCampaign, ...audienceErrors },
     },
     config: read,
-  }, async (request, reply) => answer(reply, await listCampaignRecipients(deps, callerOf(request).account.id, request.params.campaign_id, request.query)));
+  }, async (request, reply) => sendResult(reply, await listCampaignRecipients(deps, callerOf(request).account.id, request.params.campaign_id, request.query)));
 
   app.get<{ Params: { name: string } }>('/v1/campaigns/tags/:name/stats', {
     schema: {

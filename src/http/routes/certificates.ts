@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { getCertificate, getCertifiedEml, publishedJwks, type CertificateView } from '../../app/certificates.ts';
-import type { AppDeps } from '../../app/deps.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import { applicationError } from '../schemas.ts';
+import { applicationError } from '../schemas/errors.ts';
 import { pageCsp } from '../security-headers.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // Certified delivery on the wire: an account reads its own certificates (JSON, or an
 // HTML page for people) and the certified .eml; anybody reads the public key.
@@ -56,7 +56,7 @@ const certificateSchema = {
   },
 } as const;
 
-export function certificateRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function certificateRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   app.get<{ Params: { msgid: string }; Querystring: { format?: string } }>('/v1/email/:msgid/certificate', {
     schema: {
       summary: 'The signed delivery receipt of a certified email (JSON, or an HTML page for Accept: text/html or ?format=html)',
@@ -95,7 +95,7 @@ export function certificateRoutes(app: FastifyInstance, deps: AppDeps): void {
 }
 
 /** Public, no API key: what anybody needs to verify a receipt offline. */
-export function jwksRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function jwksRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   app.get('/.well-known/jwks.json', {
     schema: { summary: 'The public key that signs delivery receipts (JWKS, Ed25519)', tags: ['certificates'], response: { 200: { description: 'JSON Web Key Set (RFC 7517)', ...jwksSchema } } },
   }, async (_request, reply) => {

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { confirmSubscription, describeConfirmation, type ConfirmationPage } from '../../app/confirm-subscription.ts';
 import { CONFIRMATION_LINK_DAYS } from '../../campaigns/consent-token.ts';
-import type { HttpDeps } from '../app.ts';
 import { escapeHtml, invalidLinkPage, recipientPage } from '../recipient-page.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The double opt-in link of a confirmation email, without an API key: the signed token
 // in the path is the only credential. GET shows a page with a button; only its POST
@@ -37,7 +37,7 @@ function show(reply: FastifyReply, page: ConfirmationPage): FastifyReply {
   }
 }
 
-export function consentRoutes(app: FastifyInstance, deps: HttpDeps): void {
+export function consentRoutes(app: FastifyInstance, deps: RouteDeps): void {
   // The form's POST carries nothing that is read: any body, up to a small bound.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => done(null, body));

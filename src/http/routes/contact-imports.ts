@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { KeyDeps } from '../../app/api-keys.ts';
 import { getImport, importCharsetOf, importFormatOf, receiveImport } from '../../app/contact-imports.ts';
 import { ImportAcceptedSchema, ImportViewSchema } from '../../campaigns/contact-shapes.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
+import { applicationError } from '../schemas/errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // /v1/contacts/imports (scope `email`): bulk import. Registered in a context of its
 // own inside /v1 (the API-key hook applies): here the body is not parsed but handed
@@ -15,7 +15,7 @@ import { audienceErrors, idParams, invalidBody, notFound } from './campaign-rout
 
 const tags = ['contacts'];
 
-export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBytes: number): void {
+export function contactImportRoutes(app: FastifyInstance, { app: deps, importBodyLimitBytes: limitBytes }: RouteDeps): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
@@ -35,8 +35,8 @@ export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBy
         202: ImportAcceptedSchema,
         ...invalidBody('`The import has no rows`, `The CSV header has no email column`, `A JSON import must be an array of contacts`, or a header column that is no attribute name (with `detail`)'),
         ...notFound('list_id is not a list of this account'),
-        413: { description: 'Over HERALD_IMPORT_BODY_LIMIT (`Request body is too large`)', ...schemas.applicationError },
-        415: { description: 'Neither text/csv nor application/json (`Unsupported Media Type, send text/csv or application/json`)', ...schemas.applicationError },
+        413: { description: 'Over HERALD_IMPORT_BODY_LIMIT (`Request body is too large`)', ...applicationError },
+        415: { description: 'Neither text/csv nor application/json (`Unsupported Media Type, send text/csv or application/json`)', ...applicationError },
         ...audienceErrors,
       },
     },
@@ -61,8 +61,5 @@ export function contactImportRoutes(app: FastifyInstance, deps: KeyDeps, limitBy
       response: { 200: ImportViewSchema, ...notFound('No such import in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const found = await getImport(deps, callerOf(request).account.id, request.params.import_id);
-    return found.ok ? found.value : sendRejection(reply, found.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getImport(deps, callerOf(request).account.id, request.params.import_id)));
 }

@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import type { KeyDeps } from '../../app/api-keys.ts';
 import {
   createAccountContact, deleteAccountContact, getAccountContact, listAccountContacts, patchAccountContact,
 } from '../../app/contacts.ts';
-import { ContactCreateSchema, ContactPageSchema, ContactPatchSchema, ContactQuerySchema, ContactViewSchema } from '../../campaigns/contact-shapes.ts';
+import {
+  ContactCreateSchema, ContactPageSchema, ContactPatchSchema, ContactQuerySchema, ContactViewSchema, type ContactCreate, type ContactPatch,
+} from '../../campaigns/contact-shapes.ts';
+import { contactAddressFirst } from '../interface-checks.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
+import { applicationError } from '../schemas/errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // /v1/contacts (scope `email`): one contact per address, its lists and its consent.
 // docs/campaigns.md has the rules; imports are in contact-imports.ts.
@@ -19,15 +22,16 @@ const invalid = invalidBody('`Email missing or empty!`, `The email address has t
 const missing = notFound('No such contact, or a list id of the body that is not one of the account\'s');
 type ContactParams = { Params: { contact_id: string } };
 
-export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
+export function contactRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
-  app.post('/v1/contacts', {
+  app.post<{ Body: ContactCreate }>('/v1/contacts', {
     schema: {
       summary: 'Create or update a contact by address (case-insensitive), and join lists', tags,
       body: ContactCreateSchema,
       response: { 200: { description: 'The contact existed', ...ContactViewSchema }, 201: { description: 'A new contact', ...ContactViewSchema }, ...invalid, ...missing, ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'write' } },
+    preValidation: contactAddressFirst(true),
   }, async (request, reply) => {
     const saved = await createAccountContact(deps, callerOf(request).account, request.body, sendingMode(request));
     return saved.ok ? reply.code(saved.value.created ? 201 : 200).send(saved.value.view) : sendRejection(reply, saved.rejection);
@@ -40,10 +44,7 @@ export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
       response: { 200: ContactPageSchema, ...invalidBody('A bad list_id, cursor or limit (with `detail`)'), ...notFound('list_id is not a list of this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const page = await listAccountContacts(deps, callerOf(request).account.id, request.query);
-    return page.ok ? page.value : sendRejection(reply, page.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await listAccountContacts(deps, callerOf(request).account.id, request.query)));
 
   app.get<ContactParams>('/v1/contacts/:contact_id', {
     schema: {
@@ -51,25 +52,20 @@ export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
       response: { 200: ContactViewSchema, ...notFound('No such contact in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const found = await getAccountContact(deps, callerOf(request).account.id, request.params.contact_id);
-    return found.ok ? found.value : sendRejection(reply, found.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getAccountContact(deps, callerOf(request).account.id, request.params.contact_id)));
 
-  app.patch<ContactParams>('/v1/contacts/:contact_id', {
+  app.patch<ContactParams & { Body: ContactPatch }>('/v1/contacts/:contact_id', {
     schema: {
       summary: 'Change a contact: the fields given; `lists` joins, `unsubscribe` leaves', tags, params,
       body: ContactPatchSchema,
       response: {
         200: ContactViewSchema, ...invalid, ...missing,
-        409: { description: 'Another contact has the new email (`Already exists`)', ...schemas.applicationError }, ...audienceErrors,
+        409: { description: 'Another contact has the new email (`Already exists`)', ...applicationError }, ...audienceErrors,
       },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const changed = await patchAccountContact(deps, callerOf(request).account, request.params.contact_id, request.body, sendingMode(request));
-    return changed.ok ? changed.value : sendRejection(reply, changed.rejection);
-  });
+    preValidation: contactAddressFirst(false),
+  }, async (request, reply) => sendResult(reply, await patchAccountContact(deps, callerOf(request).account, request.params.contact_id, request.body, sendingMode(request))));
 
   app.delete<ContactParams>('/v1/contacts/:contact_id', {
     schema: {
@@ -77,8 +73,5 @@ export function contactRoutes(app: FastifyInstance, deps: KeyDeps): void {
       response: { 204: { description: 'Erased', type: 'null' }, ...notFound('No such contact in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const removed = await deleteAccountContact(deps, callerOf(request).account.id, request.params.contact_id);
-    return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await deleteAccountContact(deps, callerOf(request).account.id, request.params.contact_id), 204));
 }

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { addOwnSenderDomain } from '../../app/add-sender-domain.ts';
-import type { AppDeps } from '../../app/deps.ts';
 import { getSenderDomain, listSenderDomainsOf } from '../../app/sender-domains.ts';
 import { verifySenderDomain } from '../../app/verify-sender-domain.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { sendResult } from '../wire-errors.ts';
+import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's sender domains (scope `email`): add one, read the DNS records to
 // publish for it, and ask herald to verify them. Email from a domain is refused
@@ -59,17 +59,17 @@ export const domainVerification = {
 const params = { type: 'object', required: ['domain'], properties: { domain: { type: 'string' } } } as const;
 
 const errors = {
-  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...schemas.applicationError },
-  403: { description: 'Authentication failed', ...schemas.authenticationError },
-  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
+  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...applicationError },
+  403: { description: 'Authentication failed', ...authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...rateLimitError },
 } as const;
-const notFound = { 404: { description: 'The account has no such domain (`Not found`)', ...schemas.applicationError } } as const;
+const notFound = { 404: { description: 'The account has no such domain (`Not found`)', ...applicationError } } as const;
 
 const tags = ['domains'];
 
 type DomainParams = { Params: { domain: string } };
 
-export function domainRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function domainRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
   app.get('/v1/domains', {
     schema: {
@@ -86,16 +86,13 @@ export function domainRoutes(app: FastifyInstance, deps: AppDeps): void {
       body: { type: 'object', required: ['domain'], properties: { domain: { type: 'string', description: 'Host name with a dot; stored lower-cased' } } },
       response: {
         201: senderDomain,
-        400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...schemas.applicationError },
-        409: { description: 'The account already has this domain (`Already exists`)', ...schemas.applicationError },
+        400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...applicationError },
+        409: { description: 'The account already has this domain (`Already exists`)', ...applicationError },
         ...errors,
       },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await addOwnSenderDomain(deps, callerOf(request).account.id, request.body);
-    return result.ok ? reply.code(201).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await addOwnSenderDomain(deps, callerOf(request).account.id, request.body), 201));
 
   app.get<DomainParams>('/v1/domains/:domain', {
     schema: {
@@ -103,10 +100,7 @@ export function domainRoutes(app: FastifyInstance, deps: AppDeps): void {
       response: { 200: senderDomain, ...notFound, ...errors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const result = await getSenderDomain(deps, callerOf(request).account.id, request.params.domain);
-    return result.ok ? reply.code(200).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getSenderDomain(deps, callerOf(request).account.id, request.params.domain), 200));
 
   app.post<DomainParams>('/v1/domains/:domain/verify', {
     schema: {
@@ -115,8 +109,5 @@ export function domainRoutes(app: FastifyInstance, deps: AppDeps): void {
       response: { 200: domainVerification, ...notFound, ...errors },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await verifySenderDomain(deps, callerOf(request).account.id, request.params.domain);
-    return result.ok ? reply.code(200).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await verifySenderDomain(deps, callerOf(request).account.id, request.params.domain), 200));
 }

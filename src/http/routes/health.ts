@@ -2,11 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { readDeliveryHold, type DeliveryHold } from '../../app/delivery-hold.ts';
 import type { StoreOutage } from '../../app/store-outage.ts';
-import type { Db } from '../../store/database.ts';
+import type { RouteDeps } from '../route-deps.ts';
 import { sendRejection } from '../wire-errors.ts';
-
-/** Why this process should get no traffic now (a stalled delivery loop, say); undefined when nothing stands in the way. */
-export type ReadinessCheck = () => string | undefined;
 
 /**
  * `/healthz`: the process answers. `/readyz`: the database answers and every readiness
@@ -14,20 +11,20 @@ export type ReadinessCheck = () => string | undefined;
  * (plugins/request-log.ts), since orchestrators probe every few seconds. A process is
  * ready while delivery is held (app/delivery-hold.ts): it accepts, and says it holds.
  */
-export function healthRoutes(app: FastifyInstance, deps: { readonly db: Db; readonly outage: StoreOutage; readonly readiness?: ReadinessCheck }): void {
+export function healthRoutes(app: FastifyInstance, deps: RouteDeps, outage: StoreOutage): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     try {
-      await sql`select 1`.execute(deps.db);
+      await sql`select 1`.execute(deps.app.db);
     } catch (error) {
       // An outage is logged once however often the orchestrator probes (app/store-outage.ts).
-      if (!deps.outage.noticed(error, request.log)) request.log.warn({ err: error }, 'database not reachable');
+      if (!outage.noticed(error, request.log)) request.log.warn({ err: error }, 'database not reachable');
       return sendRejection(reply, { code: 'storeUnavailable' });
     }
-    deps.outage.answered(request.log);
+    outage.answered(request.log);
     const notReady = deps.readiness?.();
     if (notReady !== undefined) return sendRejection(reply, { code: 'storeUnavailable', detail: notReady });
-    const hold = await readDeliveryHold(deps.db);
+    const hold = await readDeliveryHold(deps.app.db);
     if (hold !== undefined) return { status: 'ready', delivery_held: deliveryHeldView(hold) };
     return { status: 'ready' };
   });

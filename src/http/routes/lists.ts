@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { createList, getList, listAccountLists, patchList, removeList } from '../../app/lists.ts';
-import type { AppDeps } from '../../app/deps.ts';
-import { ListCollectionSchema, ListCreatedSchema, ListCreateSchema, ListPatchSchema, ListViewSchema } from '../../campaigns/list-shapes.ts';
+import {
+  ListCollectionSchema, ListCreatedSchema, ListCreateSchema, ListPatchSchema, ListViewSchema, type ListCreate, type ListPatch,
+} from '../../campaigns/list-shapes.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendResult } from '../wire-errors.ts';
 import { audienceErrors, idParams, invalidBody, notFound } from './campaign-route-docs.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // /v1/lists (scope `email`): the account's mailing lists. docs/campaigns.md has the rules.
 
@@ -13,18 +15,15 @@ const params = idParams('list_id', 'The list');
 const invalid = invalidBody('`Invalid request, a field has the wrong type or value` (with `detail`), `The from address has the wrong structure!`, `Could not find template`');
 type ListParams = { Params: { list_id: string } };
 
-export function listRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function listRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
-  app.post('/v1/lists', {
+  app.post<{ Body: ListCreate }>('/v1/lists', {
     schema: {
       summary: 'Create a list', tags, body: ListCreateSchema,
       response: { 201: ListCreatedSchema, ...invalid, ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const created = await createList(deps, callerOf(request).account.id, request.body);
-    return created.ok ? reply.code(201).send(created.value) : sendRejection(reply, created.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await createList(deps, callerOf(request).account.id, request.body), 201));
 
   app.get('/v1/lists', {
     schema: {
@@ -40,22 +39,16 @@ export function listRoutes(app: FastifyInstance, deps: AppDeps): void {
       response: { 200: ListViewSchema, ...notFound('No such list in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const found = await getList(deps, callerOf(request).account.id, request.params.list_id);
-    return found.ok ? found.value : sendRejection(reply, found.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getList(deps, callerOf(request).account.id, request.params.list_id)));
 
-  app.patch<ListParams>('/v1/lists/:list_id', {
+  app.patch<ListParams & { Body: ListPatch }>('/v1/lists/:list_id', {
     schema: {
       summary: 'Change a list (the fields given); a change of opt-in applies to subscriptions made afterwards', tags,
       params, body: ListPatchSchema,
       response: { 200: ListViewSchema, ...invalid, ...notFound('No such list in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const changed = await patchList(deps, callerOf(request).account.id, request.params.list_id, request.body);
-    return changed.ok ? changed.value : sendRejection(reply, changed.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await patchList(deps, callerOf(request).account.id, request.params.list_id, request.body)));
 
   app.delete<ListParams>('/v1/lists/:list_id', {
     schema: {
@@ -63,8 +56,5 @@ export function listRoutes(app: FastifyInstance, deps: AppDeps): void {
       response: { 204: { description: 'Deleted', type: 'null' }, ...notFound('No such list in this account'), ...audienceErrors },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const removed = await removeList(deps, callerOf(request).account.id, request.params.list_id);
-    return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await removeList(deps, callerOf(request).account.id, request.params.list_id), 204));
 }

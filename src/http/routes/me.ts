@@ -1,17 +1,18 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { csrfTokenOf, endUserSession, signOutEverywhere, type AuthDeps } from '../../app/sessions.ts';
+import { csrfTokenOf, endUserSession, signOutEverywhere } from '../../app/sessions.ts';
 import { changeOwnPassword } from '../../app/users.ts';
 import { confirmTotp, disableTotp, startTotpSetup } from '../../app/two-factor.ts';
 import type { RouteAccess } from '../../domain/access.ts';
 import type { Result } from '../../domain/result.ts';
-import { checkBody } from '../../domain/schema-check.ts';
-import { ChangePasswordRequest, ErrorBody, Session, TotpCodeRequest, TotpSetup } from '../account-api-schemas.ts';
-import { refuseAttempt, type AttemptThrottle, type LadderName } from '../plugins/attempt-throttle.ts';
+import { ErrorBody } from '../schemas/errors.ts';
+import { ChangePasswordRequest, Session, TotpCodeRequest, TotpSetup } from '../schemas/sessions.ts';
+import { refuseAttempt, type LadderName } from '../plugins/attempt-throttle.ts';
 import { clearSessionCookie } from '../plugins/session-cookie.ts';
 import { signedInOf } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { sessionBody } from '../../app/user-view.ts';
 import { passwordRule } from './sign-in.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The signed-in user's own session and settings (sessionOnly: an API key has no "me").
 // Any role may call them; the user acts on nobody but themselves. The checks a session
@@ -25,7 +26,7 @@ const noContent = { 204: { type: 'null', description: 'Done' } } as const;
 const throttled = { 429: { description: '`Too many attempts, try again later`; Retry-After says when', ...ErrorBody } };
 const wrongCode = (result: Result<void>): boolean => !result.ok && result.rejection.code === 'totpIncorrect';
 
-export function meRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; attemptThrottle: AttemptThrottle }): void {
+export function meRoutes(app: FastifyInstance, httpDeps: RouteDeps): void {
   const deps = httpDeps.app;
   const throttle = httpDeps.attemptThrottle;
   /** Runs the check with one try of the user's counter: 429 while it must wait; the try comes back unless `wrong` says it was a wrong guess. */
@@ -59,21 +60,19 @@ export function meRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; attemp
     return clearSessionCookie(reply, deps).code(204).send();
   });
 
-  app.post('/v1/me/password', {
+  app.post<{ Body: ChangePasswordRequest }>('/v1/me/password', {
     config,
     schema: {
       summary: 'Change the password; every other session of the user ends', tags, body: ChangePasswordRequest,
       response: { ...noContent, 400: ErrorBody, ...throttled },
     },
   }, async (request, reply) => {
-    const input = checkBody(ChangePasswordRequest, request.body);
-    if (!input.ok) return sendRejection(reply, input.rejection);
-    const password = passwordRule('new_password', input.value.new_password);
+        const password = passwordRule('new_password', request.body.new_password);
     if (!password.ok) return sendRejection(reply, password.rejection);
     const { principal } = signedInOf(request);
     const changed = await guarded(
       reply, 'currentPassword', principal.user.id,
-      () => changeOwnPassword(deps, principal.user, principal.session.id, input.value.current_password, password.value),
+      () => changeOwnPassword(deps, principal.user, principal.session.id, request.body.current_password, password.value),
       (result) => !result.ok && result.rejection.code === 'currentPasswordIncorrect',
     );
     if (!('outcome' in changed)) return changed;
@@ -88,32 +87,28 @@ export function meRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; attemp
     return reply.code(200).send({ secret: setup.value.secret, otpauth_url: setup.value.otpauthUrl });
   });
 
-  app.post('/v1/me/totp/confirm', {
+  app.post<{ Body: TotpCodeRequest }>('/v1/me/totp/confirm', {
     config,
     schema: {
       summary: 'Turn two-factor sign-in on with a code made from the pending secret', tags, body: TotpCodeRequest,
       response: { ...noContent, 400: ErrorBody, 401: { description: '`Incorrect two-factor code`', ...ErrorBody }, 409: ErrorBody, ...throttled },
     },
   }, async (request, reply) => {
-    const input = checkBody(TotpCodeRequest, request.body);
-    if (!input.ok) return sendRejection(reply, input.rejection);
-    const { user } = signedInOf(request).principal;
-    const confirmed = await guarded(reply, 'totp', user.id, () => confirmTotp(deps, user, input.value.code), wrongCode);
+        const { user } = signedInOf(request).principal;
+    const confirmed = await guarded(reply, 'totp', user.id, () => confirmTotp(deps, user, request.body.code), wrongCode);
     if (!('outcome' in confirmed)) return confirmed;
     return confirmed.outcome.ok ? reply.code(204).send() : sendRejection(reply, confirmed.outcome.rejection);
   });
 
-  app.delete('/v1/me/totp', {
+  app.delete<{ Body: TotpCodeRequest }>('/v1/me/totp', {
     config,
     schema: {
       summary: 'Turn two-factor sign-in off, with a current code', tags, body: TotpCodeRequest,
       response: { ...noContent, 400: ErrorBody, 401: { description: '`Incorrect two-factor code`', ...ErrorBody }, 409: ErrorBody, ...throttled },
     },
   }, async (request, reply) => {
-    const input = checkBody(TotpCodeRequest, request.body);
-    if (!input.ok) return sendRejection(reply, input.rejection);
-    const { user } = signedInOf(request).principal;
-    const disabled = await guarded(reply, 'totp', user.id, () => disableTotp(deps, user, input.value.code), wrongCode);
+        const { user } = signedInOf(request).principal;
+    const disabled = await guarded(reply, 'totp', user.id, () => disableTotp(deps, user, request.body.code), wrongCode);
     if (!('outcome' in disabled)) return disabled;
     return disabled.outcome.ok ? reply.code(204).send() : sendRejection(reply, disabled.outcome.rejection);
   });

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../app/deps.ts';
 import { getCapturedMessage, getEmailPreview, getMessage, listAccountMessages, type EmailPreview } from '../../app/get-message.ts';
 import { MessageListQuery } from '../../domain/message-query.ts';
-import { PREVIEW_CSP } from '../account-api-schemas.ts';
+import { PREVIEW_CSP } from '../schemas/messages.ts';
 import { callerOf, visibleChannels } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
+import { applicationError } from '../schemas/errors.ts';
+import { messagePage, messageView } from '../schemas/messages.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 const params = { type: 'object', required: ['msgid'], properties: { msgid: { type: 'string' } } } as const;
 
@@ -20,31 +21,25 @@ function previewDocument(preview: EmailPreview): string {
 }
 
 /** A message's status and events, and for captured email the MIME as it would have gone out. */
-export function messageRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function messageRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   app.get<{ Querystring: MessageListQuery }>('/v1/messages', {
     schema: {
       summary: 'The account\'s messages of the channels the key may read, newest first, with filters and a cursor', tags: ['messages'],
-      querystring: MessageListQuery, response: { 200: schemas.messagePage, 400: schemas.applicationError },
+      querystring: MessageListQuery, response: { 200: messagePage, 400: applicationError },
     },
     config: { access },
-  }, async (request, reply) => {
-    const page = await listAccountMessages(deps, callerOf(request).account.id, request.query, visibleChannels(request));
-    return page.ok ? page.value : sendRejection(reply, page.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await listAccountMessages(deps, callerOf(request).account.id, request.query, visibleChannels(request))));
 
   app.get<{ Params: { msgid: string } }>('/v1/messages/:msgid', {
-    schema: { summary: 'A message, its status and its events', tags: ['messages'], params, response: { 200: schemas.messageView, 404: schemas.applicationError } },
+    schema: { summary: 'A message, its status and its events', tags: ['messages'], params, response: { 200: messageView, 404: applicationError } },
     config: { access },
-  }, async (request, reply) => {
-    const view = await getMessage(deps, callerOf(request).account.id, request.params.msgid, visibleChannels(request));
-    return view.ok ? view.value : sendRejection(reply, view.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getMessage(deps, callerOf(request).account.id, request.params.msgid, visibleChannels(request))));
 
   app.get<{ Params: { msgid: string } }>('/v1/messages/:msgid/raw', {
     schema: {
       summary: 'What the capture transport stored: message/rfc822 for email, JSON for SMS and WhatsApp',
       tags: ['messages'], params,
-      response: { 200: { description: 'The captured wire form', content: { 'message/rfc822': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } } }, 404: schemas.applicationError, 410: { description: 'The content was purged after the retention period (HERALD_RETENTION_DAYS)', ...schemas.applicationError } },
+      response: { 200: { description: 'The captured wire form', content: { 'message/rfc822': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } } }, 404: applicationError, 410: { description: 'The content was purged after the retention period (HERALD_RETENTION_DAYS)', ...applicationError } },
     },
     config: { access },
   }, async (request, reply) => {
@@ -57,7 +52,7 @@ export function messageRoutes(app: FastifyInstance, deps: AppDeps): void {
     schema: {
       summary: 'The email as its recipient sees it, for a sandboxed frame: served with a Content-Security-Policy that runs no script and loads nothing (images only as data: URLs)',
       tags: ['messages'], params,
-      response: { 200: { description: 'The HTML part as sent (the text part in a <pre> when there was none)', content: { 'text/html': { schema: { type: 'string' } } } }, 404: schemas.applicationError, 410: { description: 'The content was purged after the retention period (HERALD_RETENTION_DAYS)', ...schemas.applicationError } },
+      response: { 200: { description: 'The HTML part as sent (the text part in a <pre> when there was none)', content: { 'text/html': { schema: { type: 'string' } } } }, 404: applicationError, 410: { description: 'The content was purged after the retention period (HERALD_RETENTION_DAYS)', ...applicationError } },
     },
     config: { access },
   }, async (request, reply) => {

@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../app/deps.ts';
 import { countAccountSegment } from '../../app/segments.ts';
 import { SegmentCountAnswerSchema, SegmentCountSchema } from '../../campaigns/segment-filter.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendResult } from '../wire-errors.ts';
 import { audienceErrors, invalidBody, notFound } from './campaign-route-docs.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // /v1/segments (scope `email`): a campaign's audience, counted. The filter language is
 // in campaigns/segment-filter.ts and docs/campaigns.md.
 
-export function segmentRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function segmentRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   app.post('/v1/segments/count', {
     schema: {
       summary: 'Count the contacts of lists, minus excluded lists, narrowed by a filter', tags: ['segments'],
@@ -21,8 +21,5 @@ export function segmentRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const counted = await countAccountSegment(deps, callerOf(request).account.id, request.body);
-    return counted.ok ? counted.value : sendRejection(reply, counted.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await countAccountSegment(deps, callerOf(request).account.id, request.body)));
 }

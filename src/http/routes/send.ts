@@ -10,31 +10,33 @@ import type { Result } from '../../domain/result.ts';
 import { idempotencyDocs, REPLAYED, sendWithIdempotencyKey } from '../plugins/idempotency.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
 import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { commonErrors } from '../schemas/errors.ts';
+import { emailRequest, emailResponse, smsRequest, smsResponse, whatsappRequest, whatsappResponse } from '../schemas/sends.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 type SendUseCase = (deps: AppDeps, account: Account, body: unknown, mode: KeyMode) => Promise<Result<unknown>>;
 
 // The send operations: the spec's three and WhatsApp session messages. Each is: its channel's scope, one use case, its Result
 // written as the spec's 200 body or error body.
 const OPERATIONS = [
-  { url: '/v1/email', scope: 'email', useCase: sendEmail, summary: 'Send an email', body: schemas.emailRequest, ok: schemas.emailResponse },
-  { url: '/v1/sms/send', scope: 'sms', useCase: sendSms, summary: 'Send an SMS to one or many numbers', body: schemas.smsRequest, ok: schemas.smsResponse },
+  { url: '/v1/email', scope: 'email', useCase: sendEmail, summary: 'Send an email', body: emailRequest, ok: emailResponse },
+  { url: '/v1/sms/send', scope: 'sms', useCase: sendSms, summary: 'Send an SMS to one or many numbers', body: smsRequest, ok: smsResponse },
   {
     url: '/v1/whatsapp/sendTemplateMessage', scope: 'whatsapp', useCase: sendWhatsapp,
-    summary: 'Send a WhatsApp template message', body: schemas.whatsappRequest, ok: schemas.whatsappResponse,
+    summary: 'Send a WhatsApp template message', body: whatsappRequest, ok: whatsappResponse,
   },
   {
     url: '/v1/whatsapp/sendMessage', scope: 'whatsapp', useCase: sendWhatsappSession,
     summary: 'Send a WhatsApp text (session) message to a destination that wrote in the last 24 hours',
     body: {
       type: 'object', required: ['destination', 'message'],
-      properties: { destination: schemas.whatsappRequest.properties.destination, message: { type: 'string', minLength: 1, maxLength: 4096 } },
+      properties: { destination: whatsappRequest.properties.destination, message: { type: 'string', minLength: 1, maxLength: 4096 } },
     },
-    ok: schemas.whatsappResponse,
+    ok: whatsappResponse,
   },
 ] as const satisfies readonly { url: string; scope: string; useCase: SendUseCase; summary: string; body: object; ok: object }[];
 
-export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function sendRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
   for (const operation of OPERATIONS) {
     app.post(operation.url, {
       // Texts have no attachments: their bodies are bounded far below the email's (413 before
@@ -45,7 +47,7 @@ export function sendRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: ['send'],
         body: operation.body,
         headers: idempotencyDocs.headers,
-        response: { 200: { ...operation.ok, headers: idempotencyDocs.replayHeaders }, ...schemas.commonErrors, ...idempotencyDocs.responses },
+        response: { 200: { ...operation.ok, headers: idempotencyDocs.replayHeaders }, ...commonErrors, ...idempotencyDocs.responses },
       },
       config: { access: { scope: operation.scope, access: 'write' } },
       // Every answer, refusals before the handler (401, 403, 413, 429) and failures (5xx) included:

@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../app/deps.ts';
 import {
   addAccountSuppressions, exportAccountSuppressions, listAccountSuppressions, removeAccountSuppression, MAX_SUPPRESSIONS_PER_REQUEST, SuppressionExportQuery, SuppressionListQuery,
 } from '../../app/suppressions.ts';
 import { isSimulatorRecipient, SIMULATOR_EMAIL_DOMAIN } from '../../domain/simulator.ts';
 import { callerOf, refuseLiveThing, sendingMode } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
+import { applicationError, authenticationError, rateLimitError, validationError } from '../schemas/errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's suppression list (scope `email`): addresses herald does not send to.
 // Schemas document the wire only; app/suppressions.ts validates.
@@ -26,16 +26,16 @@ const suppression = {
 } as const;
 
 const errors = {
-  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...schemas.applicationError },
-  403: { description: 'Authentication failed', ...schemas.authenticationError },
-  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
+  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...applicationError },
+  403: { description: 'Authentication failed', ...authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...rateLimitError },
 } as const;
 
 const tags = ['suppressions'];
 
 const SIMULATOR_ONLY = `a test key removes only simulator addresses (@${SIMULATOR_EMAIL_DOMAIN}) from the suppression list`;
 
-export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function suppressionRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
   app.get<{ Querystring: SuppressionListQuery }>('/v1/suppressions', {
     schema: {
@@ -43,15 +43,12 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
       querystring: SuppressionListQuery,
       response: {
         200: { type: 'object', required: ['data', 'next_cursor'], properties: { data: { type: 'array', items: suppression }, next_cursor: { type: ['string', 'null'] } } },
-        400: { description: 'A bad cursor or limit', ...schemas.applicationError },
+        400: { description: 'A bad cursor or limit', ...applicationError },
         ...errors,
       },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const page = await listAccountSuppressions(deps, callerOf(request).account.id, request.query);
-    return page.ok ? page.value : sendRejection(reply, page.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await listAccountSuppressions(deps, callerOf(request).account.id, request.query)));
 
   app.get<{ Querystring: SuppressionExportQuery }>('/v1/suppressions/export', {
     schema: {
@@ -59,8 +56,8 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
       querystring: SuppressionExportQuery,
       response: {
         200: { description: 'text/csv, sent as an attachment named suppressions.csv', content: { 'text/csv': { schema: { type: 'string' } } } },
-        400: { description: 'A bad q', ...schemas.applicationError },
-        503: { description: '`The request took too long to answer`: the first slice of the list took longer than HERALD_HEAVY_READ_TIMEOUT_MS', ...schemas.applicationError },
+        400: { description: 'A bad q', ...applicationError },
+        503: { description: '`The request took too long to answer`: the first slice of the list took longer than HERALD_HEAVY_READ_TIMEOUT_MS', ...applicationError },
         ...errors,
       },
     },
@@ -87,15 +84,12 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
       response: {
         200: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: suppression, description: 'Each address as it now stands, in the order given' } } },
-        400: { description: '`Email missing or empty!`, or `The email address has the wrong structure!` with the offending addresses', ...schemas.validationError },
+        400: { description: '`Email missing or empty!`, or `The email address has the wrong structure!` with the offending addresses', ...validationError },
         ...errors,
       },
     },
     config: { access: { scope: 'email', access: 'write' } },
-  }, async (request, reply) => {
-    const added = await addAccountSuppressions(deps, callerOf(request).account.id, request.body);
-    return added.ok ? added.value : sendRejection(reply, added.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await addAccountSuppressions(deps, callerOf(request).account.id, request.body)));
 
   app.delete<{ Params: { email: string } }>('/v1/suppressions/:email', {
     schema: {
@@ -103,8 +97,8 @@ export function suppressionRoutes(app: FastifyInstance, deps: AppDeps): void {
       params: { type: 'object', required: ['email'], properties: { email: { type: 'string', format: 'email', description: 'URL-encoded; matched without regard to case' } } },
       response: {
         204: { description: 'Removed', type: 'null' },
-        400: { description: 'Not an address (`The email address has the wrong structure!`)', ...schemas.validationError },
-        404: { description: 'The address is not on the list (`Not found`)', ...schemas.applicationError },
+        400: { description: 'Not an address (`The email address has the wrong structure!`)', ...validationError },
+        404: { description: 'The address is not on the list (`Not found`)', ...applicationError },
         ...errors,
       },
     },

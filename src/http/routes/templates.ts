@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../app/deps.ts';
 import {
   createEmailTemplate, getEmailTemplate, listEmailTemplatesOf, removeEmailTemplate, replaceEmailTemplate, TEMPLATE_NAME_MAX,
 } from '../../app/email-templates.ts';
 import { renderEmailTemplate } from '../../app/render-email-template.ts';
-import { RenderedEmail, RenderRequest } from '../account-api-schemas.ts';
+import { RenderedEmail, RenderRequest } from '../schemas/templates.ts';
 import { listWhatsappTemplatesOf, WHATSAPP_TEMPLATE_STATUS_VALUES } from '../../app/list-whatsapp-templates.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
+import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's templates: email templates are managed here (scope `email`), WhatsApp
 // templates are listed (scope `whatsapp`; they are approved outside the API).
@@ -59,19 +59,19 @@ const fieldError = {
 
 // The errors every route here can give: authentication, scope, rate, internal failure.
 const errors = {
-  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...schemas.applicationError },
-  403: { description: 'Authentication failed', ...schemas.authenticationError },
-  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
-  500: { description: 'Internal failure', anyOf: [schemas.applicationError, schemas.authenticationError] },
+  401: { description: 'The key lacks the scope (`API key not authorized.`)', ...applicationError },
+  403: { description: 'Authentication failed', ...authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...rateLimitError },
+  500: { description: 'Internal failure', anyOf: [applicationError, authenticationError] },
 } as const;
 const invalid = {
   400: { description: '`Invalid request, a field has the wrong type or value` (with `detail`) or `Incorrect variable syntax`', ...fieldError },
 } as const;
-const notFound = { 404: { description: 'No such template in this account (`Not found`)', ...schemas.applicationError } } as const;
+const notFound = { 404: { description: 'No such template in this account (`Not found`)', ...applicationError } } as const;
 
 const tags = ['templates'];
 
-export function templateRoutes(app: FastifyInstance, deps: AppDeps): void {
+export function templateRoutes(app: FastifyInstance, { app: deps }: RouteDeps): void {
 
   app.get('/v1/email/templates', {
     schema: {
@@ -93,17 +93,14 @@ export function templateRoutes(app: FastifyInstance, deps: AppDeps): void {
     return reply.code(201).send(result.value);
   });
 
-  app.post('/v1/email/templates/render', {
+  app.post<{ Body: RenderRequest }>('/v1/email/templates/render', {
     schema: {
       summary: 'Render a template as POST /v1/email would send it (subject, HTML, and the text part, generated from the HTML when there is none); '
         + 'a stored template_id with html or text given renders the edit before it is saved. Nothing is stored or sent',
       tags, body: RenderRequest, response: { 200: RenderedEmail, ...invalid, ...notFound, ...errors },
     },
     config: { access: { scope: 'email', access: 'read' } },
-  }, async (request, reply) => {
-    const rendered = await renderEmailTemplate(deps, callerOf(request).account.id, request.body);
-    return rendered.ok ? rendered.value : sendRejection(reply, rendered.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await renderEmailTemplate(deps, callerOf(request).account.id, request.body)));
 
   app.get<{ Params: { template_id: string } }>('/v1/email/templates/:template_id', {
     schema: {

@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   describeUnsubscribe, recordEngagement, unsubscribe, verifyTrackingToken, type UnsubscribeSubject, type Visit,
 } from '../../app/record-engagement.ts';
-import type { HttpDeps } from '../app.ts';
 import { escapeHtml, invalidLinkPage, recipientPage } from '../recipient-page.ts';
 import { reportUnexpected } from '../failed-request.ts';
 import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { applicationError } from '../schemas/errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The recipient's side of an email, without an API key: the open pixel, tracked links
 // and the unsubscribe link (List-Unsubscribe and RFC 8058 one-click). The signed token
@@ -76,7 +76,7 @@ async function formFields(request: FastifyRequest): Promise<URLSearchParams> {
   return new URLSearchParams();
 }
 
-export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
+export function trackingRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const keys = deps.app;
   // Any body is read as bytes (up to FORM_BODY_LIMIT) and parsed by the unsubscribe
   // handler: a one-click POST must not fail on a content type it did not expect.
@@ -91,7 +91,7 @@ export function trackingRoutes(app: FastifyInstance, deps: HttpDeps): void {
       summary: 'Open pixel: a 1×1 GIF; records email.opened (machine: true for prefetchers)', tags, params,
       response: {
         200: { description: 'A transparent 1×1 GIF (43 bytes)', content: { 'image/gif': { schema: { type: 'string', format: 'binary' } } } },
-        404: { description: 'Forged, altered or expired token (`Not found`); nothing recorded', content: { 'application/json': { schema: schemas.applicationError } } },
+        404: { description: 'Forged, altered or expired token (`Not found`); nothing recorded', content: { 'application/json': { schema: applicationError } } },
       },
     },
   }, async (request, reply) => {

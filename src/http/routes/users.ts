@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import type { AuthDeps } from '../../app/sessions.ts';
 import { changeUserRole, inviteUser, listAccountUsers, removeUser } from '../../app/users.ts';
 import type { RouteAccess } from '../../domain/access.ts';
-import { checkBody } from '../../domain/schema-check.ts';
-import { ErrorBody, InvitedUser, NewUserRequest, RoleChangeRequest, Session, UserList, UserView } from '../account-api-schemas.ts';
-import { refuseAttempt, type AttemptThrottle } from '../plugins/attempt-throttle.ts';
+import { ErrorBody } from '../schemas/errors.ts';
+import { Session } from '../schemas/sessions.ts';
+import { InvitedUser, NewUserRequest, RoleChangeRequest, UserList, UserView } from '../schemas/users.ts';
+import { refuseAttempt } from '../plugins/attempt-throttle.ts';
 import { signInKeyOf } from '../../app/sign-in.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
+import { sendRejection, sendResult } from '../wire-errors.ts';
 import { invitedBody, userBody, type InvitedUserBody, type SessionBody, type UserBody } from '../../app/user-view.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's users (owners, and keys with the `account` scope): list with who is
 // signed in, invite (the link is in the answer, and emailed when herald has a sender),
@@ -30,7 +31,7 @@ const params = { type: 'object', required: ['userId'], properties: { userId: { t
 const notFound = { 404: { description: '`Not found`: no such user in this account', ...ErrorBody } };
 const lastOwner = { 409: { description: '`The account must keep an owner who can sign in`', ...ErrorBody } };
 
-export function userRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; attemptThrottle: AttemptThrottle }): void {
+export function userRoutes(app: FastifyInstance, httpDeps: RouteDeps): void {
   const deps = httpDeps.app;
   app.get('/v1/users', {
     config, schema: { summary: 'The account\'s users, invited ones included, with their live sessions', tags, response: { 200: UserList } },
@@ -39,7 +40,7 @@ export function userRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; atte
     return reply.code(200).send({ users: users.map(userBody) });
   });
 
-  app.post('/v1/users', {
+  app.post<{ Body: NewUserRequest }>('/v1/users', {
     config,
     schema: {
       summary: 'Invite a user (or invite again one who has not accepted): the one-time link is in this answer only', tags, body: NewUserRequest,
@@ -50,18 +51,16 @@ export function userRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; atte
       },
     },
   }, async (request, reply) => {
-    const input = checkBody(NewUserRequest, request.body);
-    if (!input.ok) return sendRejection(reply, input.rejection);
-    const accountId = callerOf(request).account.id;
+        const accountId = callerOf(request).account.id;
     const taken = await httpDeps.attemptThrottle.take([
       { ladder: 'inviteAccount', key: accountId },
-      { ladder: 'inviteAddress', key: `${accountId}|${signInKeyOf(input.value.email)}` },
+      { ladder: 'inviteAddress', key: `${accountId}|${signInKeyOf(request.body.email)}` },
     ]);
     if (!taken.allowed) {
       deps.metrics.invitationObserved('throttled');
       return refuseAttempt(reply, taken, 'invitationsThrottled');
     }
-    const invited = await inviteUser(deps, accountId, input.value);
+    const invited = await inviteUser(deps, accountId, request.body);
     if (!invited.ok) {
       // A refused invitation sent nothing: it does not count.
       await taken.succeeded();
@@ -71,16 +70,14 @@ export function userRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; atte
     return reply.code(201).send(invitedBody(invited.value));
   });
 
-  app.patch<UserParams>('/v1/users/:userId', {
+  app.patch<UserParams & { Body: RoleChangeRequest }>('/v1/users/:userId', {
     config,
     schema: {
       summary: 'Change a user\'s role; it applies to their next request', tags, params, body: RoleChangeRequest,
       response: { 200: UserView, 400: ErrorBody, ...notFound, ...lastOwner },
     },
   }, async (request, reply) => {
-    const input = checkBody(RoleChangeRequest, request.body);
-    if (!input.ok) return sendRejection(reply, input.rejection);
-    const changed = await changeUserRole(deps, callerOf(request).account.id, request.params.userId, input.value.role);
+        const changed = await changeUserRole(deps, callerOf(request).account.id, request.params.userId, request.body.role);
     return changed.ok ? reply.code(200).send(userBody(changed.value)) : sendRejection(reply, changed.rejection);
   });
 
@@ -90,8 +87,5 @@ export function userRoutes(app: FastifyInstance, httpDeps: { app: AuthDeps; atte
       summary: 'Remove a user: their sessions end at once', tags, params,
       response: { 204: { type: 'null', description: 'Removed' }, ...notFound, ...lastOwner },
     },
-  }, async (request, reply) => {
-    const removed = await removeUser(deps, callerOf(request).account.id, request.params.userId);
-    return removed.ok ? reply.code(204).send() : sendRejection(reply, removed.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await removeUser(deps, callerOf(request).account.id, request.params.userId), 204));
 }

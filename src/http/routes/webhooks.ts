@@ -5,11 +5,11 @@ import {
 import { getWebhookSettings, putWebhookSettings, rotateWebhookSecretOf } from '../../app/webhook-settings.ts';
 import { EVENT_TYPES } from '../../domain/event-catalogue.ts';
 import { DELIVERY_STATUSES, DeliveryListQuery } from '../../domain/webhook-delivery-query.ts';
-import type { HttpDeps } from '../app.ts';
-import { RetryFailedRequest, RetryFailedResult } from '../account-api-schemas.ts';
+import { RetryFailedRequest, RetryFailedResult } from '../schemas/webhooks.ts';
 import { callerOf } from '../route-access.ts';
-import { sendRejection } from '../wire-errors.ts';
-import * as schemas from '../schemas.ts';
+import { sendResult } from '../wire-errors.ts';
+import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The account's webhook (scope `webhooks`): where events go, which types, the signing
 // secret and its rotation, the delivery log with every attempt, replay, and a test
@@ -88,19 +88,19 @@ const deliveryDetails = {
 } as const;
 
 const errors = {
-  403: { description: 'Authentication failed', ...schemas.authenticationError },
-  429: { description: 'Request rate above the account\'s limit', ...schemas.rateLimitError },
+  403: { description: 'Authentication failed', ...authenticationError },
+  429: { description: 'Request rate above the account\'s limit', ...rateLimitError },
 } as const;
-const badField = { 400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...schemas.applicationError } } as const;
-const notFound = { 404: { description: 'The account has no such delivery (`Not found`)', ...schemas.applicationError } } as const;
-const noUrl = { 409: { description: 'The account has no webhook URL (`No webhook URL is set`)', ...schemas.applicationError } } as const;
+const badField = { 400: { description: '`Invalid request, a field has the wrong type or value` with `detail`', ...applicationError } } as const;
+const notFound = { 404: { description: 'The account has no such delivery (`Not found`)', ...applicationError } } as const;
+const noUrl = { 409: { description: 'The account has no webhook URL (`No webhook URL is set`)', ...applicationError } } as const;
 
 const params = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'Delivery (event) id' } } } as const;
 type DeliveryParams = { Params: { id: string } };
 
 const tags = ['webhooks'];
 
-export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
+export function webhookRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const appDeps = deps.app;
 
   app.get('/v1/webhooks', {
@@ -114,10 +114,7 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
       tags, body: settingsInput, response: { 200: settings, ...badField, ...errors },
     },
     config: { access: { scope: 'webhooks', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await putWebhookSettings({ ...appDeps, checkWebhookUrl: deps.checkWebhookUrl }, callerOf(request).account.id, request.body);
-    return result.ok ? result.value : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await putWebhookSettings({ ...appDeps, checkWebhookUrl: deps.checkWebhookUrl }, callerOf(request).account.id, request.body)));
 
   app.post('/v1/webhooks/secret/rotate', {
     schema: {
@@ -137,18 +134,12 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
       },
     },
     config: { access: { scope: 'webhooks', access: 'read' } },
-  }, async (request, reply) => {
-    const page = await listWebhookDeliveries(appDeps, callerOf(request).account.id, request.query);
-    return page.ok ? page.value : sendRejection(reply, page.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await listWebhookDeliveries(appDeps, callerOf(request).account.id, request.query)));
 
   app.get<DeliveryParams>('/v1/webhooks/deliveries/:id', {
     schema: { summary: 'A delivery, the body it posts and every attempt', tags, params, response: { 200: deliveryDetails, ...notFound, ...errors } },
     config: { access: { scope: 'webhooks', access: 'read' } },
-  }, async (request, reply) => {
-    const result = await getWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id);
-    return result.ok ? result.value : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await getWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id)));
 
   app.post<DeliveryParams>('/v1/webhooks/deliveries/:id/retry', {
     schema: {
@@ -156,21 +147,15 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
       tags, params, response: { 202: deliverySummary, ...notFound, ...noUrl, ...errors },
     },
     config: { access: { scope: 'webhooks', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await retryWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id);
-    return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await retryWebhookDelivery(appDeps, callerOf(request).account.id, request.params.id), 202));
 
-  app.post('/v1/webhooks/deliveries/retry-failed', {
+  app.post<{ Body: RetryFailedRequest }>('/v1/webhooks/deliveries/retry-failed', {
     schema: {
       summary: 'One more attempt now for every failed delivery created since a time (the oldest first, up to 10,000 a request)',
       tags, body: RetryFailedRequest, response: { 202: RetryFailedResult, ...badField, ...noUrl, ...errors },
     },
     config: { access: { scope: 'webhooks', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await retryFailedSince(appDeps, callerOf(request).account.id, request.body);
-    return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await retryFailedSince(appDeps, callerOf(request).account.id, request.body), 202));
 
   app.post('/v1/webhooks/test', {
     schema: {
@@ -178,8 +163,5 @@ export function webhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
       response: { 202: deliverySummary, ...noUrl, ...errors },
     },
     config: { access: { scope: 'webhooks', access: 'write' } },
-  }, async (request, reply) => {
-    const result = await sendTestEvent(appDeps, callerOf(request).account.id);
-    return result.ok ? reply.code(202).send(result.value) : sendRejection(reply, result.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await sendTestEvent(appDeps, callerOf(request).account.id), 202));
 }

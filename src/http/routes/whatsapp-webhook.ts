@@ -2,8 +2,8 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { handleWhatsappWebhook } from '../../app/handle-whatsapp-webhook.ts';
 import { WIRE_TEXTS } from '../../domain/wire-texts.ts';
-import type { HttpDeps } from '../app.ts';
 import { sendRejection } from '../wire-errors.ts';
+import type { RouteDeps } from '../route-deps.ts';
 
 // The inbound side of the WhatsApp Cloud API, without an API key: Meta proves
 // itself with the verify token (registration) and an HMAC of every delivery made
@@ -31,7 +31,7 @@ type VerifyQuery = { Querystring: Record<string, string | string[] | undefined> 
 
 const tags = ['webhooks'];
 
-export function whatsappWebhookRoutes(app: FastifyInstance, deps: HttpDeps): void {
+export function whatsappWebhookRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 

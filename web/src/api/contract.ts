@@ -1,11 +1,10 @@
 // The account and operator operations of issue 12, as the server declares them
-// (src/http/account-api-schemas.ts, operator-api-schemas.ts), under the names the pages use.
-export type {
-  AccountView, ApiKeyList, ApiKeyView as ApiKeyListed, Counts, InvitationView as Invitation, InvitedUser as UserInvited, IssuedApiKey as ApiKeyCreated,
-  KeyScope, LedgerEntry, LedgerPage, NewApiKeyRequest as NewApiKeyInput, PasswordResetAnswer, RenderedEmail as Rendered, RenderRequest as RenderInput, RetryFailedResult,
-  Session, SignInRequest as SignInInput, TotpSetup, UsageDay, UsageView as Usage, UserList, UserRole as Role, UserView as AccountUser,
-} from '@herald/http/account-api-schemas.ts';
-export type {
-  AccountList as AccountSearchPage, AccountSummary as OperatorAccountSummary, AdminAccount, HealthView as Health, OperatorSession,
-  TopUpRequest as TopUpInput,
-} from '@herald/http/operator-api-schemas.ts';
+// (src/http/schemas/<resource>.ts), under the names the pages use.
+export type { AccountView, Counts, LedgerEntry, LedgerPage, UsageDay, UsageView as Usage } from '@herald/http/schemas/account.ts';
+export type { ApiKeyList, ApiKeyView as ApiKeyListed, IssuedApiKey as ApiKeyCreated, KeyScope, NewApiKeyRequest as NewApiKeyInput } from '@herald/http/schemas/api-keys.ts';
+export type { InvitationView as Invitation, OperatorSession, PasswordResetAnswer, Session, SignInRequest as SignInInput, TotpSetup } from '@herald/http/schemas/sessions.ts';
+export type { InvitedUser as UserInvited, UserList, UserRole as Role, UserView as AccountUser } from '@herald/http/schemas/users.ts';
+export type { RenderedEmail as Rendered, RenderRequest as RenderInput } from '@herald/http/schemas/templates.ts';
+export type { RetryFailedResult } from '@herald/http/schemas/webhooks.ts';
+export type { AccountList as AccountSearchPage, AccountSummary as OperatorAccountSummary, AdminAccount, TopUpRequest as TopUpInput } from '@herald/http/schemas/operator-accounts.ts';
+export type { HealthView as Health } from '@herald/http/schemas/service-health.ts';

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { accountBodyOf, accountExists, issuedKeyBody, viewAccount, viewLedger } from '../../../app/account-view.ts';
 import { addSenderDomainAsOperator } from '../../../app/add-sender-domain.ts';
 import { issueApiKey, revokeKey } from '../../../app/api-keys.ts';
@@ -7,19 +7,19 @@ import { createWhatsappTemplate, NewWhatsappTemplateBody } from '../../../app/cr
 import { getSenderDomain } from '../../../app/sender-domains.ts';
 import { updateAccount } from '../../../app/update-account.ts';
 import { verifySenderDomain } from '../../../app/verify-sender-domain.ts';
-import { SCOPES } from '../../../domain/access.ts';
-import { KEY_MODES } from '../../../domain/key-mode.ts';
 import {
   AccountUpdateBody, NewAccountBody, NewApiKeyBody, NewSenderDomainBody, refineAccountUpdate, refineNewAccount, refineNewApiKey, refineNewSenderDomain,
 } from '../../../domain/admin-input.ts';
-import type { Result } from '../../../domain/result.ts';
-import type { HttpDeps } from '../../app.ts';
 import { adminAuthHook } from '../../plugins/admin-auth.ts';
 import { domainVerification, senderDomain } from '../domains.ts';
 import { accountUserRoutes } from './account-users.ts';
 import { inboundReportRoutes } from './inbound-reports.ts';
 import { operatorConsoleRoutes } from './operator-console.ts';
-import { sendRejection } from '../../wire-errors.ts';
+import { sendRejection, sendResult } from '../../wire-errors.ts';
+import { applicationError, ErrorBody } from '../../schemas/errors.ts';
+import type { Answer } from '../../schemas/common.ts';
+import { AdminAccount, AdminAccountDetails, AdminIssuedKey, AdminLedger, NewAccountAnswer } from '../../schemas/operator-accounts.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 
 // The operator API: accounts, their keys, sender domains and WhatsApp templates,
 // behind HERALD_ADMIN_TOKEN. Bodies are TypeBox schemas (domain/admin-input.ts), checked
@@ -29,44 +29,7 @@ import { sendRejection } from '../../wire-errors.ts';
 const tags = ['admin'];
 const security = [{ adminToken: [] }];
 
-const timestamp = { type: 'string', format: 'date-time', description: 'UTC, ISO-8601' } as const;
-const nullableTimestamp = { type: ['string', 'null'], format: 'date-time' } as const;
-const scopes = { type: 'array', items: { type: 'string', enum: SCOPES } } as const;
-
-// The account as answered: the fields an operator sets (their schemas document the body
-// too), plus what herald keeps. Documentation only: the serializer is JSON.stringify.
-const { addMessages: _addMessages, addBalance: _addBalance, ...accountFields } = AccountUpdateBody.properties;
-
-const account = {
-  type: 'object',
-  required: ['id', 'name', 'active', 'messagesLeft', 'balance', 'whatsappPrice', 'rateLimitPerSecond', 'ipAllowList', 'allowListAppliesTo', 'services', 'webhookUrl', 'webhookSecret', 'webhookEvents', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    ...accountFields,
-    webhookSecret: { type: ['string', 'null'], description: 'Standard Webhooks signing secret (`whsec_…`); the account rotates it with POST /v1/webhooks/secret/rotate' },
-    createdAt: timestamp,
-    updatedAt: timestamp,
-  },
-} as const;
-
-const keyMode = { type: 'string', enum: KEY_MODES, description: 'live, or test: sends through the capture transports, unbilled; the key starts `test_` (docs/sandbox.md)' } as const;
-
-const issuedKey = {
-  type: 'object', required: ['id', 'apiKey', 'scopes', 'expiresAt', 'mode'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    apiKey: { type: 'string', description: 'Shown this once; only its hash is stored' },
-    scopes,
-    expiresAt: nullableTimestamp,
-    mode: keyMode,
-  },
-} as const;
-
-const fieldError = {
-  type: 'object', required: ['message'],
-  properties: { message: { type: 'string' }, detail: { type: 'string', description: '`<field>: <what is wrong>`' } },
-} as const;
-const applicationError = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } as const;
+const fieldError = ErrorBody;
 
 const errors = {
   401: { description: 'Admin token missing or invalid', ...applicationError },
@@ -79,14 +42,10 @@ type AccountParams = { Params: { id: string } };
 type DomainParams = { Params: { id: string; domain: string } };
 const domainParams = { type: 'object', required: ['id', 'domain'], properties: { id: { type: 'string', description: 'Account id' }, domain: { type: 'string' } } } as const;
 
-function send<T>(reply: FastifyReply, status: number, result: Result<T>): FastifyReply {
-  return result.ok ? reply.code(status).send(result.value) : sendRejection(reply, result.rejection);
-}
-
-export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
+export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.addHook('onRequest', adminAuthHook(deps, deps.app));
   inboundReportRoutes(app, deps);
-  accountUserRoutes(app, deps.app);
+  accountUserRoutes(app, deps);
   operatorConsoleRoutes(app, deps);
 
   app.post<{ Body: NewAccountBody }>('/admin/v1/accounts', {
@@ -94,7 +53,7 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
       summary: 'Open an account, with a first API key of every scope', tags, security,
       body: NewAccountBody,
       response: {
-        201: { type: 'object', required: ['account', 'apiKey'], properties: { account, apiKey: { ...issuedKey, required: ['id', 'apiKey', 'scopes'] } } },
+        201: NewAccountAnswer,
         400: fieldError, ...errors, 409: { description: 'Another account has this name (compared without regard to case)', ...fieldError },
       },
     },
@@ -104,87 +63,58 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
     // A taken name throws a RejectionError: the error handler answers it (409).
     const created = await createAccount(deps.app, input.value);
     const { id, apiKey, scopes: keyScopes } = created.apiKey;
-    return reply.code(201).send({ account: await accountBodyOf(deps.app, created.account), apiKey: { id, apiKey, scopes: keyScopes } });
+    const answer: Answer<NewAccountAnswer> = { account: await accountBodyOf(deps.app, created.account), apiKey: { id, apiKey, scopes: keyScopes } };
+    return reply.code(201).send(answer);
   });
 
   app.get<AccountParams>('/admin/v1/accounts/:id', {
     schema: {
       summary: 'An account, its API keys (without the keys themselves) and its sender domains', tags, security, params: accountParams,
       response: {
-        200: {
-          ...account,
-          required: [...account.required, 'apiKeys', 'domains'],
-          properties: {
-            ...account.properties,
-            apiKeys: {
-              type: 'array',
-              items: {
-                type: 'object', required: ['id', 'scopes', 'createdAt', 'expiresAt', 'revokedAt', 'mode'],
-                properties: { id: { type: 'string', format: 'uuid' }, scopes, createdAt: timestamp, expiresAt: nullableTimestamp, revokedAt: nullableTimestamp, mode: keyMode },
-              },
-            },
-            domains: {
-              type: 'array',
-              items: { type: 'object', required: ['domain', 'verified'], properties: { domain: { type: 'string' }, verified: { type: 'boolean' } } },
-            },
-          },
-        },
+        200: AdminAccountDetails,
         ...accountErrors,
       },
     },
-  }, async (request, reply) => send(reply, 200, await viewAccount(deps.app, request.params.id)));
+  }, async (request, reply) => sendResult<Answer<AdminAccountDetails>>(reply, await viewAccount(deps.app, request.params.id)));
 
   app.patch<AccountParams & { Body: AccountUpdateBody }>('/admin/v1/accounts/:id', {
     schema: {
       summary: 'Change an account; set or top up its messages and balance through the ledger', tags, security, params: accountParams,
       body: AccountUpdateBody,
-      response: { 200: account, 400: fieldError, ...accountErrors, 409: { description: 'Another account has this name (compared without regard to case)', ...fieldError } },
+      response: { 200: AdminAccount, 400: fieldError, ...accountErrors, 409: { description: 'Another account has this name (compared without regard to case)', ...fieldError } },
     },
   }, async (request, reply) => {
     const input = refineAccountUpdate(request.body);
     if (!input.ok) return sendRejection(reply, input.rejection);
     const updated = await updateAccount(deps.app, request.params.id, input.value);
-    return updated.ok ? reply.code(200).send(await accountBodyOf(deps.app, updated.value)) : sendRejection(reply, updated.rejection);
+    if (!updated.ok) return sendRejection(reply, updated.rejection);
+    const answer: Answer<AdminAccount> = await accountBodyOf(deps.app, updated.value);
+    return reply.code(200).send(answer);
   });
 
   app.get<AccountParams>('/admin/v1/accounts/:id/ledger', {
     schema: {
       summary: 'Every movement of the account\'s messages and money, oldest first', tags, security, params: accountParams,
       response: {
-        200: {
-          type: 'object', required: ['entries'],
-          properties: {
-            entries: {
-              type: 'array',
-              items: {
-                type: 'object', required: ['id', 'at', 'messagesDelta', 'balanceDelta', 'reason', 'sendId', 'note'],
-                properties: {
-                  id: { type: 'string', format: 'uuid' }, at: timestamp, messagesDelta: { type: 'integer' }, balanceDelta: { type: 'number' },
-                  reason: { type: 'string', enum: ['email.send', 'email.confirmation', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] },
-                  sendId: { type: ['string', 'null'], description: 'The accepted request that caused it, for sends' },
-                  note: { type: ['string', 'null'], description: 'The operator\'s reason, for a top-up made with one (POST …/top-ups)' },
-                },
-              },
-            },
-          },
-        },
+        200: AdminLedger,
         ...accountErrors,
       },
     },
-  }, async (request, reply) => send(reply, 200, await viewLedger(deps.app, request.params.id)));
+  }, async (request, reply) => sendResult<Answer<AdminLedger>>(reply, await viewLedger(deps.app, request.params.id)));
 
   app.post<AccountParams & { Body: NewApiKeyBody }>('/admin/v1/accounts/:id/api-keys', {
     schema: {
       summary: 'Issue an API key; the key is in this response only', tags, security, params: accountParams,
       body: NewApiKeyBody,
-      response: { 201: issuedKey, 400: fieldError, ...accountErrors },
+      response: { 201: AdminIssuedKey, 400: fieldError, ...accountErrors },
     },
   }, async (request, reply) => {
     const input = refineNewApiKey(request.body, deps.app.clock());
     if (!input.ok) return sendRejection(reply, input.rejection);
     if (!(await accountExists(deps.app, request.params.id))) return sendRejection(reply, { code: 'notFound' });
     const issued = await issueApiKey(deps.app, deps.app.db, request.params.id, input.value);
-    return reply.code(201).send(issuedKeyBody(issued));
+    const answer: Answer<AdminIssuedKey> = issuedKeyBody(issued);
+    return reply.code(201).send(answer);
   });
 
   app.delete<{ Params: { id: string; keyId: string } }>('/admin/v1/accounts/:id/api-keys/:keyId', {
@@ -212,7 +142,7 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
     },
   }, async (request, reply) => {
     const input = refineNewSenderDomain(request.body);
-    return send(reply, 201, input.ok ? await addSenderDomainAsOperator(deps.app, request.params.id, input.value) : input);
+    return sendResult(reply, input.ok ? await addSenderDomainAsOperator(deps.app, request.params.id, input.value) : input, 201);
   });
 
   app.get<DomainParams>('/admin/v1/accounts/:id/domains/:domain', {
@@ -220,7 +150,7 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
       summary: 'A sender domain of the account, its state and the DNS records to publish', tags, security, params: domainParams,
       response: { 200: senderDomain, ...errors, 404: { description: 'No such account or domain', ...applicationError } },
     },
-  }, async (request, reply) => send(reply, 200, await getSenderDomain(deps.app, request.params.id, request.params.domain)));
+  }, async (request, reply) => sendResult(reply, await getSenderDomain(deps.app, request.params.id, request.params.domain)));
 
   app.post<DomainParams>('/admin/v1/accounts/:id/domains/:domain/verify', {
     schema: {
@@ -228,7 +158,7 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
       tags, security, params: domainParams,
       response: { 200: domainVerification, ...errors, 404: { description: 'No such account or domain', ...applicationError } },
     },
-  }, async (request, reply) => send(reply, 200, await verifySenderDomain(deps.app, request.params.id, request.params.domain)));
+  }, async (request, reply) => sendResult(reply, await verifySenderDomain(deps.app, request.params.id, request.params.domain)));
 
   app.post<AccountParams & { Body: NewWhatsappTemplateBody }>('/admin/v1/accounts/:id/whatsapp-templates', {
     schema: {
@@ -246,5 +176,5 @@ export function adminRoutes(app: FastifyInstance, deps: HttpDeps): void {
         400: fieldError, ...accountErrors,
       },
     },
-  }, async (request, reply) => send(reply, 201, await createWhatsappTemplate(deps.app, request.params.id, request.body)));
+  }, async (request, reply) => sendResult(reply, await createWhatsappTemplate(deps.app, request.params.id, request.body), 201));
 }

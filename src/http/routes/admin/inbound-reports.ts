@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { InboundReportListQuery, listInboundReportsPage, viewInboundReport } from '../../../app/inbound-reports.ts';
-import type { HttpDeps } from '../../app.ts';
-import { sendRejection } from '../../wire-errors.ts';
+import { sendResult } from '../../wire-errors.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 
 // GET /admin/v1/inbound-reports[/:id]: what the inbound SMTP listener took (DSNs, ARF
 // reports, anything else), so an operator can see why a report changed nothing.
@@ -23,7 +23,7 @@ const summary = {
 } as const;
 const required = ['id', 'receivedAt', 'kind', 'mailFrom', 'rcptTo', 'messageId', 'error'];
 
-export function inboundReportRoutes(app: FastifyInstance, deps: HttpDeps): void {
+export function inboundReportRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get<{ Querystring: InboundReportListQuery }>('/admin/v1/inbound-reports', {
     schema: {
       summary: 'Reports the inbound SMTP listener took, newest first', tags, security,
@@ -37,10 +37,7 @@ export function inboundReportRoutes(app: FastifyInstance, deps: HttpDeps): void 
         401: { description: 'Admin token missing or invalid', ...applicationError },
       },
     },
-  }, async (request, reply) => {
-    const page = await listInboundReportsPage(deps.app, request.query);
-    return page.ok ? reply.code(200).send(page.value) : sendRejection(reply, page.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await listInboundReportsPage(deps.app, request.query), 200));
 
   app.get<{ Params: { id: string } }>('/admin/v1/inbound-reports/:id', {
     schema: {
@@ -59,8 +56,5 @@ export function inboundReportRoutes(app: FastifyInstance, deps: HttpDeps): void 
         404: { description: 'No such report', ...applicationError },
       },
     },
-  }, async (request, reply) => {
-    const report = await viewInboundReport(deps.app, request.params.id);
-    return report.ok ? reply.code(200).send(report.value) : sendRejection(reply, report.rejection);
-  });
+  }, async (request, reply) => sendResult(reply, await viewInboundReport(deps.app, request.params.id), 200));
 }

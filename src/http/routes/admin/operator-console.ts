@@ -4,14 +4,15 @@ import { serviceHealth } from '../../../app/service-health.ts';
 import { topUpAccount } from '../../../app/top-up-account.ts';
 import { formatMoney } from '../../../domain/money.ts';
 import type { LedgerEntry } from '../../../app/ledger-page.ts';
-import type { HttpDeps } from '../../app.ts';
-import { ErrorBody } from '../../account-api-schemas.ts';
-import { AccountList, AccountListQuery, AdminLedgerEntry, HealthView, TopUpRequest, type AccountSummary } from '../../operator-api-schemas.ts';
+import { ErrorBody } from '../../schemas/errors.ts';
+import { AccountList, AccountListQuery, AdminLedgerEntry, TopUpRequest, type AccountSummary } from '../../schemas/operator-accounts.ts';
+import { HealthView } from '../../schemas/service-health.ts';
 import { sendRejection } from '../../wire-errors.ts';
 import { deliveryHeldView } from '../health.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 
 // What the operator console adds to the admin API (issue 12; shapes in
-// operator-api-schemas.ts): the account list and search, top-ups with a reason, and the
+// schemas/operator-accounts.ts, schemas/service-health.ts): the account list and search, top-ups with a reason, and the
 // service's health. Behind the
 // admin hook of admin-routes.ts.
 
@@ -29,7 +30,7 @@ const summaryOf = ({ account, users }: AccountSummaryRecord): AccountSummary => 
   services: { email: account.services.email, sms: account.services.sms, whatsapp: account.services.whatsapp }, users, createdAt: iso(account.createdAt),
 });
 
-export function operatorConsoleRoutes(app: FastifyInstance, deps: HttpDeps): void {
+export function operatorConsoleRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.get('/admin/v1/accounts', {
     schema: {
       summary: 'Every account, newest first: found by part of the name (without regard to case) or the exact id, a page at a time', tags, security,

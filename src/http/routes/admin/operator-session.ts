@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import type { AdminTokenCheck } from '../../../app/admin-token.ts';
-import { csrfTokenOf, endOperatorSession, resolveOperatorSession, startOperatorSession, type AuthDeps } from '../../../app/sessions.ts';
-import { checkBody } from '../../../domain/schema-check.ts';
-import { ADMIN_SESSION_COOKIE, ErrorBody } from '../../account-api-schemas.ts';
-import { OperatorSession, OperatorSignInRequest } from '../../operator-api-schemas.ts';
-import { refuseAttempt, type AttemptThrottle } from '../../plugins/attempt-throttle.ts';
+import { csrfTokenOf, endOperatorSession, resolveOperatorSession, startOperatorSession } from '../../../app/sessions.ts';
+import { ErrorBody } from '../../schemas/errors.ts';
+import { ADMIN_SESSION_COOKIE } from '../../schemas/sessions.ts';
+import { OperatorSession, OperatorSignInRequest } from '../../schemas/sessions.ts';
+import { refuseAttempt } from '../../plugins/attempt-throttle.ts';
 import { tryAdminToken } from '../../plugins/admin-auth.ts';
 import { csrfPasses } from '../../plugins/csrf.ts';
 import { clearOperatorCookie, setOperatorCookie } from '../../plugins/session-cookie.ts';
 import { sendRejection } from '../../wire-errors.ts';
+import type { RouteDeps } from '../../route-deps.ts';
 
 // The operator console's session: sign in with the admin token (POST), read it (GET),
 // sign out (DELETE). Outside the admin hook: these routes are how one gets past it.
@@ -16,16 +16,14 @@ import { sendRejection } from '../../wire-errors.ts';
 const tags = ['admin'];
 const unauthorized = { 401: { description: '`Admin token missing or invalid` (or no live console session)', ...ErrorBody } };
 
-export function operatorSessionRoutes(app: FastifyInstance, deps: { app: AuthDeps; adminToken: AdminTokenCheck; attemptThrottle: AttemptThrottle }): void {
+export function operatorSessionRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const auth = deps.app;
   const body = (csrfToken: string, expiresAt: number): OperatorSession => ({ csrf_token: csrfToken, expires_at: new Date(expiresAt).toISOString() });
 
-  app.post('/admin/v1/session', {
+  app.post<{ Body: OperatorSignInRequest }>('/admin/v1/session', {
     schema: { summary: 'Sign in to the operator console with the admin token; sets the console\'s session cookie', tags, body: OperatorSignInRequest, response: { 200: OperatorSession, 400: ErrorBody, ...unauthorized, 429: { description: '`Too many attempts, try again later`; Retry-After says when', ...ErrorBody } } },
   }, async (request, reply) => {
-    const input = checkBody(OperatorSignInRequest, request.body);
-    if (!input.ok) return sendRejection(reply, input.rejection);
-    const tried = await tryAdminToken(deps, input.value.token, request.ip);
+        const tried = await tryAdminToken(deps, request.body.token, request.ip);
     if (tried !== 'right') return tried === 'wrong' ? sendRejection(reply, { code: 'adminUnauthorized' }) : refuseAttempt(reply, tried, 'attemptsThrottled');
     const started = await startOperatorSession(auth);
     setOperatorCookie(reply, auth, started.token);

@@ -1,0 +1,63 @@
+// The message log (GET /v1/messages, /v1/messages/:msgid): the interface's message ids, read back.
+import { Type, type Static } from '@sinclair/typebox';
+import { MESSAGE_STATUSES } from '../../domain/message-status.ts';
+
+/** The query of GET /v1/messages as the log page uses it (`until` is this issue's addition). */
+export const MessageLogQuery = Type.Object({
+  status: Type.Optional(Type.String()),
+  channel: Type.Optional(Type.Union([Type.Literal('email'), Type.Literal('sms'), Type.Literal('whatsapp')])),
+  recipient: Type.Optional(Type.String({ description: 'Exact address or number' })),
+  since: Type.Optional(Type.String({ description: 'Created at or after: ISO-8601 or epoch ms' })),
+  until: Type.Optional(Type.String({ description: 'Created before: ISO-8601 or epoch ms' })),
+  cursor: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+});
+export type MessageLogQuery = Static<typeof MessageLogQuery>;
+
+/** Content-Security-Policy of GET /v1/messages/:msgid/preview (the sandboxed iframe's document). */
+export const PREVIEW_CSP = 'default-src \'none\'; img-src data:; style-src \'unsafe-inline\'; frame-ancestors \'self\'; sandbox';
+
+/** What a delivery attempt's event carries (outbox/complete.ts); a DSN's, a report's or an engagement's carry their own fields. */
+export const attemptFields = {
+  attempt: { type: 'integer', minimum: 1, description: 'The delivery attempt (1 for the first)' },
+  peer: { type: 'string', description: 'Who answered: an MX host, a relay, the SMSC, Meta, or `capture`' },
+  response: { type: 'string', description: 'The peer\'s answer, e.g. `250 2.0.0 OK` or `550 5.1.1 …`' },
+} as const;
+
+const messageEvent = {
+  type: 'object', required: ['type', 'at'], additionalProperties: true,
+  properties: { type: { type: 'string' }, at: { type: 'string', format: 'date-time' }, ...attemptFields },
+} as const;
+
+const testMode = { type: 'string', enum: ['test'], description: 'Only on a message sent with a test key (docs/sandbox.md)' } as const;
+
+export const messageView = {
+  type: 'object', required: ['msgid', 'channel', 'status', 'recipient', 'created_at', 'events'],
+  properties: {
+    msgid: { type: 'string', format: 'uuid' },
+    channel: { type: 'string', enum: ['email', 'sms', 'whatsapp'] },
+    status: { type: 'string', enum: MESSAGE_STATUSES },
+    recipient: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+    mode: testMode,
+    events: { type: 'array', items: messageEvent },
+  },
+} as const;
+
+export const messagePage = {
+  type: 'object', required: ['data', 'next_cursor'],
+  properties: {
+    data: {
+      type: 'array',
+      items: {
+        type: 'object', required: ['msgid', 'channel', 'status', 'recipient', 'created_at', 'updated_at'],
+        properties: {
+          msgid: { type: 'string', format: 'uuid' }, channel: { type: 'string' }, status: { type: 'string', enum: MESSAGE_STATUSES },
+          recipient: { type: 'string' }, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' },
+          mode: testMode,
+        },
+      },
+    },
+    next_cursor: { type: ['string', 'null'] },
+  },
+} as const;

@@ -4,6 +4,9 @@ import type { Account } from '../domain/account.ts';
 import { ALL_SCOPES, type Scope } from '../domain/access.ts';
 import { TEST_KEY_PREFIX, type KeyMode } from '../domain/key-mode.ts';
 import { findApiKey, insertApiKey, revokeApiKey, touchApiKey, type ApiKeyRecord } from '../store/api-keys.ts';
+
+/** A key as the use cases hand it to a route (the caller of a request). */
+export type { ApiKeyRecord };
 import type { Executor } from '../store/database.ts';
 import type { AppDeps } from './deps.ts';
 import { cachedAccount } from './read-caches.ts';

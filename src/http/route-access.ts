@@ -3,7 +3,7 @@ import { channelsOf, grantAllows, keyGrant, roleGrant, type Grant, type RouteAcc
 import type { Account, Channel } from '../domain/account.ts';
 import type { KeyMode, TestKeyRule } from '../domain/key-mode.ts';
 import type { SessionRecord, User } from '../domain/user.ts';
-import type { ApiKeyRecord } from '../store/api-keys.ts';
+import type { ApiKeyRecord } from '../app/api-keys.ts';
 import { applicationError } from './schemas/errors.ts';
 import { REFUSED_DETAIL, testKeyRefusal, testKeyRuleOf } from './test-key-rules.ts';
 import { refuseBeforeBody, sendRejection } from './wire-errors.ts';

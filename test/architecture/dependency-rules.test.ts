@@ -8,25 +8,6 @@ import type { IConfiguration, ICruiseResult, IViolation } from 'dependency-cruis
 const require = createRequire(import.meta.url);
 const configuration = require('../../.dependency-cruiser.cjs') as IConfiguration;
 
-/**
- * KNOWN VIOLATIONS — imports that break a rule today and belong to a part of issue 20 still under way.
- * The integrator empties this list as those parts land; an entry that no longer happens fails the test
- * too, so the list can only shrink. Never add to it to make a new import pass.
- */
-const KNOWN_VIOLATIONS: readonly string[] = [
-  // shapes (src/http/): routes import a type from the store instead of from a use case.
-  'http-never-imports-store: src/http/route-access.ts → src/store/api-keys.ts',
-  'http-never-imports-store: src/http/routes/health.ts → src/store/database.ts',
-  // shapes (src/http/): app.ts and the routes import each other's types (one route-deps type ends it).
-  'no-cycle: src/http/app.ts → src/http/routes/admin/admin-routes.ts → src/http/app.ts',
-  'no-cycle: src/http/app.ts → src/http/routes/consent.ts → src/http/app.ts',
-  'no-cycle: src/http/app.ts → src/http/routes/tracking.ts → src/http/app.ts',
-  'no-cycle: src/http/app.ts → src/http/routes/webhooks.ts → src/http/app.ts',
-  'no-cycle: src/http/app.ts → src/http/routes/whatsapp-webhook.ts → src/http/app.ts',
-  'no-cycle: src/http/routes/admin/admin-routes.ts → src/http/routes/admin/inbound-reports.ts → src/http/app.ts → src/http/routes/admin/admin-routes.ts',
-  'no-cycle: src/http/routes/admin/admin-routes.ts → src/http/routes/admin/operator-console.ts → src/http/app.ts → src/http/routes/admin/admin-routes.ts',
-];
-
 function describe(violation: IViolation): string {
   const rule = violation.rule.name;
   if (violation.cycle !== undefined && violation.cycle.length > 0) {
@@ -53,7 +34,7 @@ test('every import in src/ resolves, so no dependency escapes the rules', async 
   assert.deepEqual(unresolved, []);
 });
 
-test('src/ breaks no dependency rule beyond the known violations being moved', async () => {
+test('src/ breaks no dependency rule: every import goes the way of the layers, and nothing imports in a cycle', async () => {
   const { violations } = await cruised;
-  assert.deepEqual(violations, [...KNOWN_VIOLATIONS].sort());
+  assert.deepEqual(violations, []);
 });

@@ -29,7 +29,7 @@ interface CpuProfile {
 
 const SPECIAL = new Set(['(idle)', '(program)', '(garbage collector)', '(root)']);
 
-/** `fastify`, `node:internal/…`, `src/outbox/claim.ts`, `(garbage collector)` … */
+/** `fastify`, `node:internal/…`, `src/queue/outbox/claim.ts`, `(garbage collector)` … */
 function bucketOf(frame: CallFrame): string {
   if (SPECIAL.has(frame.functionName)) return frame.functionName;
   if (isSqlite(frame)) return 'node:sqlite (executing statements, fsync included)';

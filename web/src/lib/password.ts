@@ -1,4 +1,4 @@
-// The server's password rule (PASSWORD_MIN/MAX of src/http/account-api-schemas.ts, a
+// The server's password rule (PASSWORD_MIN/MAX of src/http/schemas/sessions.ts, a
 // module the bundle leaves out since it builds TypeBox schemas at load), checked before
 // sending so the form can say so next to the field; herald checks it again.
 export const PASSWORD_MIN = 12;

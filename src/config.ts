@@ -39,6 +39,13 @@ export interface Config extends RequestLimits {
   readonly inboundSmtpHost: string;
   readonly inboundSmtpTlsKey: string | undefined;
   readonly inboundSmtpTlsCert: string | undefined;
+  readonly submissionPort: number | undefined;
+  readonly submissionsPort: number | undefined;
+  readonly submissionHost: string;
+  readonly submissionPublicHost: string | undefined;
+  readonly submissionTlsKey: string | undefined;
+  readonly submissionTlsCert: string | undefined;
+  readonly submissionMaxConnectionsPerAddress: number;
   readonly emailRetryHours: number;
   readonly trackedLinkDays: number;
   readonly simulatorStepMs: number;
@@ -297,6 +304,37 @@ export const SETTINGS = [
     parse: readableFile,
   },
   {
+    key: 'submissionPort', env: 'HERALD_SUBMISSION_PORT', default: undefined,
+    description: 'TCP port of the SMTP submission server (RFC 6409; STARTTLS when a certificate is set), e.g. `587`; `0` picks a free port (logged). Unset or `off`: none. See docs/smtp-submission.md.',
+    parse: (raw: string, name: string) => (raw === 'off' ? undefined : integer(0, 65535)(raw, name)),
+  },
+  {
+    key: 'submissionsPort', env: 'HERALD_SUBMISSIONS_PORT', default: undefined,
+    description: 'TCP port of SMTP submission with implicit TLS (RFC 8314), e.g. `465`; needs HERALD_SUBMISSION_TLS_KEY and _CERT. Unset or `off`: none.',
+    parse: (raw: string, name: string) => (raw === 'off' ? undefined : integer(0, 65535)(raw, name)),
+  },
+  { key: 'submissionHost', env: 'HERALD_SUBMISSION_HOST', default: '0.0.0.0', description: 'Address the SMTP submission ports bind (`::` for all IPv6 and IPv4).', parse: listenAddress },
+  {
+    key: 'submissionPublicHost', env: 'HERALD_SUBMISSION_PUBLIC_HOST', default: undefined,
+    description: 'Host name applications put in their SMTP settings (shown on the web application\'s settings page; it should match the certificate). Default: the host of HERALD_PUBLIC_URL.',
+    parse: hostname,
+  },
+  {
+    key: 'submissionTlsKey', env: 'HERALD_SUBMISSION_TLS_KEY', default: undefined,
+    description: 'Path of a PEM private key: with HERALD_SUBMISSION_TLS_CERT, submission offers STARTTLS (and implicit TLS on HERALD_SUBMISSIONS_PORT); both files are read again when they change or on SIGHUP. Unset: AUTH is offered to loopback clients only.',
+    parse: readableFile,
+  },
+  {
+    key: 'submissionTlsCert', env: 'HERALD_SUBMISSION_TLS_CERT', default: undefined,
+    description: 'Path of the PEM certificate (chain) of the SMTP submission server; its name should be HERALD_SUBMISSION_PUBLIC_HOST.',
+    parse: readableFile,
+  },
+  {
+    key: 'submissionMaxConnectionsPerAddress', env: 'HERALD_SUBMISSION_MAX_CONNECTIONS_PER_ADDRESS', default: '50',
+    description: 'Open SMTP submission connections one client address may hold; the next is answered `421 4.7.0` and closed.',
+    parse: integer(1, 100_000),
+  },
+  {
     key: 'webhookTimeoutMs', env: 'HERALD_WEBHOOK_TIMEOUT_MS', default: '10000',
     description: 'Time a webhook receiver has to answer one delivery attempt (connect, send, status), in milliseconds; past it the attempt fails and is retried on the schedule.',
     parse: integer(100, 120_000),
@@ -471,6 +509,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   values.dnsServers ??= [];
   if ((values.inboundSmtpTlsKey === undefined) !== (values.inboundSmtpTlsCert === undefined)) {
     fail('HERALD_INBOUND_SMTP_TLS_CERT', 'set it together with HERALD_INBOUND_SMTP_TLS_KEY, or neither');
+  }
+  if ((values.submissionTlsKey === undefined) !== (values.submissionTlsCert === undefined)) {
+    fail('HERALD_SUBMISSION_TLS_CERT', 'set it together with HERALD_SUBMISSION_TLS_KEY, or neither');
+  }
+  if (values.submissionsPort !== undefined && values.submissionTlsKey === undefined) {
+    fail('HERALD_SUBMISSIONS_PORT', 'implicit TLS needs HERALD_SUBMISSION_TLS_KEY and HERALD_SUBMISSION_TLS_CERT');
   }
   if ((values.httpRequestTimeoutMs as number) < (values.httpHeadersTimeoutMs as number)) {
     fail('HERALD_HTTP_REQUEST_TIMEOUT_MS', `must be at least HERALD_HTTP_HEADERS_TIMEOUT_MS (${values.httpHeadersTimeoutMs as number})`);

@@ -10,6 +10,7 @@ import type { AuthDeps } from './app/sessions.ts';
 import { LoadedSigningKey } from './app/certificate-signing-key.ts';
 import { IdempotencyKeysInProcess } from './app/idempotency-keys-in-process.ts';
 import { certificateIssuer } from './app/certificates.ts';
+import { submissionEndpointOf } from './app/submission-endpoint.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
 import { recordVerpTagsSince } from './app/verp-check.ts';
 import { uuidv7Source } from './app/uuidv7-source.ts';
@@ -435,6 +436,8 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
     // A process that runs loops is not ready while one of them stands still.
     readiness: () => stalledLoop(watchedLoops, clock()),
     timeouts: { headersMs: config.httpHeadersTimeoutMs, requestMs: config.httpRequestTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
+    // The configured ports for now; the bound ones once the submission server is started here (issue 22).
+    submission: () => submissionEndpointOf(config),
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set. Bound by listenInbound().

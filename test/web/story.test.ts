@@ -56,7 +56,7 @@ test('the operator invites an owner, who keys, verifies, sends, templates, hooks
   // SMTP submission configured without a certificate (issue 22): the API keys page shows its settings.
   const service = await startService(t, {
     worker: true,
-    env: { HERALD_DATABASE_URL: 'sqlite::memory:', HERALD_DNS_SERVERS: dns.server, HERALD_SUBMISSION_PORT: '2587', HERALD_SUBMISSION_PUBLIC_HOST: 'mail.acme.test' },
+    env: { HERALD_DATABASE_URL: 'sqlite::memory:', HERALD_DNS_SERVERS: dns.server, HERALD_SUBMISSION_PORT: '0', HERALD_SUBMISSION_HOST: '127.0.0.1', HERALD_SUBMISSION_PUBLIC_HOST: 'mail.acme.test' },
   });
   const base = await service.http.listen({ port: 0, host: '127.0.0.1' });
   const problems: PageProblems = { errors: [] };
@@ -123,7 +123,7 @@ test('the operator invites an owner, who keys, verifies, sends, templates, hooks
   await step('the API keys page tells where applications send by SMTP, and its link leads to the key form', 90_000, async () => {
     const smtp = owner.getByRole('region', { name: 'Send by SMTP' });
     assert.equal(await smtp.getByRole('definition').nth(0).locator('code').textContent(), 'mail.acme.test');
-    assert.deepStrictEqual(await smtp.getByRole('listitem').allTextContents(), ['2587: no TLS (plain SMTP)']);
+    assert.deepStrictEqual(await smtp.getByRole('listitem').allTextContents(), [`${service.submission?.starttlsPort}: no TLS (plain SMTP)`]);
     assert.equal(await smtp.getByRole('definition').nth(2).textContent(), 'apikey');
     await smtp.getByText('An API key with the email scope: make one under Create a key, above. A test key’s mail is captured, never sent.').waitFor();
     await smtp.getByText('it accepts the API key (SMTP AUTH) only from programs on the server itself').waitFor();

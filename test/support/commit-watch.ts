@@ -1,0 +1,65 @@
+// What the crash tests share (test/e2e/idempotency-crash.test.ts, submission-crash.test.ts):
+// a store for two herald lives, and a way to learn that a send committed before herald
+// could answer it, so the test can SIGKILL herald in that window.
+//  - PostgreSQL: herald reaches the database through a relay that holds back the answer to
+//    the COMMIT (test/peers/postgres-commit-gate.ts): committed, and herald not yet told.
+//  - SQLite (no wire to hold): the test polls the file for the sign of the commit; the
+//    answer waits for the commit's fsync, so a kill at the first sight usually lands before it.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCommitGate } from '../peers/postgres-commit-gate.ts';
+import { freshSchema } from './postgres.ts';
+
+export type StoreKind = 'sqlite' | 'postgres';
+
+/** Teardown steps, run last-added first once the test ends (node:test runs its `after` hooks in the order added). */
+export type Cleanups = (() => unknown)[];
+
+/** A store for two herald lives: a SQLite file, or a PostgreSQL schema of its own. */
+export async function storeUrl(cleanups: Cleanups, kind: StoreKind): Promise<string> {
+  if (kind === 'postgres') {
+    const schema = await freshSchema();
+    cleanups.push(() => schema.drop());
+    return schema.url;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'herald-crash-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return `sqlite:${join(dir, 'herald.db')}`;
+}
+
+/** What herald is given as HERALD_DATABASE_URL, and how the test learns that the send committed. */
+export interface CommitWatch {
+  readonly heraldUrl: string;
+  /** Resolves once the send is committed (herald not yet told, on PostgreSQL). */
+  committed(): Promise<void>;
+}
+
+/** On SQLite, `found` tells the commit from the file (polled); `debug` adds to the time-out's message. */
+export async function watchCommit(cleanups: Cleanups, kind: StoreKind, url: string, found: () => Promise<boolean>, debug: () => string = () => ''): Promise<CommitWatch> {
+  if (kind === 'sqlite') {
+    return {
+      heraldUrl: url,
+      async committed() {
+        const deadline = Date.now() + 30_000;
+        while (!(await found())) {
+          assert.ok(Date.now() < deadline, `the send committed within 30 s\n${debug()}`);
+          // node:sqlite answers at once: without a turn of the event loop the client's socket would never be written.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      },
+    };
+  }
+  const direct = new URL(url);
+  const gate = await startCommitGate({ host: direct.hostname, port: Number(direct.port || 5432) });
+  cleanups.push(() => gate.close());
+  const gated = new URL(url);
+  gated.hostname = '127.0.0.1';
+  gated.port = String(gate.port);
+  let held: Promise<void> | undefined;
+  return {
+    heraldUrl: gated.href,
+    committed: () => (held ??= gate.arm()),
+  };
+}

@@ -13,10 +13,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
-import { openStore } from '../../src/store/dialect.ts';
-import { storeUrl, watchCommit, type Cleanups } from '../support/commit-watch.ts';
+import { startFirstLife, type Cleanups } from '../support/commit-watch.ts';
 import { startHerald } from '../support/herald-process.ts';
-import { ADMIN_TOKEN, ledgerByReason, ledgerOf, openAccountByAdmin } from '../support/multi-process.ts';
+import { ADMIN_TOKEN, ledgerByReason, ledgerOf } from '../support/multi-process.ts';
 import { TEST_POSTGRES_URL } from '../support/postgres.ts';
 
 const KEY = 'crash-retry-0001';
@@ -48,15 +47,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     t.after(async () => {
       for (const cleanup of cleanups.reverse()) await cleanup();
     });
-    const url = await storeUrl(cleanups, kind);
-    const gate = await watchCommit(cleanups, kind, url, async () => (await storedKey()) !== undefined, () => first.output().slice(-3000));
-    const first = await startHerald('api', { HERALD_DATABASE_URL: gate.heraldUrl, HERALD_ADMIN_TOKEN: ADMIN_TOKEN });
-    cleanups.push(() => first.kill());
-    // Opened once herald has made the store (a SQLite file opened before herald set it up never sees its writes).
-    const store = openStore(url, { poolSize: 1 });
-    cleanups.push(() => store.db.destroy());
-    const storedKey = () => store.db.selectFrom('idempotency_keys').select(['account_id', 'answer']).where('key', '=', KEY).executeTakeFirst();
-    const account = await openAccountByAdmin(first, { messagesLeft: 100, rateLimitPerSecond: 1000 });
+    const { url, herald: first, db, account, watch: gate, storedKey } = await startFirstLife(cleanups, kind, KEY);
 
     const committed = gate.committed();
     const client = await slowClient(first.url, account.apiKey);
@@ -86,7 +77,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     assert.deepStrictEqual(answer, JSON.parse(stored.answer));
     assert.equal(answer.message, 'Email queued for delivery');
     assert.deepStrictEqual(answer.to.map((r) => r.email), Array.from({ length: RECIPIENTS }, (_, i) => `r${i}@example.org`));
-    const messages = await store.db.selectFrom('messages').select('id').where('account_id', '=', account.id).execute();
+    const messages = await db.selectFrom('messages').select('id').where('account_id', '=', account.id).execute();
     assert.deepStrictEqual(new Set(messages.map((m) => m.id)), new Set(answer.to.map((r) => r.msgid)));
     assert.deepStrictEqual(ledgerByReason(await ledgerOf(second, account.id)), {
       'account.open': { entries: 1, messages: 100, balance: 0 },

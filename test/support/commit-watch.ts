@@ -1,6 +1,6 @@
 // What the crash tests share (test/e2e/idempotency-crash.test.ts, submission-crash.test.ts):
-// a store for two herald lives, and a way to learn that a send committed before herald
-// could answer it, so the test can SIGKILL herald in that window.
+// a store for two herald lives, herald's first life on it, and a way to learn that a keyed
+// send committed before herald could answer it, so the test can SIGKILL herald in that window.
 //  - PostgreSQL: herald reaches the database through a relay that holds back the answer to
 //    the COMMIT (test/peers/postgres-commit-gate.ts): committed, and herald not yet told.
 //  - SQLite (no wire to hold): the test polls the file for the sign of the commit; the
@@ -9,7 +9,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/store/database.ts';
+import { openStore } from '../../src/store/dialect.ts';
 import { startCommitGate } from '../peers/postgres-commit-gate.ts';
+import { startHerald, type HeraldProcess } from './herald-process.ts';
+import { ADMIN_TOKEN, openAccountByAdmin, type OpenedAccount } from './multi-process.ts';
 import { freshSchema } from './postgres.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -62,4 +67,35 @@ export async function watchCommit(cleanups: Cleanups, kind: StoreKind, url: stri
     heraldUrl: gated.href,
     committed: () => (held ??= gate.arm()),
   };
+}
+
+/** herald's first life: the process whose keyed send is to be caught between its commit and its answer. */
+export interface FirstLife {
+  /** The store as the test reads it (and the second life is given). */
+  readonly url: string;
+  readonly herald: HeraldProcess;
+  readonly db: Kysely<Database>;
+  /** An account of 100 messages with a verified example.com. */
+  readonly account: OpenedAccount;
+  readonly watch: CommitWatch;
+  /** The idempotency key's row, once committed. */
+  storedKey(): Promise<{ account_id: string; answer: string } | undefined>;
+}
+
+/** `serve --role api` with `env` on a store of `kind` watched for the commit of the send keyed `key`; stopped and dropped when the test ends. */
+export async function startFirstLife(cleanups: Cleanups, kind: StoreKind, key: string, env: Readonly<Record<string, string>> = {}): Promise<FirstLife> {
+  const url = await storeUrl(cleanups, kind);
+  let db: Kysely<Database> | undefined;
+  const storedKey = async () => db?.selectFrom('idempotency_keys').select(['account_id', 'answer']).where('key', '=', key).executeTakeFirst();
+  let herald: HeraldProcess | undefined;
+  const watch = await watchCommit(cleanups, kind, url, async () => (await storedKey()) !== undefined, () => herald?.output().slice(-3000) ?? '');
+  herald = await startHerald('api', { HERALD_DATABASE_URL: watch.heraldUrl, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
+  const started = herald;
+  cleanups.push(() => started.kill());
+  // Opened once herald has made the store (a SQLite file opened before herald set it up never sees its writes).
+  const store = openStore(url, { poolSize: 1 });
+  cleanups.push(() => store.db.destroy());
+  db = store.db;
+  const account = await openAccountByAdmin(herald, { messagesLeft: 100, rateLimitPerSecond: 1000 });
+  return { url, herald, db, account, watch, storedKey };
 }

@@ -6,16 +6,13 @@
 // published in a loopback DNS server).
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import nodemailer from 'nodemailer';
 import { createAccount } from '../../src/app/create-account.ts';
-import { generateDkimKeys } from '../../src/app/dkim-keys.ts';
 import type { Service } from '../../src/service.ts';
-import { insertSenderDomain } from '../../src/store/sender-domains.ts';
-import { startDnsServer } from '../peers/dns-server.ts';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.ts';
 import { startWebhookReceiver, subscribe, type WebhookReceiver } from '../peers/webhook-receiver.ts';
+import { dkimSignedExampleCom, type DkimResolver } from '../support/dkim-domain.ts';
 import { get, post, startService, type TestAccount } from '../support/service.ts';
 import { verpOf } from '../support/verp.ts';
 
@@ -30,7 +27,7 @@ interface World {
   readonly sink: SmtpSink;
   readonly receiver: WebhookReceiver;
   readonly account: TestAccount;
-  readonly resolver: Resolver;
+  readonly resolver: DkimResolver;
   readonly submissionPort: number;
 }
 
@@ -43,22 +40,14 @@ interface World {
 async function startWorld(t: TestContext): Promise<World> {
   const sink = await startSmtpSink({ starttls: false });
   t.after(() => sink.close());
-  const dns = await startDnsServer();
-  t.after(() => dns.close());
-  const resolver = new Resolver({ timeout: 1000, tries: 1 });
-  resolver.setServers([dns.server]);
   const service = await startService(t, {
     env: {
       HERALD_EMAIL_TRANSPORT: `smtp://${sink.host}:${sink.port}`, HERALD_PUBLIC_URL: 'https://herald.example.com', HERALD_BOUNCE_DOMAIN: 'bounces.herald.example.com',
       HERALD_SUBMISSION_PORT: '0', HERALD_SUBMISSION_HOST: '127.0.0.1',
     },
   });
-  const now = service.deps.clock();
   const { account, apiKey } = await createAccount(service.deps, { name: 'acme', messagesLeft: 100, rateLimitPerSecond: 100 });
-  const dkim = await generateDkimKeys(now);
-  await insertSenderDomain(service.deps.db, { id: service.deps.newId(), accountId: account.id, domain: 'example.com', verified: true, createdAt: now, dkim });
-  const name = `${dkim.selector}._domainkey.example.com`;
-  dns.set(name, [{ type: 'TXT', name, ttl: 60, data: `v=DKIM1; k=rsa; p=${dkim.publicKey}`.match(/.{1,255}/g) ?? [] }]);
+  const resolver = await dkimSignedExampleCom(t, service, account.id, service.deps.clock());
   const receiver = await startWebhookReceiver(t);
   await subscribe(service, apiKey.apiKey, receiver);
   const submissionPort = service.submission?.starttlsPort;
@@ -161,9 +150,8 @@ test('a message by SMTP and the same by the API both carry a DKIM signature of e
 
   const { smtp, api } = await sendBoth(world);
 
-  const resolver = (name: string, type: string) => world.resolver.resolve(name, type) as Promise<string[][]>;
   for (const msgid of [smtp, api]) {
-    const result = await dkimVerify(receivedFor(world, msgid).raw, { resolver });
+    const result = await dkimVerify(receivedFor(world, msgid).raw, { resolver: world.resolver });
     assert.deepStrictEqual(result.results.map((r) => [r.status.result, r.signingDomain]), [['pass', 'example.com']], msgid);
   }
 });

@@ -14,7 +14,7 @@ import type { Database } from '../../src/store/database.ts';
 import { openStore } from '../../src/store/dialect.ts';
 import { startCommitGate } from '../peers/postgres-commit-gate.ts';
 import { startHerald, type HeraldProcess } from './herald-process.ts';
-import { ADMIN_TOKEN, openAccountByAdmin, type OpenedAccount } from './multi-process.ts';
+import { ADMIN_TOKEN, ledgerByReason, ledgerOf, openAccountByAdmin, type OpenedAccount } from './multi-process.ts';
 import { freshSchema } from './postgres.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -98,4 +98,15 @@ export async function startFirstLife(cleanups: Cleanups, kind: StoreKind, key: s
   db = store.db;
   const account = await openAccountByAdmin(herald, { messagesLeft: 100, rateLimitPerSecond: 1000 });
   return { url, herald, db, account, watch, storedKey };
+}
+
+/** After the retry: the account's messages are exactly `msgids`, its ledger the opening and one debit of them, and the second life logged no error. */
+export async function assertSentOnce(life: FirstLife, second: HeraldProcess, msgids: readonly string[]): Promise<void> {
+  const messages = await life.db.selectFrom('messages').select('id').where('account_id', '=', life.account.id).execute();
+  assert.deepStrictEqual(new Set(messages.map((m) => m.id)), new Set(msgids));
+  assert.deepStrictEqual(ledgerByReason(await ledgerOf(second, life.account.id)), {
+    'account.open': { entries: 1, messages: 100, balance: 0 },
+    'email.send': { entries: 1, messages: -msgids.length, balance: 0 },
+  });
+  assert.deepStrictEqual(second.errorLines(), []);
 }

@@ -10,6 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { format } from 'node:util';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
@@ -100,18 +101,37 @@ function runWithInput(command: string, args: readonly string[], input: string): 
   });
 }
 
+/** What nodemailer's transport answered, and the commands it wrote (from its debug log). */
+interface NodemailerRun {
+  readonly response: string;
+  readonly commands: readonly string[];
+}
+
 /** nodemailer's SMTP transport: TLS required and verified against the test's certificate, AUTH by the method named. */
-async function nodemailerSend(world: World, tls: Tls, method: AuthMethod, mail: Mail.Options, apiKey = world.account.apiKey): Promise<string> {
+async function nodemailerRun(world: World, tls: Tls, method: AuthMethod, mail: Mail.Options, apiKey = world.account.apiKey): Promise<NodemailerRun> {
+  const commands: string[] = [];
+  const ignore = (): void => {};
+  // nodemailer logs each command it writes at debug level, marked `tnx: 'client'`.
+  const logger = {
+    level: ignore, trace: ignore, info: ignore, warn: ignore, error: ignore, fatal: ignore,
+    debug(entry: { tnx?: string }, message: string, ...args: unknown[]) {
+      if (entry.tnx === 'client') commands.push(format(message, ...args));
+    },
+  };
   const transport = nodemailer.createTransport({
     host: '127.0.0.1', port: portOf(world, tls), secure: tls === 'implicit', requireTLS: tls === 'starttls',
-    tls: { ca: certificate.cert }, auth: { user: 'apikey', pass: apiKey, method }, logger: false,
+    tls: { ca: certificate.cert }, auth: { user: 'apikey', pass: apiKey, method }, logger, debug: true,
   });
   try {
-    return (await transport.sendMail(mail)).response;
+    return { response: (await transport.sendMail(mail)).response, commands };
   } finally {
     transport.close();
   }
 }
+
+/** nodemailerRun's 250 reply. */
+const nodemailerSend = async (world: World, tls: Tls, method: AuthMethod, mail: Mail.Options, apiKey?: string): Promise<string> =>
+  (await nodemailerRun(world, tls, method, mail, apiKey)).response;
 
 /** The bytes nodemailer writes for `mail` (its own composer), so a test can send them and compare. */
 async function composed(mail: Mail.Options, keepBcc = false): Promise<Buffer> {
@@ -125,6 +145,8 @@ interface SmtplibAnswer {
   readonly reply: string;
   /** What sendmail sent, when the script had the bytes (base64). */
   readonly sent: string | null;
+  /** The parameters smtplib gave MAIL FROM (SMTPUTF8, BODY=8BITMIME). */
+  readonly mailOptions: readonly string[];
 }
 
 /** Runs test/fixtures/submission/smtplib-client.py with a job (see there); resolves with its answer. */
@@ -288,8 +310,10 @@ test('nodemailer with a UTF-8 local part in To and a UTF-8 subject: SMTPUTF8, th
   const world = await startWorld(t);
   const raw = await composed({ from: 'news@example.com', to: 'józsef@example.org', subject: 'Grüße aus Köln ✓', text: 'Schöne Grüße.' });
 
-  const response = await nodemailerSend(world, 'starttls', 'LOGIN', { envelope: { from: 'news@example.com', to: ['józsef@example.org'] }, raw });
+  const { response, commands } = await nodemailerRun(world, 'starttls', 'LOGIN', { envelope: { from: 'news@example.com', to: ['józsef@example.org'] }, raw });
   await world.service.worker.drain();
+
+  assert.deepStrictEqual(commands.filter((c) => /^(MAIL|RCPT) /.test(c)), ['MAIL FROM:<news@example.com> SMTPUTF8', 'RCPT TO:<józsef@example.org>']);
 
   const rows = await rowsOf(world);
   assert.deepStrictEqual(rows.map((r) => [r.recipient, r.role]), [['józsef@example.org', 'to']]);
@@ -393,6 +417,9 @@ test('smtplib send_message with a UTF-8 local part, UTF-8 headers and an 8-bit b
     message: { from: 'Jürgen Weiß <news@example.com>', to: ['józsef@example.org'], subject: 'Grüße aus Köln ✓', text: 'Schöne Grüße, bis Montag.\n' },
   });
   await world.service.worker.drain();
+
+  // smtplib adds SIZE (the server offers it): its figure is smtplib's count, not what this test is about.
+  assert.deepStrictEqual(answer.mailOptions.filter((option) => !option.startsWith('size=')), ['SMTPUTF8', 'BODY=8BITMIME']);
 
   const rows = await rowsOf(world);
   assert.deepStrictEqual(rows.map((r) => [r.recipient, r.role]), [['józsef@example.org', 'to']]);

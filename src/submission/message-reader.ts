@@ -71,10 +71,18 @@ export async function readSubmittedMessage(raw: Buffer, envelope: SubmissionEnve
   });
 }
 
+type MessageHeaders = InstanceType<typeof mailsplit.Headers>;
+
+/**
+ * A header's value as its writer meant it: unfolded, and its RFC 2047 encoded words decoded
+ * (nodemailer writes a JSON value such as X-Herald-Metadata's as encoded words).
+ */
+const headerValue = (headers: MessageHeaders, name: string): string => headers.libmime.decodeWords(headers.getFirst(name));
+
 /** X-Herald-Metadata, -Track, -Certified and -Idempotency-Key, checked as the API checks its fields. */
-function ownOptions(headers: InstanceType<typeof mailsplit.Headers>, limits: RequestLimits): Result<{ options: SubmittedEmail['options']; idempotencyKey: string | null }> {
+function ownOptions(headers: MessageHeaders, limits: RequestLimits): Result<{ options: SubmittedEmail['options']; idempotencyKey: string | null }> {
   const body: Record<string, unknown> = {};
-  const metadata = headers.getFirst('x-herald-metadata');
+  const metadata = headerValue(headers, 'x-herald-metadata');
   if (metadata !== '') {
     try {
       body.metadata = sjson.parse(metadata, undefined, { protoAction: 'remove', constructorAction: 'remove' });
@@ -83,7 +91,7 @@ function ownOptions(headers: InstanceType<typeof mailsplit.Headers>, limits: Req
     }
   }
   if (headers.hasHeader('x-herald-track')) {
-    const asked = new Set(headers.getFirst('x-herald-track').toLowerCase().split(/[\s,]+/).filter((word) => word !== ''));
+    const asked = new Set(headerValue(headers, 'x-herald-track').toLowerCase().split(/[\s,]+/).filter((word) => word !== ''));
     const known = ['opens', 'clicks', 'none'];
     if (asked.size === 0 || [...asked].some((word) => !known.includes(word)) || (asked.has('none') && asked.size > 1)) {
       return invalid('X-Herald-Track must be `opens`, `clicks`, `opens, clicks` or `none`');
@@ -91,13 +99,13 @@ function ownOptions(headers: InstanceType<typeof mailsplit.Headers>, limits: Req
     body.tracking = { opens: asked.has('opens'), clicks: asked.has('clicks') };
   }
   if (headers.hasHeader('x-herald-certified')) {
-    const certified = headers.getFirst('x-herald-certified').toLowerCase();
+    const certified = headerValue(headers, 'x-herald-certified').toLowerCase();
     if (certified !== 'true' && certified !== 'false') return invalid('X-Herald-Certified must be `true` or `false`');
     body.certified = certified === 'true';
   }
   let idempotencyKey: string | null = null;
   if (headers.hasHeader('x-herald-idempotency-key')) {
-    const key = headers.getFirst('x-herald-idempotency-key');
+    const key = headerValue(headers, 'x-herald-idempotency-key');
     if (!VALID_IDEMPOTENCY_KEY.test(key)) return reject('idempotencyKeyInvalid');
     idempotencyKey = key;
   }

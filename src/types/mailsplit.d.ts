@@ -10,8 +10,10 @@ declare module 'mailsplit' {
     hasHeader(key: string): boolean;
     /** The raw lines of every header named `key` (`Key: value`, folded as written). */
     get(key: string): string[];
-    /** The first header named `key`, decoded (RFC 2047) and trimmed; '' when absent. */
+    /** The first header named `key`, unfolded and trimmed, its encoded words (RFC 2047) left as written; '' when absent. */
     getFirst(key: string): string;
+    /** The libmime instance the headers are read with: decodeWords decodes RFC 2047 encoded words. */
+    readonly libmime: { decodeWords(text: string): string };
     getList(): { key: string; line: string }[];
     add(key: string, value: string, index?: number): void;
     remove(key: string): void;

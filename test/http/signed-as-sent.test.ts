@@ -4,15 +4,12 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import nodemailer from 'nodemailer';
-import { generateDkimKeys } from '../../src/app/dkim-keys.ts';
 import { createAccount } from '../../src/app/create-account.ts';
 import type { Service } from '../../src/service.ts';
-import { insertSenderDomain } from '../../src/store/sender-domains.ts';
-import { startDnsServer } from '../peers/dns-server.ts';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.ts';
+import { dkimSignedExampleCom, type DkimResolver } from '../support/dkim-domain.ts';
 import { emailBody, get, post, startService, type TestAccount } from '../support/service.ts';
 
 const START = Date.UTC(2026, 2, 2, 9, 30, 0);
@@ -22,7 +19,7 @@ interface Relayed {
   readonly service: Service;
   readonly sink: SmtpSink;
   readonly account: TestAccount;
-  readonly resolver: Resolver;
+  readonly resolver: DkimResolver;
 }
 
 /**
@@ -32,18 +29,10 @@ interface Relayed {
 async function relayedService(t: TestContext, transport: 'relay' | 'capture' = 'relay'): Promise<Relayed> {
   const sink = await startSmtpSink({ starttls: false });
   t.after(() => sink.close());
-  const dns = await startDnsServer();
-  t.after(() => dns.close());
-  const resolver = new Resolver({ timeout: 1000, tries: 1 });
-  resolver.setServers([dns.server]);
   const env: Record<string, string> = transport === 'relay' ? { HERALD_EMAIL_TRANSPORT: `smtp://${sink.host}:${sink.port}` } : {};
   const service = await startService(t, { clock: () => START, env });
   const { account, apiKey } = await createAccount(service.deps, { name: 'acme', messagesLeft: 100, rateLimitPerSecond: 100 });
-  const dkim = await generateDkimKeys(START);
-  await insertSenderDomain(service.deps.db, { id: service.deps.newId(), accountId: account.id, domain: 'example.com', verified: true, createdAt: START, dkim });
-  const name = `${dkim.selector}._domainkey.example.com`;
-  const record = `v=DKIM1; k=rsa; p=${dkim.publicKey}`;
-  dns.set(name, [{ type: 'TXT', name, ttl: 60, data: record.match(/.{1,255}/g) ?? [] }]);
+  const resolver = await dkimSignedExampleCom(t, service, account.id, START);
   return { service, sink, account: { id: account.id, apiKey: apiKey.apiKey }, resolver };
 }
 
@@ -63,7 +52,7 @@ test('a template send whose variable carries bare CRs arrives at the SMTP peer w
   const r = await relayedService(t);
   await sendNote(r);
   const received = r.sink.messages[0]?.raw ?? Buffer.alloc(0);
-  const result = await dkimVerify(received, { resolver: (name, type) => r.resolver.resolve(name, type) as Promise<string[][]> });
+  const result = await dkimVerify(received, { resolver: r.resolver });
   assert.deepStrictEqual(result.results.map((x) => [x.status.result, x.signingDomain]), [['pass', 'example.com']]);
 });
 
@@ -81,7 +70,7 @@ test('the certified .eml of a template send with bare CRs is the bytes the SMTP 
   const msgid = await sendNote(r, { certified: true });
   const eml = await get(r.service, `/v1/email/${msgid}/certificate.eml`, r.account.apiKey);
   assert.equal(sha256(eml.rawPayload), sha256(r.sink.messages[0]?.raw ?? Buffer.alloc(0)));
-  const result = await dkimVerify(eml.rawPayload, { resolver: (name, type) => r.resolver.resolve(name, type) as Promise<string[][]> });
+  const result = await dkimVerify(eml.rawPayload, { resolver: r.resolver });
   assert.deepStrictEqual(result.results.map((x) => [x.status.result, x.signingDomain]), [['pass', 'example.com']]);
 });
 
@@ -95,6 +84,6 @@ test('a captured template send whose variable carries bare CRs, relayed as captu
   await mailer.sendMail({ envelope: { from: `b+${msgid}@bounces.example.com`, to: ['ana@example.org'] }, raw: captured.rawPayload });
   const received = r.sink.messages[0]?.raw ?? Buffer.alloc(0);
   assert.equal(sha256(received), sha256(captured.rawPayload));
-  const result = await dkimVerify(received, { resolver: (name, type) => r.resolver.resolve(name, type) as Promise<string[][]> });
+  const result = await dkimVerify(received, { resolver: r.resolver });
   assert.deepStrictEqual(result.results.map((x) => [x.status.result, x.signingDomain]), [['pass', 'example.com']]);
 });

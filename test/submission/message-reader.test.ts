@@ -1,5 +1,7 @@
 // Reading a submitted message (src/submission/message-reader.ts): what is kept byte for
-// byte, what is removed (Bcc, X-Herald-*), what is added (Date), and each recipient's role.
+// byte, what is removed (Bcc, X-Herald-*), what is added (Date), each recipient's role, and
+// herald's own headers as mail libraries write them (nodemailer writes a value with JSON
+// punctuation as RFC 2047 encoded words, folded, so the reader decodes them first).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_LIMITS } from '../../src/domain/request-limits.ts';
@@ -64,4 +66,23 @@ test('the UTF-8 subject and display name are read for the views', async () => {
 
 test('the added Date is RFC 5322 in UTC', () => {
   assert.equal(rfc5322Date(Date.parse('2026-01-05T03:04:09Z')), 'Mon, 5 Jan 2026 03:04:09 +0000');
+});
+
+/** A plain message with `headers` on top. */
+const withHeaders = (...headers: string[]): Buffer =>
+  Buffer.from([...headers, 'From: news@example.com', 'To: ana@example.org', 'Subject: Order 42', '', 'Thanks.', ''].join('\r\n'));
+
+test('X-Herald-Metadata written as folded encoded words (nodemailer) is read as the JSON it encodes', async () => {
+  // nodemailer 10's bytes for headers: {'X-Herald-Metadata': '{"order":"42","tier":"gold"}'}.
+  const raw = withHeaders('X-Herald-Metadata: =?UTF-8?Q?=7B=22order=22=3A=2242=22=2C=22tier=22?=', ' =?UTF-8?Q?=3A=22gold=22=7D?=');
+  const read = await readSubmittedMessage(raw, ENVELOPE, DEFAULT_LIMITS, NOW);
+  assert.ok(read.ok, JSON.stringify(read));
+  assert.deepStrictEqual(read.value.options.metadata, { order: '42', tier: 'gold' });
+});
+
+test('X-Herald-Idempotency-Key written as an encoded word is read decoded', async () => {
+  const raw = withHeaders('X-Herald-Idempotency-Key: =?UTF-8?B?b3JkZXItNDIgInJldHJ5Ig==?=');
+  const read = await readSubmittedMessage(raw, ENVELOPE, DEFAULT_LIMITS, NOW);
+  assert.ok(read.ok, JSON.stringify(read));
+  assert.equal(read.value.idempotencyKey, 'order-42 "retry"');
 });

@@ -6,6 +6,7 @@ import { createWhatsappTemplate } from '../../src/app/create-whatsapp-template.t
 import { generateDkimKeys } from '../../src/app/dkim-keys.ts';
 import { loadConfig } from '../../src/config.ts';
 import { DEFAULT_RETENTION_OPTIONS, sweep } from '../../src/app/retention-sweep.ts';
+import type { SubmissionEndpoint } from '../../src/domain/submission-endpoint.ts';
 import { createService } from '../../src/service.ts';
 import { insertSenderDomain } from '../../src/store/sender-domains.ts';
 import { serveParent } from './child.ts';
@@ -24,6 +25,8 @@ export interface HeraldReady {
   readonly databaseUrl: string;
   /** An approved template with one parameter: "Your code is {{1}}. It expires in 10 minutes." */
   readonly whatsappTemplateId: string;
+  /** The bound STARTTLS port of SMTP submission (HERALD_SUBMISSION_PORT=0 picks it); undefined when off. */
+  readonly submissionPort: number | undefined;
 }
 
 /** Price of one WhatsApp message on the bench account, in 1/10,000 units (0.05). */
@@ -99,8 +102,14 @@ async function storeBytes(): Promise<StoreBytes> {
   return { bytes: ((await pragma('page_count')) - (await pragma('freelist_count'))) * (await pragma('page_size')) };
 }
 
+// TODO(issue 22): service.submission once the lead's server lands in main.
+const submission = (service as { readonly submission?: SubmissionEndpoint | undefined }).submission;
+
 serveParent(
-  { port: address.port, apiKey: apiKey.apiKey, databaseUrl: config.databaseUrl, whatsappTemplateId: template.value.templateId } satisfies HeraldReady,
+  {
+    port: address.port, apiKey: apiKey.apiKey, databaseUrl: config.databaseUrl, whatsappTemplateId: template.value.templateId,
+    submissionPort: submission?.starttlsPort,
+  } satisfies HeraldReady,
   {
     /** The statuses once the outbox is empty (every outcome recorded), or as they are after `waitMs`. */
     async stats(args): Promise<HeraldStats> {

@@ -5,6 +5,7 @@ import type { SendMailOptions } from 'nodemailer';
 import { DKIM_SIGNED_HEADERS } from '../../src/channels/email/dkim.ts';
 import { serveParent } from './child.ts';
 import { FROM, REPLY_TO, html, recipient, subject } from './email-content.ts';
+import { sendInLanes } from './send-lanes.ts';
 
 // The email baseline: a raw nodemailer pooled SMTP transport with herald's relay
 // settings (5 connections, 100 messages each, STARTTLS, certificate not verified as the
@@ -63,16 +64,9 @@ serveParent(
       const { inFlight } = args as NodemailerSend;
       const queue = prepared;
       prepared = [];
-      let next = 0;
       const transport = mailer;
       if (transport === undefined) throw new Error('prepare first');
-      const lane = async (): Promise<void> => {
-        while (next < queue.length) {
-          const mail = queue[next++];
-          if (mail !== undefined) await transport.sendMail(mail);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(inFlight, queue.length) }, lane));
+      await sendInLanes(queue, inFlight, (mail) => transport.sendMail(mail));
     },
   },
   async () => {

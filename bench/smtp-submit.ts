@@ -11,6 +11,7 @@ import { SUBMITTED_BODY_BYTES } from './lib/email-content.ts';
 import type { HeraldStats } from './lib/herald-child.ts';
 import { startHerald } from './lib/herald-process.ts';
 import { cpuSeconds, treeCpuSeconds } from './lib/proc-stats.ts';
+import type { NodemailerSend } from './lib/nodemailer-sender.ts';
 import { watchSink } from './lib/sink-arrivals.ts';
 import type { SubmissionPrepare } from './lib/submission-child.ts';
 
@@ -82,7 +83,7 @@ export async function smtpSubmit(args: readonly string[]): Promise<number> {
       const connectionsBefore = sink.connections();
       const cpuBefore = serverCpuSeconds();
       const started = performance.now();
-      const done = client.call('send', { inFlight });
+      const done = client.call('send', { inFlight } satisfies NodemailerSend);
       done.catch(() => {}); // awaited below; an aborted run must not leave it unhandled
       const ended = await arrivals.received(count, what);
       const cpuMs = (serverCpuSeconds() - cpuBefore) * 1000;

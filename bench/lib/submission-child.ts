@@ -1,14 +1,11 @@
-import nodemailer from 'nodemailer';
 import type { SendMailOptions } from 'nodemailer';
-import { serveParent } from './child.ts';
 import { submittedEmail } from './email-content.ts';
-import { sendInLanes } from './send-lanes.ts';
+import { serveNodemailer } from './nodemailer-sender.ts';
 
 // The applications of smtp-submit: a nodemailer pool of SMTP connections to a submission
 // server (herald's, or Postfix's smtpd), STARTTLS required (the server's certificate is
-// self-signed, so not verified), AUTH when credentials are given. `prepare` builds the
-// messages' options before the clock starts; `send` keeps `inFlight` sendMail calls
-// pending, so every connection always has a next message waiting.
+// self-signed, so not verified), AUTH when credentials are given. The parent keeps two
+// sendMail calls pending per connection, so none idles between a 250 and its next MAIL FROM.
 
 export interface SubmissionPrepare {
   readonly port: number;
@@ -21,37 +18,16 @@ export interface SubmissionPrepare {
   readonly count: number;
 }
 
-export interface SubmissionSend {
-  readonly inFlight: number;
-}
-
-let mailer: ReturnType<typeof nodemailer.createTransport> | undefined;
-let prepared: SendMailOptions[] = [];
-
-serveParent(
-  {},
-  {
-    async prepare(args) {
-      const { port, connections, auth, from, count } = args as SubmissionPrepare;
-      // nodemailer's default of 100 messages per connection stands: an application's pool
-      // reconnects (STARTTLS and AUTH again) as often against either server.
-      mailer ??= nodemailer.createTransport({
-        pool: true, host: '127.0.0.1', port, secure: false, requireTLS: true, maxConnections: connections,
-        ...(auth === undefined ? {} : { auth: { user: auth.user, pass: auth.pass } }),
-        tls: { rejectUnauthorized: false }, disableFileAccess: true, disableUrlAccess: true, logger: false,
-      });
-      prepared = Array.from({ length: count }, (_, k) => ({ ...submittedEmail(from + k), date: new Date() }));
+serveNodemailer((args) => {
+  const { port, connections, auth, from, count } = args as SubmissionPrepare;
+  return {
+    // nodemailer's default of 100 messages per connection stands: an application's pool
+    // reconnects (STARTTLS, and AUTH for herald) as often against either server.
+    pool: {
+      pool: true, host: '127.0.0.1', port, secure: false, requireTLS: true, maxConnections: connections,
+      ...(auth === undefined ? {} : { auth: { user: auth.user, pass: auth.pass } }),
+      tls: { rejectUnauthorized: false }, disableFileAccess: true, disableUrlAccess: true, logger: false,
     },
-    async send(args) {
-      const { inFlight } = args as SubmissionSend;
-      const queue = prepared;
-      prepared = [];
-      const transport = mailer;
-      if (transport === undefined) throw new Error('prepare first');
-      await sendInLanes(queue, inFlight, (mail) => transport.sendMail(mail));
-    },
-  },
-  async () => {
-    mailer?.close();
-  },
-);
+    messages: Array.from({ length: count }, (_, k): SendMailOptions => ({ ...submittedEmail(from + k), date: new Date() })),
+  };
+});

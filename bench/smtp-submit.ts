@@ -107,6 +107,7 @@ export async function smtpSubmit(args: readonly string[]): Promise<number> {
     let closePostfix = async (): Promise<void> => {};
     if (skipWithoutPostfix !== false) progress(`Postfix skipped: ${skipWithoutPostfix}`);
     else {
+      progress(`Postfix: ${clients} SMTP connections, ${n} messages (+${warmup} warm-up), before and after herald`);
       const relay = await budget.within(
         startPostfix({ port: await freePort(), hostname: 'relay.bench.test', routes: { 'example.org': sink.port }, smtpdTls: cert }),
         () => 'starting Postfix',
@@ -121,7 +122,6 @@ export async function smtpSubmit(args: readonly string[]): Promise<number> {
         await budget.within(relay.close(), () => 'stopping Postfix');
       };
     }
-    progress(postfixRound === undefined ? 'no Postfix round' : `Postfix: ${clients} SMTP connections, ${n} messages (+${warmup} warm-up), before and after herald`);
     const postfixBefore = await postfixRound?.('Postfix relayed (before herald)');
     if (postfixBefore !== undefined) progress(`Postfix before herald: ${postfixBefore.rate.toFixed(0)} messages/s`);
 

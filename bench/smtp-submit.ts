@@ -39,6 +39,8 @@ interface Round {
   readonly ms: number;
   /** CPU (user + system) of the server's processes per message. */
   readonly cpuMsPerMessage: number;
+  /** The same of the clients' process: whether they, not the server, set the pace. */
+  readonly clientCpuMsPerMessage: number;
   readonly avgMessageBytes: number;
   /** Messages at the sink with a DKIM-Signature header. */
   readonly signed: number;
@@ -57,6 +59,11 @@ const DKIM_HEADER = /^DKIM-Signature:/im;
 function headerSection(raw: Buffer): string {
   const end = raw.indexOf('\r\n\r\n');
   return raw.subarray(0, end < 0 ? raw.length : end).toString('latin1');
+}
+
+/** One row of the side-by-side table, in the order of its header. */
+function sideBySide(server: string, r: Round): string[] {
+  return [server, r.rate.toFixed(0), r.cpuMsPerMessage.toFixed(2), r.clientCpuMsPerMessage.toFixed(2), String(seconds(r.ms)), String(r.avgMessageBytes), String(r.signed)];
 }
 
 export async function smtpSubmit(args: readonly string[]): Promise<number> {
@@ -82,15 +89,17 @@ export async function smtpSubmit(args: readonly string[]): Promise<number> {
       sent += count;
       const connectionsBefore = sink.connections();
       const cpuBefore = serverCpuSeconds();
+      const clientCpuBefore = cpuSeconds(client.pid);
       const started = performance.now();
       const done = client.call('send', { inFlight } satisfies NodemailerSend);
       done.catch(() => {}); // awaited below; an aborted run must not leave it unhandled
       const ended = await arrivals.received(count, what);
       const cpuMs = (serverCpuSeconds() - cpuBefore) * 1000;
+      const clientCpuMs = (cpuSeconds(client.pid) - clientCpuBefore) * 1000;
       await budget.within(done, () => `${what} finished`);
       const taken = arrivals.take();
       return {
-        rate: count / ((ended - started) / 1000), ms: ended - started, cpuMsPerMessage: cpuMs / count,
+        rate: count / ((ended - started) / 1000), ms: ended - started, cpuMsPerMessage: cpuMs / count, clientCpuMsPerMessage: clientCpuMs / count,
         avgMessageBytes: Math.round(taken.bytes / taken.count), signed: taken.messages.filter((m) => DKIM_HEADER.test(headerSection(m.raw))).length,
         sinkConnections: sink.connections() - connectionsBefore,
       };
@@ -190,10 +199,11 @@ export async function smtpSubmit(args: readonly string[]): Promise<number> {
           aggregate: 'mean of a round before and a round after herald', before: Number(postfixBefore.rate.toFixed(1)), after: Number(postfixAfter.rate.toFixed(1)),
           seconds: [seconds(postfixBefore.ms), seconds(postfixAfter.ms)], avgMessageBytes: postfixBefore.avgMessageBytes,
           cpuMsPerMessage: Number(postfix.cpuMsPerMessage.toFixed(3)), cpuOf: 'every process below postfix start-fg (master and its daemons, ended ones included)',
+          clientCpuMsPerMessage: [postfixBefore.clientCpuMsPerMessage, postfixAfter.clientCpuMsPerMessage].map((ms) => Number(ms.toFixed(3))),
         },
       });
       for (const [what, r] of [['Postfix, before herald', postfixBefore], ['Postfix, after herald', postfixAfter]] as const) {
-        rows.push([what, r.rate.toFixed(0), r.cpuMsPerMessage.toFixed(2), String(seconds(r.ms)), String(r.avgMessageBytes), String(r.signed)]);
+        rows.push(sideBySide(what, r));
       }
     }
     for (const { database, round: r, stats } of results) {
@@ -205,10 +215,10 @@ export async function smtpSubmit(args: readonly string[]): Promise<number> {
           ...shared, database: database.description, dkim: options.dkim, dkimSigned: r.signed, auth: `AUTH as ${SUBMISSION_USERNAME} with an API key`,
           transport: 'smtp relay to the sink (STARTTLS, unverified)', logLevel: `${options.logLevel} (stdout to /dev/null)`, seconds: seconds(r.ms),
           avgMessageBytes: r.avgMessageBytes, newSmtpConnections: r.sinkConnections, messageStatuses: stats.statuses, outboxLeft: stats.outbox,
-          cpuMsPerMessage: Number(r.cpuMsPerMessage.toFixed(3)), cpuOf: 'the herald process (every thread)',
+          cpuMsPerMessage: Number(r.cpuMsPerMessage.toFixed(3)), cpuOf: 'the herald process (every thread)', clientCpuMsPerMessage: Number(r.clientCpuMsPerMessage.toFixed(3)),
         },
       });
-      rows.push([`herald on ${kind}`, r.rate.toFixed(0), r.cpuMsPerMessage.toFixed(2), String(seconds(r.ms)), String(r.avgMessageBytes), String(r.signed)]);
+      rows.push(sideBySide(`herald on ${kind}`, r));
       notes.push(`herald/${kind}: statuses ${JSON.stringify(stats.statuses)}, outbox rows left ${stats.outbox}, ${r.sinkConnections} new relay connections to the sink`);
       if (!allSigned) notes.push(`herald/${kind}: only ${r.signed} of ${n} messages reached the sink DKIM-signed: the target, stated with signing on, is not met`);
       if (postfix === undefined) continue;
@@ -228,7 +238,7 @@ export async function smtpSubmit(args: readonly string[]): Promise<number> {
         : `${kind} against Postfix: ${ratio.toFixed(2)}× (without DKIM; the targets are stated with herald signing)`);
     }
     figures.push(...postgresToSqlite(prefix, results.map((r) => ({ kind: r.database.kind, rate: r.round.rate })), { n, clients, dkim: options.dkim }));
-    const side = textTable(['server', 'messages/s', 'CPU ms/message', 'seconds', 'B/message at sink', 'DKIM-signed'], rows);
+    const side = textTable(['server', 'messages/s', 'CPU ms/message', 'clients\' CPU ms/message', 'seconds', 'B/message at sink', 'DKIM-signed'], rows);
     report(`${NAME}: ${n} messages of ${SUBMITTED_BODY_BYTES / 1024} KB by SMTP submission (STARTTLS) → SMTP sink`, figures, [...side, ...notes]);
   });
 }

@@ -84,6 +84,13 @@ module.exports = {
       to: outside(['inbound', 'app', 'domain', 'campaigns', ...LEAVES], ['config\\.ts$']),
     },
     {
+      name: 'submission-never-imports-store',
+      comment: 'SMTP submission is an entry point like http/: it speaks the protocol and calls use cases.',
+      severity: 'error',
+      from: { path: '^src/submission/' },
+      to: outside(['submission', 'app', 'domain', 'campaigns', ...LEAVES], ['config\\.ts$']),
+    },
+    {
       name: 'cli-never-imports-store',
       comment: 'Operator commands run the same use cases; cli/main.ts is the CLI\'s composition root.',
       severity: 'error',

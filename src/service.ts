@@ -19,6 +19,8 @@ import { CHANNELS } from './domain/account.ts';
 import { templateEngineFor } from './domain/email-template.ts';
 import { requestLimitsOf } from './domain/request-limits.ts';
 import type { InboundListener } from './inbound/listener.ts';
+import type { RunningSubmission } from './submission/configured-submission.ts';
+import type { SubmissionEndpoint } from './domain/submission-endpoint.ts';
 import { DEFAULT_DISPATCHER_OPTIONS, WEBHOOK_WAKE, WebhookDispatcher, type DispatcherOptions } from './queue/webhooks/dispatcher.ts';
 import { buildApp } from './http/app.ts';
 import { configuredRateLimiter, type AccountRateLimiter } from './http/plugins/rate-limit.ts';
@@ -98,6 +100,8 @@ export interface RoleService {
   readonly adminToken: AdminTokenCheck;
   /** The bound port of the inbound SMTP listener (bounces, complaints); undefined when it is off. */
   readonly inboundSmtpPort: number | undefined;
+  /** Where SMTP submission listens, as bound (docs/smtp-submission.md); undefined when it is off or not yet bound. */
+  readonly submission: SubmissionEndpoint | undefined;
   /** The process's metrics; main.ts serves them on HERALD_METRICS_PORT (src/metrics/server.ts). */
   readonly metrics: Metrics;
   /** The delivery hold as this process's loops see it; absent in an `api` process. */
@@ -110,7 +114,11 @@ export interface RoleService {
  * binds every port it has (main.ts), then starts; tests get it started (createRoleService).
  */
 export interface PreparedRoleService extends RoleService {
-  /** Binds the inbound SMTP listener when the role has one and HERALD_INBOUND_SMTP_PORT is set (a ConfigError when it cannot). */
+  /**
+   * Binds the SMTP ports this role has: the inbound listener (HERALD_INBOUND_SMTP_PORT) and,
+   * in a process that serves the API, submission (HERALD_SUBMISSION_PORT, HERALD_SUBMISSIONS_PORT);
+   * a ConfigError when one cannot be bound.
+   */
   listenInbound(): Promise<void>;
   /** Writes the heartbeat row, then starts the loops and background jobs; call after every port is bound. */
   start(): Promise<void>;
@@ -267,6 +275,18 @@ async function startInboundSmtp(config: Config, deps: AuthDeps, logger: Logger):
     startConfiguredInboundListener(config, deps, logger));
 }
 
+/** SMTP submission as configured (issue 22), or none when both of its ports are off. */
+async function startSubmission(config: Config, deps: AuthDeps, rateCounter: AccountRateLimiter, logger: Logger): Promise<RunningSubmission | undefined> {
+  if (config.submissionPort === undefined && config.submissionsPort === undefined) return undefined;
+  // Loaded lazily, as the inbound listener: smtp-server and mailparser weigh on a process that takes no mail.
+  const { startConfiguredSubmission } = await import('./submission/configured-submission.ts');
+  const [portVariable, port] = config.submissionPort === undefined
+    ? ['HERALD_SUBMISSIONS_PORT', config.submissionsPort ?? 0] as const
+    : ['HERALD_SUBMISSION_PORT', config.submissionPort] as const;
+  return listenOrExplain({ portVariable, hostVariable: 'HERALD_SUBMISSION_HOST', port, host: config.submissionHost }, () =>
+    startConfiguredSubmission(config, { keys: deps, rateCounter, logger }));
+}
+
 /**
  * Wires config → store → use cases → what the role runs (src/roles.ts), and starts it:
  * the inbound SMTP listener bound, the heartbeat and the loops running; HTTP is left
@@ -419,6 +439,8 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set. Bound by listenInbound().
   let inbound: InboundListener | undefined;
+  // SMTP submission, in a process that serves the API; off unless HERALD_SUBMISSION_PORT or HERALD_SUBMISSIONS_PORT is set.
+  let submission: RunningSubmission | undefined;
 
   // Commits in other processes wake this worker at once (PostgreSQL LISTEN); the poll stays the fallback.
   const running = options.worker !== false;
@@ -477,16 +499,19 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
     role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, simulatedReports: runningReports,
     store, deps, adminToken,
     get inboundSmtpPort() { return inbound?.port; },
+    get submission() { return submission?.endpoint; },
     metrics: deps.metrics,
     deliveryHold,
     async listenInbound() {
       if (parts.inboundSmtp && inbound === undefined) inbound = await startInboundSmtp(config, deps, workerLogger);
+      if (parts.api && submission === undefined) submission = await startSubmission(config, deps, rateLimit.limiter, workerLogger);
     },
     start,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
       await http.close();
       await inbound?.close();
+      await submission?.close();
       await rateLimit.close();
       await signInRedis?.close();
       for (const stop of stops) await stop();

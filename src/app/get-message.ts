@@ -1,7 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import { encodeMessageCursor, refineMessageQuery, type MessageListQuery } from '../domain/message-query.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import { findCapture, findMessage, listMessages, loadSendPayload, messageCreatedAt, type StoredMessage } from '../store/messages.ts';
+import { findCapture, findMessage, findSendSource, listMessages, loadSendPayload, messageCreatedAt, type SendSource, type StoredMessage } from '../store/messages.ts';
 import { messageTimeline } from '../store/message-timeline.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import type { AppDeps } from './deps.ts';
@@ -15,6 +15,7 @@ export interface MessageView {
   readonly created_at: string;
   /** Only on a test key's message (docs/sandbox.md); live messages look as they always did. */
   readonly mode?: 'test';
+  readonly source: SendSource;
   readonly events: readonly ({ readonly type: string; readonly at: string } & Readonly<Record<string, unknown>>)[];
 }
 
@@ -36,7 +37,7 @@ export async function getMessage(deps: AppDeps, accountId: string, msgid: string
   const readable = await readableMessage(deps, accountId, msgid, channels);
   if (!readable.ok) return readable;
   const message = readable.value;
-  const events = await messageTimeline(deps.db, message);
+  const [events, source] = await Promise.all([messageTimeline(deps.db, message), findSendSource(deps.db, message.sendId)]);
   return ok({
     msgid: message.id,
     channel: message.channel,
@@ -44,6 +45,7 @@ export async function getMessage(deps: AppDeps, accountId: string, msgid: string
     recipient: message.recipient,
     created_at: iso(message.createdAt),
     ...testMark(message),
+    source,
     events: events.map((e) => ({ ...e.data, type: e.type, at: iso(e.at) })),
   });
 }

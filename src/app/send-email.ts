@@ -21,7 +21,7 @@ export interface EmailAccepted {
 
 export const EMAIL_ACCEPTED_TEXT = 'Email queued for delivery';
 
-const UNTRACKED = { opens: false, clicks: false } as const;
+export const UNTRACKED = { opens: false, clicks: false } as const;
 
 /**
  * POST /v1/email. Checks, in order: the account may send email; the request is
@@ -46,14 +46,6 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown, 
     ...request.cc.map((email) => ({ email, role: 'cc' as const })),
     ...request.bcc.map((email) => ({ email, role: 'bcc' as const })),
   ];
-  // A suppressed recipient is answered like any other (it gets a msgid) but is
-  // stored as dropped: not billed, not sent, and its email.dropped event fires.
-  const suppressed = await suppressedAmong(deps.db, account.id, listed.map((r) => r.email));
-  const recipients: NewMessage[] = listed.map(({ email, role }) => {
-    const dropped = suppressed.has(email.toLowerCase());
-    return { id: deps.newId(), recipient: email, role, costMessages: dropped ? 0 : costOf(mode, 1), costBalance: 0, dropped };
-  });
-  const billed = recipients.filter((r) => r.dropped !== true).length;
   // A test key's email is never tracked: no pixel, no rewritten link (docs/tracking.md), so
   // no test key can make herald's host redirect to a URL of its choosing.
   const tracking = mode === 'test' ? UNTRACKED : effectiveTracking(request.options, account.tracking, content.value.html !== null);
@@ -65,6 +57,31 @@ export async function sendEmail(deps: AppDeps, account: Account, body: unknown, 
     family: request.options.campaign === null ? 'transactional' : 'campaign',
     metadata: request.options.metadata, certified: request.options.certified, tracking, campaignName: request.options.campaign, mode,
   };
+  return storeEmailSend(deps, account, mode, { payload, options, listed });
+}
+
+/** One email send as both doors make it (POST /v1/email, SMTP submission): the shared content and who it goes to. */
+export interface EmailSend {
+  readonly payload: EmailPayload;
+  readonly options: SendOptions;
+  readonly listed: readonly { readonly email: string; readonly role: 'to' | 'cc' | 'bcc' }[];
+}
+
+/**
+ * Stores a checked email send: suppressed recipients become dropped messages (a msgid,
+ * no bill, their email.dropped event), the rest one billed message each, in one unit of
+ * work whose debit refuses the whole send when it would overdraw.
+ */
+export async function storeEmailSend(deps: AppDeps, account: Account, mode: KeyMode, send: EmailSend): Promise<Result<EmailAccepted>> {
+  const { payload, options, listed } = send;
+  // A suppressed recipient is answered like any other (it gets a msgid) but is
+  // stored as dropped: not billed, not sent, and its email.dropped event fires.
+  const suppressed = await suppressedAmong(deps.db, account.id, listed.map((r) => r.email));
+  const recipients: NewMessage[] = listed.map(({ email, role }) => {
+    const dropped = suppressed.has(email.toLowerCase());
+    return { id: deps.newId(), recipient: email, role, costMessages: dropped ? 0 : costOf(mode, 1), costBalance: 0, dropped };
+  });
+  const billed = recipients.filter((r) => r.dropped !== true).length;
 
   const sendId = deps.newId();
   const now = deps.clock();

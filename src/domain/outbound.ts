@@ -23,6 +23,12 @@ export interface EmailPayload {
    * signed only as the email is handed to a transport that sends it (channels/email/compose.ts).
    */
   readonly confirmation?: { readonly contactId: string; readonly listId: string };
+  /**
+   * An SMTP submission's message as its client wrote it, base64 (src/submission/): Bcc and
+   * X-Herald-* removed, lines CRLF, a Date added when it had none. It is what goes out
+   * (channels/email/submitted-mime.ts); the fields above are read from it for the views.
+   */
+  readonly submitted?: { readonly mime: string };
 }
 
 /**

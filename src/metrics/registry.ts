@@ -8,7 +8,7 @@ import { EVENT_TYPES, type RecordedPublicEvent } from '../domain/event-catalogue
 // benchmarks that start several services in one process count each apart.
 
 /** Where an unexpected error (a bug, not an outcome) was caught. */
-export const ERROR_SOURCES = ['request', 'outbox', 'webhooks', 'imports', 'inbound'] as const;
+export const ERROR_SOURCES = ['request', 'outbox', 'webhooks', 'imports', 'inbound', 'submission'] as const;
 export type ErrorSource = (typeof ERROR_SOURCES)[number];
 
 /** A background job that can be quarantined: taken up too many times without finishing. */
@@ -32,6 +32,12 @@ export type ClientErrorKind = (typeof CLIENT_ERROR_KINDS)[number];
 
 /** Why an inbound report naming one of our messages was not believed (app/record-inbound-report.ts). */
 export const FORGED_REPORT_REASONS = ['wrong-tag', 'untagged', 'no-verp'] as const;
+/** What an SMTP submission connection or message came to (src/submission/reply-table.ts names each refusal). */
+export const SUBMISSION_OUTCOMES = [
+  'accepted', 'replayed', 'auth-failed', 'auth-braked', 'ip-not-allowed', 'scope', 'inactive', 'rate-limited', 'domain', 'no-messages-left',
+  'too-many-recipients', 'bad-address', 'too-large', 'invalid-message', 'idempotency', 'unavailable', 'error',
+] as const;
+export type SubmissionOutcome = (typeof SUBMISSION_OUTCOMES)[number];
 export type ForgedReportReason = (typeof FORGED_REPORT_REASONS)[number];
 
 /** What one webhook delivery attempt came to. */
@@ -86,6 +92,10 @@ export interface Metrics {
   storeUnavailable(store: UnavailableStore): void;
   /** An inbound report that named one of our messages without its VERP tag: kept, nothing applied. */
   forgedReportObserved(reason: ForgedReportReason): void;
+  /** An SMTP submission connection opened (src/submission/). */
+  submissionConnected(): void;
+  /** An SMTP submission outcome: a message accepted, or a refusal by its reason. */
+  submissionObserved(outcome: SubmissionOutcome): void;
   /** Units of work in one group-commit transaction (SQLite). */
   commitBatchObserved(size: number): void;
   /** A guess refused before any check (http/plugins/attempt-throttle.ts), by the counter that refused it. */
@@ -212,6 +222,10 @@ export function createMetrics(): Metrics {
   const forgedReports = counterOf(
     'herald_inbound_reports_forged_total', 'Inbound reports (DSN, ARF) naming one of our messages without its VERP tag: kept, nothing applied.', 'reason', FORGED_REPORT_REASONS,
   );
+  const submissionConnections = new Counter({ name: 'herald_submission_connections_total', help: 'SMTP submission connections opened.', registers });
+  const submissions = counterOf(
+    'herald_submission_outcomes_total', 'SMTP submission outcomes: messages accepted (or replayed by idempotency key), AUTH failures and refusals by reason (docs/smtp-submission.md).', 'outcome', SUBMISSION_OUTCOMES,
+  );
   // The throttle's counters are known later (attemptCountersKnown).
   const attemptsRefused = counterOf(
     'herald_attempts_refused_total', 'Guesses refused before any check (sign-in, two-factor codes, current password, admin token, reset, invitations), by counter.', 'counter', [],
@@ -285,6 +299,8 @@ export function createMetrics(): Metrics {
     clientErrorObserved: (kind) => clientErrors.inc({ kind }),
     storeUnavailable: (store) => unavailable.inc({ store }),
     forgedReportObserved: (reason) => forgedReports.inc({ reason }),
+    submissionConnected: () => submissionConnections.inc(),
+    submissionObserved: (outcome) => submissions.inc({ outcome }),
     commitBatchObserved: (size) => commitBatch.observe(size),
     attemptRefused: (counter) => attemptsRefused.inc({ counter }),
     attemptCountersKnown(counters) {

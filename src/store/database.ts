@@ -98,6 +98,7 @@ export interface SendsTable {
   track_clicks: number;
   campaign_name: string | null; // the `campaign` field of POST /v1/email (migration 0010)
   request_id: string | null; // the x-request-id of the request that made it (migration 0027)
+  source: string; // `api` or `smtp`: the door the send came in by (migration 0028)
 }
 
 export interface MessagesTable {

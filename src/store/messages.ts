@@ -31,6 +31,16 @@ export interface SendOptions {
   readonly campaignName?: string | null;
   /** The sending key's mode; test messages go through the capture transports, unbilled (default live). */
   readonly mode?: KeyMode;
+  /** The door the send came in by (default `api`; SMTP submission's are `smtp`). */
+  readonly source?: SendSource;
+}
+
+export type SendSource = 'api' | 'smtp';
+
+/** The door a stored send came in by (GET /v1/messages/:msgid's `source`). */
+export async function findSendSource(db: Executor, sendId: string): Promise<SendSource> {
+  const row = await db.selectFrom('sends').select('source').where('id', '=', sendId).executeTakeFirst();
+  return row?.source === 'smtp' ? 'smtp' : 'api';
 }
 
 const DEFAULT_SEND_OPTIONS: SendOptions = { family: 'transactional', metadata: null, certified: false, tracking: { opens: false, clicks: false } };
@@ -59,7 +69,7 @@ export interface MessageEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-export const SEND_COLUMNS = ['id', 'account_id', 'channel', 'payload', 'created_at', 'family', 'metadata', 'certified', 'track_opens', 'track_clicks', 'campaign_name', 'request_id'];
+export const SEND_COLUMNS = ['id', 'account_id', 'channel', 'payload', 'created_at', 'family', 'metadata', 'certified', 'track_opens', 'track_clicks', 'campaign_name', 'request_id', 'source'];
 export const MESSAGE_COLUMNS = [
   'id', 'account_id', 'send_id', 'channel', 'recipient', 'recipient_role', 'status', 'cost_messages', 'cost_balance', 'created_at', 'updated_at',
   'campaign_id', 'contact_id', 'mode',
@@ -116,7 +126,7 @@ export async function insertSends(db: Executor, sends: readonly { readonly send:
     return [
       send.id, send.accountId, send.channel, JSON.stringify(send.payload), send.now, options.family,
       options.metadata === null ? null : JSON.stringify(options.metadata),
-      options.certified ? 1 : 0, options.tracking.opens ? 1 : 0, options.tracking.clicks ? 1 : 0, options.campaignName ?? null, send.requestId ?? null,
+      options.certified ? 1 : 0, options.tracking.opens ? 1 : 0, options.tracking.clicks ? 1 : 0, options.campaignName ?? null, send.requestId ?? null, options.source ?? 'api',
     ];
   });
   const queued = sends.flatMap(({ send, messages }) => messages.filter((m) => m.dropped !== true).map((m) => ({ send, m })));

@@ -24,6 +24,7 @@ import * as testCampaigns from './migrations/0022-test-campaigns.ts';
 import * as allowListAppliesTo from './migrations/0024-allow-list-applies-to.ts';
 import * as leaseTakeover from './migrations/0025-lease-takeover.ts';
 import * as sendRequestId from './migrations/0027-send-request-id.ts';
+import * as sendSource from './migrations/0028-send-source.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024-allow-list-applies-to': allowListAppliesTo,
   '0025-lease-takeover': leaseTakeover,
   '0027-send-request-id': sendRequestId,
+  '0028-send-source': sendSource,
 };
 
 /** Every migration's name, in the order they apply. */

@@ -5,9 +5,10 @@ import type { TrackingTokens } from '../../domain/tracking-token.ts';
 import type { VerpTags } from '../../domain/verp-address.ts';
 import type { Outcome } from '../channel.ts';
 import { dkimSigningOptions, type DkimKeyLookup } from './dkim.ts';
-import { bytesWithCrlfBreaks, isSentUnencoded, withCrlfBreaks, withoutLineBreaks } from './line-breaks.ts';
+import { bytesWithCrlfBreaks, isSentUnencoded, withCrlfBreaks, withoutLineBreaks } from '../../domain/line-breaks.ts';
 import type { ResolvedAttachment } from './mime.ts';
 import { addTracking } from './tracking.ts';
+import { submittedCopy } from './submitted-mime.ts';
 
 /** What every email transport needs to compose the same message. */
 export interface ComposeSettings {
@@ -68,7 +69,7 @@ export async function unsubscribeUrl(settings: Pick<ComposeSettings, 'publicUrl'
  * - Tracked as the payload says (never certified mail): the HTML gets the open pixel
  *   and rewritten links (tracking.ts); the text alternative keeps the original URLs.
  * - Line breaks are CRLF in the bodies and in message/* attachments, and spaces in the
- *   subject, before nodemailer renders anything (line-breaks.ts): the bytes it renders
+ *   subject, before nodemailer renders anything (domain/line-breaks.ts): the bytes it renders
  *   (capture, certified .eml) are then the bytes its SMTP stream sends, and the DKIM
  *   body hash verifies at the receiver.
  * Names and subjects are encoded by nodemailer (RFC 2047) after validation replaced
@@ -83,6 +84,16 @@ export async function composeEmail(
   const dkim = settings.dkim === undefined ? undefined : await dkimSigningOptions(settings.dkim, message.accountId, payload.from.email);
   const now = (settings.clock ?? Date.now)();
   const tracking = payload.certified === true || payload.tracking === undefined ? { opens: false, clicks: false } : payload.tracking;
+  if (payload.submitted !== undefined) {
+    // An SMTP submission's message: the client's bytes, with this copy's own headers (submitted-mime.ts).
+    const target = { publicUrl: settings.publicUrl, tokens: settings.tokens, accountId: message.accountId, msgid: message.msgid, now };
+    const raw = await submittedCopy(Buffer.from(payload.submitted.mime, 'base64'), {
+      messageId: `<${message.msgid}@${settings.messageIdHost}>`,
+      unsubscribeUrl: await unsubscribeUrl(settings, message, now),
+      ...(tracking.opens || tracking.clicks ? { html: (html: string) => addTracking(html, tracking, target) } : {}),
+    });
+    return { raw, envelope: { from: verpAddress(message.msgid, settings), to: [message.recipient] }, ...(dkim === undefined ? {} : { dkim }) };
+  }
   const html = payload.html === null
     ? undefined
     : withCrlfBreaks(await addTracking(payload.html, tracking, { publicUrl: settings.publicUrl, tokens: settings.tokens, accountId: message.accountId, msgid: message.msgid, now }));

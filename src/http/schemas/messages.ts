@@ -32,13 +32,14 @@ const messageEvent = {
 const testMode = { type: 'string', enum: ['test'], description: 'Only on a message sent with a test key (docs/sandbox.md)' } as const;
 
 export const messageView = {
-  type: 'object', required: ['msgid', 'channel', 'status', 'recipient', 'created_at', 'events'],
+  type: 'object', required: ['msgid', 'channel', 'status', 'recipient', 'created_at', 'source', 'events'],
   properties: {
     msgid: { type: 'string', format: 'uuid' },
     channel: { type: 'string', enum: ['email', 'sms', 'whatsapp'] },
     status: { type: 'string', enum: MESSAGE_STATUSES },
     recipient: { type: 'string' },
     created_at: { type: 'string', format: 'date-time' },
+    source: { type: 'string', enum: ['api', 'smtp'], description: 'The door the message came in by: the HTTP API (campaigns included) or SMTP submission (docs/smtp-submission.md)' },
     mode: testMode,
     events: { type: 'array', items: messageEvent },
   },

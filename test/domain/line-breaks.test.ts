@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bytesWithCrlfBreaks, isSentUnencoded, withCrlfBreaks, withoutLineBreaks } from '../../../src/channels/email/line-breaks.ts';
+import { bytesWithCrlfBreaks, isSentUnencoded, withCrlfBreaks, withoutLineBreaks } from '../../src/domain/line-breaks.ts';
 
 test('bare CRs and bare LFs become CRLF and CRLF stays as it is', () => {
   assert.equal(withCrlfBreaks('a\rb\nc\r\nd\n\re\r\r'), 'a\r\nb\r\nc\r\nd\r\n\r\ne\r\n\r\n');

@@ -158,12 +158,7 @@ export async function smtpSubmit(args: readonly string[]): Promise<number> {
       onAbort(() => herald.kill());
       defer(() => herald.close());
       const port = herald.ready.submissionPort;
-      if (port === undefined) {
-        // TODO(issue 22): an error once the submission server is in the tree.
-        progress(`herald on ${kind} skipped: it bound no SMTP submission port with HERALD_SUBMISSION_PORT=0 (no submission server in this tree: issue 22)`);
-        await budget.within(herald.close(), () => `closing herald on ${kind}`);
-        continue;
-      }
+      if (port === undefined) throw new Error(`herald on ${kind} bound no SMTP submission port with HERALD_SUBMISSION_PORT=0`);
       const client = await startClients(`the clients of herald on ${kind}`);
       const target = { port, auth: { user: SUBMISSION_USERNAME, pass: herald.ready.apiKey } };
       const heraldCpu = () => cpuSeconds(herald.pid);

@@ -6,7 +6,6 @@ import { createWhatsappTemplate } from '../../src/app/create-whatsapp-template.t
 import { generateDkimKeys } from '../../src/app/dkim-keys.ts';
 import { loadConfig } from '../../src/config.ts';
 import { DEFAULT_RETENTION_OPTIONS, sweep } from '../../src/app/retention-sweep.ts';
-import type { SubmissionEndpoint } from '../../src/domain/submission-endpoint.ts';
 import { createService } from '../../src/service.ts';
 import { insertSenderDomain } from '../../src/store/sender-domains.ts';
 import { serveParent } from './child.ts';
@@ -102,13 +101,10 @@ async function storeBytes(): Promise<StoreBytes> {
   return { bytes: ((await pragma('page_count')) - (await pragma('freelist_count'))) * (await pragma('page_size')) };
 }
 
-// TODO(issue 22): service.submission once the lead's server lands in main.
-const submission = (service as { readonly submission?: SubmissionEndpoint | undefined }).submission;
-
 serveParent(
   {
     port: address.port, apiKey: apiKey.apiKey, databaseUrl: config.databaseUrl, whatsappTemplateId: template.value.templateId,
-    submissionPort: submission?.starttlsPort,
+    submissionPort: service.submission?.starttlsPort,
   } satisfies HeraldReady,
   {
     /** The statuses once the outbox is empty (every outcome recorded), or as they are after `waitMs`. */

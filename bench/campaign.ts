@@ -9,7 +9,7 @@ import type { HeraldStats } from './lib/herald-child.ts';
 import { startHerald } from './lib/herald-process.ts';
 import type { NodemailerPrepare } from './lib/nodemailer-child.ts';
 import { cpuSeconds } from './lib/proc-stats.ts';
-import { watchSink } from './lib/sink-arrivals.ts';
+import { relayToSink, watchSink } from './lib/sink-arrivals.ts';
 import { printProfile, profileClockUs } from './lib/profile-summary.ts';
 import type { SqlTiming } from './lib/sql-timing.ts';
 
@@ -100,7 +100,7 @@ export async function campaign(args: readonly string[]): Promise<number> {
       const profileDir = options.profile ? await mkdtemp(join(tmpdir(), `herald-bench-profile-${kind}-`)) : '';
       const herald = await startHerald({
         database, budget, logLevel: options.logLevel, dkim: options.dkim, messagesLeft: n, profileDir,
-        env: { HERALD_EMAIL_TRANSPORT: `smtp://127.0.0.1:${sink.port}`, NODE_TLS_REJECT_UNAUTHORIZED: '0', HERALD_PUBLIC_URL: 'https://herald.example.com' },
+        env: { ...relayToSink(sink), HERALD_PUBLIC_URL: 'https://herald.example.com' },
       });
       onAbort(() => herald.kill());
       defer(() => herald.close());

@@ -14,7 +14,7 @@ import { startHerald } from './lib/herald-process.ts';
 import { postMany } from './lib/http-load.ts';
 import type { NodemailerPrepare } from './lib/nodemailer-child.ts';
 import { cpuSeconds } from './lib/proc-stats.ts';
-import { watchSink } from './lib/sink-arrivals.ts';
+import { relayToSink, watchSink } from './lib/sink-arrivals.ts';
 import { printProfile, profileClockUs } from './lib/profile-summary.ts';
 import type { SqlTiming } from './lib/sql-timing.ts';
 
@@ -106,12 +106,7 @@ export async function emailE2e(args: readonly string[]): Promise<number> {
       progress(`herald on ${database.description}: ${clients} HTTP clients, ${n} messages (+${warmup} warm-up)`);
       const herald = await startHerald({
         database, budget, logLevel: options.logLevel, dkim: options.dkim, messagesLeft: n + warmup, profileDir,
-        env: {
-          HERALD_EMAIL_TRANSPORT: `smtp://127.0.0.1:${sink.port}`,
-          // The sink's certificate is smtp-server's self-signed (and expired) one, and the
-          // relay URL has no way to skip verification: STARTTLS still runs, unverified.
-          NODE_TLS_REJECT_UNAUTHORIZED: '0',
-        },
+        env: relayToSink(sink),
       });
       onAbort(() => herald.kill());
       defer(() => herald.close());

@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { skipWithoutPostfix, startPostfix } from '../test/peers/postfix.ts';
 import { startSmtpSink } from '../test/peers/smtp-sink.ts';
@@ -12,7 +15,9 @@ import type { HeraldStats } from './lib/herald-child.ts';
 import { startHerald } from './lib/herald-process.ts';
 import { cpuSeconds, treeCpuSeconds } from './lib/proc-stats.ts';
 import type { NodemailerSend } from './lib/nodemailer-sender.ts';
-import { watchSink } from './lib/sink-arrivals.ts';
+import { printProfile, profileClockUs } from './lib/profile-summary.ts';
+import { relayToSink, watchSink } from './lib/sink-arrivals.ts';
+import type { SqlTiming } from './lib/sql-timing.ts';
 import type { SubmissionPrepare } from './lib/submission-child.ts';
 
 // SMTP submission (issue 22), end to end: N one-recipient messages with a 5 KB text body
@@ -52,6 +57,10 @@ interface HeraldResult {
   readonly database: BenchDatabase;
   readonly round: Round;
   readonly stats: HeraldStats;
+  /** --profile: the SQL timings, the profile's folder and the measured round's window on its clock. */
+  readonly sql: SqlTiming[];
+  readonly profileDir: string;
+  readonly window: readonly [number, number];
 }
 
 const DKIM_HEADER = /^DKIM-Signature:/im;
@@ -139,14 +148,13 @@ export async function smtpSubmit(args: readonly string[]): Promise<number> {
     for (const kind of kinds) {
       const database = await budget.within(freshDatabase(kind), () => `creating a ${kind} store`);
       defer(() => database.drop());
+      // Kept after the run, for a closer look (e.g. in Chrome DevTools).
+      const profileDir = options.profile ? await mkdtemp(join(tmpdir(), `herald-bench-profile-${kind}-`)) : '';
       progress(`herald on ${database.description}: ${clients} SMTP connections, ${n} messages (+${warmup} warm-up)`);
       const herald = await startHerald({
-        database, budget, logLevel: options.logLevel, dkim: options.dkim, messagesLeft: n + warmup,
+        database, budget, logLevel: options.logLevel, dkim: options.dkim, messagesLeft: n + warmup, profileDir,
         env: {
-          HERALD_EMAIL_TRANSPORT: `smtp://127.0.0.1:${sink.port}`,
-          // The sink's certificate is smtp-server's self-signed (and expired) one, and the
-          // relay URL has no way to skip verification: STARTTLS still runs, unverified.
-          NODE_TLS_REJECT_UNAUTHORIZED: '0',
+          ...relayToSink(sink),
           HERALD_SUBMISSION_PORT: '0',
           HERALD_SUBMISSION_HOST: '127.0.0.1',
           HERALD_SUBMISSION_TLS_KEY: cert.keyFile,
@@ -163,12 +171,16 @@ export async function smtpSubmit(args: readonly string[]): Promise<number> {
       const target = { port, auth: { user: SUBMISSION_USERNAME, pass: herald.ready.apiKey } };
       const heraldCpu = () => cpuSeconds(herald.pid);
       await round(client, target, warmup, `warming up herald on ${kind}`, heraldCpu);
+      if (options.profile) await herald.call('recordSqlTiming', { on: true, reset: true });
+      const from = profileClockUs();
       const measured = await round(client, target, n, `herald on ${kind} delivered`, heraldCpu);
+      const to = profileClockUs();
       progress(`herald on ${kind}: ${measured.rate.toFixed(0)} messages/s`);
       const stats = await budget.within(herald.call<HeraldStats>('stats', { waitMs: 10_000 }), () => `herald on ${kind} recorded the outcomes`);
+      const sql = options.profile ? await budget.within(herald.call<SqlTiming[]>('sqlTimings'), () => 'reading the SQL timings') : [];
       await budget.within(client.close(), () => `closing the clients of herald on ${kind}`);
       await budget.within(herald.close(), () => `closing herald on ${kind}`);
-      results.push({ database, round: measured, stats });
+      results.push({ database, round: measured, stats, sql, profileDir, window: [from, to] });
     }
 
     const postfixAfter = await postfixRound?.('Postfix relayed (after herald)');
@@ -235,6 +247,12 @@ export async function smtpSubmit(args: readonly string[]): Promise<number> {
     figures.push(...postgresToSqlite(prefix, results.map((r) => ({ kind: r.database.kind, rate: r.round.rate })), { n, clients, dkim: options.dkim }));
     const side = textTable(['server', 'messages/s', 'CPU ms/message', 'clients\' CPU ms/message', 'seconds', 'B/message at sink', 'DKIM-signed'], rows);
     report(`${NAME}: ${n} messages of ${SUBMITTED_BODY_BYTES / 1024} KB by SMTP submission (STARTTLS) → SMTP sink`, figures, [...side, ...notes]);
+
+    for (const r of results) {
+      if (!options.profile) continue;
+      process.stdout.write(`\n--profile, herald on ${r.database.kind}: from the first measured submission to the last message at the sink${r.database.kind === 'sqlite' ? '' : '; SQL runs in the PostgreSQL server, not timed here'}\n`);
+      await printProfile(NAME, r.sql, r.profileDir, { windows: [r.window], per: { count: n, unit: 'message' } });
+    }
   });
 }
 

@@ -10,6 +10,7 @@ import type { AuthDeps } from './app/sessions.ts';
 import { LoadedSigningKey } from './app/certificate-signing-key.ts';
 import { IdempotencyKeysInProcess } from './app/idempotency-keys-in-process.ts';
 import { certificateIssuer } from './app/certificates.ts';
+import { submissionEndpointOf } from './app/submission-endpoint.ts';
 import { loadSigningSecret } from './app/signing-key.ts';
 import { recordVerpTagsSince } from './app/verp-check.ts';
 import { uuidv7Source } from './app/uuidv7-source.ts';
@@ -416,6 +417,8 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const rateLimit = await configuredRateLimiter(config, workerLogger, options.rateLimiter);
   const attemptLimits = { ...DEFAULT_ATTEMPT_LIMITS, ...options.attemptLimits };
   deps.metrics.attemptCountersKnown(Object.keys(attemptLimits));
+  // SMTP submission, in a process that serves the API; off unless HERALD_SUBMISSION_PORT or HERALD_SUBMISSIONS_PORT is set. Bound by listenInbound().
+  let submission: RunningSubmission | undefined;
   const http = await buildApp({
     app: deps,
     adminToken,
@@ -435,12 +438,12 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
     // A process that runs loops is not ready while one of them stands still.
     readiness: () => stalledLoop(watchedLoops, clock()),
     timeouts: { headersMs: config.httpHeadersTimeoutMs, requestMs: config.httpRequestTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
+    // The ports as bound once listenInbound() has bound them (`0` picks one); the configured ones before.
+    submission: () => submission?.endpoint ?? submissionEndpointOf(config),
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set. Bound by listenInbound().
   let inbound: InboundListener | undefined;
-  // SMTP submission, in a process that serves the API; off unless HERALD_SUBMISSION_PORT or HERALD_SUBMISSIONS_PORT is set.
-  let submission: RunningSubmission | undefined;
 
   // Commits in other processes wake this worker at once (PostgreSQL LISTEN); the poll stays the fallback.
   const running = options.worker !== false;

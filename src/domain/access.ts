@@ -20,9 +20,10 @@ export type Access = (typeof ACCESS_LEVELS)[number];
  * A route's scope: one of the scopes, or `channel`: the scope of the channel of the
  * message the route addresses (a message, its raw content). The route's handler knows
  * the channel only once it has read the message, so it checks it against channelsOf;
- * before that the caller must hold at least one channel scope.
+ * before that the caller must hold at least one channel scope. `any`: every key of the
+ * account, whatever its scopes (what the server tells every application alike).
  */
-export type RouteScope = Scope | 'channel';
+export type RouteScope = Scope | 'channel' | 'any';
 
 /** A route's declaration: `config: { access: { scope, access } }`. */
 export interface RouteAccess {
@@ -59,9 +60,10 @@ export function roleGrant(role: Role): Grant {
 
 const isChannel = (scope: Scope): scope is Channel => (CHANNELS as readonly string[]).includes(scope);
 
-/** The route's declaration against the grant; `channel`: any channel scope (the route checks the message's own). */
+/** The route's declaration against the grant; `channel`: any channel scope (the route checks the message's own); `any`: no scope. */
 export function grantAllows(grant: Grant, need: RouteAccess): boolean {
   if (!grant.access.includes(need.access)) return false;
+  if (need.scope === 'any') return true;
   return need.scope === 'channel' ? grant.scopes.some(isChannel) : grant.scopes.includes(need.scope);
 }
 

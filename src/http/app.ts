@@ -12,6 +12,7 @@ import { requestLog } from './plugins/request-log.ts';
 import { healthRoutes } from './routes/health.ts';
 import { declareRouteAccess, routeAccessHook } from './route-access.ts';
 import { accountRoutes } from './routes/account.ts';
+import { smtpSettingsRoutes } from './routes/smtp-settings.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
 import { certificateRoutes, jwksRoutes } from './routes/certificates.ts';
 import { messageRoutes } from './routes/messages.ts';
@@ -139,6 +140,7 @@ export async function buildApp(deps: RouteDeps): Promise<FastifyInstance> {
     segmentRoutes(v1, deps);
     campaignRoutes(v1, deps);
     accountRoutes(v1, deps);
+    smtpSettingsRoutes(v1, deps);
     await v1.register(async (imports) => contactImportRoutes(imports, deps));
   });
   await app.register(async (signIn) => {

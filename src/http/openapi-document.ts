@@ -34,6 +34,7 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/webhooks': 'getWebhookSettings',
   'PUT /v1/webhooks': 'setWebhookSettings',
   'GET /v1/suppressions/export': 'exportSuppressions',
+  'GET /v1/smtp-settings': 'getSmtpSettings',
   'POST /v1/contacts/imports': 'importContacts',
   'POST /v1/auth/sign-in': 'signIn',
   'POST /v1/auth/sign-out': 'signOut',

@@ -101,13 +101,15 @@ const CHANNEL_ALTERNATIVES = ['email', 'sms', 'whatsapp'] as const;
 /** The OpenAPI security requirement of a declaration: bearer roles are the scopes (OpenAPI 3.1 allows roles on any scheme). */
 function securityOf(need: RouteAccess): Record<string, string[]>[] {
   const owner = need.access === 'owner' && need.scope !== 'account' ? ['account'] : [];
+  if (need.scope === 'any') return [{ bearerAuth: owner }];
   const scopes = need.scope === 'channel' ? CHANNEL_ALTERNATIVES : [need.scope];
   return scopes.map((scope) => ({ bearerAuth: [scope, ...owner] }));
 }
 
 function describe(need: RouteAccess, sessionOnly: boolean): string {
   if (sessionOnly) return 'Access: signed-in users only (the session cookie and `X-CSRF-Token`); API keys get `API key not authorized.`';
-  const scope = need.scope === 'channel' ? 'the scope of the message\'s channel (`email`, `sms` or `whatsapp`)' : `scope \`${need.scope}\``;
+  const scope = need.scope === 'channel' ? 'the scope of the message\'s channel (`email`, `sms` or `whatsapp`)'
+    : need.scope === 'any' ? 'no particular scope (any key of the account)' : `scope \`${need.scope}\``;
   const owner = need.access === 'owner' && need.scope !== 'account' ? ' and `account`' : '';
   const role = { read: 'any role', write: 'developer or owner', owner: 'owner' }[need.access];
   return `Access: ${need.access}. Keys need ${scope}${owner}; users (the session cookie, \`X-CSRF-Token\` on changes) need ${role}.`;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AdminTokenCheck } from '../app/admin-token.ts';
 import type { AuthDeps } from '../app/sessions.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
+import type { SubmissionEndpoint } from '../domain/submission-endpoint.ts';
 import type { AttemptThrottle } from './plugins/attempt-throttle.ts';
 import type { AccountRateLimiter } from './plugins/rate-limit.ts';
 import type { HttpTimeouts } from './client-connections.ts';
@@ -34,6 +35,8 @@ export interface RouteDeps {
   readonly readiness?: ReadinessCheck;
   /** Headers, whole-request and keep-alive time-outs (HERALD_HTTP_*). */
   readonly timeouts: HttpTimeouts;
+  /** Where applications send by SMTP (GET /v1/smtp-settings); undefined while submission is off. Asked per request: ports are known once bound. */
+  readonly submission: () => SubmissionEndpoint | undefined;
   /** The built web application served at /app; absent: web/dist of this tree. */
   readonly webRoot?: string;
 }

@@ -6,6 +6,7 @@ import type { KeyDeps } from '../app/api-keys.ts';
 import { StoreOutage } from '../app/store-outage.ts';
 import type { Config } from '../config.ts';
 import type { SubmissionEndpoint } from '../domain/submission-endpoint.ts';
+import { submissionEndpointOf } from '../app/submission-endpoint.ts';
 import { startSubmissionServer, type SubmissionRateCounter, type SubmissionServer } from './submission-server.ts';
 
 // The submission ports as configured (HERALD_SUBMISSION_*): STARTTLS on one, implicit TLS
@@ -33,9 +34,10 @@ export async function startConfiguredSubmission(
     return tls;
   };
   const tls = await readTls();
-  const host = config.submissionPublicHost ?? new URL(config.publicUrl).hostname;
+  // The name in the greeting is the one applications are told to connect to (and the certificate's).
+  const name = submissionEndpointOf(config)?.host ?? 'localhost';
   const serverDeps = { ...deps, outage: new StoreOutage(deps.keys.metrics, deps.keys.clock) };
-  const common = { host: config.submissionHost, name: host, tls, maxBytes: config.bodyLimitBytes, maxConnectionsPerAddress: config.submissionMaxConnectionsPerAddress };
+  const common = { host: config.submissionHost, name, tls, maxBytes: config.bodyLimitBytes, maxConnectionsPerAddress: config.submissionMaxConnectionsPerAddress };
   const servers: SubmissionServer[] = [];
   let starttls: SubmissionServer | undefined;
   let implicit: SubmissionServer | undefined;
@@ -52,7 +54,10 @@ export async function startConfiguredSubmission(
     for (const server of servers) await server.close();
     throw error;
   }
-  const endpoint: SubmissionEndpoint = { host, starttlsPort: starttls?.port, implicitTlsPort: implicit?.port, tls: tls !== undefined };
+  const endpoint = submissionEndpointOf(config, {
+    ...(starttls === undefined ? {} : { starttlsPort: starttls.port }), ...(implicit === undefined ? {} : { implicitTlsPort: implicit.port }),
+  });
+  if (endpoint === undefined) throw new Error('a submission port is configured, so the endpoint exists');
   log.info({ ...endpoint, auth: tls === undefined ? 'loopback clients only (no certificate)' : 'after TLS' }, 'SMTP submission listening');
   if (tls === undefined) log.warn('SMTP submission has no certificate (HERALD_SUBMISSION_TLS_KEY, HERALD_SUBMISSION_TLS_CERT): AUTH is offered to loopback clients only');
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { KeyDeps } from '../app/api-keys.ts';
-import { idempotentSend } from '../app/idempotent-send.ts';
+import { idempotentSend, purgeExpiredKeysIfDue } from '../app/idempotent-send.ts';
 import type { StoreOutage } from '../app/store-outage.ts';
 import { authenticateSubmitter, openSubmission, submitEmail, type Submitter } from '../app/submit-email.ts';
 import type { EmailAccepted } from '../app/send-email.ts';
@@ -239,7 +239,8 @@ export async function startSubmissionServer(options: SubmissionServerOptions, de
     const read = await readSubmittedMessage(raw, { mailFrom: envelopeFrom, rcptTo }, keys.limits, keys.clock());
     if (!read.ok) return refuse(replyToRejection(read.rejection.code, read.rejection.detail), session);
     const email = read.value;
-    const send = (sendDeps: KeyDeps): Promise<Result<EmailAccepted>> => submitEmail(sendDeps, account, submitter.mode, email);
+    // The session's id stands for the request's: the worker's delivery lines carry it, as they carry an HTTP request's id.
+    const send = (sendDeps: KeyDeps): Promise<Result<EmailAccepted>> => submitEmail({ ...sendDeps, requestId: `smtp-${session.id}` }, account, submitter.mode, email);
     let accepted: EmailAccepted;
     let replayed = false;
     if (email.idempotencyKey === null) {
@@ -247,6 +248,7 @@ export async function startSubmissionServer(options: SubmissionServerOptions, de
       if (!result.ok) return refuse(replyToRejection(result.rejection.code, result.rejection.detail), session);
       accepted = result.value;
     } else {
+      await purgeExpiredKeysIfDue(keys).catch((error: unknown) => log.warn({ err: error }, 'expired idempotency keys not purged'));
       const outcome = await idempotentSend(keys, { accountId: account.id, mode: submitter.mode, key: email.idempotencyKey, fingerprint: fingerprintOf(email, rcptTo) }, send);
       if (outcome.kind === 'answered') {
         if (!outcome.result.ok) return refuse(replyToRejection(outcome.result.rejection.code, outcome.result.rejection.detail), session);

@@ -161,6 +161,7 @@ test('real answers across the routes match the document\'s schemas', async (t) =
   await call('POST', '/v1/api-keys', { key, body: { name: 'ci', scopes: ['sms'] } });
   await call('GET', '/v1/usage', { key });
   await call('GET', '/v1/ledger', { key });
+  await call('GET', '/v1/smtp-settings', { key });
   await call('GET', '/v1/users', { key });
 
   // The rate limit, the operator API, sign-in, the receipt keys.

@@ -102,6 +102,8 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'DELETE /v1/api-keys/{keyId}': 'account write',
   'GET /v1/usage': 'account read',
   'GET /v1/ledger': 'account read',
+  // The server's SMTP submission settings: every key of the account, whatever its scopes.
+  'GET /v1/smtp-settings': 'any read',
 };
 
 const NOT_AUTHORIZED = { message: 'API key not authorized.' };
@@ -174,8 +176,8 @@ test('every /v1 operation of the OpenAPI document lets a single-scope key throug
     const actual: Record<string, Scope[]> = {};
     for (const operation of operations) {
       const name = `${operation.method} ${operation.path}`;
-      // `channel`: a message route needs the message's own channel; the list, any channel.
-      const pass = (scope: Scope): boolean => operation.sessionOnly ? false : operation.scope === 'channel'
+      // `channel`: a message route needs the message's own channel; the list, any channel. `any`: every key.
+      const pass = (scope: Scope): boolean => operation.sessionOnly ? false : operation.scope === 'any' ? true : operation.scope === 'channel'
         ? (operation.path.includes('{msgid}') ? scope === channel : ['email', 'sms', 'whatsapp'].includes(scope))
         : scope === operation.scope && (operation.access !== 'owner' || scope === 'account');
       expected[name] = SCOPES.filter(pass);

@@ -81,6 +81,13 @@ test('an owner cannot save themselves out of the application, and the operator\'
     await owner.getByText('You are reaching herald from 127.0.0.1.').waitFor();
   });
 
+  await step('without HERALD_SUBMISSION_PORT the API keys page says SMTP submission is off and who turns it on', 30_000, async () => {
+    const smtp = owner.getByRole('region', { name: 'Send by SMTP' });
+    assert.equal(await smtp.locator('.notice').textContent(), 'SMTP submission is not enabled on this server; the operator sets HERALD_SUBMISSION_PORT.');
+    assert.equal(await smtp.locator('dl').count(), 0);
+    await checkPage(owner, 'api-keys-smtp-off');
+  });
+
   await step('no page had a script error or a CSP violation', 5_000, async () => {
     assert.deepStrictEqual(problems.errors, []);
   });

@@ -53,7 +53,11 @@ test('the operator invites an owner, who keys, verifies, sends, templates, hooks
   const receiver = await startWebhookReceiver(t);
   // One run, on the embedded store (test/run-postgres.ts skips a file that names its own
   // HERALD_DATABASE_URL): the API beneath the pages has its suites on both stores.
-  const service = await startService(t, { worker: true, env: { HERALD_DATABASE_URL: 'sqlite::memory:', HERALD_DNS_SERVERS: dns.server } });
+  // SMTP submission configured without a certificate (issue 22): the API keys page shows its settings.
+  const service = await startService(t, {
+    worker: true,
+    env: { HERALD_DATABASE_URL: 'sqlite::memory:', HERALD_DNS_SERVERS: dns.server, HERALD_SUBMISSION_PORT: '0', HERALD_SUBMISSION_HOST: '127.0.0.1', HERALD_SUBMISSION_PUBLIC_HOST: 'mail.acme.test' },
+  });
   const base = await service.http.listen({ port: 0, host: '127.0.0.1' });
   const problems: PageProblems = { errors: [] };
   const browser = await launchChromium(t);
@@ -114,6 +118,21 @@ test('the operator invites an owner, who keys, verifies, sends, templates, hooks
     await owner.getByRole('rowheader', { name: /^ci/ }).waitFor();
     await checkPage(owner, 'api-keys');
     return { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+  });
+
+  await step('the API keys page tells where applications send by SMTP, and its link leads to the key form', 90_000, async () => {
+    const smtp = owner.getByRole('region', { name: 'Send by SMTP' });
+    assert.equal(await smtp.getByRole('definition').nth(0).locator('code').textContent(), 'mail.acme.test');
+    assert.deepStrictEqual(await smtp.getByRole('listitem').allTextContents(), [`${service.submission?.starttlsPort}: no TLS (plain SMTP)`]);
+    assert.equal(await smtp.getByRole('definition').nth(2).textContent(), 'apikey');
+    await smtp.getByText('An API key with the email scope: make one under Create a key, above. A test key’s mail is captured, never sent.').waitFor();
+    await smtp.getByText('it accepts the API key (SMTP AUTH) only from programs on the server itself').waitFor();
+    await checkPage(owner, 'api-keys-smtp');
+    await smtp.getByRole('button', { name: 'Copy the SMTP host' }).click();
+    assert.equal(await owner.evaluate('navigator.clipboard.readText()'), 'mail.acme.test');
+    await smtp.getByRole('link', { name: 'Create a key' }).click();
+    assert.equal(new URL(owner.url()).pathname + new URL(owner.url()).hash, '/app/api-keys#create-a-key-heading');
+    await owner.getByRole('heading', { level: 2, name: 'Create a key' }).waitFor();
   });
 
   await step('a sender domain is verified, each record’s result shown', 90_000, async () => {
@@ -248,6 +267,7 @@ test('the operator invites an owner, who keys, verifies, sends, templates, hooks
     await nav(viewer, 'API keys');
     await viewer.getByText('Your role (viewer) can see the keys but not create or revoke them.').waitFor();
     assert.equal(await viewer.getByRole('button', { name: 'Create key' }).count(), 0);
+    await viewer.getByRole('region', { name: 'Send by SMTP' }).getByText('your role (viewer) cannot make one; ask a developer or an owner of the account.').waitFor();
     await checkPage(viewer, 'api-keys-viewer');
   });
 

@@ -8,3 +8,4 @@ export type { RenderedEmail as Rendered, RenderRequest as RenderInput } from '@h
 export type { RetryFailedResult } from '@herald/http/schemas/webhooks.ts';
 export type { AccountList as AccountSearchPage, AccountSummary as OperatorAccountSummary, AdminAccount, TopUpRequest as TopUpInput } from '@herald/http/schemas/operator-accounts.ts';
 export type { HealthView as Health } from '@herald/http/schemas/service-health.ts';
+export type { SmtpPortView as SmtpPort, SmtpSettingsView as SmtpSettings } from '@herald/http/schemas/smtp-settings.ts';

@@ -13,6 +13,7 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
 import { isoFromLocalInput } from '../lib/format.ts';
 import { IpAllowListEditor } from './ip-allow-list-editor.tsx';
+import { SmtpSettingsSection } from './smtp-settings-section.tsx';
 
 const SCOPES: readonly { value: KeyScope; label: string }[] = [
   { value: 'email', label: 'email' },
@@ -40,6 +41,7 @@ export default function ApiKeysPage() {
           {(data) => <KeyTable keys={data.api_keys} canRevoke={allows(role, 'write')} />}
         </QueryState>
       </Section>
+      <SmtpSettingsSection />
       <IpAllowListEditor canEdit={allows(role, 'owner')} />
     </Page>
   );

@@ -1,15 +1,15 @@
-import { EventEmitter } from 'node:events';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSmtpSink } from '../test/peers/smtp-sink.ts';
 import { startChild } from './lib/child.ts';
-import { harness, onPush, parseBenchOptions, progress, report, rerunCommand, seconds, whenCount, type BenchDefaults, type Figure } from './lib/common.ts';
+import { harness, parseBenchOptions, progress, report, rerunCommand, seconds, type BenchDefaults, type Figure } from './lib/common.ts';
 import { databaseKinds, freshDatabase } from './lib/databases.ts';
 import type { HeraldStats } from './lib/herald-child.ts';
 import { startHerald } from './lib/herald-process.ts';
 import type { NodemailerPrepare } from './lib/nodemailer-child.ts';
 import { cpuSeconds } from './lib/proc-stats.ts';
+import { relayToSink, watchSink } from './lib/sink-arrivals.ts';
 import { printProfile, profileClockUs } from './lib/profile-summary.ts';
 import type { SqlTiming } from './lib/sql-timing.ts';
 
@@ -65,19 +65,7 @@ export async function campaign(args: readonly string[]): Promise<number> {
   return harness(NAME, options.timeoutS, rerun, async ({ budget, defer, onAbort }) => {
     const sink = await startSmtpSink();
     defer(() => sink.close());
-    const arrivals = new EventEmitter();
-    onPush(sink.messages, () => arrivals.emit('message'));
-    const received = (target: number, what: string): Promise<number> => budget.within(
-      whenCount(() => sink.messages.length, target, (check) => {
-        arrivals.on('message', check);
-        return () => arrivals.off('message', check);
-      }),
-      () => `${what} (${sink.messages.length} of ${target} messages at the sink)`,
-    );
-    const take = (): { count: number; bytes: number } => {
-      const taken = sink.messages.splice(0);
-      return { count: taken.length, bytes: taken.reduce((sum, m) => sum + m.raw.length, 0) };
-    };
+    const { received, take } = watchSink(sink, budget);
 
     const mailer = await budget.within(startChild<Record<string, never>>(new URL('./lib/nodemailer-child.ts', import.meta.url), { signal: budget.signal }), () => 'starting the baseline');
     onAbort(() => mailer.kill());
@@ -112,7 +100,7 @@ export async function campaign(args: readonly string[]): Promise<number> {
       const profileDir = options.profile ? await mkdtemp(join(tmpdir(), `herald-bench-profile-${kind}-`)) : '';
       const herald = await startHerald({
         database, budget, logLevel: options.logLevel, dkim: options.dkim, messagesLeft: n, profileDir,
-        env: { HERALD_EMAIL_TRANSPORT: `smtp://127.0.0.1:${sink.port}`, NODE_TLS_REJECT_UNAUTHORIZED: '0', HERALD_PUBLIC_URL: 'https://herald.example.com' },
+        env: { ...relayToSink(sink), HERALD_PUBLIC_URL: 'https://herald.example.com' },
       });
       onAbort(() => herald.kill());
       defer(() => herald.close());

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,7 @@ import { skipWithoutPostfix, startPostfix } from '../test/peers/postfix.ts';
 import { startSmtpSink } from '../test/peers/smtp-sink.ts';
 import { closedPort as freePort } from '../test/support/closed-port.ts';
 import { startChild } from './lib/child.ts';
-import { harness, onPush, parseBenchOptions, postgresToSqlite, progress, report, rerunCommand, seconds, whenCount, type BenchDefaults, type Figure } from './lib/common.ts';
+import { harness, parseBenchOptions, postgresToSqlite, progress, report, rerunCommand, seconds, type BenchDefaults, type Figure } from './lib/common.ts';
 import { databaseKinds, freshDatabase, type BenchDatabase } from './lib/databases.ts';
 import { emailRequest } from './lib/email-content.ts';
 import type { HeraldStats } from './lib/herald-child.ts';
@@ -15,6 +14,7 @@ import { startHerald } from './lib/herald-process.ts';
 import { postMany } from './lib/http-load.ts';
 import type { NodemailerPrepare } from './lib/nodemailer-child.ts';
 import { cpuSeconds } from './lib/proc-stats.ts';
+import { relayToSink, watchSink } from './lib/sink-arrivals.ts';
 import { printProfile, profileClockUs } from './lib/profile-summary.ts';
 import type { SqlTiming } from './lib/sql-timing.ts';
 
@@ -67,20 +67,7 @@ export async function emailE2e(args: readonly string[]): Promise<number> {
   return harness(NAME, options.timeoutS, rerun, async ({ budget, defer, onAbort }) => {
     const sink = await startSmtpSink();
     defer(() => sink.close());
-    const arrivals = new EventEmitter();
-    onPush(sink.messages, () => arrivals.emit('message'));
-    const received = (target: number, what: string): Promise<number> =>
-      budget.within(
-        whenCount(() => sink.messages.length, target, (check) => {
-          arrivals.on('message', check);
-          return () => arrivals.off('message', check);
-        }),
-        () => `${what} (${sink.messages.length} of ${target} messages at the sink)`,
-      );
-    const takeMessages = (): { count: number; bytes: number } => {
-      const taken = sink.messages.splice(0);
-      return { count: taken.length, bytes: taken.reduce((sum, m) => sum + m.raw.length, 0) };
-    };
+    const { received, take: takeMessages } = watchSink(sink, budget);
 
     // ---- Baseline: raw nodemailer pool → sink, measured before and after herald (the
     // machine's noise then weighs on both sides alike); the pool idles in between.
@@ -119,12 +106,7 @@ export async function emailE2e(args: readonly string[]): Promise<number> {
       progress(`herald on ${database.description}: ${clients} HTTP clients, ${n} messages (+${warmup} warm-up)`);
       const herald = await startHerald({
         database, budget, logLevel: options.logLevel, dkim: options.dkim, messagesLeft: n + warmup, profileDir,
-        env: {
-          HERALD_EMAIL_TRANSPORT: `smtp://127.0.0.1:${sink.port}`,
-          // The sink's certificate is smtp-server's self-signed (and expired) one, and the
-          // relay URL has no way to skip verification: STARTTLS still runs, unverified.
-          NODE_TLS_REJECT_UNAUTHORIZED: '0',
-        },
+        env: relayToSink(sink),
       });
       onAbort(() => herald.kill());
       defer(() => herald.close());

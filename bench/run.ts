@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   memory: async () => (await import('./memory.ts')).memory,
   'email-e2e': async () => (await import('./email-e2e.ts')).emailE2e,
   'sms-e2e': async () => (await import('./sms-e2e.ts')).smsE2e,
+  'smtp-submit': async () => (await import('./smtp-submit.ts')).smtpSubmit,
   webhooks: async () => (await import('./webhooks.ts')).webhooks,
   audience: async () => (await import('./audience.ts')).audience,
   campaign: async () => (await import('./campaign.ts')).campaign,
@@ -40,6 +41,7 @@ const GROUPS: Record<string, readonly Step[]> = {
   peers: [
     ['email-e2e', ['--dkim', 'off']],
     ['sms-e2e', ['--numbers', '1']],
+    ['smtp-submit', []],
   ],
   all: Object.keys(BENCHES).map((name): Step => [name, []]),
 };
@@ -48,9 +50,9 @@ const USAGE = `usage: npm run bench [-- <name> [flags]]
   groups: suite (the default: issue 15's figures and a table of its targets), peers (herald against
           Postfix and Kannel), all (every benchmark, one after the other)
   names:  ${Object.keys(BENCHES).join(', ')}
-  flags: --n <count>        messages measured (default: email 10000, sms 20000, webhooks 20000 events; or BENCH_N)
-         --clients <count>  concurrent HTTP clients posting to herald (default 16; webhooks: receipts recorded at a time)
-         --timeout <s>      time budget of each benchmark (default: accept 300, memory 180, e2e 300)
+  flags: --n <count>        messages measured (default: email 10000, sms 20000, webhooks 20000 events, smtp-submit 5000; or BENCH_N)
+         --clients <count>  concurrent HTTP clients posting to herald (default 16; webhooks: receipts recorded at a time; smtp-submit: SMTP connections)
+         --timeout <s>      time budget of each benchmark (default: accept 300, memory 180, e2e 300, smtp-submit 600)
          --db all|sqlite|postgres  stores herald runs on (default all: sqlite, and postgres when TEST_POSTGRES_URL is set)
          --connections <list>  accept: load levels, comma-separated (default 10,50,100; memory loads at the highest)
          --duration <s>     accept, memory: measured seconds per level (default 5; memory 10)

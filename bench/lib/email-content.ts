@@ -23,3 +23,21 @@ export function subject(i: number): string {
 export function emailRequest(i: number): Record<string, unknown> {
   return { to: [{ email: recipient(i) }], from: FROM, replyTo: REPLY_TO, subject: subject(i), body: html(i) };
 }
+
+/** The text body an application submits by SMTP (smtp-submit): 5 KB, 80 lines of 64 bytes. */
+export const SUBMITTED_BODY_BYTES = 5 * 1024;
+const LINE_BYTES = 64;
+
+export function submittedText(i: number): string {
+  const lines = [`Hi Ana,`, '', `Thank you for your order #${100000 + i}. Here is what it holds:`, ''];
+  while (lines.length < SUBMITTED_BODY_BYTES / LINE_BYTES) {
+    const r = lines.length - 3;
+    lines.push(`Item ${r}: ${(r * 7) % 50} units of article ${200000 + r}, packed, leaves today`);
+  }
+  return lines.map((line) => `${line.padEnd(LINE_BYTES - 1)}\n`).join('');
+}
+
+/** One message as an application hands it to an SMTP submission server: one recipient, a plain 5 KB text. */
+export function submittedEmail(i: number): { from: string; to: string; subject: string; text: string } {
+  return { from: `${FROM.name} <${FROM.email}>`, to: recipient(i), subject: subject(i), text: submittedText(i) };
+}

@@ -24,6 +24,8 @@ export interface HeraldReady {
   readonly databaseUrl: string;
   /** An approved template with one parameter: "Your code is {{1}}. It expires in 10 minutes." */
   readonly whatsappTemplateId: string;
+  /** The bound STARTTLS port of SMTP submission (HERALD_SUBMISSION_PORT=0 picks it); undefined when off. */
+  readonly submissionPort: number | undefined;
 }
 
 /** Price of one WhatsApp message on the bench account, in 1/10,000 units (0.05). */
@@ -100,7 +102,10 @@ async function storeBytes(): Promise<StoreBytes> {
 }
 
 serveParent(
-  { port: address.port, apiKey: apiKey.apiKey, databaseUrl: config.databaseUrl, whatsappTemplateId: template.value.templateId } satisfies HeraldReady,
+  {
+    port: address.port, apiKey: apiKey.apiKey, databaseUrl: config.databaseUrl, whatsappTemplateId: template.value.templateId,
+    submissionPort: service.submission?.starttlsPort,
+  } satisfies HeraldReady,
   {
     /** The statuses once the outbox is empty (every outcome recorded), or as they are after `waitMs`. */
     async stats(args): Promise<HeraldStats> {

@@ -1,10 +1,9 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { convert as htmlToText } from 'html-to-text';
-import nodemailer from 'nodemailer';
 import type { SendMailOptions } from 'nodemailer';
 import { DKIM_SIGNED_HEADERS } from '../../src/channels/email/dkim.ts';
-import { serveParent } from './child.ts';
 import { FROM, REPLY_TO, html, recipient, subject } from './email-content.ts';
+import { serveNodemailer } from './nodemailer-sender.ts';
 
 // The email baseline: a raw nodemailer pooled SMTP transport with herald's relay
 // settings (5 connections, 100 messages each, STARTTLS, certificate not verified as the
@@ -19,15 +18,8 @@ export interface NodemailerPrepare {
   readonly dkim: boolean;
 }
 
-export interface NodemailerSend {
-  readonly inFlight: number;
-}
-
 const HOST = 'herald.example.com';
 const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'der' } }).privateKey;
-
-let mailer: ReturnType<typeof nodemailer.createTransport> | undefined;
-let prepared: SendMailOptions[] = [];
 
 function message(i: number, dkim: boolean): SendMailOptions {
   const msgid = randomUUID();
@@ -48,34 +40,13 @@ function message(i: number, dkim: boolean): SendMailOptions {
   };
 }
 
-serveParent(
-  {},
-  {
-    async prepare(args) {
-      const { port, from, count, dkim } = args as NodemailerPrepare;
-      mailer ??= nodemailer.createTransport({
-        pool: true, host: '127.0.0.1', port, secure: false, maxConnections: 5, maxMessages: 100,
-        tls: { rejectUnauthorized: false }, disableFileAccess: true, disableUrlAccess: true, logger: false,
-      });
-      prepared = Array.from({ length: count }, (_, k) => message(from + k, dkim));
+serveNodemailer((args) => {
+  const { port, from, count, dkim } = args as NodemailerPrepare;
+  return {
+    pool: {
+      pool: true, host: '127.0.0.1', port, secure: false, maxConnections: 5, maxMessages: 100,
+      tls: { rejectUnauthorized: false }, disableFileAccess: true, disableUrlAccess: true, logger: false,
     },
-    async send(args) {
-      const { inFlight } = args as NodemailerSend;
-      const queue = prepared;
-      prepared = [];
-      let next = 0;
-      const transport = mailer;
-      if (transport === undefined) throw new Error('prepare first');
-      const lane = async (): Promise<void> => {
-        while (next < queue.length) {
-          const mail = queue[next++];
-          if (mail !== undefined) await transport.sendMail(mail);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(inFlight, queue.length) }, lane));
-    },
-  },
-  async () => {
-    mailer?.close();
-  },
-);
+    messages: Array.from({ length: count }, (_, k) => message(from + k, dkim)),
+  };
+});

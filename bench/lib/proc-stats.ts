@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 // What the kernel says about a child process (Linux /proc): its resident memory and
 // the CPU time it used. Read from the parent, so sampling costs the measured process
@@ -25,10 +25,46 @@ export function readRss(pid: number): Rss {
 
 /** User + system CPU seconds the process has used so far (10 ms resolution). */
 export function cpuSeconds(pid: number): number {
-  const stat = readProc(pid, 'stat');
-  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(readProc(pid, 'stat'));
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S; // utime, stime (fields 14, 15)
+}
+
+/**
+ * User + system CPU seconds of a process and every process below it so far, the live
+ * ones and those already ended (a parent's cutime and cstime hold the children it
+ * reaped): a server made of many short-lived processes, like Postfix's master and its
+ * daemons, measured as one.
+ */
+export function treeCpuSeconds(rootPid: number): number {
+  const children = new Map<number, number[]>();
+  const ticks = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended since the directory was read: its time is in its parent's cutime by now, or soon
+    }
+    const fields = statFields(stat);
+    const pid = Number(entry);
+    const ppid = Number(fields[1]); // field 4
+    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+    ticks.set(pid, Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])); // utime, stime, cutime, cstime
+  }
+  if (!ticks.has(rootPid)) readProc(rootPid, 'stat'); // throws the error that says why
+  let total = 0;
+  for (const queue = [rootPid]; queue.length > 0;) {
+    const pid = queue.pop() as number;
+    total += ticks.get(pid) ?? 0;
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return total / CLOCK_TICKS_PER_S;
+}
+
+/** The fields of /proc/<pid>/stat from the third on (state, ppid, …): the command name (field 2) may hold spaces. */
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 function readProc(pid: number, file: string): string {

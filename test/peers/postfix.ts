@@ -30,10 +30,14 @@ export interface PostfixOptions {
   readonly routes: Readonly<Record<string, number>>;
   /** myhostname: the Reporting-MTA of its notices. */
   readonly hostname: string;
+  /** PEM files: its smtpd then offers STARTTLS (smtpd_tls_security_level = may) with this certificate. Default: no TLS. */
+  readonly smtpdTls?: { readonly keyFile: string; readonly certFile: string };
 }
 
 export interface PostfixRelay {
   readonly port: number;
+  /** The process started (`postfix start-fg`): every Postfix process of this instance runs below it. */
+  readonly pid: number;
   /** Postfix's own log (maillog_file), for a failing test's message. */
   log(): Promise<string>;
   close(): Promise<void>;
@@ -66,7 +70,7 @@ function mainCf(dir: string, options: PostfixOptions): string {
     'smtp_dns_support_level = disabled',
     'smtp_host_lookup = native',
     'smtp_tls_security_level = none',
-    'smtpd_tls_security_level = none',
+    ...smtpdTls(options.smtpdTls),
     'smtp_connection_cache_on_demand = no',
     'alias_maps =',
     'alias_database =',
@@ -77,6 +81,12 @@ function mainCf(dir: string, options: PostfixOptions): string {
     'maximal_backoff_time = 2s',
     '',
   ].join('\n');
+}
+
+/** STARTTLS offered, never required: the clients are trusted by address (mynetworks), not by SASL. */
+function smtpdTls(tls: PostfixOptions['smtpdTls']): string[] {
+  if (tls === undefined) return ['smtpd_tls_security_level = none'];
+  return ['smtpd_tls_security_level = may', `smtpd_tls_key_file = ${tls.keyFile}`, `smtpd_tls_cert_file = ${tls.certFile}`];
 }
 
 /** The services a relay needs, none chrooted (the throwaway directory has no chroot tree). */
@@ -101,6 +111,7 @@ function masterCf(port: number): string {
     'discard unix - - n - - discard',
     'anvil unix - - n - 1 anvil',
     'scache unix - - n - 1 scache',
+    'tlsmgr unix - - n 1000? 1 tlsmgr',
     'postlog unix-dgram n - n - 1 postlogd',
     '',
   ].join('\n');
@@ -153,6 +164,7 @@ export async function startPostfix(options: PostfixOptions): Promise<PostfixRela
   const running = master;
   return {
     port: options.port,
+    pid: running.pid ?? -1,
     log,
     async close() {
       const exited = running.exitCode === null ? once(running, 'exit') : Promise.resolve();

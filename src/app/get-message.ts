@@ -6,6 +6,7 @@ import { messageTimeline } from '../store/message-timeline.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import type { AppDeps } from './deps.ts';
 import { isPurgedPayload } from './retention-sweep.ts';
+import { emailBodiesOf } from './email-bodies.ts';
 
 export interface MessageView {
   readonly msgid: string;
@@ -127,5 +128,5 @@ export async function getEmailPreview(deps: AppDeps, accountId: string, msgid: s
   if (readable.value.channel !== 'email') return reject('notFound');
   const payload = (await loadSendPayload(deps.db, readable.value.sendId)) as Partial<EmailPayload>;
   if (isPurgedPayload(payload)) return reject('contentPurged');
-  return ok({ html: typeof payload.html === 'string' ? payload.html : null, text: typeof payload.text === 'string' ? payload.text : null });
+  return ok(await emailBodiesOf(payload));
 }

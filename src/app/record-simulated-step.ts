@@ -6,6 +6,7 @@ import { findMessage, loadSendPayload, recordEvent, type StoredMessage } from '.
 import type { SimulatedReport } from '../store/simulated-reports.ts';
 import { addSuppression } from '../store/suppressions.ts';
 import { leaveEveryList } from './campaign-consent.ts';
+import { emailBodiesOf } from './email-bodies.ts';
 import type { AppDeps } from './deps.ts';
 
 // What a simulator recipient's "peer" reports after it took the message, recorded
@@ -87,5 +88,6 @@ const FAILED_RESPONSE: Readonly<Record<Channel, string>> = {
 /** The first http(s) link of the email's HTML, as a recipient would follow it. */
 async function firstLink(db: Executor, message: StoredMessage): Promise<string | undefined> {
   const payload = (await loadSendPayload(db, message.sendId)) as EmailPayload;
-  return /href\s*=\s*"(https?:\/\/[^"]{1,2000})"/i.exec(payload.html ?? '')?.[1];
+  const { html } = await emailBodiesOf(payload);
+  return /href\s*=\s*"(https?:\/\/[^"]{1,2000})"/i.exec(html ?? '')?.[1];
 }

@@ -56,9 +56,10 @@ export async function submitEmail(deps: AppDeps, account: Account, mode: KeyMode
   if (!channelActive(account, 'email')) return reject('serviceInactive');
   if ((await verifiedSenderDomain(deps, account.id, domainOf(email.from.email))) === undefined) return reject('domainNotPermitted');
   // A test key's email is never tracked (as the API's: docs/tracking.md).
-  const tracking = mode === 'test' ? UNTRACKED : effectiveTracking(email.options, account.tracking, email.html !== null);
+  const tracking = mode === 'test' ? UNTRACKED : effectiveTracking(email.options, account.tracking, email.hasHtml);
   const payload: EmailPayload = {
-    from: email.from, replyTo: email.replyTo, subject: email.subject, html: email.html, text: email.text,
+    // The bodies stay in the MIME; the views read them from there (app/email-bodies.ts).
+    from: email.from, replyTo: email.replyTo, subject: email.subject, html: null, text: null,
     to: email.to, cc: email.cc, attachments: [], tracking, certified: email.options.certified,
     submitted: { mime: email.mime.toString('base64') },
   };

@@ -7,7 +7,7 @@ export interface EmailPayload {
   readonly from: NamedAddress;
   readonly replyTo: NamedAddress;
   readonly subject: string;
-  /** At least one of html and text is set. */
+  /** At least one of html and text is set, but in an SMTP submission's payload: its bodies are in `submitted` (app/email-bodies.ts reads them). */
   readonly html: string | null;
   readonly text: string | null;
   readonly to: readonly string[];
@@ -26,7 +26,8 @@ export interface EmailPayload {
   /**
    * An SMTP submission's message as its client wrote it, base64 (src/submission/): Bcc and
    * X-Herald-* removed, lines CRLF, a Date added when it had none. It is what goes out
-   * (channels/email/submitted-mime.ts); the fields above are read from it for the views.
+   * (channels/email/submitted-mime.ts); from, replyTo, subject, to and cc are read from its
+   * headers, and html and text are null (the views parse the MIME: app/email-bodies.ts).
    */
   readonly submitted?: { readonly mime: string };
 }

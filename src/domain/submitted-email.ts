@@ -17,9 +17,8 @@ export interface SubmittedEmail {
   /** Reply-To, or From when there is none. */
   readonly replyTo: NamedAddress;
   readonly subject: string;
-  /** The message's HTML and text bodies as mailparser reads them, for the views; at least one is set. */
-  readonly html: string | null;
-  readonly text: string | null;
+  /** A part is text/html: tracking may apply (as the API's, only HTML is tracked). */
+  readonly hasHtml: boolean;
   /** The To and Cc headers' addresses, as every copy shows them. */
   readonly to: readonly string[];
   readonly cc: readonly string[];

@@ -1,4 +1,4 @@
-import { simpleParser, type AddressObject } from 'mailparser';
+import addressparser from 'nodemailer/lib/addressparser';
 import mailsplit from 'mailsplit';
 import sjson from 'secure-json-parse';
 import { parseAddress } from '../domain/email-address.ts';
@@ -9,17 +9,19 @@ import { ok, reject, type Result } from '../domain/result.ts';
 import { parseSendOptions } from '../domain/send-options.ts';
 import type { RecipientRole, SubmittedEmail } from '../domain/submitted-email.ts';
 
-// DATA → SubmittedEmail: what the message says (From, Reply-To, To, Cc, Subject, bodies),
-// what herald's own headers ask for, and the bytes to keep. The headers are edited with
-// mailsplit's Headers, which rebuilds only the lines it changed, so the client's bytes stay
-// as they were; mailparser reads the rest (charsets, encodings, parts) for the views.
+// DATA → SubmittedEmail: what the message's headers say (From, Reply-To, To, Cc, Subject),
+// what herald's own headers ask for, and the bytes to keep. The headers are read and edited
+// with mailsplit's Headers, which rebuilds only the lines it changed, so the client's bytes
+// stay as they were. The bodies are not parsed here: the views read them from the kept MIME
+// when asked (app/email-bodies.ts), so the path to the 250 reads the header block only.
 
 const HEADER_END = Buffer.from('\r\n\r\n');
 /** herald's options ride on these headers and never leave it (docs/smtp-submission.md). */
 const OWN_HEADER = /^x-herald-/i;
 /** As the HTTP Idempotency-Key: 1 to 255 printable ASCII characters. */
 const VALID_IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
-const PARSER_OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, checksumAlgo: false } as const;
+/** A part of the message is HTML: tracking can apply (channels/email/submitted-mime.ts finds the parts themselves). */
+const HTML_PART = /^content-type:[ \t]*text\/html\b/im;
 
 export interface SubmissionEnvelope {
   readonly mailFrom: string;
@@ -37,14 +39,11 @@ export async function readSubmittedMessage(raw: Buffer, envelope: SubmissionEnve
   const options = ownOptions(headers, limits);
   if (!options.ok) return options;
 
-  const parsed = await simpleParser(crlf, PARSER_OPTIONS);
-  const from = firstAddress(parsed.from);
+  const from = firstAddress(headers, 'from');
   if (from === undefined) return invalid('the From header must hold one valid address');
-  const replyTo = firstAddress(parsed.replyTo) ?? from;
-  const to = addressesOf(parsed.to);
-  const cc = addressesOf(parsed.cc);
-  const html = typeof parsed.html === 'string' && parsed.html !== '' ? parsed.html : null;
-  const text = parsed.text !== undefined && parsed.text !== '' ? parsed.text : null;
+  const replyTo = firstAddress(headers, 'reply-to') ?? from;
+  const to = addressesOf(headers, 'to');
+  const cc = addressesOf(headers, 'cc');
 
   const roleOf = (email: string): RecipientRole => {
     const wanted = email.toLowerCase();
@@ -62,8 +61,8 @@ export async function readSubmittedMessage(raw: Buffer, envelope: SubmissionEnve
     envelopeFrom: envelope.mailFrom,
     recipients: envelope.rcptTo.map((email) => ({ email, role: roleOf(email) })),
     from, replyTo,
-    subject: parsed.subject ?? '',
-    html, text: html === null && text === null ? '' : text,
+    subject: headerValue(headers, 'subject'),
+    hasHtml: HTML_PART.test(crlf.toString('latin1')),
     to, cc,
     options: options.value.options,
     idempotencyKey: options.value.idempotencyKey,
@@ -77,7 +76,10 @@ type MessageHeaders = InstanceType<typeof mailsplit.Headers>;
  * A header's value as its writer meant it: unfolded, and its RFC 2047 encoded words decoded
  * (nodemailer writes a JSON value such as X-Herald-Metadata's as encoded words).
  */
-const headerValue = (headers: MessageHeaders, name: string): string => headers.libmime.decodeWords(headers.getFirst(name));
+const headerValue = (headers: MessageHeaders, name: string): string => headers.libmime.decodeWords(utf8(headers.getFirst(name)));
+
+/** mailsplit keeps header lines as binary strings (a character per byte): raw UTF-8 (SMTPUTF8, RFC 6532) is read as UTF-8. */
+const utf8 = (binary: string): string => Buffer.from(binary, 'latin1').toString('utf8');
 
 /** X-Herald-Metadata, -Track, -Certified and -Idempotency-Key, checked as the API checks its fields. */
 function ownOptions(headers: MessageHeaders, limits: RequestLimits): Result<{ options: SubmittedEmail['options']; idempotencyKey: string | null }> {
@@ -114,16 +116,20 @@ function ownOptions(headers: MessageHeaders, limits: RequestLimits): Result<{ op
   return ok({ options: options.value, idempotencyKey });
 }
 
-function firstAddress(header: AddressObject | AddressObject[] | undefined): NamedAddress | undefined {
-  const first = (Array.isArray(header) ? header : header === undefined ? [] : [header]).flatMap((h) => h.value)[0];
-  const email = first?.address === undefined ? null : parseAddress(first.address);
+/** The header's addresses, display names decoded; groups give their members. */
+function addressListOf(headers: MessageHeaders, name: string): { name: string; address: string }[] {
+  return headers.get(name).flatMap((line) => addressparser(utf8(line.slice(line.indexOf(':') + 1)), { flatten: true }))
+    .map((entry) => ({ name: headers.libmime.decodeWords(entry.name ?? ''), address: entry.address ?? '' }));
+}
+
+function firstAddress(headers: MessageHeaders, name: string): NamedAddress | undefined {
+  const [first] = addressListOf(headers, name);
+  const email = first === undefined ? null : parseAddress(first.address);
   return email === null || first === undefined ? undefined : { email, name: first.name };
 }
 
-function addressesOf(header: AddressObject | AddressObject[] | undefined): string[] {
-  const objects = Array.isArray(header) ? header : header === undefined ? [] : [header];
-  // Groups hold their members in `group`; an undisclosed-recipients group has none.
-  return objects.flatMap((h) => h.value).flatMap((a) => (a.group ?? [a])).flatMap((a) => (a.address === undefined || a.address === '' ? [] : [a.address]));
+function addressesOf(headers: MessageHeaders, name: string): string[] {
+  return addressListOf(headers, name).flatMap((entry) => (entry.address === '' ? [] : [entry.address]));
 }
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

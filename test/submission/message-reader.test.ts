@@ -86,3 +86,11 @@ test('X-Herald-Idempotency-Key written as an encoded word is read decoded', asyn
   assert.ok(read.ok, JSON.stringify(read));
   assert.equal(read.value.idempotencyKey, 'order-42 "retry"');
 });
+
+test('raw UTF-8 in the headers (SMTPUTF8) is read as UTF-8', async () => {
+  const read = await readSubmittedMessage(raw('From: José <jose@example.com>\nTo: józsef@example.org\nSubject: ¡Hola!'), { ...ENVELOPE, rcptTo: ['józsef@example.org'] }, DEFAULT_LIMITS, NOW);
+  assert.ok(read.ok);
+  assert.deepStrictEqual([read.value.from, read.value.subject, read.value.recipients], [
+    { email: 'jose@example.com', name: 'José' }, '¡Hola!', [{ email: 'józsef@example.org', role: 'to' }],
+  ]);
+});

@@ -44,6 +44,7 @@ test('a delivered email reads back as sent, with its queued, sending and sent ev
     status: 'sent',
     recipient: 'ana@example.org',
     created_at: '2025-03-01T10:00:00.000Z',
+    source: 'api',
     events: [
       { type: 'queued', at: '2025-03-01T10:00:00.000Z' },
       { type: 'sending', at: '2025-03-01T10:00:01.500Z', attempt: 1 },

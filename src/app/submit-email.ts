@@ -37,15 +37,16 @@ export async function authenticateSubmitter(deps: KeyDeps, password: string, add
   return ok({ accountId: account.id, key, mode: key.mode });
 }
 
-/**
- * MAIL FROM: the account as it is now (a second's cache, as the API reads it) may send
- * email, from a verified sender domain.
- */
-export async function openSubmission(deps: AppDeps, submitter: Submitter, envelopeFrom: string): Promise<Result<Account>> {
+/** MAIL FROM, first: the account as it is now (a second's cache, as the API reads it) may send email. */
+export async function submittingAccount(deps: AppDeps, submitter: Submitter): Promise<Result<Account>> {
   const account = await cachedAccount(deps, submitter.accountId);
-  if (account === undefined || !channelActive(account, 'email')) return reject('serviceInactive');
+  return account === undefined || !channelActive(account, 'email') ? reject('serviceInactive') : ok(account);
+}
+
+/** MAIL FROM, last: the envelope sender is of a verified sender domain (a null sender is not). */
+export async function checkEnvelopeSender(deps: AppDeps, account: Account, envelopeFrom: string): Promise<Result<void>> {
   if (envelopeFrom === '' || (await verifiedSenderDomain(deps, account.id, domainOf(envelopeFrom))) === undefined) return reject('domainNotPermitted');
-  return ok(account);
+  return ok(undefined);
 }
 
 /**

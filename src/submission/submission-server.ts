@@ -5,7 +5,7 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerAuthentication, type
 import type { KeyDeps } from '../app/api-keys.ts';
 import { idempotentSend, purgeExpiredKeysIfDue } from '../app/idempotent-send.ts';
 import type { StoreOutage } from '../app/store-outage.ts';
-import { authenticateSubmitter, openSubmission, submitEmail, type Submitter } from '../app/submit-email.ts';
+import { authenticateSubmitter, checkEnvelopeSender, submitEmail, submittingAccount, type Submitter } from '../app/submit-email.ts';
 import type { EmailAccepted } from '../app/send-email.ts';
 import type { Account } from '../domain/account.ts';
 import { parseAddress } from '../domain/email-address.ts';
@@ -170,13 +170,15 @@ export async function startSubmissionServer(options: SubmissionServerOptions, de
       state.refusedRecipients = 0;
       const { submitter } = state;
       if (submitter === undefined) return refuse(replyToRejection('invalidApiKey'), session);
-      const opened = await openSubmission(keys, submitter, address.address);
-      if (!opened.ok) return refuse(replyToRejection(opened.rejection.code), session, { mailFrom: address.address });
-      // Each message is one request of the account's rate, counted where the API counts.
-      const decision = await deps.rateCounter.consume(opened.value.id, opened.value.rateLimitPerSecond);
+      const account = await submittingAccount(keys, submitter);
+      if (!account.ok) return refuse(replyToRejection(account.rejection.code), session, { mailFrom: address.address });
+      // Each message is one request of the account's rate, counted where the API counts, before what it asks is looked at.
+      const decision = await deps.rateCounter.consume(account.value.id, account.value.rateLimitPerSecond);
       if (decision === 'unavailable') return refuse(replyToRejection('storeUnavailable'), session);
-      if (!decision.allowed) return refuse(REPLIES.rateLimited, session, { accountId: opened.value.id });
-      state.account = opened.value;
+      if (!decision.allowed) return refuse(REPLIES.rateLimited, session, { accountId: account.value.id });
+      const sender = await checkEnvelopeSender(keys, account.value, address.address);
+      if (!sender.ok) return refuse(replyToRejection(sender.rejection.code), session, { mailFrom: address.address });
+      state.account = account.value;
       state.envelopeFrom = address.address;
       return undefined;
     }),

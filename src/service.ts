@@ -279,7 +279,7 @@ async function startInboundSmtp(config: Config, deps: AuthDeps, logger: Logger):
 /** SMTP submission as configured (issue 22), or none when both of its ports are off. */
 async function startSubmission(config: Config, deps: AuthDeps, rateCounter: AccountRateLimiter, logger: Logger): Promise<RunningSubmission | undefined> {
   if (config.submissionPort === undefined && config.submissionsPort === undefined) return undefined;
-  // Loaded lazily, as the inbound listener: smtp-server and mailparser weigh on a process that takes no mail.
+  // Loaded lazily, as the inbound listener: smtp-server and mailsplit weigh on a process that takes no mail.
   const { startConfiguredSubmission } = await import('./submission/configured-submission.ts');
   const [portVariable, port] = config.submissionPort === undefined
     ? ['HERALD_SUBMISSIONS_PORT', config.submissionsPort ?? 0] as const

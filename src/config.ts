@@ -99,6 +99,9 @@ const integer = (min: number, max: number) => (raw: string, name: string): numbe
   return n;
 };
 
+/** A listener's port: `off` (or unset) for none, `0` for a free one. */
+const portOrOff = (raw: string, name: string): number | undefined => (raw === 'off' ? undefined : integer(0, 65535)(raw, name));
+
 /** A transport setting: `capture`, a keyword, or a URL of one of the given schemes. */
 const transport = (keywords: readonly string[], schemes: readonly string[]) => (raw: string, name: string): string => {
   if (raw === 'capture' || keywords.includes(raw)) return raw;
@@ -290,7 +293,7 @@ export const SETTINGS = [
   {
     key: 'inboundSmtpPort', env: 'HERALD_INBOUND_SMTP_PORT', default: undefined,
     description: 'TCP port of the inbound SMTP listener that takes bounces (DSNs) and complaints (ARF) for the bounce domain, e.g. `2525` behind a 25 → 2525 forward; `0` picks a free port. Unset or `off`: no listener (async bounces and complaints are not received). See docs/bounces.md.',
-    parse: (raw: string, name: string) => (raw === 'off' ? undefined : integer(0, 65535)(raw, name)),
+    parse: portOrOff,
   },
   { key: 'inboundSmtpHost', env: 'HERALD_INBOUND_SMTP_HOST', default: '0.0.0.0', description: 'Address the inbound SMTP listener binds (`::` for all IPv6 and IPv4).', parse: listenAddress },
   {
@@ -306,12 +309,12 @@ export const SETTINGS = [
   {
     key: 'submissionPort', env: 'HERALD_SUBMISSION_PORT', default: undefined,
     description: 'TCP port of the SMTP submission server (RFC 6409; STARTTLS when a certificate is set), e.g. `587`; `0` picks a free port (logged). Unset or `off`: none. See docs/smtp-submission.md.',
-    parse: (raw: string, name: string) => (raw === 'off' ? undefined : integer(0, 65535)(raw, name)),
+    parse: portOrOff,
   },
   {
     key: 'submissionsPort', env: 'HERALD_SUBMISSIONS_PORT', default: undefined,
     description: 'TCP port of SMTP submission with implicit TLS (RFC 8314), e.g. `465`; needs HERALD_SUBMISSION_TLS_KEY and _CERT. Unset or `off`: none.',
-    parse: (raw: string, name: string) => (raw === 'off' ? undefined : integer(0, 65535)(raw, name)),
+    parse: portOrOff,
   },
   { key: 'submissionHost', env: 'HERALD_SUBMISSION_HOST', default: '0.0.0.0', description: 'Address the SMTP submission ports bind (`::` for all IPv6 and IPv4).', parse: listenAddress },
   {
@@ -455,7 +458,7 @@ export const SETTINGS = [
   {
     key: 'metricsPort', env: 'HERALD_METRICS_PORT', default: undefined,
     description: 'TCP port of the Prometheus metrics (`GET /metrics`), a listener of its own so the API never shows them; `0` picks a free port. Unset or `off`: no metrics listener. Let only your scraper reach it (docs/operations.md).',
-    parse: (raw: string, name: string) => (raw === 'off' ? undefined : integer(0, 65535)(raw, name)),
+    parse: portOrOff,
   },
   {
     key: 'metricsHost', env: 'HERALD_METRICS_HOST', default: '127.0.0.1',

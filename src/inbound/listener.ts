@@ -1,11 +1,11 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Config } from '../config.ts';
 import { NoticeTooEarly, recordInboundReport, type InboundDeps, type InboundEnvelope } from '../app/record-inbound-report.ts';
 import { parseVerp } from '../domain/verp-address.ts';
+import { listenSmtp } from '../smtp-listen.ts';
 import { readInboundReport } from './report-reader.ts';
 
 // The bounce domain's mail server: takes DSNs sent to the per-message VERP addresses
@@ -109,17 +109,7 @@ export async function startInboundListener(options: InboundListenerOptions): Pro
       });
     },
   });
-  // Client-side trouble (a reset connection, a TLS handshake the client gave up) is logged, never fatal.
-  server.on('error', (error: Error) => log.warn({ err: error }, 'inbound SMTP connection error'));
-  // A port already taken fails the start; the error listener goes once listening.
-  await new Promise<void>((resolve, reject) => {
-    server.server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.server.address() as AddressInfo).port;
+  const port = await listenSmtp(server, options.port, options.host, log, 'inbound SMTP connection error');
   log.info({ port, host: options.host, bounceDomain: options.bounceDomain, starttls: options.tls !== undefined }, 'inbound SMTP listening');
 
   return {

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerAuthentication, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { KeyDeps } from '../app/api-keys.ts';
@@ -10,6 +9,7 @@ import type { EmailAccepted } from '../app/send-email.ts';
 import type { Account } from '../domain/account.ts';
 import { parseAddress } from '../domain/email-address.ts';
 import type { Result } from '../domain/result.ts';
+import { listenSmtp } from '../smtp-listen.ts';
 import { AuthBrake } from './auth-brake.ts';
 import { keepEnhancedCodesAsWritten } from './enhanced-codes.ts';
 import { readSubmittedMessage } from './message-reader.ts';
@@ -266,15 +266,7 @@ export async function startSubmissionServer(options: SubmissionServerOptions, de
     return queuedText(msgids);
   }
 
-  server.on('error', (error: Error) => log.warn({ err: error }, 'SMTP submission connection error'));
-  await new Promise<void>((resolve, reject) => {
-    server.server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.server.address() as AddressInfo).port;
+  const port = await listenSmtp(server, options.port, options.host, log, 'SMTP submission connection error');
   return {
     port,
     reloadTls: (tls) => server.updateSecureContext({ key: tls.key, cert: tls.cert }),

@@ -35,7 +35,9 @@ export interface IdRange {
 
 /** Time a SQLite slice aims to hold the event loop. */
 const SLICE_MS = 20;
-const FIRST_SLICE = 1000;
+// The first slice is sized blind: small, since a 50-condition filter took about 50 ms over
+// 1,000 contacts on a loaded 2-core machine; the next ones are sized from its time.
+const FIRST_SLICE = 250;
 const MIN_SLICE = 50;
 const MAX_SLICE = 200_000;
 

@@ -266,7 +266,8 @@ export async function startSubmissionServer(options: SubmissionServerOptions, de
     return queuedText(msgids);
   }
 
-  const port = await listenSmtp(server, options.port, options.host, log, 'SMTP submission connection error');
+  // Every API process of a machine takes submissions on the same port (herald-api@ units: docs/deployment.md).
+  const port = await listenSmtp(server, options.port, options.host, log, 'SMTP submission connection error', options.port !== 0);
   return {
     port,
     reloadTls: (tls) => server.updateSecureContext({ key: tls.key, cert: tls.cert }),

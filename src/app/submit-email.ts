@@ -1,11 +1,11 @@
 import { channelActive, type Account } from '../domain/account.ts';
 import { domainOf } from '../domain/email-address.ts';
-import { isIpAllowed, parseAllowList } from '../domain/ip-allow-list.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import { effectiveTracking } from '../domain/send-options.ts';
 import type { SubmittedEmail } from '../domain/submitted-email.ts';
+import { allowListAdmits } from './account-allow-list.ts';
 import { authenticateApiKey, noteKeyUse, type ApiKeyRecord, type KeyDeps } from './api-keys.ts';
 import type { AppDeps } from './deps.ts';
 import { cachedAccount, verifiedSenderDomain } from './read-caches.ts';
@@ -30,9 +30,7 @@ export async function authenticateSubmitter(deps: KeyDeps, password: string, add
   if (authentication.kind === 'invalid') return reject('invalidApiKey');
   const { account, key } = authentication;
   if (!key.scopes.includes('email')) return reject('keyNotAuthorized');
-  const allowList = parseAllowList(account.ipAllowList);
-  // Stored lists were validated on the way in; an unreadable one must not open the door.
-  if (!allowList.ok || !isIpAllowed(allowList.value, address)) return reject('ipNotAllowed');
+  if (!allowListAdmits(account, address)) return reject('ipNotAllowed');
   await noteKeyUse(deps, key.id, address);
   return ok({ accountId: account.id, key, mode: key.mode });
 }

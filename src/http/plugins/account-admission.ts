@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../domain/account.ts';
 import type { Metrics } from '../../metrics/registry.ts';
-import { BoundedCache } from '../../cache/bounded-cache.ts';
-import { isIpAllowed, parseAllowList, type AllowList } from '../../domain/ip-allow-list.ts';
+import { allowListAdmits } from '../../app/account-allow-list.ts';
 import { reportUnexpected, type UnexpectedErrorCounter } from '../failed-request.ts';
 import { refuseBeforeBody, withRetryAfter } from '../wire-errors.ts';
 import { rateLimitHeaders, type AccountRateLimiter } from './rate-limit.ts';
@@ -20,26 +19,6 @@ export type RateAllowance =
   | { readonly kind: 'account' }
   | { readonly kind: 'user'; readonly userId: string; readonly perSecond: number };
 
-// Allow-lists are stored as text; parsing one is cheap but not free, and the same
-// few lists are checked on every request. A cached account (app/read-caches.ts) brings
-// the same array each time, found by identity before any key is built (a WeakMap: an
-// entry goes with its account object, so it needs no bound of its own).
-const ALLOW_LISTS_KEPT = 1000;
-const allowListCache = new BoundedCache<string, AllowList>({ maxEntries: ALLOW_LISTS_KEPT });
-const allowListOfArray = new WeakMap<readonly string[], AllowList>();
-function allowListOf(account: Account): AllowList {
-  const known = allowListOfArray.get(account.ipAllowList);
-  if (known !== undefined) return known;
-  const list = allowListCache.obtain(JSON.stringify(account.ipAllowList), () => {
-    const parsed = parseAllowList(account.ipAllowList);
-    // Stored lists were validated on the way in; an unreadable one must not open the door.
-    if (!parsed.ok) throw new Error(`account ${account.id} has an invalid stored ipAllowList`);
-    return parsed.value;
-  });
-  allowListOfArray.set(account.ipAllowList, list);
-  return list;
-}
-
 /** True when the request may go on; otherwise the refusal has been sent (the connection closes after it). */
 export async function admitAccount(
   request: FastifyRequest, reply: FastifyReply, account: Account, deps: { rateLimiter: AccountRateLimiter; metrics: UnexpectedErrorCounter & Pick<Metrics, 'storeUnavailable'> },
@@ -48,7 +27,7 @@ export async function admitAccount(
   let allowed: boolean;
   try {
     const bound = allowance.kind === 'account' || account.allowListAppliesTo === 'all';
-    allowed = !bound || isIpAllowed(allowListOf(account), request.ip);
+    allowed = !bound || allowListAdmits(account, request.ip);
   } catch (error) {
     reportUnexpected(request, deps.metrics, error, 'allow-list check failed');
     refuseBeforeBody(reply, { code: 'authInternal' });

@@ -1,8 +1,10 @@
 import type { Channel } from './account.ts';
 
-// The public event catalogue: what a webhook receiver can be sent. Every public
-// event is a message event (stored append-only in `message_events`) seen through
-// this table; internal steps (`queued`, `sending`) are never published.
+// The public event catalogue: what a webhook receiver can be sent. A message's event
+// (stored append-only in `message_events`) is seen through this table; internal steps
+// (`queued`, `sending`) are never published. The listening events (INBOUND_EVENT_TYPES:
+// `*.received`, `*.opted_out`, `*.opted_in`) belong to no message of herald's: they are
+// posted by app/receive-inbound.ts and app/consent-ledger.ts with their own data.
 
 export const EVENT_TYPES = [
   'email.sent',
@@ -19,12 +21,27 @@ export const EVENT_TYPES = [
   'sms.sent',
   'sms.delivered',
   'sms.failed',
+  'sms.dropped',
+  'sms.received',
+  'sms.opted_out',
+  'sms.opted_in',
   'whatsapp.sent',
   'whatsapp.delivered',
   'whatsapp.read',
   'whatsapp.failed',
+  'whatsapp.dropped',
+  'whatsapp.received',
+  'whatsapp.opted_out',
+  'whatsapp.opted_in',
+  'email.received',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The events that are about no message of herald's: what people sent, and their consent. */
+export const INBOUND_EVENT_TYPES = [
+  'sms.received', 'sms.opted_out', 'sms.opted_in', 'whatsapp.received', 'whatsapp.opted_out', 'whatsapp.opted_in', 'email.received',
+] as const satisfies readonly EventType[];
+export type InboundEventType = (typeof INBOUND_EVENT_TYPES)[number];
 
 /** What each public type means, for the README, the OpenAPI document and `GET /v1/webhooks`. */
 export const EVENT_DESCRIPTIONS: Readonly<Record<EventType, string>> = {
@@ -42,10 +59,19 @@ export const EVENT_DESCRIPTIONS: Readonly<Record<EventType, string>> = {
   'sms.sent': 'The SMSC took the message (submit_sm_resp OK).',
   'sms.delivered': 'The SMSC reported delivery to the handset (delivery receipt).',
   'sms.failed': 'The SMSC refused the message or reported it undeliverable, or herald gave up.',
+  'sms.dropped': 'The number opted out of the account\'s SMS (it answered STOP): not sent, not billed.',
+  'sms.received': 'A person sent an SMS to one of the account\'s senders. Carries id, from, to, text, received_at (and keyword when it was one).',
+  'sms.opted_out': 'A number opted out of the account\'s SMS from a sender (a STOP keyword). Carries number, sender, keyword.',
+  'sms.opted_in': 'A number opted back in (a START keyword). Carries number, sender, keyword.',
   'whatsapp.sent': 'The WhatsApp Cloud API accepted the message.',
   'whatsapp.delivered': "WhatsApp reported the message delivered to the recipient's device.",
   'whatsapp.read': 'WhatsApp reported the message read.',
   'whatsapp.failed': 'WhatsApp refused the message or reported it failed.',
+  'whatsapp.dropped': 'The person opted out of the account\'s WhatsApp template messages: not sent, not billed.',
+  'whatsapp.received': 'A person sent a WhatsApp message (text, media, location, contacts, a button or list reply, a reaction). Carries id, from, to, text, type, received_at; media as attachments.',
+  'whatsapp.opted_out': 'A person opted out of the account\'s WhatsApp template messages (a STOP keyword). Carries number, sender, keyword.',
+  'whatsapp.opted_in': 'A person opted back in to WhatsApp template messages (a START keyword). Carries number, sender, keyword.',
+  'email.received': 'Mail came to one of the account\'s receiving domains. Carries id, from, to, subject, text, html, headers, authentication (SPF, DKIM, DMARC), attachments, and in_reply_to when it answers a message herald sent.',
 };
 
 export type EventFamily = 'transactional' | 'campaign';
@@ -57,8 +83,8 @@ const PUBLISHED: Readonly<Record<Channel, Readonly<Record<string, EventType>>>> 
     dropped: 'email.dropped', opened: 'email.opened', clicked: 'email.clicked', unsubscribed: 'email.unsubscribed',
     complained: 'email.complained', certified: 'email.certified',
   },
-  sms: { sent: 'sms.sent', delivered: 'sms.delivered', failed: 'sms.failed' },
-  whatsapp: { sent: 'whatsapp.sent', delivered: 'whatsapp.delivered', read: 'whatsapp.read', failed: 'whatsapp.failed' },
+  sms: { sent: 'sms.sent', delivered: 'sms.delivered', failed: 'sms.failed', dropped: 'sms.dropped' },
+  whatsapp: { sent: 'whatsapp.sent', delivered: 'whatsapp.delivered', read: 'whatsapp.read', failed: 'whatsapp.failed', dropped: 'whatsapp.dropped' },
 };
 
 /** The public type of a recorded message event, or undefined for internal steps. */

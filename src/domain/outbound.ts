@@ -44,6 +44,8 @@ export interface SmsPayload {
   /** GSM 03.38 text after transliteration. */
   readonly text: string;
   readonly segments: readonly string[];
+  /** The sender (source address): the account's sender the send named, or its default; absent: the transport's own (`?from=`). */
+  readonly from?: string;
 }
 
 /** An approved template, sendable at any time. */

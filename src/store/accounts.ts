@@ -60,6 +60,7 @@ export async function insertAccount(db: Executor, id: string, now: number, field
     webhook_events: null, webhook_secret: null, webhook_secret_previous: null, webhook_secret_previous_until: null,
     webhook_disabled_at: null, webhook_disabled_reason: null,
     track_opens: 1, track_clicks: 1,
+    sms_senders: null, sms_keywords: null, sms_help_text: null, sms_stop_text: null, sms_start_text: null,
     created_at: now, updated_at: now, ...toColumns(fields),
   };
   await db.insertInto('accounts').values(row).execute();

@@ -32,6 +32,13 @@ export interface AccountsTable {
   webhook_disabled_reason: string | null;
   track_opens: number;
   track_clicks: number;
+  /** JSON array of the account's SMS senders, the first its default (migration 0029); null: the transport's own. */
+  sms_senders: string | null;
+  /** JSON {stop, start, help}: the account's own keywords besides the standard ones. */
+  sms_keywords: string | null;
+  sms_help_text: string | null;
+  sms_stop_text: string | null;
+  sms_start_text: string | null;
 }
 
 export interface ApiKeysTable {
@@ -312,6 +319,89 @@ export interface ConsentEventsTable {
   detail: string | null; // JSON object
 }
 
+/** One message a person sent to an account (migration 0029); account_id null: unrouted. */
+export interface InboundMessagesTable {
+  id: string;
+  account_id: string | null;
+  channel: string; // sms | whatsapp | email
+  sender: string;
+  recipient: string;
+  text: string | null;
+  content: string | null; // JSON object: the channel's own fields
+  keyword: string | null; // stop | start | help when the message was one
+  reply_to: string | null; // the msgid of the message this one answers
+  provider_ref: string | null;
+  received_at: number;
+  created_at: number;
+}
+
+/** A part of a concatenated MO SMS, kept until its message is whole (or its time-out). */
+export interface InboundSmsPartsTable {
+  id: string;
+  sender: string;
+  recipient: string;
+  reference: number;
+  total: number;
+  part: number;
+  text: string;
+  received_at: number;
+}
+
+/** A file that came with an inbound message; WhatsApp media is fetched in the background. */
+export interface InboundAttachmentsTable {
+  id: string;
+  inbound_id: string;
+  account_id: string | null;
+  filename: string | null;
+  content_type: string | null;
+  media_ref: string | null;
+  content: string | null; // base64 once stored
+  last_error: string | null;
+  size: number;
+  state: string; // pending | stored | failed
+  attempts: number;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Every change of a person's consent on any channel, with its proof. */
+export interface ConsentLedgerTable {
+  id: string;
+  account_id: string;
+  channel: string;
+  address: string;
+  sender: string; // '' when not about one sender
+  change: string; // opted_out | opted_in
+  source: string; // keyword | unsubscribe | complaint | list | api | web
+  keyword: string | null;
+  proof: string | null; // JSON object
+  at: number;
+}
+
+/** Who is opted out now: one row per (account, channel, address, sender). */
+export interface OptOutsTable {
+  account_id: string;
+  channel: string;
+  address: string;
+  sender: string;
+  ledger_id: string;
+  at: number;
+}
+
+/** A domain an account receives email at. */
+export interface ReceivingDomainsTable {
+  id: string;
+  account_id: string;
+  domain: string;
+  verified_at: number | null;
+  rules: string | null; // JSON array of {address, action, forward_to}
+  created_at: number;
+  updated_at: number;
+}
+
 export interface ContactImportsTable {
   id: string;
   account_id: string;
@@ -446,6 +536,12 @@ export interface Database {
   contacts: ContactsTable;
   list_members: ListMembersTable;
   consent_events: ConsentEventsTable;
+  inbound_messages: InboundMessagesTable;
+  inbound_attachments: InboundAttachmentsTable;
+  inbound_sms_parts: InboundSmsPartsTable;
+  consent_ledger: ConsentLedgerTable;
+  opt_outs: OptOutsTable;
+  receiving_domains: ReceivingDomainsTable;
   contact_imports: ContactImportsTable;
   contact_import_chunks: ContactImportChunksTable;
   whatsapp_sessions: WhatsappSessionsTable;

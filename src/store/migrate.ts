@@ -25,6 +25,7 @@ import * as allowListAppliesTo from './migrations/0024-allow-list-applies-to.ts'
 import * as leaseTakeover from './migrations/0025-lease-takeover.ts';
 import * as sendRequestId from './migrations/0027-send-request-id.ts';
 import * as sendSource from './migrations/0028-send-source.ts';
+import * as listening from './migrations/0029-listening.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025-lease-takeover': leaseTakeover,
   '0027-send-request-id': sendRequestId,
   '0028-send-source': sendSource,
+  '0029-listening': listening,
 };
 
 /** Every migration's name, in the order they apply. */

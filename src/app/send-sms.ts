@@ -3,6 +3,8 @@ import type { SmsPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { commitOrReject } from './commit-or-reject.ts';
 import { parseSmsRequest, splitGsmText } from '../domain/sms-request.ts';
+import { senderOfSend } from '../domain/sms-sender.ts';
+import { isJsonObject, ownField } from '../domain/json-object.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import { insertSend, type NewMessage } from '../store/messages.ts';
 import type { AppDeps } from './deps.ts';
@@ -27,10 +29,13 @@ export async function sendSms(deps: AppDeps, account: Account, body: unknown, mo
   const { text, segments, numbers } = parsed.value;
   const options = eventOptions(body, deps.limits);
   if (!options.ok) return options;
+  // herald's own field, read after the spec's: a body valid by the interface never fails here.
+  const sender = senderOfSend(isJsonObject(body) ? ownField(body, 'from') : undefined, account.smsSenders);
+  if (!sender.ok) return sender;
 
   const cost = segments * numbers.length;
   const messages: NewMessage[] = numbers.map((number) => ({ id: deps.newId(), recipient: number, role: 'to', costMessages: costOf(mode, segments), costBalance: 0 }));
-  const payload: SmsPayload = { text, segments: splitGsmText(text) };
+  const payload: SmsPayload = { text, segments: splitGsmText(text), ...(sender.value === undefined ? {} : { from: sender.value }) };
   const sendId = deps.newId();
   const now = deps.clock();
   // The unit of work returns the answer: an Idempotency-Key is stored with it in the same transaction (app/idempotent-send.ts).

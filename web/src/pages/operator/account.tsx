@@ -163,7 +163,7 @@ function SmsSenders(props: { account: AccountDetails }) {
       <form onSubmit={submit} noValidate className="form-grid">
         <div className="span-2">
           <TextArea label="Senders, one a line or separated by commas" className="mono" rows={3} value={text} onChange={(e) => setText(e.target.value)}
-            hint="Long numbers (+34600111222), short codes (12345) or alphanumeric ids (ACME). The first is the default; a send may name another with from. Empty: the service's own sender."
+            hint={<>Long numbers (+34600111222), short codes (12345) or alphanumeric ids (ACME). The first is the default; a send may name another with <code>from</code>. Empty: the service's own sender.</>}
             error={error} />
         </div>
         {save.isError ? <div className="span-2"><ErrorNotice error={save.error} /></div> : null}

@@ -37,6 +37,8 @@ export interface AccountBody {
   readonly whatsappPhoneNumberId: string | null;
   /** Write-only: `"set"` when a token is stored, never the token itself. */
   readonly whatsappAccessToken: 'set' | null;
+  /** The SMS senders, the first the default; empty: the transport's own. */
+  readonly smsSenders: readonly string[];
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -97,6 +99,7 @@ export function accountBody(account: Account, webhook?: { readonly secret: strin
     tracking: { opens: account.tracking.opens, clicks: account.tracking.clicks },
     whatsappPhoneNumberId: account.whatsappPhoneNumberId,
     whatsappAccessToken: account.whatsappAccessTokenSet ? 'set' : null,
+    smsSenders: account.smsSenders,
     createdAt: iso(account.createdAt),
     updatedAt: iso(account.updatedAt),
   };

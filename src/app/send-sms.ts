@@ -3,10 +3,11 @@ import type { SmsPayload } from '../domain/outbound.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { commitOrReject } from './commit-or-reject.ts';
 import { parseSmsRequest, splitGsmText } from '../domain/sms-request.ts';
+import { senderOfSend } from '../domain/sms-sender.ts';
+import { isJsonObject, ownField } from '../domain/json-object.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import { insertSend, type NewMessage } from '../store/messages.ts';
 import { optedOutAmong } from '../store/consent-ledger.ts';
-import { accountSmsSenders } from '../store/inbound-messages.ts';
 import { findAccount } from '../store/accounts.ts';
 import type { AppDeps } from './deps.ts';
 import { eventOptions } from './event-options.ts';
@@ -30,12 +31,14 @@ export async function sendSms(deps: AppDeps, account: Account, body: unknown, mo
   const { text, segments, numbers } = parsed.value;
   const options = eventOptions(body, deps.limits);
   if (!options.ok) return options;
+  // herald's own field, read after the spec's: a body valid by the interface never fails here.
+  const sender = senderOfSend(isJsonObject(body) ? ownField(body, 'from') : undefined, account.smsSenders);
+  if (!sender.ok) return sender;
 
-  const payload: SmsPayload = { text, segments: splitGsmText(text) };
+  const payload: SmsPayload = { text, segments: splitGsmText(text), ...(sender.value === undefined ? {} : { from: sender.value }) };
   // A number that answered STOP to this sender is answered like any other (it counts in
   // total_contacts and gets a msgid) but is stored as dropped: not sent, not billed, sms.dropped.
-  const sender = payload.from ?? (await accountSmsSenders(deps.db, account.id))[0] ?? '';
-  const optedOut = await optedOutAmong(deps.db, account.id, 'sms', numbers, sender);
+  const optedOut = await optedOutAmong(deps.db, account.id, 'sms', numbers, sender.value ?? '');
   const messages: NewMessage[] = numbers.map((number) => optedOut.has(number)
     ? { id: deps.newId(), recipient: number, role: 'to', costMessages: 0, costBalance: 0, dropped: true, dropReason: 'opted_out' }
     : { id: deps.newId(), recipient: number, role: 'to', costMessages: costOf(mode, segments), costBalance: 0 });

@@ -3,7 +3,7 @@ import { invalidField } from '../domain/admin-input.ts';
 import { isSimulatorRecipient, SIMULATOR_EMAIL_DOMAIN, SIMULATOR_NUMBER_PREFIX } from '../domain/simulator.ts';
 import { inboundData } from '../domain/inbound-message.ts';
 import { ok, type Result } from '../domain/result.ts';
-import { findInbound, accountSmsSenders } from '../store/inbound-messages.ts';
+import { findInbound } from '../store/inbound-messages.ts';
 import { receiveInbound, type InboundDeps } from './receive-inbound.ts';
 
 // POST /v1/sandbox/inbound: a message "from" a simulator number or address, taken as if
@@ -26,7 +26,7 @@ export async function simulateInbound(deps: InboundDeps, account: Account, body:
   if (!isSimulatorRecipient(body.channel, from)) {
     return invalidField('from', body.channel === 'email' ? `must be an address at ${SIMULATOR_EMAIL_DOMAIN}` : `must be a simulator number, +${SIMULATOR_NUMBER_PREFIX} and three digits`);
   }
-  const to = body.to ?? (await defaultReceiver(deps, account, body.channel));
+  const to = body.to ?? defaultReceiver(account, body.channel);
   const recorded = await receiveInbound(deps, {
     channel: body.channel, from, to, text: body.text, receivedAt: deps.clock(), accountId: account.id, test: true,
     ...(body.channel === 'email' ? { content: { subject: body.subject ?? '' } } : body.channel === 'whatsapp' ? { content: { type: 'text' } } : {}),
@@ -37,8 +37,8 @@ export async function simulateInbound(deps: InboundDeps, account: Account, body:
 }
 
 /** Where a simulated message is written to when the body names nothing: the account's default sender, its phone number id, or a sandbox address. */
-async function defaultReceiver(deps: InboundDeps, account: Account, channel: Channel): Promise<string> {
-  if (channel === 'sms') return (await accountSmsSenders(deps.db, account.id))[0] ?? 'sandbox';
+function defaultReceiver(account: Account, channel: Channel): string {
+  if (channel === 'sms') return account.smsSenders[0] ?? 'sandbox';
   if (channel === 'whatsapp') return account.whatsappPhoneNumberId ?? 'sandbox';
   return `inbound@${SIMULATOR_EMAIL_DOMAIN}`;
 }

@@ -15,20 +15,23 @@ import * as human from './human-output.ts';
 
 const ACCOUNT_FLAGS = {
   name: 'name', messagesLeft: 'messages', balance: 'balance', whatsappPrice: 'whatsapp-price', rateLimitPerSecond: 'rate-limit', domain: 'domain',
+  smsSenders: 'sms-senders',
 } as const;
 
+const SMS_SENDERS_HELP = '--sms-senders takes comma-separated long numbers (+ and digits), short codes and alphanumeric sender ids, the first the default ("" for none)';
+
 export const accountCreate = storeCommand({
-  usage: 'accounts create --name NAME [--messages N] [--balance X] [--whatsapp-price X] [--rate-limit N] [--domain DOMAIN]... [--json]',
-  summary: 'Open an account (names are unique without regard to case) with a first API key of every scope',
+  usage: 'accounts create --name NAME [--messages N] [--balance X] [--whatsapp-price X] [--rate-limit N] [--sms-senders SENDERS] [--domain DOMAIN]... [--json]',
+  summary: `Open an account (names are unique without regard to case) with a first API key of every scope; ${SMS_SENDERS_HELP}`,
   options: {
     name: { type: 'string' }, messages: { type: 'string' }, balance: { type: 'string' }, 'whatsapp-price': { type: 'string' },
-    'rate-limit': { type: 'string' }, domain: { type: 'string', multiple: true },
+    'rate-limit': { type: 'string' }, 'sms-senders': { type: 'string' }, domain: { type: 'string', multiple: true },
   },
   flagOf: ACCOUNT_FLAGS,
   async run(deps, _args, values) {
     const input = parseNewAccount(compact({
       name: values.name, messagesLeft: wholeNumberFlag(values, 'messages'), balance: values.balance,
-      whatsappPrice: values['whatsapp-price'], rateLimitPerSecond: wholeNumberFlag(values, 'rate-limit'),
+      whatsappPrice: values['whatsapp-price'], rateLimitPerSecond: wholeNumberFlag(values, 'rate-limit'), smsSenders: listFlag(values, 'sms-senders'),
     }));
     if (!input.ok) return input;
     // Domains are checked before the account exists, so a typo leaves nothing half made.
@@ -88,14 +91,14 @@ export const accountShow = storeCommand({
 
 export const accountUpdate = storeCommand({
   usage: 'accounts update ACCOUNT_ID [--name NAME] [--messages N | --add-messages N] [--balance X | --add-balance X] [--whatsapp-price X] [--active true|false] [--rate-limit N] '
-    + '[--allow-list ENTRIES] [--allow-list-applies-to keys|all] [--json]',
+    + '[--allow-list ENTRIES] [--allow-list-applies-to keys|all] [--sms-senders SENDERS] [--json]',
   summary: 'Change an account; messages and money move through the ledger. --allow-list takes comma-separated addresses and CIDR ranges ("" for any address); '
-    + '--allow-list-applies-to keys frees the web application\'s sessions from the list',
+    + `--allow-list-applies-to keys frees the web application's sessions from the list; ${SMS_SENDERS_HELP}`,
   positionals: ['ACCOUNT_ID'],
   options: {
     name: { type: 'string' }, messages: { type: 'string' }, 'add-messages': { type: 'string' }, balance: { type: 'string' },
     'add-balance': { type: 'string' }, 'whatsapp-price': { type: 'string' }, active: { type: 'string' }, 'rate-limit': { type: 'string' },
-    'allow-list': { type: 'string' }, 'allow-list-applies-to': { type: 'string' },
+    'allow-list': { type: 'string' }, 'allow-list-applies-to': { type: 'string' }, 'sms-senders': { type: 'string' },
   },
   flagOf: {
     ...ACCOUNT_FLAGS, addMessages: 'add-messages', addBalance: 'add-balance', active: 'active', ipAllowList: 'allow-list', allowListAppliesTo: 'allow-list-applies-to',
@@ -106,6 +109,7 @@ export const accountUpdate = storeCommand({
       balance: values.balance, addBalance: values['add-balance'], whatsappPrice: values['whatsapp-price'],
       active: booleanFlag(values, 'active'), rateLimitPerSecond: wholeNumberFlag(values, 'rate-limit'),
       ipAllowList: listFlag(values, 'allow-list'), allowListAppliesTo: choiceFlag(values, 'allow-list-applies-to', ALLOW_LIST_APPLIES_TO),
+      smsSenders: listFlag(values, 'sms-senders'),
     }));
     if (!input.ok) return input;
     const updated = await updateAccount(deps, id, input.value);

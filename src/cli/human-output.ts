@@ -27,6 +27,7 @@ export function accountText(account: AccountBody): string[] {
       ['allow-list binds', account.allowListAppliesTo === 'all' ? 'API keys and sessions (all)' : 'API keys only (keys)'],
       ['services', `email ${onOff(account.services.email)}, sms ${onOff(account.services.sms)}, whatsapp ${onOff(account.services.whatsapp)}`],
       ['webhook url', account.webhookUrl ?? '(none)'],
+      ['sms senders', account.smsSenders.length === 0 ? '(the service\'s own)' : account.smsSenders.map((s, i) => (i === 0 ? `${s} (default)` : s)).join(', ')],
       ['created', account.createdAt],
       ['updated', account.updatedAt],
     ]),

@@ -18,6 +18,7 @@ import { isJsonObject, ownField } from './json-object.ts';
 import { parseMoney, type Minor } from './money.ts';
 import { ok, type Result } from './result.ts';
 import { checkBody, OPERATOR_API_STYLE } from './schema-check.ts';
+import { parseSmsSenders, SMS_SENDERS_MAX } from './sms-sender.ts';
 
 export const ACCOUNT_NAME_MAX = 200;
 export const RATE_LIMIT_MAX = 100_000;
@@ -82,6 +83,14 @@ const accountFields = {
     errorMessage: 'must be null or a Cloud API access token: 1 to 4096 printable ASCII characters without spaces',
     description: 'Cloud API access token, write-only; null removes it',
   })),
+  // Each entry is read by parseSmsSenders, which names the one that is not a sender.
+  smsSenders: Type.Optional(Nullable(Type.Array(Type.String({
+    description: 'A long number (`+` and 8 to 15 digits), a short code (3 to 8 digits) or an alphanumeric sender id (1 to 11 letters, digits and inner spaces, with a letter)',
+  }), { maxItems: SMS_SENDERS_MAX }), {
+    errorMessage: `must be null or an array of at most ${SMS_SENDERS_MAX} strings`,
+    description: 'The SMS senders of the account, the first the default; a send may name another with `from`. Null or [] clears them: '
+      + 'SMS then go from the transport\'s own sender (docs/sms-senders.md)',
+  })),
   tracking: Type.Optional(Type.Object({ opens: Type.Optional(Flag()), clicks: Type.Optional(Flag()) }, {
     additionalProperties: false, errorMessage: 'must be an object with opens and clicks set to true or false',
     description: 'Open and click tracking of HTML email when a send does not say (default both true); either may be left out',
@@ -144,6 +153,8 @@ export interface AccountInput {
   readonly whatsappAccessToken?: string | null;
   /** Open and click tracking of HTML email, unless a send says otherwise; either may be left out. */
   readonly tracking?: { readonly opens?: boolean; readonly clicks?: boolean };
+  /** The SMS senders, the first the default; null clears them. */
+  readonly smsSenders?: readonly string[] | null;
 }
 
 export interface NewAccountInput extends AccountInput {
@@ -228,7 +239,7 @@ export function checkOperatorInput<S extends TSchema>(schema: S, body: unknown):
 
 /** The account fields of a checked body in domain terms; what its schema cannot say is checked here, in field order. */
 function refineAccountFields(body: Omit<AccountUpdateBody, 'addMessages' | 'addBalance'>): Result<AccountInput> {
-  const { name, balance, whatsappPrice, ipAllowList, webhookUrl, webhookEvents, ...plain } = body;
+  const { name, balance, whatsappPrice, ipAllowList, webhookUrl, webhookEvents, smsSenders, ...plain } = body;
   const input: { -readonly [K in keyof AccountInput]: AccountInput[K] } = { ...plain };
   if (name !== undefined) input.name = name.trim();
   for (const [key, value] of [['balance', balance], ['whatsappPrice', whatsappPrice]] as const) {
@@ -251,6 +262,11 @@ function refineAccountFields(body: Omit<AccountUpdateBody, 'addMessages' | 'addB
     const events = parseWebhookEvents(webhookEvents);
     if (!events.ok) return events;
     input.webhookEvents = events.value;
+  }
+  if (smsSenders !== undefined) {
+    const senders = parseSmsSenders(smsSenders);
+    if (!senders.ok) return senders;
+    input.smsSenders = senders.value;
   }
   return ok(input);
 }

@@ -75,6 +75,8 @@ export const WIRE_TEXTS = {
   invalidUtf8: 'Invalid request, the body is not valid UTF-8',
   jsonTooDeep: 'Invalid request, the JSON body is nested more than 64 levels deep',
   jsonTooManyElements: 'Invalid request, the JSON body has more than 100000 values',
+  // POST /v1/sms/send: a `from` that is not one of the account's SMS senders (domain/sms-sender.ts), 400 with a `detail`
+  invalidSender: 'Invalid sender',
   // /v1/webhooks: a test event or a retry while the account has nowhere to post, 409
   webhookUrlMissing: 'No webhook URL is set',
   // PATCH /v1/account from a session: a list that binds sessions without the saver's address, 409 with a `detail` naming it

@@ -23,6 +23,7 @@ export function toAccount(row: AccountRow): Account {
     tracking: { opens: row.track_opens === 1, clicks: row.track_clicks === 1 },
     whatsappPhoneNumberId: row.whatsapp_phone_number_id,
     whatsappAccessTokenSet: row.whatsapp_access_token !== null,
+    smsSenders: row.sms_senders === null ? [] : (JSON.parse(row.sms_senders) as string[]),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
@@ -49,6 +50,8 @@ function toColumns(changes: AccountChanges): Partial<AccountsTable> {
   if (changes.whatsappAccessToken !== undefined) columns.whatsapp_access_token = changes.whatsappAccessToken;
   if (changes.tracking?.opens !== undefined) columns.track_opens = changes.tracking.opens ? 1 : 0;
   if (changes.tracking?.clicks !== undefined) columns.track_clicks = changes.tracking.clicks ? 1 : 0;
+  // Null, never '[]', for none: the lead's reply routing skips accounts whose column is null.
+  if (changes.smsSenders !== undefined) columns.sms_senders = changes.smsSenders === null || changes.smsSenders.length === 0 ? null : JSON.stringify(changes.smsSenders);
   return columns;
 }
 

@@ -31,7 +31,7 @@ test('accounts create --json prints the account, its key and its verified domain
   assert.deepStrictEqual(out, {
     account: {
       id: out.account.id, name: 'acme', active: true, messagesLeft: 5, balance: 0, whatsappPrice: 0, rateLimitPerSecond: 2, ipAllowList: [], allowListAppliesTo: 'all',
-      services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, whatsappPhoneNumberId: null, whatsappAccessToken: null,
+      services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, whatsappPhoneNumberId: null, whatsappAccessToken: null, smsSenders: [],
       tracking: { opens: true, clicks: true },
       createdAt: out.account.createdAt, updatedAt: out.account.createdAt,
     },

@@ -34,13 +34,13 @@ const answer = (res: LightMyRequestResponse) => ({ status: res.statusCode, body:
 
 test('GET /v1/account answers the account with the address the caller is seen at', async (t) => {
   const { service } = await serviceAt(t);
-  const account = await openAccount(service, { name: 'Acme', messagesLeft: 250, rateLimitPerSecond: 40 });
+  const account = await openAccount(service, { name: 'Acme', messagesLeft: 250, rateLimitPerSecond: 40, smsSenders: ['+34600111222', 'ACME'] });
   const res = await call(service, 'GET', '/v1/account', account.apiKey, undefined, '203.0.113.9');
   assert.deepStrictEqual(answer(res), {
     status: 200,
     body: {
       account_id: account.id, name: 'Acme', active: true, messages_left: 250, balance: 0, whatsapp_price: 0, rate_limit_per_second: 40,
-      services: { email: true, sms: true, whatsapp: true }, ip_allow_list: [], allow_list_applies_to: 'all', caller_ip: '203.0.113.9',
+      services: { email: true, sms: true, whatsapp: true }, ip_allow_list: [], allow_list_applies_to: 'all', caller_ip: '203.0.113.9', sms_senders: ['+34600111222', 'ACME'],
     },
   });
 });

@@ -36,7 +36,7 @@ async function createAccount(service: Service, fields: Record<string, unknown> =
 function accountAt(id: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id, name: 'acme', active: true, messagesLeft: 0, balance: 0, whatsappPrice: 0, rateLimitPerSecond: 2, ipAllowList: [], allowListAppliesTo: 'all',
-    services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, webhookSecret: null, webhookEvents: null, whatsappPhoneNumberId: null, whatsappAccessToken: null,
+    services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, webhookSecret: null, webhookEvents: null, whatsappPhoneNumberId: null, whatsappAccessToken: null, smsSenders: [],
     tracking: { opens: true, clicks: true },
     createdAt: '2030-01-01T00:00:00.000Z', updatedAt: '2030-01-01T00:00:00.000Z', ...fields,
   };

@@ -57,15 +57,16 @@ test('a send to an opted-out number is answered as the interface answers, ends d
   const res = await post(service, '/v1/sms/send', account.apiKey, { message: 'Sale today', mobile_numbers: [PERSON, '+34600000001'] });
   assert.equal(res.statusCode, 200);
   const body = res.json();
+  const [toOptedOut, toOther] = [body.messages[0].msgid as string, body.messages[1].msgid as string];
   assert.deepStrictEqual(body, {
     result: 'SMS queued for delivery', total_contacts: 2, total_messages_sent: 1, messages_left: before - 1,
-    messages: [{ mobile_number: PERSON, msgid: body.messages[0].msgid }, { mobile_number: '+34600000001', msgid: body.messages[1].msgid }],
+    messages: [{ mobile_number: PERSON, msgid: toOptedOut }, { mobile_number: '+34600000001', msgid: toOther }],
   });
-  const message = await get(service, `/v1/messages/${body.messages[0].msgid}`, account.apiKey);
+  const message = await get(service, `/v1/messages/${toOptedOut}`, account.apiKey);
   assert.equal(message.json().status, 'dropped');
   assert.equal((await readAccount(service, account.id)).messagesLeft, before - 1);
   const dropped = await postedOfType(service, account.id, 'sms.dropped');
-  assert.deepStrictEqual(dropped.map((d) => [d['msgid'], d['recipient'], d['reason']]), [[body.messages[0].msgid, PERSON, 'opted_out']]);
+  assert.deepStrictEqual(dropped.map((d) => [d['msgid'], d['recipient'], d['reason']]), [[toOptedOut, PERSON, 'opted_out']]);
 });
 
 test('STOP is confirmed by one SMS from the number written to, billed; a second STOP changes nothing and is not answered', async (t) => {

@@ -5,10 +5,12 @@ import { MAX_PARTS, splitSeptets, toSmsParts, type SmsPart } from '../../domain/
 import type { Outbound, SmsPayload } from '../../domain/outbound.ts';
 import type { Outcome, Transport } from '../channel.ts';
 import { DEFAULT_SMPP_TIMING, SmppSession, describeStatus, statusName, type InboundDeliver, type SmppEndpoint, type SmppTiming, type SubmitPacer } from './smpp-session.ts';
+import { sourceAddressOf, type SourceAddress } from './source-address.ts';
 import type { SharedThroughputCapOptions } from './throughput-cap.ts';
 
 // SMS over SMPP v3.4: `smpp://system_id:password@host:2775?window=10&throughput=100&from=Herald`
-// (`smpps://` for TLS, default port 3550). Each message goes as GSM 03.38, data_coding 0,
+// (`smpps://` for TLS, default port 3550); `from` is the source address of a message whose
+// account has no SMS senders (source-address.ts). Each message goes as GSM 03.38, data_coding 0,
 // unpacked (domain/gsm7-packing.ts), one submit_sm per part with registered_delivery 1.
 //
 // providerRef is the FIRST part's message_id. Receipts come per part: the ids of a
@@ -50,7 +52,7 @@ export interface SmppSettings {
   readonly endpoint: SmppEndpoint;
   readonly window: number;
   readonly throughput: number;
-  readonly source: { readonly addr: string; readonly ton: number; readonly npi: number };
+  readonly source: SourceAddress;
 }
 
 const ALPHANUMERIC_SENDER = /^[A-Za-z0-9 ]{1,11}$/;
@@ -197,12 +199,12 @@ export function smppTransport(options: SmppTransportOptions): Transport<SmsPaylo
   });
   session.start();
 
-  function submitFields(recipient: string, part: SmsPart): PduFields {
+  function submitFields(source: SourceAddress, recipient: string, part: SmsPart): PduFields {
     const septets = Buffer.from(part.septets);
     return {
-      source_addr_ton: settings.source.ton,
-      source_addr_npi: settings.source.npi,
-      source_addr: settings.source.addr,
+      source_addr_ton: source.ton,
+      source_addr_npi: source.npi,
+      source_addr: source.addr,
       dest_addr_ton: 1,
       dest_addr_npi: 1,
       destination_addr: recipient.replace(/^\+/, ''),
@@ -216,6 +218,9 @@ export function smppTransport(options: SmppTransportOptions): Transport<SmsPaylo
   return {
     name: 'smpp',
     async send(message: Outbound<SmsPayload>, signal: AbortSignal): Promise<Outcome> {
+      const { from } = message.payload;
+      const source = from === undefined ? settings.source : sourceAddressOf(from);
+      if (source === null) return { kind: 'failed', peer, response: `sender ${JSON.stringify(from)} is not an SMS sender`, leftTheHouse: false };
       let chunks: Uint8Array[];
       try {
         chunks = splitSeptets(message.payload.text);
@@ -234,7 +239,7 @@ export function smppTransport(options: SmppTransportOptions): Transport<SmsPaylo
       const track = multipart.track(parts.length);
       for (const [index, part] of parts.entries()) {
         const which = parts.length > 1 ? `part ${index + 1} of ${parts.length}: ` : '';
-        const result = await session.submit(submitFields(message.recipient, part), signal);
+        const result = await session.submit(submitFields(source, message.recipient, part), signal);
         if (result.kind !== 'response') return { kind: 'deferred', peer, response: which + result.reason };
         const verdict = verdictOf(result.commandStatus);
         if (verdict === 'deferred') return { kind: 'deferred', peer, response: which + describeStatus(result.commandStatus) };

@@ -42,6 +42,7 @@ export function accountView(account: Account, callerIp: string): AccountView {
     ip_allow_list: [...account.ipAllowList],
     allow_list_applies_to: account.allowListAppliesTo,
     caller_ip: callerIp,
+    sms_senders: [...account.smsSenders],
   };
 }
 

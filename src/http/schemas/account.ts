@@ -27,6 +27,9 @@ export const AccountView = Type.Object({
   ip_allow_list: Type.Array(Type.String(), { description: 'IPv4/IPv6 addresses and CIDR ranges (canonical form); empty: any address. Binds API keys, and sessions too when `allow_list_applies_to` is `all`' }),
   allow_list_applies_to: AllowListAppliesTo,
   caller_ip: Type.String({ description: 'The address herald sees this request come from: a list without it would shut this caller out' }),
+  sms_senders: Type.Array(Type.String(), {
+    description: 'The SMS senders the operator gave the account, the first the default; a send names another with `from`. Empty: the service\'s own sender (docs/sms-senders.md)',
+  }),
 });
 export type AccountView = Static<typeof AccountView>;
 

@@ -24,6 +24,7 @@ export const AdminAccount = Type.Object({
   tracking: Type.Object({ opens: Type.Boolean(), clicks: Type.Boolean() }),
   whatsappPhoneNumberId: Nullable(Type.String()),
   whatsappAccessToken: Nullable(Type.Literal('set')),
+  smsSenders: Type.Array(Type.String(), { description: 'The SMS senders, the first the default (a send names another with `from`); empty: the transport\'s own sender' }),
   createdAt: Timestamp(),
   updatedAt: Timestamp(),
 });

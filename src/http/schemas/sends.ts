@@ -61,6 +61,11 @@ export const smsRequest = {
   properties: {
     message: { type: 'string', description: '160 characters a segment; characters outside GSM 03.38 are transliterated or removed' },
     mobile_numbers: { type: 'array', items: { type: 'string', pattern: '^\\+[0-9]{10,15}$' } },
+    from: {
+      type: 'string',
+      description: 'The sender, one of the account\'s SMS senders (`smsSenders`, set by the operator); default: the first of them, '
+        + 'or the service\'s own when the account has none. Any other: 400 `Invalid sender` with a `detail` (docs/sms-senders.md)',
+    },
     ...sendOptionFields,
   },
 } as const;

@@ -28,7 +28,7 @@ export interface AccountSettings {
   active: boolean; rateLimitPerSecond: number; whatsappPrice: string; services: Record<string, boolean>;
 }
 
-export const updateAccount = (id: string, body: AccountSettings | { ipAllowList: string[]; allowListAppliesTo: AllowListAppliesTo }) =>
+export const updateAccount = (id: string, body: AccountSettings | { ipAllowList: string[]; allowListAppliesTo: AllowListAppliesTo } | { smsSenders: string[] }) =>
   api<unknown>(accountPath(id), { method: 'PATCH', body, realm: 'operator' });
 
 export const topUp = (id: string, input: TopUpInput) => api<unknown>(accountPath(id, '/top-ups'), { method: 'POST', body: input, realm: 'operator' });

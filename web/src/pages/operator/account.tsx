@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { CHANNELS } from '@herald/domain/account.ts';
+import { SMS_SENDERS_MAX, smsSenderForm } from '@herald/domain/sms-sender.ts';
 import {
   operatorAccountQuery, accountUsersQuery, inviteAccountUser, operatorKeys, topUp as addToAccount, updateAccount,
 } from '../../api/operator/accounts.ts';
@@ -36,6 +37,7 @@ export default function OperatorAccountPage() {
             </Section>
             <Settings account={a} />
             <AllowList account={a} />
+            <SmsSenders account={a} />
             <TopUp id={a.id} />
             <AccountUsers id={a.id} />
           </>
@@ -124,6 +126,49 @@ function AllowList(props: { account: AccountDetails }) {
         {save.isError ? <div className="span-2"><ErrorNotice error={save.error} /></div> : null}
         {save.isSuccess ? <p className="notice span-2" role="status">Allow-list saved.</p> : null}
         <div className="span-2"><button type="submit" className="button" disabled={save.isPending}>Save the allow-list</button></div>
+      </form>
+    </Section>
+  );
+}
+
+/** Entries separated by commas or line breaks; spaces around them and empty ones dropped (an alphanumeric id keeps its inner spaces). */
+const sendersOf = (text: string): string[] => text.split(/[,\n]/).map((entry) => entry.trim()).filter((entry) => entry !== '');
+
+/** What stops the list from being saved, in words; the API checks the same (domain/sms-sender.ts). */
+function sendersError(senders: readonly string[]): string | undefined {
+  if (senders.length > SMS_SENDERS_MAX) return `At most ${SMS_SENDERS_MAX} senders`;
+  const wrong = senders.find((s) => smsSenderForm(s) === null);
+  if (wrong !== undefined) return `${wrong}: not a long number (+ and 8 to 15 digits), a short code (3 to 8 digits) or an alphanumeric id (1 to 11 letters, digits and spaces, with a letter)`;
+  const twice = senders.find((s, i) => senders.indexOf(s) !== i);
+  return twice === undefined ? undefined : `${twice}: listed twice`;
+}
+
+function SmsSenders(props: { account: AccountDetails }) {
+  const client = useQueryClient();
+  const a = props.account;
+  const [text, setText] = useState(a.smsSenders.join('\n'));
+  useEffect(() => setText(a.smsSenders.join('\n')), [a]);
+  const senders = sendersOf(text);
+  const error = sendersError(senders);
+  const save = useMutation({
+    mutationFn: () => updateAccount(a.id, { smsSenders: senders }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: operatorKeys.account(a.id) }),
+  });
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    if (error === undefined) save.mutate();
+  };
+  return (
+    <Section title="SMS senders">
+      <form onSubmit={submit} noValidate className="form-grid">
+        <div className="span-2">
+          <TextArea label="Senders, one a line or separated by commas" className="mono" rows={3} value={text} onChange={(e) => setText(e.target.value)}
+            hint={<>Long numbers (+34600111222), short codes (12345) or alphanumeric ids (ACME). The first is the default; a send may name another with <code>from</code>. Empty: the service's own sender.</>}
+            error={error} />
+        </div>
+        {save.isError ? <div className="span-2"><ErrorNotice error={save.error} /></div> : null}
+        {save.isSuccess ? <p className="notice span-2" role="status">SMS senders saved.</p> : null}
+        <div className="span-2"><button type="submit" className="button" disabled={save.isPending}>Save the SMS senders</button></div>
       </form>
     </Section>
   );

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { cloudApiMediaDeps, DEFAULT_INBOUND_MEDIA_OPTIONS, InboundMediaQueue } from '../../src/queue/inbound-media/inbound-media-queue.ts';
 import { findInboundAttachment, listInbound } from '../../src/store/inbound-messages.ts';
-import { addWhatsappTemplate, get, openAccount, post, send, startService } from '../support/service.ts';
+import { addWhatsappTemplate, get, openAccount, post, startService } from '../support/service.ts';
 import { cloudApiWorker, postWebhook, startCloudApiStandIn } from '../peers/whatsapp-cloud-api.ts';
 import { startGraphMediaStandIn } from '../peers/graph-media.ts';
 
@@ -59,7 +59,10 @@ test('a reply button pressed on herald\'s template answers that message\'s msgid
   const { service, account, deliver, inbound } = await receiving(t);
   const peer = await startCloudApiStandIn(t);
   const template = await addWhatsappTemplate(service, account.id);
-  assert.equal((await send(service, 'PUT', '/v1/webhooks', account.apiKey, { url: 'https://hooks.example.com/in' })).statusCode, 200);
+  const hook = await service.http.inject({
+    method: 'PUT', url: '/v1/webhooks', headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' }, payload: { url: 'https://hooks.example.com/in' },
+  });
+  assert.equal(hook.statusCode, 200);
   const msgid: string = (await post(service, '/v1/whatsapp/sendTemplateMessage', account.apiKey, { destination: '5215512345678', templateId: template.id, params: ['Ana', '1234'] })).json().msgid;
   await cloudApiWorker(service, peer.baseUrl, () => T0).drain(); // sent as wamid.1
 

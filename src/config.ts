@@ -265,7 +265,7 @@ export const SETTINGS = [
   },
   {
     key: 'fetchAllowPrivate', env: 'HERALD_FETCH_ALLOW_PRIVATE', default: 'false',
-    description: 'Let outbound requests (URL attachments, webhook deliveries) reach private, loopback and link-local addresses: `true` or `false`. Keep `false` unless every such address is yours.',
+    description: 'Let outbound requests (URL attachments, webhook deliveries, the WhatsApp media URLs Meta gives) reach private, loopback and link-local addresses: `true` or `false`. Keep `false` unless every such address is yours.',
     parse: (raw: string, name: string) => (raw === 'true' ? true : raw === 'false' ? false : fail(name, `expected true or false, got "${raw}"`)),
   },
   {

@@ -15,7 +15,7 @@ const MEDIA_ID = '1479537139650973';
 const JPEG = Buffer.from('ffd8ffe000104a46494600010100000100010000ffd9', 'hex');
 
 /** An account's stored inbound image whose media waits `pending`, the stand-in holding `bytes`, and the queue over both. */
-async function pendingImage(t: TestContext, bytes: Buffer, settings: { maxBytes?: number; declaredSize?: number | null; sha256?: string } = {}) {
+async function pendingImage(t: TestContext, bytes: Buffer, settings: { maxBytes?: number; declaredSize?: number | null; sha256?: string; publicOnly?: boolean } = {}) {
   const now = { value: T0 };
   const service = await startService(t, { clock: () => now.value });
   const account = await openAccount(service, { whatsappPhoneNumberId: '106540352242922', whatsappAccessToken: TOKEN });
@@ -35,7 +35,7 @@ async function pendingImage(t: TestContext, bytes: Buffer, settings: { maxBytes?
   const queue = new InboundMediaQueue(
     {
       db, clock: () => now.value, capabilities: service.store.capabilities, logger: pino({ level: 'silent' }),
-      ...cloudApiMediaDeps(db, { baseUrl: graph.baseUrl, maxBytes: settings.maxBytes ?? 1024 * 1024, allowPrivate: false, allowAddress: (address) => address === '127.0.0.1', timeoutMs: 5000 }),
+      ...cloudApiMediaDeps(db, { baseUrl: graph.baseUrl, maxBytes: settings.maxBytes ?? 1024 * 1024, allowPrivate: false, ...(settings.publicOnly === true ? {} : { allowAddress: (address: string) => address === '127.0.0.1' }), timeoutMs: 5000 }),
     },
     { ...DEFAULT_INBOUND_MEDIA_OPTIONS, owner: 'test-media' },
   );
@@ -109,4 +109,14 @@ test('after its last attempt a failing fetch ends failed with the last error', a
 
   const { state, attempts, last_error: lastError } = await row();
   assert.deepStrictEqual({ state, attempts, lastError }, { state: 'failed', attempts: 5, lastError: `media ${MEDIA_ID}: HTTP 503 from ${origin}/v23.0/${MEDIA_ID}` });
+});
+
+test('a media URL at a private address is refused for good, while the Graph API root is the operator\'s to choose', async (t) => {
+  const { graph, queue, row } = await pendingImage(t, JPEG, { publicOnly: true });
+
+  await queue.drain();
+
+  assert.deepStrictEqual(graph.requests.map((r) => r.path), [`/v23.0/${MEDIA_ID}`]);
+  const { state, last_error: lastError } = await row();
+  assert.deepStrictEqual([state, lastError], ['failed', `media ${MEDIA_ID}: refused to fetch 127.0.0.1: 127.0.0.1 is a private or reserved address`]);
 });

@@ -4,8 +4,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import pino from 'pino';
-import { cloudApiMediaDeps, DEFAULT_INBOUND_MEDIA_OPTIONS, InboundMediaQueue } from '../../src/queue/inbound-media/inbound-media-queue.ts';
 import { findInboundAttachment, listInbound } from '../../src/store/inbound-messages.ts';
 import { addWhatsappTemplate, get, openAccount, post, startService } from '../support/service.ts';
 import { cloudApiWorker, postWebhook, startCloudApiStandIn } from '../peers/whatsapp-cloud-api.ts';
@@ -19,8 +17,8 @@ const T0 = RECEIVED_AT + 60_000;
 
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/whatsapp/${name}.json`, import.meta.url), 'utf8');
 
-async function receiving(t: TestContext) {
-  const service = await startService(t, { env: { HERALD_WHATSAPP_APP_SECRET: APP_SECRET }, clock: () => T0 });
+async function receiving(t: TestContext, env: Record<string, string> = {}) {
+  const service = await startService(t, { env: { HERALD_WHATSAPP_APP_SECRET: APP_SECRET, ...env }, clock: () => T0 });
   const account = await openAccount(service, { balance: 10_000, whatsappPrice: 500, whatsappPhoneNumberId: PHONE_NUMBER_ID, whatsappAccessToken: TOKEN });
   const deliver = async (body: string): Promise<void> => {
     const res = await postWebhook(service, body, { appSecret: APP_SECRET });
@@ -47,12 +45,13 @@ test('a text message is stored as the account\'s inbound message, its window ope
 });
 
 test('a resend of the same wamid is stored once', async (t) => {
-  const { deliver, inbound } = await receiving(t);
+  const { service, deliver, inbound } = await receiving(t);
 
   await deliver(fixture('text'));
   await deliver(fixture('text'));
 
   assert.equal((await inbound()).length, 1);
+  assert.equal(service.inboundMedia, undefined, 'with the capture transport no media queue runs');
 });
 
 test('a reply button pressed on herald\'s template answers that message\'s msgid, and is posted as whatsapp.received', async (t) => {
@@ -80,9 +79,10 @@ test('a reply button pressed on herald\'s template answers that message\'s msgid
   });
 });
 
-test('an image is stored with a pending attachment, which the media queue fetches from the Graph API', async (t) => {
-  const { service, account, deliver, inbound } = await receiving(t);
+test('an image is stored with a pending attachment, which the service\'s media queue fetches from the Cloud API transport\'s Graph API', async (t) => {
   const graph = await startGraphMediaStandIn(t, TOKEN);
+  // startService allows private addresses (HERALD_FETCH_ALLOW_PRIVATE), so the loopback media URL may be fetched.
+  const { service, account, deliver, inbound } = await receiving(t, { HERALD_WHATSAPP_TRANSPORT: graph.baseUrl });
   const jpeg = Buffer.from('ffd8ffe000104a464946000101ffd9', 'hex');
   graph.media.set('1479537139650973', { bytes: jpeg, mimeType: 'image/jpeg' });
 
@@ -94,16 +94,8 @@ test('an image is stored with a pending attachment, which the media queue fetche
     { filename: null, contentType: 'image/jpeg', size: 0, state: 'pending' },
   ]);
 
-  const db = service.store.db;
-  const queue = new InboundMediaQueue(
-    {
-      db, clock: () => T0, capabilities: service.store.capabilities, logger: pino({ level: 'silent' }),
-      ...cloudApiMediaDeps(db, { baseUrl: graph.baseUrl, maxBytes: 1024 * 1024, allowPrivate: false, allowAddress: (address) => address === '127.0.0.1' }),
-    },
-    { ...DEFAULT_INBOUND_MEDIA_OPTIONS, owner: 'test-media' },
-  );
-  assert.equal(await queue.drain(), 1);
+  assert.equal(await service.inboundMedia?.drain(), 1);
 
   const attachmentId = message.attachments[0]?.id ?? '';
-  assert.deepStrictEqual(await findInboundAttachment(db, account.id, message.id, attachmentId), { filename: null, contentType: 'image/jpeg', content: jpeg, state: 'stored' });
+  assert.deepStrictEqual(await findInboundAttachment(service.store.db, account.id, message.id, attachmentId), { filename: null, contentType: 'image/jpeg', content: jpeg, state: 'stored' });
 });

@@ -4,7 +4,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { findInboundAttachment, listInbound } from '../../src/store/inbound-messages.ts';
+import { listInbound } from '../../src/store/inbound-messages.ts';
 import { addWhatsappTemplate, get, openAccount, post, startService } from '../support/service.ts';
 import { cloudApiWorker, postWebhook, startCloudApiStandIn } from '../peers/whatsapp-cloud-api.ts';
 import { startGraphMediaStandIn } from '../peers/graph-media.ts';
@@ -96,6 +96,9 @@ test('an image is stored with a pending attachment, which the service\'s media q
 
   assert.equal(await service.inboundMedia?.drain(), 1);
 
-  const attachmentId = message.attachments[0]?.id ?? '';
-  assert.deepStrictEqual(await findInboundAttachment(service.store.db, account.id, message.id, attachmentId), { filename: null, contentType: 'image/jpeg', content: jpeg, state: 'stored' });
+  // Downloadable through herald, with the account's key.
+  const download = await get(service, `/v1/inbound/${message.id}/attachments/${message.attachments[0]?.id ?? ''}`, account.apiKey);
+  assert.equal(download.statusCode, 200);
+  assert.equal(download.headers['content-type'], 'image/jpeg');
+  assert.deepStrictEqual(download.rawPayload, jpeg);
 });

@@ -9,7 +9,8 @@ import { isJsonObject, ownField, type JsonObject } from './json-object.ts';
 /**
  * Bounds on what one webhook body may make herald do. The body itself is bounded by
  * HERALD_BODY_LIMIT; these bound the work and what is stored per message. A longer
- * string is cut; an id past its bound drops the message (an id must be exact).
+ * string is cut; an id past its bound is not taken, since an id must be exact (a message
+ * without its wamid is skipped, media or a reply without its id is `unsupported`).
  */
 export const WHATSAPP_INBOUND_LIMITS = {
   /** Entries, changes, statuses and messages walked in one body, together; the rest is ignored (Meta sends a few at a time). */

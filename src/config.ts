@@ -51,6 +51,7 @@ export interface Config extends RequestLimits {
   readonly simulatorStepMs: number;
   readonly whatsappAppSecret: string | undefined;
   readonly whatsappVerifyToken: string | undefined;
+  readonly inboundMediaMaxBytes: number;
   readonly redisUrl: string | undefined;
   readonly redisFailure: 'closed' | 'local';
   readonly redisPrefix: string;
@@ -264,7 +265,7 @@ export const SETTINGS = [
   },
   {
     key: 'fetchAllowPrivate', env: 'HERALD_FETCH_ALLOW_PRIVATE', default: 'false',
-    description: 'Let outbound requests (URL attachments, webhook deliveries) reach private, loopback and link-local addresses: `true` or `false`. Keep `false` unless every such address is yours.',
+    description: 'Let outbound requests (URL attachments, webhook deliveries, the WhatsApp media URLs Meta gives) reach private, loopback and link-local addresses: `true` or `false`. Keep `false` unless every such address is yours.',
     parse: (raw: string, name: string) => (raw === 'true' ? true : raw === 'false' ? false : fail(name, `expected true or false, got "${raw}"`)),
   },
   {
@@ -362,6 +363,11 @@ export const SETTINGS = [
     key: 'whatsappVerifyToken', env: 'HERALD_WHATSAPP_VERIFY_TOKEN', default: undefined, secret: 'value',
     description: 'The `hub.verify_token` Meta sends when the inbound webhook is registered.',
     parse: (raw: string) => raw,
+  },
+  {
+    key: 'inboundMediaMaxBytes', env: 'HERALD_INBOUND_MEDIA_MAX_BYTES', default: '16777216',
+    description: 'Largest WhatsApp media file (image, document, audio, video, sticker) a user sends that herald fetches from Meta and keeps, in bytes; a larger one is not fetched and its attachment ends `failed` (docs/inbound-whatsapp.md).',
+    parse: integer(1024, 1024 * 1024 * 1024),
   },
   {
     key: 'redisUrl', env: 'HERALD_REDIS_URL', default: undefined, secret: 'url',

@@ -29,6 +29,7 @@ import { attemptThrottle, DEFAULT_ATTEMPT_LIMITS, type AttemptLimits } from './h
 import { RETRY_HORIZON_MS } from './queue/outbox/retry-policy.ts';
 import { DEFAULT_WORKER_OPTIONS, OutboxWorker, type WorkerOptions } from './queue/outbox/worker.ts';
 import { SimulatedReportQueue } from './queue/simulated-reports/simulated-report-queue.ts';
+import { cloudApiMediaDeps, DEFAULT_INBOUND_MEDIA_OPTIONS, InboundMediaQueue } from './queue/inbound-media/inbound-media-queue.ts';
 import { recordSimulatedStep } from './app/record-simulated-step.ts';
 import { listenOrExplain, lockOrExplain, migrateOrExplain, openOrExplain } from './startup-errors.ts';
 import { createLogger } from './logger.ts';
@@ -96,6 +97,8 @@ export interface RoleService {
   readonly campaigns: CampaignRunner | undefined;
   /** Records the simulator recipients' later reports (docs/sandbox.md); absent in an `api` process. */
   readonly simulatedReports: SimulatedReportQueue | undefined;
+  /** Fetches WhatsApp users' media from Meta (docs/inbound-whatsapp.md); absent in an `api` process and with the capture transport. */
+  readonly inboundMedia: InboundMediaQueue | undefined;
   readonly store: OpenedStore;
   readonly deps: AuthDeps;
   readonly adminToken: AdminTokenCheck;
@@ -321,6 +324,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   let imports: ImportRunner | undefined;
   let campaigns: CampaignRunner | undefined;
   let simulatedReports: SimulatedReportQueue | undefined;
+  let inboundMedia: InboundMediaQueue | undefined;
   const simulatorPollMs = Math.min(1000, Math.max(10, config.simulatorStepMs / 2));
   const role = options.role ?? config.role;
   const parts = partsOf(role);
@@ -340,7 +344,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   await deps.signingKey.get();
   // This process's heartbeat row, and the owner of the leases it takes (app/process-heartbeat.ts: fast takeover).
   const heartbeat = new ProcessHeartbeat(
-    { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); campaigns?.wake(); imports?.wake(); } },
+    { db: store.heartbeat.db, clock, logger: workerLogger, onTakeover: () => { worker?.wake(); webhooks?.wake(); campaigns?.wake(); imports?.wake(); inboundMedia?.wake(); } },
     role, deps.newId(),
   );
 
@@ -384,6 +388,18 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       { owner: heartbeat.id, leaseMs: workerOptions.leaseMs, pollMs: simulatorPollMs },
     );
   }
+  // WhatsApp users' media, fetched from the Graph API root the Cloud API transport uses:
+  // none with the capture transport (attachments stay pending). Not held with delivery:
+  // fetching sends nothing.
+  if (jobs.has('inbound-media') && config.whatsappTransport !== 'capture') {
+    inboundMedia = new InboundMediaQueue(
+      {
+        db: store.db, commit: deps.commit, clock, capabilities: store.capabilities, logger: workerLogger,
+        ...cloudApiMediaDeps(store.db, { baseUrl: config.whatsappTransport, maxBytes: config.inboundMediaMaxBytes, allowPrivate: config.fetchAllowPrivate }),
+      },
+      { ...DEFAULT_INBOUND_MEDIA_OPTIONS, owner: heartbeat.id },
+    );
+  }
   if (jobs.has('webhooks')) {
     webhooks = new WebhookDispatcher(
       { db: store.db, commit: deps.commit, clock, newId: deps.newId, capabilities: store.capabilities, logger: workerLogger, allowPrivate: config.fetchAllowPrivate, metrics: deps.metrics, ...held },
@@ -404,6 +420,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   if (options.worker !== false) {
     const watched: [string, LeaseLoop<string, unknown> | undefined][] = [
       ['outbox delivery loop', worker], ['webhook delivery loop', webhooks], ['campaign loop', campaigns], ['simulator report loop', simulatedReports],
+      ['inbound media loop', inboundMedia],
     ];
     for (const [what, loop] of watched) if (loop !== undefined) watchedLoops.push({ what, pollMs: loop.pollMs, lastTurnAt: () => loop.lastTurnAt() });
   }
@@ -454,6 +471,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const runningImports = imports;
   const runningCampaigns = campaigns;
   const runningReports = simulatedReports;
+  const runningInboundMedia = inboundMedia;
   // Content older than HERALD_RETENTION_DAYS is purged by the processes that deliver (0: kept for ever).
   const retentionOptions = { ...DEFAULT_RETENTION_OPTIONS, days: config.retentionDays };
   const sweepsRetention = running && jobs.has('retention') && retentionOptions.days > 0;
@@ -485,6 +503,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       stops.push(store.notifier.listen(OUTBOX_WAKE, (payload) => runningWorker.wake(CHANNELS.find((channel) => channel === payload))));
     }
     if (running) runningReports?.start();
+    if (running) runningInboundMedia?.start();
     if (running && runningWebhooks !== undefined) {
       runningWebhooks.start();
       stops.push(store.notifier.listen(WEBHOOK_WAKE, () => runningWebhooks.wake()));
@@ -499,7 +518,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
     beats = schedulePeriodic({ name: 'heartbeat', everyMs: HEARTBEAT_MS, run: () => heartbeat.beat() }, periodic);
   };
   return {
-    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, simulatedReports: runningReports,
+    role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, simulatedReports: runningReports, inboundMedia: runningInboundMedia,
     store, deps, adminToken,
     get inboundSmtpPort() { return inbound?.port; },
     get submission() { return submission?.endpoint; },
@@ -519,7 +538,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       await signInRedis?.close();
       for (const stop of stops) await stop();
       await retention?.stop();
-      for (const loop of [runningImports, runningCampaigns, runningWorker, runningReports, runningWebhooks]) await loop?.close();
+      for (const loop of [runningImports, runningCampaigns, runningWorker, runningReports, runningInboundMedia, runningWebhooks]) await loop?.close();
       await closeTransports();
       await beats?.stop();
       if (started) await heartbeat.stop();

@@ -44,6 +44,7 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     simulatorStepMs: 2000,
     whatsappAppSecret: undefined,
     whatsappVerifyToken: undefined,
+    inboundMediaMaxBytes: 16_777_216,
     redisUrl: undefined,
     redisFailure: 'local',
     redisPrefix: 'herald:',

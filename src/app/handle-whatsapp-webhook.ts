@@ -1,7 +1,11 @@
+import { arrivingWhatsapp, type WebhookInboundMessage } from '../domain/whatsapp-inbound-message.ts';
 import { parseWhatsappWebhook } from '../domain/whatsapp-webhook.ts';
 import { findAccountIdsByPhoneNumberId } from '../store/accounts.ts';
+import type { Executor } from '../store/database.ts';
+import { findMessageByProviderRef } from '../store/messages.ts';
 import { touchWhatsappSession } from '../store/whatsapp-sessions.ts';
 import type { AppDeps } from './deps.ts';
+import { receiveInbound, type InboundDeps } from './receive-inbound.ts';
 import { recordPeerStatus } from './record-peer-status.ts';
 
 export const WEBHOOK_PEER = 'whatsapp-webhook';
@@ -13,15 +17,19 @@ export interface WebhookHandled {
   readonly unknownStatuses: number;
   /** Customer-service windows opened or refreshed. */
   readonly sessions: number;
+  /** Users' messages stored (a resend of one already stored is not counted). */
+  readonly received: number;
 }
 
 /**
  * Applies one signed Cloud API webhook delivery: statuses move the messages they
- * name, inbound user messages open the 24-hour window for every account that
- * sends from the number written to. Whatever is not understood is skipped: Meta
- * gets its 200 either way, since resending would not make it understood.
+ * name; each user message opens the 24-hour window for every account that sends
+ * from the number written to, and is stored and posted as `whatsapp.received`
+ * (app/receive-inbound.ts routes it), its media left `pending` for the media queue
+ * (queue/inbound-media/). Whatever is not understood is skipped: Meta gets its 200
+ * either way, since resending would not make it understood.
  */
-export async function handleWhatsappWebhook(deps: Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks' | 'metrics'>, body: unknown): Promise<WebhookHandled> {
+export async function handleWhatsappWebhook(deps: InboundDeps & Pick<AppDeps, 'metrics'>, body: unknown): Promise<WebhookHandled> {
   const webhook = parseWhatsappWebhook(body);
   let statuses = 0;
   let unknownStatuses = 0;
@@ -35,15 +43,27 @@ export async function handleWhatsappWebhook(deps: Pick<AppDeps, 'db' | 'commit' 
   }
 
   let sessions = 0;
+  let received = 0;
   const now = deps.clock();
   for (const message of webhook.inbound) {
     // Meta's time of the message, but never in the future of ours: a skewed clock
     // must not stretch the window.
     const at = Math.min(message.at ?? now, now);
-    for (const accountId of await findAccountIdsByPhoneNumberId(deps.db, message.phoneNumberId)) {
+    const accountIds = await findAccountIdsByPhoneNumberId(deps.db, message.phoneNumberId);
+    for (const accountId of accountIds) {
       await touchWhatsappSession(deps.db, { accountId, destination: message.from, at });
       sessions += 1;
     }
+    const replyTo = await answeredMessage(deps.db, message, accountIds);
+    const recorded = await receiveInbound(deps, arrivingWhatsapp(message, { receivedAt: at, replyTo }));
+    if (recorded.stored) received += 1;
   }
-  return { statuses, unknownStatuses, sessions };
+  return { statuses, unknownStatuses, sessions, received };
+}
+
+/** herald's msgid of the message this one quotes, reacts to or presses a button of, when it was sent from this number's accounts. */
+async function answeredMessage(db: Executor, message: WebhookInboundMessage, accountIds: readonly string[]): Promise<string | undefined> {
+  if (message.answers === undefined) return undefined;
+  const sent = await findMessageByProviderRef(db, 'whatsapp', message.answers);
+  return sent !== undefined && accountIds.includes(sent.accountId) ? sent.id : undefined;
 }

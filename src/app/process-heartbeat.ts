@@ -95,9 +95,9 @@ export class ProcessHeartbeat {
         this.#deps.logger.warn({ process: silent.id, pid: silent.pid, host: silent.host, silentMs: now - silent.lastSeenAt },
           'took over the leases of a process whose heartbeat stopped');
       }
-      if (taken.outbox + taken.webhooks + taken.simulatedReports + taken.campaigns + taken.imports > 0) {
+      if (taken.outbox + taken.webhooks + taken.simulatedReports + taken.campaigns + taken.imports + taken.inboundMedia > 0) {
         this.#deps.logger.warn(
-          { outbox: taken.outbox, webhooks: taken.webhooks, simulatedReports: taken.simulatedReports, campaigns: taken.campaigns, imports: taken.imports },
+          { outbox: taken.outbox, webhooks: taken.webhooks, simulatedReports: taken.simulatedReports, campaigns: taken.campaigns, imports: taken.imports, inboundMedia: taken.inboundMedia },
           'leases taken over: those jobs are tried again now',
         );
         this.#deps.onTakeover?.();

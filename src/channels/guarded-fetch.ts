@@ -32,6 +32,11 @@ export interface GuardedFetchOptions {
   /** Host name resolver; default dns.promises.lookup(host, { all: true, verbatim: true }). */
   readonly lookup?: (hostname: string) => Promise<readonly { address: string; family: 4 | 6 }[]>;
   readonly signal?: AbortSignal;
+  /**
+   * Sent on every hop, after herald's own (which they cannot replace). A credential here
+   * would follow a redirect to another host: give maxRedirects 0 with one.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export type FetchOutcome =
@@ -138,7 +143,7 @@ async function fetchFollowingRedirects(
   let target = parseTarget(url, undefined);
   for (let redirects = 0; ; redirects += 1) {
     const addresses = await resolveChecked(target, lookup, allowAddress, signal);
-    const { request, response } = await send(target, addresses, signal);
+    const { request, response } = await send(target, addresses, signal, options.headers ?? {});
     try {
       const status = response.statusCode ?? 0;
       if (REDIRECT_STATUSES.has(status)) {
@@ -253,6 +258,7 @@ function send(
   target: URL,
   addresses: readonly ResolvedAddress[],
   signal: AbortSignal,
+  extraHeaders: Readonly<Record<string, string>>,
 ): Promise<{ request: ClientRequest; response: IncomingMessage }> {
   return new Promise((resolve, reject) => {
     const host = bareHost(target);
@@ -264,6 +270,7 @@ function send(
       path: `${target.pathname}${target.search}`,
       method: 'GET',
       headers: {
+        ...extraHeaders,
         host: target.host,
         'user-agent': 'herald',
         accept: '*/*',

@@ -4,6 +4,7 @@ import { DEFAULT_RETENTION_OPTIONS } from '../app/retention-sweep.ts';
 import { WAL_CHECKPOINT_MS } from '../store/wal-checkpointer.ts';
 import { DEFAULT_CAMPAIGN_RUNNER_OPTIONS } from './campaigns/campaign-runner.ts';
 import { DEFAULT_IMPORT_RUNNER_OPTIONS } from './imports/import-runner.ts';
+import { DEFAULT_INBOUND_MEDIA_OPTIONS, INBOUND_MEDIA_SLOTS } from './inbound-media/inbound-media-queue.ts';
 import { DEFAULT_WORKER_OPTIONS } from './outbox/worker.ts';
 import { SIMULATED_REPORT_SLOTS } from './simulated-reports/simulated-report-queue.ts';
 import { DEFAULT_DISPATCHER_OPTIONS } from './webhooks/dispatcher.ts';
@@ -43,6 +44,11 @@ export const JOBS = {
   'simulator-reports': {
     kind: 'lease queue', part: 'delivery', settings: { ...SIMULATED_REPORT_SLOTS, pollMs: 1000, leaseMs: DEFAULT_WORKER_OPTIONS.leaseMs },
     configuredBy: 'HERALD_SIMULATOR_STEP_MS (pollMs: half a step, 10 ms to 1 s), HERALD_OUTBOX_LEASE_SECONDS (leaseMs)',
+  },
+  'inbound-media': {
+    kind: 'lease queue', part: 'delivery',
+    settings: { ...INBOUND_MEDIA_SLOTS, pollMs: DEFAULT_INBOUND_MEDIA_OPTIONS.pollMs, leaseMs: DEFAULT_INBOUND_MEDIA_OPTIONS.leaseMs },
+    configuredBy: 'HERALD_INBOUND_MEDIA_MAX_BYTES (largest file); runs only with the Cloud API as HERALD_WHATSAPP_TRANSPORT (its Graph API root)',
   },
   webhooks: {
     kind: 'lease queue', part: 'webhooks', settings: DEFAULT_DISPATCHER_OPTIONS,

@@ -1,6 +1,6 @@
 import type { Db } from './database.ts';
 
-// Fast takeover: the leases of the delivery queues, campaigns and contact imports are taken under the id of the process
+// Fast takeover: the leases of the delivery queues, campaigns, contact imports and WhatsApp media fetches are taken under the id of the process
 // that holds them (its row in `processes`, app/process-heartbeat.ts). A process whose
 // heartbeat has stopped is dead, or cut off from the store: its leases are made due at
 // once, so the messages it held go out within seconds instead of after the whole lease
@@ -20,6 +20,8 @@ export interface TakenOver {
   readonly campaigns: number;
   /** Running contact imports (an upload still `receiving` is its receiver's, not taken). */
   readonly imports: number;
+  /** WhatsApp media being fetched (queue/inbound-media/). */
+  readonly inboundMedia: number;
 }
 
 /**
@@ -32,7 +34,7 @@ export async function takeOverLeasesOfSilentProcesses(db: Db, staleBefore: numbe
     const silent = await tx.updateTable('processes').set({ leases_released_at: now })
       .where('last_seen_at', '<', staleBefore).where('leases_released_at', 'is', null)
       .returning(['id', 'pid', 'host', 'last_seen_at']).execute();
-    if (silent.length === 0) return { processes: [], outbox: 0, webhooks: 0, simulatedReports: 0, campaigns: 0, imports: 0 };
+    if (silent.length === 0) return { processes: [], outbox: 0, webhooks: 0, simulatedReports: 0, campaigns: 0, imports: 0, inboundMedia: 0 };
     const owners = silent.map((p) => p.id);
     const outbox = await tx.updateTable('outbox').set({ lease_expires_at: now, available_at: now })
       .where('lease_owner', 'in', owners).where('lease_expires_at', '>', now).executeTakeFirst();
@@ -44,6 +46,8 @@ export async function takeOverLeasesOfSilentProcesses(db: Db, staleBefore: numbe
       .where('lease_owner', 'in', owners).where('lease_expires_at', '>', now).executeTakeFirst();
     const imports = await tx.updateTable('contact_imports').set({ lease_expires_at: now })
       .where('status', '=', 'running').where('lease_owner', 'in', owners).where('lease_expires_at', '>', now).executeTakeFirst();
+    const media = await tx.updateTable('inbound_attachments').set({ lease_expires_at: now })
+      .where('state', '=', 'pending').where('lease_owner', 'in', owners).where('lease_expires_at', '>', now).executeTakeFirst();
     return {
       processes: silent.map((p) => ({ id: p.id, pid: Number(p.pid), host: p.host, lastSeenAt: Number(p.last_seen_at) })),
       outbox: Number(outbox.numUpdatedRows),
@@ -51,6 +55,7 @@ export async function takeOverLeasesOfSilentProcesses(db: Db, staleBefore: numbe
       simulatedReports: Number(reports.numUpdatedRows),
       campaigns: Number(campaigns.numUpdatedRows),
       imports: Number(imports.numUpdatedRows),
+      inboundMedia: Number(media.numUpdatedRows),
     };
   });
 }

@@ -22,9 +22,12 @@ test('a failed status carries Meta\'s error codes, titles and details', () => {
   assert.equal(parsed.statuses[0]?.description, 'failed: 131026 Message undeliverable (Receiver is incapable of receiving this message)');
 });
 
-test('an inbound message gives the business number and the sender', () => {
+test('an inbound message gives the business number, the sender, the wamid and what it says', () => {
   const parsed = parseWhatsappWebhook(delivery({ messages: [{ from: '5215512345678', id: 'wamid.in', timestamp: '1767225600', type: 'text', text: { body: 'hi' } }] }));
-  assert.deepStrictEqual(parsed.inbound, [{ phoneNumberId: '106540352242922', from: '5215512345678', at: 1_767_225_600_000 }]);
+  assert.deepStrictEqual(parsed.inbound, [{
+    phoneNumberId: '106540352242922', from: '5215512345678', at: 1_767_225_600_000, wamid: 'wamid.in', text: 'hi',
+    content: { type: 'text', profile_name: null }, answers: undefined, attachments: [],
+  }]);
 });
 
 test('unknown statuses, malformed entries and other objects are skipped', () => {

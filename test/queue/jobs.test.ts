@@ -6,7 +6,7 @@ import { JOBS, jobsOf } from '../../src/queue/jobs.ts';
 import { partsOf } from '../../src/roles.ts';
 
 test('a process of role all or worker runs every job of the table', () => {
-  const every = ['outbox', 'simulator-reports', 'webhooks', 'imports', 'campaigns', 'retention', 'delivery-hold', 'heartbeat', 'wal-checkpoint'];
+  const every = ['outbox', 'simulator-reports', 'inbound-media', 'webhooks', 'imports', 'campaigns', 'retention', 'delivery-hold', 'heartbeat', 'wal-checkpoint'];
   assert.deepStrictEqual([...jobsOf(partsOf('all'))], every);
   assert.deepStrictEqual([...jobsOf(partsOf('worker'))], every);
 });
@@ -22,6 +22,7 @@ test('a process that posts webhooks but delivers nothing still watches the deliv
 test('the table shows each job\'s settings', () => {
   assert.deepStrictEqual(JOBS.outbox.settings, { batchSize: 64, concurrency: 128, leaseMs: 300_000, pollMs: 1000 });
   assert.deepStrictEqual(JOBS['simulator-reports'].settings, { batchSize: 64, concurrency: 16, pollMs: 1000, leaseMs: 300_000 });
+  assert.deepStrictEqual(JOBS['inbound-media'].settings, { batchSize: 8, concurrency: 4, pollMs: 1000, leaseMs: 180_000 });
   assert.deepStrictEqual(JOBS.webhooks.settings, { batchSize: 128, concurrency: 128, maxSocketsPerOrigin: 32, leaseMs: 300_000, pollMs: 1000, timeoutMs: 10_000 });
   assert.deepStrictEqual(JOBS.imports.settings, { batchSize: 1, concurrency: 1, pollMs: 5000, leaseMs: 60_000 });
   assert.deepStrictEqual(JOBS.campaigns.settings, { batchSize: 1, concurrency: 1, pollMs: 1000, leaseMs: 60_000 });

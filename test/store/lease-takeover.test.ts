@@ -31,7 +31,7 @@ test('the leases of a silent process are made due now and claimed by another; a 
   assert.ok(silentHeld !== undefined && aliveHeld !== undefined);
 
   const taken = await takeOverLeasesOfSilentProcesses(db, now - SILENT_AFTER_MS, now);
-  assert.deepStrictEqual(taken, { processes: [{ id: 'silent', pid: 1, host: 'h', lastSeenAt: now - 30_000 }], outbox: 1, webhooks: 0, simulatedReports: 0, campaigns: 0, imports: 0 });
+  assert.deepStrictEqual(taken, { processes: [{ id: 'silent', pid: 1, host: 'h', lastSeenAt: now - 30_000 }], outbox: 1, webhooks: 0, simulatedReports: 0, campaigns: 0, imports: 0, inboundMedia: 0 });
   const rows = await db.selectFrom('outbox').select(['message_id', 'lease_owner', 'lease_expires_at', 'available_at']).orderBy('message_id').execute();
   assert.deepStrictEqual(rows.map((row) => ({ ...row })).sort((a, b) => (a.lease_owner ?? '').localeCompare(b.lease_owner ?? '')), [
     { message_id: aliveHeld.msgid, lease_owner: 'alive', lease_expires_at: now + LEASE_MS, available_at: now + LEASE_MS },
@@ -67,7 +67,7 @@ test('a running import held by a silent process is made due now and claimed by a
   assert.equal(await claimImport(db, capabilities, 'successor', now, IMPORT_LEASE_MS), undefined);
 
   const taken = await takeOverLeasesOfSilentProcesses(db, now - SILENT_AFTER_MS, now);
-  assert.deepStrictEqual({ ...taken, processes: taken.processes.map((p) => p.id) }, { processes: ['silent'], outbox: 0, webhooks: 0, simulatedReports: 0, campaigns: 0, imports: 1 });
+  assert.deepStrictEqual({ ...taken, processes: taken.processes.map((p) => p.id) }, { processes: ['silent'], outbox: 0, webhooks: 0, simulatedReports: 0, campaigns: 0, imports: 1, inboundMedia: 0 });
   const rows = await db.selectFrom('contact_imports').select(['id', 'status', 'lease_owner', 'lease_expires_at']).orderBy('id').execute();
   assert.deepStrictEqual(rows.map((row) => ({ ...row })), [
     { id: silentRun, status: 'running', lease_owner: 'silent', lease_expires_at: now },

@@ -114,5 +114,7 @@ async function routeOf(tx: Tx, arriving: ArrivingMessage): Promise<string | null
   else if (arriving.channel === 'whatsapp') candidates = await findAccountIdsByPhoneNumberId(tx, arriving.to);
   else return null;
   if (candidates.length <= 1) return candidates[0] ?? null;
-  return (await lastAccountToWrite(tx, candidates, arriving.channel, arriving.from)) ?? null;
+  // WhatsApp destinations are stored as the digits alone, SMS numbers with their `+`.
+  const recipient = arriving.channel === 'whatsapp' ? arriving.from.replace(/^\+/, '') : arriving.from;
+  return (await lastAccountToWrite(tx, candidates, arriving.channel, recipient)) ?? null;
 }

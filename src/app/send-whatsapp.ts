@@ -60,7 +60,8 @@ export async function commitWhatsappSend(
   // The unit of work returns the answer: an Idempotency-Key is stored with it in the same transaction (app/idempotent-send.ts).
   // A person who answered a template with STOP gets no more templates: answered as any
   // send, stored as dropped (whatsapp.dropped), not billed. Session replies still go.
-  const optedOut = payload.kind !== 'text' && await isOptedOut(deps.db, account.id, 'whatsapp', destination, account.whatsappPhoneNumberId ?? '');
+  // Destinations are stored as digits; people, in the ledger, as `+` and digits.
+  const optedOut = payload.kind !== 'text' && await isOptedOut(deps.db, account.id, 'whatsapp', `+${destination.replace(/^\+/, '')}`, account.whatsappPhoneNumberId ?? '');
   const committed = await commitOrReject(deps.commit, async (tx): Promise<WhatsappAccepted> => {
     if (optedOut) {
       await insertSend(tx, { id: sendId, accountId: account.id, channel: 'whatsapp', payload, now, eventIds: deps.newId, options, requestId: deps.requestId }, [

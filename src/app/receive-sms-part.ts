@@ -1,0 +1,79 @@
+import type { MoMessage } from '../channels/sms/mo-message.ts';
+import type { ArrivingMessage } from '../domain/inbound-message.ts';
+import type { Tx } from '../store/database.ts';
+import { deleteSmsMessage, holdSmsMessage, insertSmsPart, overdueSmsMessages, smsMessageParts, type SmsMessageKey, type StoredSmsPart } from '../store/inbound-sms-parts.ts';
+import type { AppDeps } from './deps.ts';
+import { receiveInbound, recordInbound } from './receive-inbound.ts';
+
+// An SMS a person sent, as the SMPP session hands it over: a whole message goes straight
+// to receiveInbound; a part of a concatenated one is stored (inbound_sms_parts) and, in
+// the unit of work that stores the last one, the parts are joined in order, removed,
+// and recorded. The SMSC's PDU is answered only after this resolves, so a part is never
+// acknowledged before it is stored, and a crash loses nothing the SMSC will not resend.
+// Parts that never complete are delivered as they are after the time-out
+// (deliverOverdueSmsParts, a periodic job: HERALD_SMS_REASSEMBLY_TIMEOUT_MS).
+
+export type ReceiveSmsDeps = Pick<AppDeps, 'commit' | 'clock' | 'newId' | 'wakeWebhooks'> & Parameters<typeof recordInbound>[1] & Parameters<typeof receiveInbound>[0];
+
+export const DEFAULT_SMS_REASSEMBLY_TIMEOUT_MS = 300_000;
+/** How often the time-out is looked for (queue/jobs.ts). */
+export const SMS_REASSEMBLY_SWEEP_MS = 30_000;
+/** Messages delivered incomplete in one turn of that job, each in its own unit of work; the rest wait for the next turn. */
+const OVERDUE_PER_TURN = 100;
+
+export async function receiveSms(deps: ReceiveSmsDeps, sms: MoMessage): Promise<void> {
+  const now = deps.clock();
+  if (sms.kind === 'whole') {
+    await receiveInbound(deps, { channel: 'sms', from: sms.from, to: sms.to, text: sms.text, receivedAt: now });
+    return;
+  }
+  const key: SmsMessageKey = { sender: sms.from, recipient: sms.to, reference: sms.reference, total: sms.total };
+  const recorded = await deps.commit.run(async (tx) => {
+    await holdSmsMessage(tx, key, deps.newId(), now);
+    await insertSmsPart(tx, key, { id: deps.newId(), part: sms.part, text: sms.text, now });
+    const stored = await smsMessageParts(tx, key);
+    if (stored === undefined || stored.parts.length < key.total) return false;
+    await deleteSmsMessage(tx, key);
+    await recordInbound(tx, deps, joined(key, stored.parts, stored.firstAt));
+    return true;
+  });
+  if (recorded) deps.wakeWebhooks?.();
+}
+
+/**
+ * Delivers the messages whose first part came `timeoutMs` or more ago with the parts
+ * they have, in order, gaps left out; `content` says `{ incomplete: true, parts, of }`.
+ * Returns how many were delivered.
+ */
+export async function deliverOverdueSmsParts(deps: ReceiveSmsDeps, timeoutMs: number, signal?: AbortSignal): Promise<number> {
+  const overdue = await overdueSmsMessages(deps.db, deps.clock() - timeoutMs, OVERDUE_PER_TURN);
+  let delivered = 0;
+  for (const key of overdue) {
+    if (signal?.aborted === true) break;
+    // Read again in the unit of work: the last part may have come meanwhile, and joined them.
+    const done = await deps.commit.run(async (tx: Tx) => {
+      const stored = await smsMessageParts(tx, key);
+      if (stored === undefined) return false;
+      await deleteSmsMessage(tx, key);
+      await recordInbound(tx, deps, joined(key, stored.parts, stored.firstAt));
+      return true;
+    });
+    if (done) delivered += 1;
+  }
+  if (delivered > 0) deps.wakeWebhooks?.();
+  return delivered;
+}
+
+/** The parts' text in order; a message with parts missing says so in its content. */
+function joined(key: SmsMessageKey, parts: readonly StoredSmsPart[], firstAt: number): ArrivingMessage {
+  const whole = parts.length === key.total;
+  return {
+    channel: 'sms',
+    from: key.sender,
+    to: key.recipient,
+    // A gap can leave half a surrogate pair (UCS-2 split mid-character): shown as U+FFFD.
+    text: parts.map((part) => part.text).join('').toWellFormed(),
+    receivedAt: firstAt,
+    ...(whole ? {} : { content: { incomplete: true, parts: parts.length, of: key.total } }),
+  };
+}

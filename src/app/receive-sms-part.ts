@@ -2,8 +2,7 @@ import type { MoMessage } from '../channels/sms/mo-message.ts';
 import type { ArrivingMessage } from '../domain/inbound-message.ts';
 import type { Tx } from '../store/database.ts';
 import { deleteSmsMessage, holdSmsMessage, insertSmsPart, overdueSmsMessages, smsMessageParts, type SmsMessageKey, type StoredSmsPart } from '../store/inbound-sms-parts.ts';
-import type { AppDeps } from './deps.ts';
-import { receiveInbound, recordInbound } from './receive-inbound.ts';
+import { receiveInbound, recordInbound, type InboundDeps, type InboundRecorded } from './receive-inbound.ts';
 
 // An SMS a person sent, as the SMPP session hands it over: a whole message goes straight
 // to receiveInbound; a part of a concatenated one is stored (inbound_sms_parts) and, in
@@ -13,7 +12,7 @@ import { receiveInbound, recordInbound } from './receive-inbound.ts';
 // Parts that never complete are delivered as they are after the time-out
 // (deliverOverdueSmsParts, a periodic job: HERALD_SMS_REASSEMBLY_TIMEOUT_MS).
 
-export type ReceiveSmsDeps = Pick<AppDeps, 'commit' | 'clock' | 'newId' | 'wakeWebhooks'> & Parameters<typeof recordInbound>[1] & Parameters<typeof receiveInbound>[0];
+export type ReceiveSmsDeps = InboundDeps;
 
 export const DEFAULT_SMS_REASSEMBLY_TIMEOUT_MS = 300_000;
 /** How often the time-out is looked for (queue/jobs.ts). */
@@ -32,12 +31,11 @@ export async function receiveSms(deps: ReceiveSmsDeps, sms: MoMessage): Promise<
     await holdSmsMessage(tx, key, deps.newId(), now);
     await insertSmsPart(tx, key, { id: deps.newId(), part: sms.part, text: sms.text, now });
     const stored = await smsMessageParts(tx, key);
-    if (stored === undefined || stored.parts.length < key.total) return false;
+    if (stored === undefined || stored.parts.length < key.total) return undefined;
     await deleteSmsMessage(tx, key);
-    await recordInbound(tx, deps, joined(key, stored.parts, stored.firstAt));
-    return true;
+    return recordInbound(tx, deps, joined(key, stored.parts, stored.firstAt));
   });
-  if (recorded) deps.wakeWebhooks?.();
+  if (recorded !== undefined) wake(deps, [recorded]);
 }
 
 /**
@@ -47,21 +45,26 @@ export async function receiveSms(deps: ReceiveSmsDeps, sms: MoMessage): Promise<
  */
 export async function deliverOverdueSmsParts(deps: ReceiveSmsDeps, timeoutMs: number, signal?: AbortSignal): Promise<number> {
   const overdue = await overdueSmsMessages(deps.db, deps.clock() - timeoutMs, OVERDUE_PER_TURN);
-  let delivered = 0;
+  const delivered: InboundRecorded[] = [];
   for (const key of overdue) {
     if (signal?.aborted === true) break;
     // Read again in the unit of work: the last part may have come meanwhile, and joined them.
-    const done = await deps.commit.run(async (tx: Tx) => {
+    const recorded = await deps.commit.run(async (tx: Tx) => {
       const stored = await smsMessageParts(tx, key);
-      if (stored === undefined) return false;
+      if (stored === undefined) return undefined;
       await deleteSmsMessage(tx, key);
-      await recordInbound(tx, deps, joined(key, stored.parts, stored.firstAt));
-      return true;
+      return recordInbound(tx, deps, joined(key, stored.parts, stored.firstAt));
     });
-    if (done) delivered += 1;
+    if (recorded !== undefined) delivered.push(recorded);
   }
-  if (delivered > 0) deps.wakeWebhooks?.();
-  return delivered;
+  wake(deps, delivered);
+  return delivered.length;
+}
+
+/** After the commit, as receiveInbound does: the dispatcher for the webhooks, the outbox for a keyword's reply. */
+function wake(deps: ReceiveSmsDeps, recorded: readonly InboundRecorded[]): void {
+  if (recorded.some((r) => r.stored)) deps.wakeWebhooks?.();
+  if (recorded.some((r) => r.replyId !== null)) deps.wakeOutbox();
 }
 
 /** The parts' text in order; a message with parts missing says so in its content. */

@@ -75,12 +75,13 @@ function splitUdh(octets: Buffer): { concat: Place | undefined; userData: Buffer
   const length = octets[0];
   if (length === undefined || length + 1 > octets.length) return { concat: undefined, userData: octets };
   let concat: Place | undefined;
-  let at = 1;
-  while (at + 2 <= length + 1) {
-    const iei = octets[at] ?? 0;
-    const size = octets[at + 1] ?? 0;
-    const data = octets.subarray(at + 2, at + 2 + size);
-    if (at + 2 + size > length + 1) break;
+  const header = octets.subarray(1, length + 1);
+  // Each element: its identifier, its length, its data; one that overruns the header ends the reading.
+  for (let at = 0; at + 2 <= header.length;) {
+    const iei = header[at] ?? 0;
+    const size = header[at + 1] ?? 0;
+    if (at + 2 + size > header.length) break;
+    const data = header.subarray(at + 2, at + 2 + size);
     if (iei === IEI_CONCAT_8BIT && size === 3) concat = { reference: data[0] ?? 0, total: data[1] ?? 0, part: data[2] ?? 0 };
     if (iei === IEI_CONCAT_16BIT && size === 4) concat = { reference: data.readUInt16BE(0), total: data[2] ?? 0, part: data[3] ?? 0 };
     at += 2 + size;

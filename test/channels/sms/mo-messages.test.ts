@@ -8,6 +8,7 @@ import { deliverOverdueSmsParts } from '../../../src/app/receive-sms-part.ts';
 import { smppTransport } from '../../../src/channels/sms/smpp-transport.ts';
 import type { Service } from '../../../src/service.ts';
 import { listInbound } from '../../../src/store/inbound-messages.ts';
+import { setWebhookTarget } from '../../../src/store/webhook-settings.ts';
 import { startSmsc, type Smsc } from '../../peers/smsc.ts';
 import { openAccount, startService } from '../../support/service.ts';
 
@@ -31,6 +32,8 @@ async function world(t: TestContext): Promise<World> {
   const service = await startService(t, { env: { HERALD_SMS_TRANSPORT: smsc.url() } });
   const { id } = await openAccount(service);
   await service.deps.db.updateTable('accounts').set({ sms_senders: JSON.stringify([SENDER]) }).where('id', '=', id).execute();
+  // Queued only (no dispatcher runs here): the rows show what would be posted.
+  await setWebhookTarget(service.deps.db, id, { url: 'https://hooks.example.com/sms' }, service.deps.clock());
   await bound;
   return { smsc, service, accountId: id };
 }
@@ -71,6 +74,14 @@ test('mobile-originated messages from the SMSC stand-in', async (t) => {
 
     assert.deepStrictEqual([resp.command, resp.command_status], ['data_sm_resp', smpp.ESME_ROK]);
     assert.deepStrictEqual((await received(toSender)).map((m) => m.text), ['Payload text']);
+  });
+
+  await t.test('an SME delivery acknowledgement (esm_class message type 0010) is answered ESME_ROK and not stored', async () => {
+    const toSender = person();
+    const resp = await w.smsc.sendMo('deliver_sm', { ...toSender, esm_class: 0x08, short_message: Buffer.from('ack') });
+
+    assert.equal(resp.command_status, smpp.ESME_ROK);
+    assert.deepStrictEqual(await received(toSender), []);
   });
 
   await t.test('the parts of a message with an 8-bit UDH reference are joined in order, whatever order they come in', async () => {
@@ -123,6 +134,16 @@ test('mobile-originated messages from the SMSC stand-in', async (t) => {
     await Promise.all([1, 2, 3].map((part) => w.smsc.sendMo('deliver_sm', { ...toSender, esm_class: 0x40, short_message: Buffer.concat([udh8(11, 3, part), Buffer.from(`p${part} `)]) })));
 
     assert.deepStrictEqual((await received(toSender)).map((m) => m.text), ['p1 p2 p3 ']);
+  });
+
+  await t.test('a reassembled message is queued as one sms.received webhook carrying the whole text', async () => {
+    const toSender = person();
+    await w.smsc.sendMo('deliver_sm', { ...toSender, esm_class: 0x40, short_message: Buffer.concat([udh8(12, 2, 1), Buffer.from('Where is ')]) });
+    await w.smsc.sendMo('deliver_sm', { ...toSender, esm_class: 0x40, short_message: Buffer.concat([udh8(12, 2, 2), Buffer.from('my order?')]) });
+
+    const rows = await w.service.deps.db.selectFrom('webhook_deliveries').select('payload').where('account_id', '=', w.accountId).where('type', '=', 'sms.received').execute();
+    const posted = rows.map((row) => (JSON.parse(row.payload) as { data: Record<string, unknown> }).data).filter((data) => data['from'] === `+${toSender.source_addr}`);
+    assert.deepStrictEqual(posted.map((data) => [data['channel'], data['to'], data['text']]), [['sms', '+4930123456', 'Where is my order?']]);
   });
 
   await t.test('a part the SMSC sends again is answered ESME_ROK and stored once', async () => {

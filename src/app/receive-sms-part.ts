@@ -1,7 +1,7 @@
 import type { MoMessage } from '../channels/sms/mo-message.ts';
 import type { ArrivingMessage } from '../domain/inbound-message.ts';
 import type { Tx } from '../store/database.ts';
-import { deleteSmsMessage, holdSmsMessage, insertSmsPart, overdueSmsMessages, smsMessageParts, type SmsMessageKey, type StoredSmsPart } from '../store/inbound-sms-parts.ts';
+import { deleteSmsMessage, holdSmsMessage, insertSmsPart, lockSmsMessage, overdueSmsMessages, smsMessageParts, type SmsMessageKey, type StoredSmsPart } from '../store/inbound-sms-parts.ts';
 import { receiveInbound, recordInbound, type InboundDeps, type InboundRecorded } from './receive-inbound.ts';
 
 // An SMS a person sent, as the SMPP session hands it over: a whole message goes straight
@@ -48,8 +48,10 @@ export async function deliverOverdueSmsParts(deps: ReceiveSmsDeps, timeoutMs: nu
   const delivered: InboundRecorded[] = [];
   for (const key of overdue) {
     if (signal?.aborted === true) break;
-    // Read again in the unit of work: the last part may have come meanwhile, and joined them.
+    // Locked and read again in the unit of work: the last part may have come meanwhile and
+    // joined them, or another worker's turn delivered them.
     const recorded = await deps.commit.run(async (tx: Tx) => {
+      if (!(await lockSmsMessage(tx, key))) return undefined;
       const stored = await smsMessageParts(tx, key);
       if (stored === undefined) return undefined;
       await deleteSmsMessage(tx, key);

@@ -36,6 +36,15 @@ export async function holdSmsMessage(tx: Executor, key: SmsMessageKey, id: strin
     .execute();
 }
 
+/** Holds the message's head row until the transaction ends; false when it is gone (joined or delivered by another unit meanwhile). */
+export async function lockSmsMessage(tx: Executor, key: SmsMessageKey): Promise<boolean> {
+  const result = await tx.updateTable('inbound_sms_parts').set((eb) => ({ received_at: eb.ref('received_at') }))
+    .where('sender', '=', key.sender).where('recipient', '=', key.recipient).where('reference', '=', key.reference).where('total', '=', key.total)
+    .where('part', '=', HEAD)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** Stores a part; a part stored already (the SMSC sent it again) is left as it is. */
 export async function insertSmsPart(tx: Executor, key: SmsMessageKey, part: { readonly id: string; readonly part: number; readonly text: string; readonly now: number }): Promise<void> {
   await tx.insertInto('inbound_sms_parts').values({ id: part.id, ...ofKey(key), part: part.part, text: JSON.stringify(part.text), received_at: part.now })

@@ -136,6 +136,17 @@ test('mobile-originated messages from the SMSC stand-in', async (t) => {
     assert.deepStrictEqual((await received(toSender)).map((m) => m.text), ['p1 p2 p3 ']);
   });
 
+  await t.test('overdue parts looked at by two workers at once are delivered once', async () => {
+    const toSender = person();
+    await w.smsc.sendMo('deliver_sm', { ...toSender, esm_class: 0x40, short_message: Buffer.concat([udh8(4, 2, 1), Buffer.from('half')]) });
+    const later = { ...w.service.deps, clock: () => w.service.deps.clock() + 301_000 };
+
+    const counts = await Promise.all([deliverOverdueSmsParts(later, 300_000), deliverOverdueSmsParts(later, 300_000)]);
+
+    assert.equal(counts[0] + counts[1], 1);
+    assert.deepStrictEqual((await received(toSender)).map((m) => m.text), ['half']);
+  });
+
   await t.test('a reassembled message is queued as one sms.received webhook carrying the whole text', async () => {
     const toSender = person();
     await w.smsc.sendMo('deliver_sm', { ...toSender, esm_class: 0x40, short_message: Buffer.concat([udh8(12, 2, 1), Buffer.from('Where is ')]) });

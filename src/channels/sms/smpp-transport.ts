@@ -17,6 +17,9 @@ import type { SharedThroughputCapOptions } from './throughput-cap.ts';
 // is made per message: failed at the first failed part, delivered when every part is.
 // After a restart that memory is gone: the first part's receipt alone then decides, and
 // the receipts of the other parts name ids nobody knows (answered, not recorded).
+//
+// What people send back comes over the same session: a deliver_sm of message type 0000,
+// or a data_sm, is decoded (mo-message.ts) and handed to onInbound (docs/inbound-sms.md).
 
 /** What a submit_sm_resp's command_status means; any status not named here fails the message, which left the house. */
 export const SUBMIT_STATUS_OUTCOME = {

@@ -1,13 +1,13 @@
 import type { MoMessage } from '../channels/sms/mo-message.ts';
 import type { ArrivingMessage } from '../domain/inbound-message.ts';
 import type { Tx } from '../store/database.ts';
-import { deleteSmsMessage, holdSmsMessage, insertSmsPart, lockSmsMessage, overdueSmsMessages, smsMessageParts, type SmsMessageKey, type StoredSmsPart } from '../store/inbound-sms-parts.ts';
+import { deleteSmsMessage, holdSmsMessage, insertSmsPart, lockSmsMessage, markSmsMessageJoined, overdueSmsMessages, smsMessageParts, type SmsMessageKey, type StoredSmsPart } from '../store/inbound-sms-parts.ts';
 import { receiveInbound, recordInbound, type InboundDeps, type InboundRecorded } from './receive-inbound.ts';
 
 // An SMS a person sent, as the SMPP session hands it over: a whole message goes straight
 // to receiveInbound; a part of a concatenated one is stored (inbound_sms_parts) and, in
-// the unit of work that stores the last one, the parts are joined in order, removed,
-// and recorded. The SMSC's PDU is answered only after this resolves, so a part is never
+// the unit of work that stores the last one, the parts are joined in order and recorded
+// (the rows stay, marked joined, until the time-out, to recognise a late resend). The SMSC's PDU is answered only after this resolves, so a part is never
 // acknowledged before it is stored, and a crash loses nothing the SMSC will not resend.
 // Parts that never complete are delivered as they are after the time-out
 // (deliverOverdueSmsParts, a periodic job: HERALD_SMS_REASSEMBLY_TIMEOUT_MS).
@@ -29,10 +29,18 @@ export async function receiveSms(deps: ReceiveSmsDeps, sms: MoMessage): Promise<
   const key: SmsMessageKey = { sender: sms.from, recipient: sms.to, reference: sms.reference, total: sms.total };
   const recorded = await deps.commit.run(async (tx) => {
     await holdSmsMessage(tx, key, deps.newId(), now);
+    let stored = await smsMessageParts(tx, key);
+    if (stored?.joined === true) {
+      // The same part again: a resend whose acknowledgement was lost. Another text under a
+      // joined message's key: a new message that reuses its reference, begun afresh.
+      if (stored.parts.some((part) => part.part === sms.part && part.text === sms.text)) return undefined;
+      await deleteSmsMessage(tx, key);
+      await holdSmsMessage(tx, key, deps.newId(), now);
+    }
     await insertSmsPart(tx, key, { id: deps.newId(), part: sms.part, text: sms.text, now });
-    const stored = await smsMessageParts(tx, key);
+    stored = await smsMessageParts(tx, key);
     if (stored === undefined || stored.parts.length < key.total) return undefined;
-    await deleteSmsMessage(tx, key);
+    await markSmsMessageJoined(tx, key);
     return recordInbound(tx, deps, joined(key, stored.parts, stored.firstAt));
   });
   if (recorded !== undefined) wake(deps, [recorded]);
@@ -41,7 +49,7 @@ export async function receiveSms(deps: ReceiveSmsDeps, sms: MoMessage): Promise<
 /**
  * Delivers the messages whose first part came `timeoutMs` or more ago with the parts
  * they have, in order, gaps left out; `content` says `{ incomplete: true, parts, of }`.
- * Returns how many were delivered.
+ * Removes the rows of those joined already. Returns how many were delivered.
  */
 export async function deliverOverdueSmsParts(deps: ReceiveSmsDeps, timeoutMs: number, signal?: AbortSignal): Promise<number> {
   const overdue = await overdueSmsMessages(deps.db, deps.clock() - timeoutMs, OVERDUE_PER_TURN);
@@ -55,7 +63,7 @@ export async function deliverOverdueSmsParts(deps: ReceiveSmsDeps, timeoutMs: nu
       const stored = await smsMessageParts(tx, key);
       if (stored === undefined) return undefined;
       await deleteSmsMessage(tx, key);
-      return recordInbound(tx, deps, joined(key, stored.parts, stored.firstAt));
+      return stored.joined ? undefined : recordInbound(tx, deps, joined(key, stored.parts, stored.firstAt));
     });
     if (recorded !== undefined) delivered.push(recorded);
   }

@@ -6,6 +6,9 @@ import type { Executor } from './database.ts';
 // so on PostgreSQL two parts of one message arriving together wait on that row in turn
 // and the second sees the first's part, and whichever comes last joins them. Its
 // received_at is when the message's first part came, which the time-out counts from.
+// Once joined, the head says so (its text `"joined"`) and the rows stay until the
+// time-out, so a part the SMSC sends again after that (its acknowledgement lost) is
+// recognised as the same part, not taken for a new message; the time-out removes them.
 // A part's text is kept as a JSON string literal: a surrogate pair split across two
 // UCS-2 parts leaves each half alone, which UTF-8 (both engines' text) cannot hold.
 
@@ -23,6 +26,8 @@ export interface StoredSmsPart {
 }
 
 const HEAD = 0;
+const OPEN = JSON.stringify('');
+const JOINED = JSON.stringify('joined');
 
 const ofKey = (key: SmsMessageKey) => ({ sender: key.sender, recipient: key.recipient, reference: key.reference, total: key.total });
 
@@ -31,7 +36,7 @@ const ofKey = (key: SmsMessageKey) => ({ sender: key.sender, recipient: key.reci
  * which holds its row until the transaction ends. Call first in the unit of work.
  */
 export async function holdSmsMessage(tx: Executor, key: SmsMessageKey, id: string, now: number): Promise<void> {
-  await tx.insertInto('inbound_sms_parts').values({ id, ...ofKey(key), part: HEAD, text: '""', received_at: now })
+  await tx.insertInto('inbound_sms_parts').values({ id, ...ofKey(key), part: HEAD, text: OPEN, received_at: now })
     .onConflict((oc) => oc.columns(['sender', 'recipient', 'reference', 'total', 'part']).doUpdateSet((eb) => ({ received_at: eb.ref('inbound_sms_parts.received_at') })))
     .execute();
 }
@@ -52,8 +57,8 @@ export async function insertSmsPart(tx: Executor, key: SmsMessageKey, part: { re
     .execute();
 }
 
-/** The message's head (its first arrival) and parts in order; undefined when it has no head (joined already). */
-export async function smsMessageParts(tx: Executor, key: SmsMessageKey): Promise<{ firstAt: number; parts: StoredSmsPart[] } | undefined> {
+/** The message's head (its first arrival, whether it was joined) and parts in order; undefined when it has no head (gone). */
+export async function smsMessageParts(tx: Executor, key: SmsMessageKey): Promise<{ firstAt: number; joined: boolean; parts: StoredSmsPart[] } | undefined> {
   const rows = await tx.selectFrom('inbound_sms_parts').select(['part', 'text', 'received_at'])
     .where('sender', '=', key.sender).where('recipient', '=', key.recipient).where('reference', '=', key.reference).where('total', '=', key.total)
     .orderBy('part').execute();
@@ -61,8 +66,17 @@ export async function smsMessageParts(tx: Executor, key: SmsMessageKey): Promise
   if (head === undefined || Number(head.part) !== HEAD) return undefined;
   return {
     firstAt: Number(head.received_at),
+    joined: head.text === JOINED,
     parts: parts.map((row) => ({ part: Number(row.part), text: JSON.parse(row.text) as string, receivedAt: Number(row.received_at) })),
   };
+}
+
+/** Marks the message joined (recorded); its rows stay until the time-out removes them. */
+export async function markSmsMessageJoined(tx: Executor, key: SmsMessageKey): Promise<void> {
+  await tx.updateTable('inbound_sms_parts').set({ text: JOINED })
+    .where('sender', '=', key.sender).where('recipient', '=', key.recipient).where('reference', '=', key.reference).where('total', '=', key.total)
+    .where('part', '=', HEAD)
+    .execute();
 }
 
 /** Removes the message's head and parts. */

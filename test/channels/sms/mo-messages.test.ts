@@ -168,6 +168,26 @@ test('mobile-originated messages from the SMSC stand-in', async (t) => {
     assert.deepStrictEqual((await received(toSender)).map((m) => m.text), ['abcd']);
   });
 
+  await t.test('a part sent again after its message was joined is answered, and not taken for the start of another', async () => {
+    const toSender = person();
+    const last = { ...toSender, esm_class: 0x40, short_message: Buffer.concat([udh8(5, 2, 2), Buffer.from('-end')]) };
+    await w.smsc.sendMo('deliver_sm', { ...toSender, esm_class: 0x40, short_message: Buffer.concat([udh8(5, 2, 1), Buffer.from('start')]) });
+    await w.smsc.sendMo('deliver_sm', last);
+    const again = await w.smsc.sendMo('deliver_sm', last);
+    await deliverOverdueSmsParts({ ...w.service.deps, clock: () => w.service.deps.clock() + 301_000 }, 300_000);
+
+    assert.equal(again.command_status, smpp.ESME_ROK);
+    assert.deepStrictEqual(await received(toSender), [{ from: `+${toSender.source_addr}`, to: '+4930123456', text: 'start-end', content: null }]);
+  });
+
+  await t.test('a new message that reuses the reference of one joined before is received too', async () => {
+    const toSender = person();
+    for (const [part, text] of [[1, 'old '], [2, 'one'], [1, 'new '], [2, 'one']] as const) {
+      await w.smsc.sendMo('deliver_sm', { ...toSender, esm_class: 0x40, short_message: Buffer.concat([udh8(6, 2, part), Buffer.from(text)]) });
+    }
+    assert.deepStrictEqual((await received(toSender)).map((m) => m.text), ['old one', 'new one']);
+  });
+
   await t.test('parts that never complete are delivered as they are once the time-out has passed since the first', async () => {
     const toSender = person();
     const arrived = w.service.deps.clock();

@@ -17,8 +17,8 @@ export type ReceiveSmsDeps = InboundDeps;
 export const DEFAULT_SMS_REASSEMBLY_TIMEOUT_MS = 300_000;
 /** How often the time-out is looked for (queue/jobs.ts). */
 export const SMS_REASSEMBLY_SWEEP_MS = 30_000;
-/** Messages delivered incomplete in one turn of that job, each in its own unit of work; the rest wait for the next turn. */
-const OVERDUE_PER_TURN = 100;
+/** Messages past their time-out taken in one turn of that job (delivered incomplete, or only removed once joined), each in its own unit of work; the rest wait for the next turn. */
+const OVERDUE_PER_TURN = 1000;
 
 export async function receiveSms(deps: ReceiveSmsDeps, sms: MoMessage): Promise<void> {
   const now = deps.clock();

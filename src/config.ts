@@ -22,6 +22,7 @@ export interface Config extends RequestLimits {
   readonly trustProxy: boolean | number | string;
   readonly emailTransport: string;
   readonly smsTransport: string;
+  readonly smsReassemblyTimeoutMs: number;
   readonly whatsappTransport: string;
   readonly bodyLimitBytes: number;
   readonly importBodyLimitBytes: number;
@@ -226,6 +227,11 @@ export const SETTINGS = [
     key: 'smsTransport', env: 'HERALD_SMS_TRANSPORT', default: 'capture', secret: 'url',
     description: 'SMS transport: `capture` (store the text and its segments) or `smpp://system_id:password@host:2775` / `smpps://…` (SMPP v3.4 transceiver; port 2775, 3550 for smpps; `?window=10&throughput=100&from=Herald` set the outstanding-submit window, submits per second (0: no cap) and the sender).',
     parse: transport([], ['smpp', 'smpps']),
+  },
+  {
+    key: 'smsReassemblyTimeoutMs', env: 'HERALD_SMS_REASSEMBLY_TIMEOUT_MS', default: '300000',
+    description: 'How long the parts of a concatenated inbound SMS wait for the rest, in milliseconds from the first part: then the message is delivered with the parts it has, marked incomplete (docs/inbound-sms.md).',
+    parse: integer(1000, 86_400_000),
   },
   {
     key: 'whatsappTransport', env: 'HERALD_WHATSAPP_TRANSPORT', default: 'capture',

@@ -6,6 +6,7 @@ import { newReadCaches } from './app/read-caches.ts';
 import { HEARTBEAT_MS, ProcessHeartbeat } from './app/process-heartbeat.ts';
 import { DELIVERY_HOLD_WATCH_MS, DeliveryHoldWatch, holdDelivery } from './app/delivery-hold.ts';
 import { DEFAULT_RETENTION_OPTIONS, retentionTurn } from './app/retention-sweep.ts';
+import { deliverOverdueSmsParts, SMS_REASSEMBLY_SWEEP_MS } from './app/receive-sms-part.ts';
 import type { AuthDeps } from './app/sessions.ts';
 import { LoadedSigningKey } from './app/certificate-signing-key.ts';
 import { IdempotencyKeysInProcess } from './app/idempotency-keys-in-process.ts';
@@ -477,6 +478,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const sweepsRetention = running && jobs.has('retention') && retentionOptions.days > 0;
   // The periodic jobs of this process (queue/periodic-job.ts), stopped by close().
   let retention: ScheduledJob | undefined;
+  let smsReassembly: ScheduledJob | undefined;
   let holdWatch: ScheduledJob | undefined;
   let beats: ScheduledJob | undefined;
   const periodic = { logger: workerLogger };
@@ -512,6 +514,10 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       const retentionDeps = { db: store.db, commit: deps.commit, clock, logger: workerLogger };
       retention = schedulePeriodic({ name: 'retention', everyMs: retentionOptions.intervalMs, run: (signal) => retentionTurn(retentionDeps, retentionOptions, signal) }, periodic, { runAtStart: true });
     }
+    // Parts of inbound SMS exist only where an SMPP session takes them (docs/inbound-sms.md).
+    if (running && jobs.has('sms-reassembly') && config.smsTransport !== 'capture') {
+      smsReassembly = schedulePeriodic({ name: 'sms-reassembly', everyMs: SMS_REASSEMBLY_SWEEP_MS, run: async (signal) => { await deliverOverdueSmsParts(deps, config.smsReassemblyTimeoutMs, signal); } }, periodic);
+    }
     // The operator's service health lists this process while it runs; its id owns the
     // loops' leases, and its first beat takes over those of processes that went silent.
     await heartbeat.start();
@@ -538,6 +544,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       await signInRedis?.close();
       for (const stop of stops) await stop();
       await retention?.stop();
+      await smsReassembly?.stop();
       for (const loop of [runningImports, runningCampaigns, runningWorker, runningReports, runningInboundMedia, runningWebhooks]) await loop?.close();
       await closeTransports();
       await beats?.stop();

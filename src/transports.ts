@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { KeyDeps } from './app/api-keys.ts';
 import { dkimKeyLookup } from './app/dkim-keys.ts';
 import { recordPeerStatus } from './app/record-peer-status.ts';
+import { receiveSms } from './app/receive-sms-part.ts';
 import { whatsappCredentials } from './app/whatsapp-credentials.ts';
 import type { CaptureSink } from './channels/channel.ts';
 import { attachmentResolver } from './channels/email/attachments.ts';
@@ -83,6 +84,8 @@ export async function buildTransports(config: Config, deps: KeyDeps, logger: Log
         // provider_ref yet): refusing it makes the SMSC deliver it again a little later.
         if (result === 'unknown-message') throw new Error(`receipt for unknown message ${receipt.providerRef}`);
       },
+      // A person's SMS, or a part of one: stored before the SMSC hears ESME_ROK (docs/inbound-sms.md).
+      onInbound: (sms) => receiveSms(deps, sms),
     }));
   };
   const whatsappPeer = async (): Promise<Transports['whatsapp']> => {

@@ -15,6 +15,7 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     trustProxy: false,
     emailTransport: 'capture',
     smsTransport: 'capture',
+    smsReassemblyTimeoutMs: 300_000,
     whatsappTransport: 'capture',
     bodyLimitBytes: 10485760,
     importBodyLimitBytes: 268435456,

@@ -1,5 +1,6 @@
 import { DELIVERY_HOLD_WATCH_MS } from '../app/delivery-hold.ts';
 import { HEARTBEAT_MS } from '../app/process-heartbeat.ts';
+import { SMS_REASSEMBLY_SWEEP_MS } from '../app/receive-sms-part.ts';
 import { DEFAULT_RETENTION_OPTIONS } from '../app/retention-sweep.ts';
 import { WAL_CHECKPOINT_MS } from '../store/wal-checkpointer.ts';
 import { DEFAULT_CAMPAIGN_RUNNER_OPTIONS } from './campaigns/campaign-runner.ts';
@@ -63,6 +64,10 @@ export const JOBS = {
     configuredBy: 'nothing: batches of 500 messages, 20 per turn',
   },
   retention: { kind: 'periodic', part: ['delivery'], everyMs: DEFAULT_RETENTION_OPTIONS.intervalMs, configuredBy: 'HERALD_RETENTION_DAYS (0: the job does not run)' },
+  'sms-reassembly': {
+    kind: 'periodic', part: ['delivery'], everyMs: SMS_REASSEMBLY_SWEEP_MS,
+    configuredBy: 'HERALD_SMS_REASSEMBLY_TIMEOUT_MS (parts older than it are delivered incomplete); runs only with an SMPP transport',
+  },
   'delivery-hold': { kind: 'periodic', part: ['delivery', 'webhooks'], everyMs: DELIVERY_HOLD_WATCH_MS, configuredBy: 'nothing' },
   heartbeat: { kind: 'periodic', part: 'every process', everyMs: HEARTBEAT_MS, configuredBy: 'nothing: a process silent for 5 beats loses its leases' },
   'wal-checkpoint': { kind: 'periodic', part: 'every process', everyMs: WAL_CHECKPOINT_MS, configuredBy: 'nothing: only on a SQLite file, while batches come steadily' },

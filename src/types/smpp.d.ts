@@ -45,6 +45,10 @@ declare module 'smpp' {
     receipted_message_id?: string;
     /** TLV 0x0427: MESSAGE_STATE of a delivery receipt. */
     message_state?: number;
+    /** TLVs 0x020C, 0x020E, 0x020F: a concatenated message's reference, part count and part number. */
+    sar_msg_ref_num?: number;
+    sar_total_segments?: number;
+    sar_segment_seqnum?: number;
   }
 
   // The class and this interface merge: a PDU carries every field above.
@@ -92,6 +96,7 @@ declare module 'smpp' {
     bind_transceiver(options: PduFields, responseCallback?: ResponseCallback): boolean;
     submit_sm(options: PduFields, responseCallback?: ResponseCallback): boolean;
     deliver_sm(options: PduFields, responseCallback?: ResponseCallback): boolean;
+    data_sm(options: PduFields, responseCallback?: ResponseCallback): boolean;
     enquire_link(options?: PduFields | ResponseCallback, responseCallback?: ResponseCallback): boolean;
     unbind(options?: PduFields | ResponseCallback, responseCallback?: ResponseCallback): boolean;
 
@@ -105,7 +110,7 @@ declare module 'smpp' {
 
   export type SmppCommand =
     | 'bind_transceiver' | 'bind_transceiver_resp' | 'bind_transmitter' | 'bind_receiver'
-    | 'submit_sm' | 'submit_sm_resp' | 'deliver_sm' | 'deliver_sm_resp'
+    | 'submit_sm' | 'submit_sm_resp' | 'deliver_sm' | 'deliver_sm_resp' | 'data_sm' | 'data_sm_resp'
     | 'enquire_link' | 'enquire_link_resp' | 'unbind' | 'unbind_resp' | 'generic_nack';
 
   export class Server extends NetServer {

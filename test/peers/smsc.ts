@@ -1,12 +1,12 @@
 import { EventEmitter, once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import smpp from 'smpp';
-import type { PDU, Server, Session } from 'smpp';
+import type { PDU, PduFields, Server, Session } from 'smpp';
 
 // An SMSC stand-in on loopback: `smpp.createServer()` that binds one system_id and
 // password, records every submit_sm with the octets of its short_message as they came
 // over the wire, answers with message_ids (smsc-1, smsc-2, …), and lets a test
-// refuse, hold or drop, and send delivery receipts.
+// refuse, hold or drop, and send delivery receipts and mobile-originated messages.
 
 export interface SmscSubmit {
   readonly messageId: string;
@@ -50,6 +50,11 @@ export interface Smsc {
   ignoreNext(count: number): void;
   /** A delivery receipt deliver_sm for `messageId` over the latest bound session; resolves with the deliver_sm_resp. */
   sendReceipt(messageId: string, stat: string, options?: { err?: string; receiptedMessageId?: string }): Promise<PDU>;
+  /**
+   * A mobile-originated deliver_sm or data_sm over the latest bound session, its fields as
+   * given (a Buffer short_message or message_payload goes as is); resolves with the resp.
+   */
+  sendMo(command: 'deliver_sm' | 'data_sm', fields: PduFields): Promise<PDU>;
   /** Destroys every connection (the server keeps listening). */
   dropConnections(): void;
   close(): Promise<void>;
@@ -228,6 +233,14 @@ export async function startSmsc(credentials: { systemId: string; password: strin
           },
           resolve,
         );
+      });
+    },
+    sendMo(command, fields) {
+      const session = bound.at(-1);
+      if (session === undefined) return Promise.reject(new Error(`no bound session to send a ${command} over`));
+      return new Promise((resolve) => {
+        const send = command === 'data_sm' ? session.data_sm.bind(session) : session.deliver_sm.bind(session);
+        send({ source_addr_ton: 1, source_addr_npi: 1, dest_addr_ton: 1, dest_addr_npi: 1, esm_class: 0, data_coding: 0, ...fields }, resolve);
       });
     },
     dropConnections() {

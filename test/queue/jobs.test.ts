@@ -6,7 +6,7 @@ import { JOBS, jobsOf } from '../../src/queue/jobs.ts';
 import { partsOf } from '../../src/roles.ts';
 
 test('a process of role all or worker runs every job of the table', () => {
-  const every = ['outbox', 'simulator-reports', 'inbound-media', 'webhooks', 'imports', 'campaigns', 'retention', 'delivery-hold', 'heartbeat', 'wal-checkpoint'];
+  const every = ['outbox', 'simulator-reports', 'inbound-media', 'webhooks', 'imports', 'campaigns', 'retention', 'sms-reassembly', 'delivery-hold', 'heartbeat', 'wal-checkpoint'];
   assert.deepStrictEqual([...jobsOf(partsOf('all'))], every);
   assert.deepStrictEqual([...jobsOf(partsOf('worker'))], every);
 });
@@ -27,7 +27,7 @@ test('the table shows each job\'s settings', () => {
   assert.deepStrictEqual(JOBS.imports.settings, { batchSize: 1, concurrency: 1, pollMs: 5000, leaseMs: 60_000 });
   assert.deepStrictEqual(JOBS.campaigns.settings, { batchSize: 1, concurrency: 1, pollMs: 1000, leaseMs: 60_000 });
   assert.deepStrictEqual(
-    [JOBS.retention.everyMs, JOBS['delivery-hold'].everyMs, JOBS.heartbeat.everyMs, JOBS['wal-checkpoint'].everyMs],
-    [600_000, 1000, 2000, 100],
+    [JOBS.retention.everyMs, JOBS['sms-reassembly'].everyMs, JOBS['delivery-hold'].everyMs, JOBS.heartbeat.everyMs, JOBS['wal-checkpoint'].everyMs],
+    [600_000, 30_000, 1000, 2000, 100],
   );
 });

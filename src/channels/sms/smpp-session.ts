@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import smpp from 'smpp';
 import type { PDU, PduFields, Session, ShortMessage } from 'smpp';
 import type { Logger } from 'pino';
+import type { MoPdu } from './mo-message.ts';
+import { smppOctets } from './smpp-octets.ts';
 
 // One bound SMPP v3.4 transceiver to one SMSC, kept up in the background.
 //
@@ -39,13 +41,16 @@ export const DEFAULT_SMPP_TIMING: SmppTiming = {
 
 export type SmppSessionState = 'idle' | 'connecting' | 'binding' | 'bound' | 'backoff' | 'closed';
 
-/** A deliver_sm from the SMSC: a delivery receipt or a mobile-originated message. */
+/** A deliver_sm or data_sm from the SMSC: a delivery receipt or a mobile-originated message. */
 export interface InboundDeliver {
+  readonly command: 'deliver_sm' | 'data_sm';
   readonly esmClass: number;
   /** short_message (or message_payload) as text; receipts are ASCII. */
   readonly text: string;
   /** TLV 0x001E, when the SMSC sends it. */
   readonly receiptedMessageId?: string;
+  /** The addresses and the user data's octets as they came, for a mobile-originated message (mo-message.ts). */
+  readonly pdu: MoPdu;
 }
 
 export type SubmitResult =
@@ -155,7 +160,7 @@ export interface SmppSessionOptions {
   /** Submits per second; 0 for no cap. */
   readonly throughput: number;
   readonly timing: SmppTiming;
-  /** Answered with deliver_sm_resp ESME_ROK when it resolves, ESME_RX_T_APPN (resend later) when it throws. */
+  /** Answered with deliver_sm_resp (data_sm_resp) ESME_ROK when it resolves, ESME_RX_T_APPN (resend later) when it throws. */
   readonly onDeliver: (deliver: InboundDeliver) => Promise<void>;
   readonly logger?: Logger | undefined;
   /** Monotonic milliseconds for the pacer. */
@@ -296,6 +301,7 @@ export class SmppSession {
       session.close();
     });
     session.on('deliver_sm', (pdu) => this.#deliver(link, pdu));
+    session.on('data_sm', (pdu) => this.#deliver(link, pdu));
   }
 
   #bind(link: Link): void {
@@ -364,15 +370,17 @@ export class SmppSession {
   }
 
   #deliver(link: Link, pdu: PDU): void {
-    const deliver: InboundDeliver = {
+    // Read inside the promise: a PDU that cannot be read is answered like a failure to store it, never thrown into the socket's reader.
+    Promise.resolve().then(() => this.#options.onDeliver({
+      command: pdu.command === 'data_sm' ? 'data_sm' : 'deliver_sm',
       esmClass: pdu.esm_class ?? 0,
       text: deliverText(pdu),
       ...(pdu.receipted_message_id ? { receiptedMessageId: pdu.receipted_message_id } : {}),
-    };
-    this.#options.onDeliver(deliver).then(
+      pdu: moPdu(pdu),
+    })).then(
       () => link.session.send(pdu.response()),
       (error: unknown) => {
-        this.#options.logger?.error({ err: error, smsc: this.#peer() }, 'deliver_sm not recorded; asking the SMSC to resend');
+        this.#options.logger?.error({ err: error, smsc: this.#peer(), command: pdu.command }, `${pdu.command} not recorded; asking the SMSC to resend`);
         link.session.send(pdu.response({ command_status: smpp.ESME_RX_T_APPN }));
       },
     );
@@ -430,6 +438,23 @@ export class SmppSession {
 function deliverText(pdu: PDU): string {
   const fromShort = messageText(pdu.short_message, pdu.data_coding);
   return fromShort !== '' ? fromShort : messageText(pdu.message_payload, pdu.data_coding);
+}
+
+/** The PDU's addresses and user data octets (the library's decoding undone: smpp-octets.ts). */
+function moPdu(pdu: PDU): MoPdu {
+  const dataCoding = pdu.data_coding ?? 0;
+  const { sar_msg_ref_num: reference, sar_total_segments: total, sar_segment_seqnum: part } = pdu;
+  return {
+    sourceAddr: pdu.source_addr ?? '',
+    sourceAddrTon: pdu.source_addr_ton ?? 0,
+    destinationAddr: pdu.destination_addr ?? '',
+    destAddrTon: pdu.dest_addr_ton ?? 0,
+    esmClass: pdu.esm_class ?? 0,
+    dataCoding,
+    shortMessage: smppOctets(pdu.short_message, dataCoding),
+    ...(pdu.message_payload === undefined ? {} : { messagePayload: smppOctets(pdu.message_payload, dataCoding) }),
+    ...(reference === undefined || total === undefined || part === undefined ? {} : { sar: { reference, total, part } }),
+  };
 }
 
 function messageText(value: ShortMessage | undefined, dataCoding: number | null | undefined): string {

@@ -4,6 +4,7 @@ import { parseDeliveryReceipt, type ReceiptStatus } from '../../domain/delivery-
 import { MAX_PARTS, splitSeptets, toSmsParts, type SmsPart } from '../../domain/gsm7-packing.ts';
 import type { Outbound, SmsPayload } from '../../domain/outbound.ts';
 import type { Outcome, Transport } from '../channel.ts';
+import { decodeMo, type MoMessage } from './mo-message.ts';
 import { DEFAULT_SMPP_TIMING, SmppSession, describeStatus, statusName, type InboundDeliver, type SmppEndpoint, type SmppTiming, type SubmitPacer } from './smpp-session.ts';
 import { sourceAddressOf, type SourceAddress } from './source-address.ts';
 import type { SharedThroughputCapOptions } from './throughput-cap.ts';
@@ -18,6 +19,9 @@ import type { SharedThroughputCapOptions } from './throughput-cap.ts';
 // is made per message: failed at the first failed part, delivered when every part is.
 // After a restart that memory is gone: the first part's receipt alone then decides, and
 // the receipts of the other parts name ids nobody knows (answered, not recorded).
+//
+// What people send back comes over the same session: a deliver_sm of message type 0000,
+// or a data_sm, is decoded (mo-message.ts) and handed to onInbound (docs/inbound-sms.md).
 
 /** What a submit_sm_resp's command_status means; any status not named here fails the message, which left the house. */
 export const SUBMIT_STATUS_OUTCOME = {
@@ -39,6 +43,12 @@ export interface SmppTransportOptions {
   readonly url: string;
   /** A rejection is answered ESME_RX_T_APPN, so the SMSC sends the receipt again later. */
   readonly onReceipt: (report: SmppReceiptReport) => Promise<void>;
+  /**
+   * A mobile-originated message (or one part of it): the deliver_sm or data_sm is answered
+   * ESME_ROK once this resolves, ESME_RX_T_APPN (resend later) when it rejects. Absent: MO
+   * messages are answered and dropped, as before inbound SMS existed.
+   */
+  readonly onInbound?: ((sms: MoMessage) => Promise<void>) | undefined;
   readonly logger?: Logger;
   /** Monotonic milliseconds for the throughput pacer only; leave out (performance.now) unless it advances in real time. */
   readonly clock?: () => number;
@@ -140,6 +150,8 @@ class MultipartReceipts {
 
 /** esm_class bits 5–2: 0001 is an SMSC delivery receipt. */
 const RECEIPT_MESSAGE_TYPE = 0x04;
+/** esm_class bits 5–2: 0000 is a message a person sent (mobile-originated). */
+const MO_MESSAGE_TYPE = 0x00;
 const MESSAGE_TYPE_MASK = 0x3c;
 const UDH_INDICATOR = 0x40;
 
@@ -160,8 +172,14 @@ export function smppTransport(options: SmppTransportOptions): Transport<SmsPaylo
   let reference = Math.floor(Math.random() * 256);
 
   async function onDeliver(deliver: InboundDeliver): Promise<void> {
-    if ((deliver.esmClass & MESSAGE_TYPE_MASK) !== RECEIPT_MESSAGE_TYPE) {
-      logger?.debug({ smsc: peer, esmClass: deliver.esmClass }, 'deliver_sm that is not a delivery receipt ignored');
+    const messageType = deliver.esmClass & MESSAGE_TYPE_MASK;
+    if (messageType !== RECEIPT_MESSAGE_TYPE) {
+      // Acknowledgements and intermediate notifications (the other message types) are no one's words.
+      if (messageType !== MO_MESSAGE_TYPE || options.onInbound === undefined) {
+        logger?.debug({ smsc: peer, esmClass: deliver.esmClass }, `${deliver.command} that is not a delivery receipt ignored`);
+        return;
+      }
+      await options.onInbound(decodeMo(deliver.pdu));
       return;
     }
     const receipt = parseDeliveryReceipt(deliver.text);

@@ -16,6 +16,7 @@ import { smtpSettingsRoutes } from './routes/smtp-settings.ts';
 import { adminRoutes } from './routes/admin/admin-routes.ts';
 import { certificateRoutes, jwksRoutes } from './routes/certificates.ts';
 import { messageRoutes } from './routes/messages.ts';
+import { conversationRoutes } from './routes/conversations.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { domainRoutes } from './routes/domains.ts';
 import { whatsappWebhookRoutes } from './routes/whatsapp-webhook.ts';
@@ -130,6 +131,7 @@ export async function buildApp(deps: RouteDeps): Promise<FastifyInstance> {
     userRoutes(v1, deps);
     sendRoutes(v1, deps);
     messageRoutes(v1, deps);
+    conversationRoutes(v1, deps);
     templateRoutes(v1, deps);
     domainRoutes(v1, deps);
     certificateRoutes(v1, deps);

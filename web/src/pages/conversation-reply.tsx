@@ -5,7 +5,7 @@ import type { ConversationThread, ReceivedThreadItem } from '../api/types.ts';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
 import { Time } from '../components/time.tsx';
-import { channelName } from './conversations.tsx';
+import { channelName } from '../lib/format.ts';
 
 /** The channels a reply may go on: WhatsApp only inside its window; SMS to a number, email to an address. */
 function replyChannels(thread: ConversationThread): string[] {

@@ -1,13 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { consentQuery, threadQuery, type ChannelConsent } from '../api/conversations.ts';
+import { consentQuery, type ChannelConsent } from '../api/consent.ts';
+import { threadQuery } from '../api/conversations.ts';
 import type { ReceivedThreadItem, SentThreadItem, ThreadItem } from '../api/types.ts';
 import { ErrorNotice, Loading } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
+import { channelName } from '../lib/format.ts';
 import { ConversationReply } from './conversation-reply.tsx';
-import { channelName } from './conversations.tsx';
 
 /**
  * One person's thread: their consent, the messages both ways as bubbles, and the reply box.

@@ -6,14 +6,12 @@ import { CursorPager, useCursorPagesInAddress } from '../components/cursor-pager
 import { Page } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
 import { Time } from '../components/time.tsx';
+import { channelName } from '../lib/format.ts';
 import { ConversationThreadPane } from './conversation-thread.tsx';
 import './conversations.css';
 
-const CHANNEL_NAMES: Record<string, string> = { sms: 'SMS', whatsapp: 'WhatsApp', email: 'Email' };
-export const channelName = (channel: string): string => CHANNEL_NAMES[channel] ?? channel;
-
 /** Where a person's thread lives: the person URL-encoded (an address, or + and digits). */
-export const threadPath = (person: string): string => `/conversations/${encodeURIComponent(person)}`;
+const threadPath = (person: string): string => `/conversations/${encodeURIComponent(person)}`;
 
 /**
  * One thread per person who wrote to the account, across channels: the people on the left

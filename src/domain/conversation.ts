@@ -17,7 +17,8 @@ export const LAST_TEXT_CHARS = 140;
 
 const PHONE = /^\+[0-9]{6,15}$/;
 // An address as inbound email names its sender; the page's links carry it URL-encoded.
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+// No control characters: PostgreSQL refuses a NUL in a text parameter (a 500, not a 400).
+const EMAIL = /^[^\s@\p{Cc}]{1,64}@[^\s@\p{Cc}]{1,255}$/u;
 
 /** The person a path names, normalised (email lower-cased); null when it is neither a number nor an address. */
 export function parsePerson(text: string): string | null {
@@ -71,5 +72,6 @@ export function decodeTimeCursor(text: string): TimeCursor | null {
   const match = /^([0-9]{1,15})_([A-Za-z0-9_-]{1,600})$/.exec(text);
   if (match === null) return null;
   const key = Buffer.from(match[2] ?? '', 'base64url').toString('utf8');
-  return key === '' ? null : { at: Number(match[1]), key };
+  // herald's cursors name a person or a UUID: never a control character nor broken UTF-8.
+  return key === '' || /[\p{Cc}\uFFFD]/u.test(key) ? null : { at: Number(match[1]), key };
 }

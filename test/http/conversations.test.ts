@@ -151,12 +151,17 @@ test('a person that is neither a number nor an address, and a cursor herald did 
   const { service, account } = await conversationService(t);
 
   const person = await get(service, '/v1/conversations/not-a-person', account.apiKey);
+  const control = await get(service, '/v1/conversations/bo%00@example.org', account.apiKey);
   const cursor = await get(service, '/v1/conversations?cursor=nope', account.apiKey);
+  // `AA` is a NUL once decoded: PostgreSQL would refuse it as a parameter.
+  const nul = await get(service, '/v1/conversations?cursor=1_AA', account.apiKey);
 
   assert.deepStrictEqual([person.statusCode, person.json()], [400, {
     message: 'Invalid request, a field has the wrong type or value', detail: 'person must be a phone number (+ and digits) or an email address',
   }]);
+  assert.deepStrictEqual(control.json(), person.json());
   assert.deepStrictEqual([cursor.statusCode, cursor.json()], [400, {
     message: 'Invalid request, a field has the wrong type or value', detail: 'cursor must be the next_cursor of a previous page',
   }]);
+  assert.deepStrictEqual(nul.json(), cursor.json());
 });

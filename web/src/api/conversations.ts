@@ -16,10 +16,9 @@ export const conversationsQuery = (cursor: string | undefined) => ({
   queryFn: () => api<ConversationPage>('/v1/conversations', { query: { cursor, limit: CONVERSATION_PAGE } }),
 }) as const;
 
-export const threadQuery = (person: string) => ({
-  queryKey: conversationKeys.thread(person),
-  queryFn: () => api<ConversationThread>(`/v1/conversations/${encodeURIComponent(person)}`),
-}) as const;
+/** A page of a thread: the latest without a cursor, then older ones by the previous page's next_cursor. */
+export const fetchThread = (person: string, cursor: string | undefined) =>
+  api<ConversationThread>(`/v1/conversations/${encodeURIComponent(person)}`, { query: { cursor } });
 
 export interface Reply {
   readonly channel: string;

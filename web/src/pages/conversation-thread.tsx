@@ -1,8 +1,8 @@
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { consentQuery, type ChannelConsent } from '../api/consent.ts';
-import { threadQuery } from '../api/conversations.ts';
+import { conversationKeys, fetchThread } from '../api/conversations.ts';
 import type { ReceivedThreadItem, SentThreadItem, ThreadItem } from '../api/types.ts';
 import { ErrorNotice, Loading } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
@@ -15,13 +15,25 @@ import { ConversationReply } from './conversation-reply.tsx';
  * What people sent is shown as text only (React escapes it): never as HTML in this page.
  */
 export function ConversationThreadPane(props: { person: string; back: ReactNode }) {
-  const thread = useQuery({ ...threadQuery(props.person), staleTime: 0 });
+  const thread = useInfiniteQuery({
+    queryKey: conversationKeys.thread(props.person),
+    queryFn: ({ pageParam }) => fetchThread(props.person, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+    // Replies arrive while the page is open.
+    staleTime: 0, refetchInterval: 20_000,
+  });
   const consent = useQuery(consentQuery(props.person));
+  const pages = thread.data?.pages ?? [];
+  // The first page is the latest (its window and reply channel are the current ones); older pages read above it.
+  const latest = pages[0];
+  const items = [...pages].reverse().flatMap((page) => page.data);
   const bottom = useRef<HTMLOListElement>(null);
+  const newest = latest?.data.at(-1);
   useEffect(() => {
     const list = bottom.current;
     if (list !== null) list.scrollTop = list.scrollHeight;
-  }, [thread.data]);
+  }, [props.person, newest]);
 
   return (
     <section className="conversation-thread card" aria-labelledby="thread-heading">
@@ -32,13 +44,17 @@ export function ConversationThreadPane(props: { person: string; back: ReactNode 
       </div>
       {thread.isPending ? <Loading label="Loading the conversation…" /> : null}
       {thread.isError ? <ErrorNotice error={thread.error} onRetry={() => void thread.refetch()} /> : null}
-      {thread.data === undefined ? null : (
+      {latest === undefined ? null : (
         <>
-          {thread.data.next_cursor === null ? null : <p className="muted">Older messages are not shown: the latest {thread.data.data.length} are.</p>}
+          {thread.hasNextPage ? (
+            <div className="pager">
+              <button type="button" className="button secondary" disabled={thread.isFetchingNextPage} onClick={() => void thread.fetchNextPage()}>Show older messages</button>
+            </div>
+          ) : null}
           <ol className="bubbles" ref={bottom} tabIndex={0} aria-label={`Messages with ${props.person}, oldest first`}>
-            {thread.data.data.map((item) => <Bubble key={item.direction === 'out' ? item.msgid : String(item['id'])} item={item} />)}
+            {items.map((item) => <Bubble key={item.direction === 'out' ? item.msgid : String(item['id'])} item={item} />)}
           </ol>
-          <ConversationReply thread={thread.data} optedOut={(consent.data ?? []).filter((c) => c.optedOut).map((c) => c.channel)} />
+          <ConversationReply key={props.person} thread={latest} optedOut={(consent.data ?? []).filter((c) => c.optedOut).map((c) => c.channel)} />
         </>
       )}
     </section>

@@ -20,7 +20,7 @@ const threadPath = (person: string): string => `/conversations/${encodeURICompon
 export default function ConversationsPage() {
   const { person } = useParams();
   const pages = useCursorPagesInAddress();
-  const list = useQuery({ ...conversationsQuery(pages.cursor), placeholderData: (previous) => previous, staleTime: 0 });
+  const list = useQuery({ ...conversationsQuery(pages.cursor), placeholderData: (previous) => previous, staleTime: 0, refetchInterval: 30_000 });
   const nobody = list.data !== undefined && list.data.data.length === 0 && pages.cursor === undefined;
 
   return (
@@ -41,7 +41,7 @@ export default function ConversationsPage() {
             </nav>
             {person === undefined
               ? <section className="conversation-thread card placeholder" aria-label="Thread"><p className="muted">Choose a conversation to read it and reply.</p></section>
-              : <ConversationThreadPane person={person} back={<Link to="/conversations" className="back-link">← All conversations</Link>} />}
+              : <ConversationThreadPane key={person} person={person} back={<Link to="/conversations" className="back-link">← All conversations</Link>} />}
           </div>
         )}
       </QueryState>

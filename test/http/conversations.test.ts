@@ -1,11 +1,11 @@
 // GET /v1/conversations and /v1/conversations/:person: one thread per person across
-// channels, what herald sent and what came back, merged in time order. Inbound rows are
-// stored through store/inbound-messages.ts, as the doors store them.
+// channels, what herald sent and what came back, merged in time order. What people send
+// arrives through receiveInbound, the door every channel hands its messages to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Service } from '../../src/service.ts';
 import type { Channel } from '../../src/domain/account.ts';
-import { insertInbound } from '../../src/store/inbound-messages.ts';
+import { receiveInbound } from '../../src/app/receive-inbound.ts';
 import { touchWhatsappSession } from '../../src/store/whatsapp-sessions.ts';
 import { emailBody, get, keyWithScopes, openAccount, post, startService, type TestAccount } from '../support/service.ts';
 
@@ -13,13 +13,15 @@ const T0 = Date.parse('2026-05-01T08:00:00.000Z');
 const MINUTE = 60_000;
 const ANA = '+5215512345678';
 
-async function receive(service: Service, account: TestAccount, message: { channel: Channel; from: string; to: string; text: string | null; at: number; content?: Record<string, string> }): Promise<string> {
-  const id = service.deps.newId();
-  await insertInbound(service.deps.db, {
-    id, accountId: account.id, channel: message.channel, from: message.from, to: message.to, text: message.text, content: message.content ?? null,
-    keyword: null, replyTo: null, providerRef: null, receivedAt: message.at, now: message.at,
-  });
-  return id;
+type Arriving = { channel: Channel; from: string; to: string; text: string | null; at: number; content?: Record<string, string> };
+
+/** The person's message, received at `at` (herald's clock moved there: a message is never later than its clock). */
+async function receiveAt(service: Service, account: TestAccount, now: { value: number }, message: Arriving): Promise<string> {
+  now.value = Math.max(now.value, message.at);
+  const { channel, from, to, text, at, content } = message;
+  const recorded = await receiveInbound(service.deps, { channel, from, to, text, receivedAt: at, accountId: account.id, ...(content === undefined ? {} : { content }) });
+  assert.equal(recorded.stored, true);
+  return recorded.id;
 }
 
 /** A clock the test moves, an account, and its key. */
@@ -27,7 +29,8 @@ async function conversationService(t: Parameters<typeof startService>[0]) {
   const now = { value: T0 };
   const service = await startService(t, { clock: () => now.value });
   const account = await openAccount(service, { balance: 10_000, whatsappPrice: 500, whatsappPhoneNumberId: '106540352242922', whatsappAccessToken: 'EAAG-token' });
-  return { service, account, now };
+  const receive = (to: TestAccount, message: Arriving): Promise<string> => receiveAt(service, to, now, message);
+  return { service, account, now, receive };
 }
 
 async function sendSms(service: Service, account: TestAccount, to: string, message: string): Promise<string> {
@@ -37,10 +40,10 @@ async function sendSms(service: Service, account: TestAccount, to: string, messa
 }
 
 test('the thread holds what herald sent and what came back on every channel, oldest first, and offers WhatsApp while its window is open', async (t) => {
-  const { service, account, now } = await conversationService(t);
+  const { service, account, now, receive } = await conversationService(t);
   const sms = await sendSms(service, account, ANA, 'Your table is booked for 8 pm');
-  const smsReply = await receive(service, account, { channel: 'sms', from: ANA, to: '+15550001111', text: 'Can we make it 9?', at: T0 + MINUTE });
-  const waReply = await receive(service, account, { channel: 'whatsapp', from: ANA, to: '106540352242922', text: null, at: T0 + 2 * MINUTE, content: { type: 'image' } });
+  const smsReply = await receive(account, { channel: 'sms', from: ANA, to: '+15550001111', text: 'Can we make it 9?', at: T0 + MINUTE });
+  const waReply = await receive(account, { channel: 'whatsapp', from: ANA, to: '106540352242922', text: null, at: T0 + 2 * MINUTE, content: { type: 'image' } });
   await touchWhatsappSession(service.deps.db, { accountId: account.id, destination: ANA.slice(1), at: T0 + 2 * MINUTE });
   now.value = T0 + 3 * MINUTE;
   const session = await post(service, '/v1/whatsapp/sendMessage', account.apiKey, { destination: ANA, message: '9 pm it is' });
@@ -71,10 +74,10 @@ test('the thread holds what herald sent and what came back on every channel, old
 });
 
 test('after the window closes the reply channel is SMS for a number and email for an address', async (t) => {
-  const { service, account, now } = await conversationService(t);
-  await receive(service, account, { channel: 'whatsapp', from: ANA, to: '106540352242922', text: 'hola', at: T0 });
+  const { service, account, now, receive } = await conversationService(t);
+  await receive(account, { channel: 'whatsapp', from: ANA, to: '106540352242922', text: 'hola', at: T0 });
   await touchWhatsappSession(service.deps.db, { accountId: account.id, destination: ANA.slice(1), at: T0 });
-  await receive(service, account, { channel: 'email', from: 'bo@example.org', to: 'help@example.com', text: 'Hello', at: T0, content: { subject: 'Order 12' } });
+  await receive(account, { channel: 'email', from: 'bo@example.org', to: 'help@example.com', text: 'Hello', at: T0, content: { subject: 'Order 12' } });
   now.value = T0 + 24 * 60 * MINUTE;
 
   const phone = (await get(service, `/v1/conversations/${encodeURIComponent(ANA)}`, account.apiKey)).json();
@@ -85,9 +88,9 @@ test('after the window closes the reply channel is SMS for a number and email fo
 });
 
 test('the list has one row per person who wrote, newest activity first, with the channels, last words and their direction', async (t) => {
-  const { service, account, now } = await conversationService(t);
-  await receive(service, account, { channel: 'sms', from: ANA, to: '+15550001111', text: 'Can we make it 9?', at: T0 });
-  await receive(service, account, { channel: 'email', from: 'bo@example.org', to: 'help@example.com', text: 'Where is\n my order?', at: T0 + MINUTE, content: { subject: 'Order 12' } });
+  const { service, account, now, receive } = await conversationService(t);
+  await receive(account, { channel: 'sms', from: ANA, to: '+15550001111', text: 'Can we make it 9?', at: T0 });
+  await receive(account, { channel: 'email', from: 'bo@example.org', to: 'help@example.com', text: 'Where is\n my order?', at: T0 + MINUTE, content: { subject: 'Order 12' } });
   now.value = T0 + 2 * MINUTE;
   await sendSms(service, account, ANA, 'Yes, 9 pm');
   now.value = T0 + 3 * MINUTE;
@@ -109,9 +112,9 @@ test('the list has one row per person who wrote, newest activity first, with the
 });
 
 test('the list and a thread page with next_cursor, without repeating or skipping', async (t) => {
-  const { service, account } = await conversationService(t);
-  for (let i = 0; i < 3; i++) await receive(service, account, { channel: 'sms', from: `+521551234567${i}`, to: '+15550001111', text: `m${i}`, at: T0 + i * MINUTE });
-  for (let i = 3; i < 6; i++) await receive(service, account, { channel: 'sms', from: ANA, to: '+15550001111', text: `m${i}`, at: T0 + i * MINUTE });
+  const { service, account, receive } = await conversationService(t);
+  for (let i = 0; i < 3; i++) await receive(account, { channel: 'sms', from: `+521551234567${i}`, to: '+15550001111', text: `m${i}`, at: T0 + i * MINUTE });
+  for (let i = 3; i < 6; i++) await receive(account, { channel: 'sms', from: ANA, to: '+15550001111', text: `m${i}`, at: T0 + i * MINUTE });
 
   const first = (await get(service, '/v1/conversations?limit=2', account.apiKey)).json();
   const second = (await get(service, `/v1/conversations?limit=2&cursor=${first.next_cursor}`, account.apiKey)).json();
@@ -125,9 +128,9 @@ test('the list and a thread page with next_cursor, without repeating or skipping
 });
 
 test('one account never sees another account\'s conversations nor a thread', async (t) => {
-  const { service, account } = await conversationService(t);
+  const { service, account, receive } = await conversationService(t);
   const other = await openAccount(service, { name: 'other' });
-  await receive(service, account, { channel: 'sms', from: ANA, to: '+15550001111', text: 'mine', at: T0 });
+  await receive(account, { channel: 'sms', from: ANA, to: '+15550001111', text: 'mine', at: T0 });
 
   const list = await get(service, '/v1/conversations', other.apiKey);
   const thread = await get(service, `/v1/conversations/${encodeURIComponent(ANA)}`, other.apiKey);
@@ -137,9 +140,9 @@ test('one account never sees another account\'s conversations nor a thread', asy
 });
 
 test('a key sees only the channels it holds a scope of', async (t) => {
-  const { service, account } = await conversationService(t);
-  await receive(service, account, { channel: 'sms', from: ANA, to: '+15550001111', text: 'by sms', at: T0 });
-  await receive(service, account, { channel: 'whatsapp', from: ANA, to: '106540352242922', text: 'by whatsapp', at: T0 + MINUTE });
+  const { service, account, receive } = await conversationService(t);
+  await receive(account, { channel: 'sms', from: ANA, to: '+15550001111', text: 'by sms', at: T0 });
+  await receive(account, { channel: 'whatsapp', from: ANA, to: '106540352242922', text: 'by whatsapp', at: T0 + MINUTE });
   const smsKey = await keyWithScopes(service, account.id, ['sms']);
 
   const thread = (await get(service, `/v1/conversations/${encodeURIComponent(ANA)}`, smsKey)).json();

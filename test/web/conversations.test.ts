@@ -1,13 +1,13 @@
 // The Conversations page (issue 23, item 7) in Debian's Chromium against a real herald: an
 // owner finds the people who wrote back, reads one thread (what herald sent and what came
 // back, an email's HTML never rendered), and answers inside the WhatsApp window. axe-core
-// and screenshots at 1280 and 375 px (test-output/screenshots/conversations-*.png). Inbound
-// rows are stored as the doors store them (store/inbound-messages.ts).
+// and screenshots at 1280 and 375 px (test-output/screenshots/conversations-*.png). What
+// people send arrives through receiveInbound, the door every channel hands its messages to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { Channel } from '../../src/domain/account.ts';
-import { insertInbound } from '../../src/store/inbound-messages.ts';
+import { receiveInbound } from '../../src/app/receive-inbound.ts';
 import { touchWhatsappSession } from '../../src/store/whatsapp-sessions.ts';
 import type { Service } from '../../src/service.ts';
 import { buildWebIfStale, checkPage, launchChromium, openContext, skipWithoutChromium, type PageProblems } from '../support/browser.ts';
@@ -23,10 +23,9 @@ async function heading(page: Page, name: string): Promise<void> {
 }
 
 async function receive(service: Service, account: TestAccount, message: { channel: Channel; from: string; to: string; text: string | null; at: number; content?: Record<string, string> }): Promise<void> {
-  await insertInbound(service.deps.db, {
-    id: service.deps.newId(), accountId: account.id, channel: message.channel, from: message.from, to: message.to, text: message.text,
-    content: message.content ?? null, keyword: null, replyTo: null, providerRef: null, receivedAt: message.at, now: message.at,
-  });
+  const { channel, from, to, text, at, content } = message;
+  const recorded = await receiveInbound(service.deps, { channel, from, to, text, receivedAt: at, accountId: account.id, ...(content === undefined ? {} : { content }) });
+  assert.equal(recorded.stored, true);
 }
 
 test('an owner reads the people who wrote back and answers one on WhatsApp inside the window', { skip: skipWithoutChromium, timeout: 120_000 }, async (t) => {

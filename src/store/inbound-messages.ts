@@ -151,6 +151,12 @@ export async function lastAccountToWrite(db: Executor, accountIds: readonly stri
   return row?.account_id;
 }
 
+/** The account's SMS senders, its default first (empty: the transport's own). */
+export async function accountSmsSenders(db: Executor, accountId: string): Promise<string[]> {
+  const row = await db.selectFrom('accounts').select('sms_senders').where('id', '=', accountId).executeTakeFirst();
+  return row?.sms_senders == null ? [] : (JSON.parse(row.sms_senders) as string[]);
+}
+
 /** The account's inbound messages of `ids`, in the order given (a conversation's page, picked by store/conversations.ts). */
 export async function findInboundMany(db: Executor, accountId: string, ids: readonly string[]): Promise<InboundMessage[]> {
   if (ids.length === 0) return [];

@@ -1,6 +1,7 @@
 // The Conversations page (issue 23, item 7) in Debian's Chromium against a real herald: an
 // owner finds the people who wrote back, reads one thread (what herald sent and what came
-// back, an email's HTML never rendered), and answers inside the WhatsApp window. axe-core
+// back, an email's HTML never rendered, the person's SMS opt-out), and answers inside the
+// WhatsApp window. axe-core
 // and screenshots at 1280 and 375 px (test-output/screenshots/conversations-*.png). What
 // people send arrives through receiveInbound, the door every channel hands its messages to.
 import { test } from 'node:test';
@@ -28,7 +29,7 @@ async function receive(service: Service, account: TestAccount, message: { channe
   assert.equal(recorded.stored, true);
 }
 
-test('an owner reads the people who wrote back and answers one on WhatsApp inside the window', { skip: skipWithoutChromium, timeout: 120_000 }, async (t) => {
+test('an owner reads the people who wrote back, sees who opted out, and answers one on WhatsApp inside the window', { skip: skipWithoutChromium, timeout: 120_000 }, async (t) => {
   buildWebIfStale();
   // herald's clock half an hour behind while the first SMS is sent, so that it opens the thread.
   let shift = -30 * MINUTE;
@@ -39,6 +40,9 @@ test('an owner reads the people who wrote back and answers one on WhatsApp insid
   const sms = await post(service, '/v1/sms/send', account.apiKey, { mobile_numbers: [ANA], message: 'Your table for 2 is booked for 8 pm tonight.' });
   assert.equal(sms.statusCode, 200, sms.body);
   shift = 0;
+  // Ana told the restaurant by phone to stop texting her: an opt-out the account records.
+  const optOut = await post(service, '/v1/consent', account.apiKey, { channel: 'sms', address: ANA, change: 'opted_out' });
+  assert.equal(optOut.statusCode, 201, optOut.body);
   await receive(service, account, { channel: 'sms', from: ANA, to: '+15550001111', text: 'Thanks! Could we make it 9 pm?', at: now - 10 * MINUTE });
   await receive(service, account, { channel: 'whatsapp', from: ANA, to: '106540352242922', text: 'Also, is there a vegetarian menu?', at: now - 5 * MINUTE, content: { type: 'text' } });
   await touchWhatsappSession(service.deps.db, { accountId: account.id, destination: ANA.slice(1), at: now - 5 * MINUTE });
@@ -77,13 +81,14 @@ test('an owner reads the people who wrote back and answers one on WhatsApp insid
     assert.equal(await page.getByLabel('Subject').inputValue(), 'Re: Order 12');
   });
 
-  await step('a thread reads in time order across channels and offers WhatsApp while its window is open', 60_000, async () => {
+  await step('a thread reads in time order across channels, shows the SMS opt-out, and offers WhatsApp while its window is open', 60_000, async () => {
     await page.getByRole('link', { name: new RegExp(ANA.replace('+', '\\+')) }).click();
     await page.getByRole('heading', { level: 2, name: ANA }).waitFor();
     const bubbles = page.getByRole('list', { name: `Messages with ${ANA}, oldest first` }).locator('.bubble-text');
     await bubbles.first().waitFor();
     assert.deepStrictEqual(await bubbles.allTextContents(), ['Your table for 2 is booked for 8 pm tonight.', 'Thanks! Could we make it 9 pm?', 'Also, is there a vegetarian menu?']);
     assert.equal(await page.getByLabel('Reply by').inputValue(), 'whatsapp');
+    await page.getByRole('list', { name: 'Consent' }).getByText('Opted out of SMS', { exact: true }).waitFor();
     await checkPage(page, 'conversations');
   });
 

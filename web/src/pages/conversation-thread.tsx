@@ -1,13 +1,13 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { consentQuery, type ChannelConsent } from '../api/consent.ts';
+import { consentQuery, type PersonConsent } from '../api/consent.ts';
 import { conversationKeys, fetchThread } from '../api/conversations.ts';
 import type { ReceivedThreadItem, SentThreadItem, ThreadItem } from '../api/types.ts';
 import { ErrorNotice, Loading } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
-import { channelName } from '../lib/format.ts';
+import { channelName, utcTime } from '../lib/format.ts';
 import { ConversationReply } from './conversation-reply.tsx';
 
 /**
@@ -40,7 +40,7 @@ export function ConversationThreadPane(props: { person: string; back: ReactNode 
       {props.back}
       <div className="card-head">
         <h2 id="thread-heading">{props.person}</h2>
-        {consent.data == null ? null : <ConsentBadges states={consent.data} />}
+        {consent.data == null ? null : <ConsentBadges consent={consent.data} />}
       </div>
       {thread.isPending ? <Loading label="Loading the conversation…" /> : null}
       {thread.isError ? <ErrorNotice error={thread.error} onRetry={() => void thread.refetch()} /> : null}
@@ -54,24 +54,27 @@ export function ConversationThreadPane(props: { person: string; back: ReactNode 
           <ol className="bubbles" ref={bottom} tabIndex={0} aria-label={`Messages with ${props.person}, oldest first`}>
             {items.map((item) => <Bubble key={item.direction === 'out' ? item.msgid : String(item['id'])} item={item} />)}
           </ol>
-          <ConversationReply key={props.person} thread={latest} optedOut={(consent.data ?? []).filter((c) => c.optedOut).map((c) => c.channel)} />
+          <ConversationReply key={props.person} thread={latest} optedOut={(consent.data?.channels ?? []).filter((c) => c.optedOut).map((c) => c.channel)} />
         </>
       )}
     </section>
   );
 }
 
-function ConsentBadges(props: { states: readonly ChannelConsent[] }) {
-  if (props.states.length === 0) return null;
+function ConsentBadges(props: { consent: PersonConsent }) {
+  const { channels, suppressed } = props.consent;
+  if (channels.length === 0 && suppressed === null) return null;
   return (
     <ul className="consent-badges" aria-label="Consent">
-      {props.states.map((c) => (
+      {channels.map((c) => (
         <li key={c.channel}>
-          <span className={`badge ${c.optedOut ? 'bad' : 'good'}`} title={c.at === null ? undefined : `since ${c.at}`}>
+          <span className={`badge ${c.optedOut ? 'bad' : 'good'}`} title={c.at === null ? undefined : `since ${utcTime(c.at)}`}>
             {c.optedOut ? `Opted out of ${channelName(c.channel)}` : `Opted in to ${channelName(c.channel)}`}
           </span>
         </li>
       ))}
+      {/* A delivery matter, not consent: said apart. */}
+      {suppressed === null ? null : <li><span className="badge warn">Email suppressed: {suppressed}</span></li>}
     </ul>
   );
 }

@@ -9,7 +9,7 @@ import { limitsMarkdown } from '../src/http/limits-table.ts';
 
 test('docs/events.md has one catalogue row per public event type, with its description', async () => {
   const doc = await readFile(new URL('../docs/events.md', import.meta.url), 'utf8');
-  const rows = doc.split('\n').filter((line) => /^\| `[a-z]+\.[a-z]+` \|/.test(line));
+  const rows = doc.split('\n').filter((line) => /^\| `[a-z]+\.[a-z_]+` \|/.test(line));
   assert.deepStrictEqual(rows, EVENT_TYPES.map((type) => `| \`${type}\` | ${EVENT_DESCRIPTIONS[type]} |`));
 });
 

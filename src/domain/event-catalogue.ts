@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   'email.unsubscribed',
   'email.complained',
   'email.certified',
+  'email.received',
   'sms.sent',
   'sms.delivered',
   'sms.failed',
@@ -33,7 +34,6 @@ export const EVENT_TYPES = [
   'whatsapp.received',
   'whatsapp.opted_out',
   'whatsapp.opted_in',
-  'email.received',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

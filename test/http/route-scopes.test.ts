@@ -25,6 +25,16 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'GET /v1/messages/{msgid}': 'channel read',
   'GET /v1/messages/{msgid}/raw': 'channel read',
   'GET /v1/messages/{msgid}/preview': 'channel read',
+  'GET /v1/inbound': 'channel read',
+  'GET /v1/inbound/{id}': 'channel read',
+  'GET /v1/inbound/{id}/raw': 'channel read',
+  'GET /v1/inbound/{id}/attachments/{attachmentId}': 'channel read',
+  'POST /v1/sandbox/inbound': 'channel write',
+  'GET /v1/consent': 'channel read',
+  'GET /v1/consent/export': 'channel read',
+  'POST /v1/consent': 'channel write',
+  'GET /v1/sms/keywords': 'sms read',
+  'PUT /v1/sms/keywords': 'sms write',
   'GET /v1/email/templates': 'email read',
   'POST /v1/email/templates': 'email write',
   'GET /v1/email/templates/{template_id}': 'email read',
@@ -349,8 +359,8 @@ test('the OpenAPI document says of every /v1 operation a key may call what a tes
   }
   assert.deepStrictEqual({ refused: rules.refused?.sort(), 'test-only': rules['test-only']?.sort(), other: Object.keys(rules).sort() }, {
     refused: [
-      'DELETE /v1/users/{userId}', 'PATCH /v1/account', 'PATCH /v1/users/{userId}', 'POST /v1/domains', 'POST /v1/domains/{domain}/verify', 'POST /v1/users',
-      'POST /v1/webhooks/deliveries/retry-failed', 'POST /v1/webhooks/deliveries/{id}/retry', 'POST /v1/webhooks/secret/rotate', 'PUT /v1/webhooks',
+      'DELETE /v1/users/{userId}', 'PATCH /v1/account', 'PATCH /v1/users/{userId}', 'POST /v1/consent', 'POST /v1/domains', 'POST /v1/domains/{domain}/verify', 'POST /v1/users',
+      'POST /v1/webhooks/deliveries/retry-failed', 'POST /v1/webhooks/deliveries/{id}/retry', 'POST /v1/webhooks/secret/rotate', 'PUT /v1/sms/keywords', 'PUT /v1/webhooks',
     ],
     'test-only': [
       'DELETE /v1/api-keys/{keyId}', 'DELETE /v1/campaigns/{campaign_id}', 'DELETE /v1/suppressions/{email}', 'PATCH /v1/campaigns/{campaign_id}',

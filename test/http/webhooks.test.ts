@@ -16,8 +16,10 @@ const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const ENABLED = { disabled_at: null, disabled_reason: null };
 const ALL_TYPES = [
   'email.sent', 'email.delivered', 'email.deferred', 'email.bounced', 'email.failed', 'email.dropped', 'email.opened', 'email.clicked',
-  'email.unsubscribed', 'email.complained', 'email.certified', 'sms.sent', 'sms.delivered', 'sms.failed',
+  'email.unsubscribed', 'email.complained', 'email.certified', 'email.received',
+  'sms.sent', 'sms.delivered', 'sms.failed', 'sms.dropped', 'sms.received', 'sms.opted_out', 'sms.opted_in',
   'whatsapp.sent', 'whatsapp.delivered', 'whatsapp.read', 'whatsapp.failed',
+  'whatsapp.dropped', 'whatsapp.received', 'whatsapp.opted_out', 'whatsapp.opted_in',
 ];
 
 function admin(service: Service, method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<LightMyRequestResponse> {

@@ -19,6 +19,7 @@ import { messageRoutes } from './routes/messages.ts';
 import { inboundRoutes } from './routes/inbound.ts';
 import { consentLedgerRoutes } from './routes/consent-ledger.ts';
 import { smsKeywordRoutes } from './routes/sms-keywords.ts';
+import { conversationRoutes } from './routes/conversations.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { domainRoutes } from './routes/domains.ts';
 import { whatsappWebhookRoutes } from './routes/whatsapp-webhook.ts';
@@ -136,6 +137,7 @@ export async function buildApp(deps: RouteDeps): Promise<FastifyInstance> {
     inboundRoutes(v1, deps);
     consentLedgerRoutes(v1, deps);
     smsKeywordRoutes(v1, deps);
+    conversationRoutes(v1, deps);
     templateRoutes(v1, deps);
     domainRoutes(v1, deps);
     certificateRoutes(v1, deps);

@@ -151,3 +151,10 @@ export async function lastAccountToWrite(db: Executor, accountIds: readonly stri
   return row?.account_id;
 }
 
+/** The account's inbound messages of `ids`, in the order given (a conversation's page, picked by store/conversations.ts). */
+export async function findInboundMany(db: Executor, accountId: string, ids: readonly string[]): Promise<InboundMessage[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('inbound_messages').selectAll().where('account_id', '=', accountId).where('id', 'in', [...ids]).execute();
+  const byId = new Map((await withAttachments(db, rows)).map((message) => [message.id, message]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}

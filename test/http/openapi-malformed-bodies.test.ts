@@ -27,6 +27,8 @@ const EXPECTED: Record<string, { message: string; detail?: string }> = {
   'POST /v1/users': invalid('email must be a string'),
   'PATCH /v1/users/{userId}': invalid('role must be one of: owner, developer, viewer'),
   'GET /v1/messages': invalid('status must be one of queued, sending, deferred, sent, delivered, failed, bounced, dropped'),
+  'GET /v1/conversations': invalid('limit must be a whole number from 1 to 100'),
+  'GET /v1/conversations/{person}': invalid('limit must be a whole number from 1 to 200'),
   'POST /v1/email/templates': invalid('name: must be a non-empty string of at most 200 characters, without control characters'),
   'POST /v1/email/templates/render': invalid('herald_unknown_field: unknown field'),
   'PUT /v1/email/templates/{template_id}': invalid('name: must be a non-empty string of at most 200 characters, without control characters'),
@@ -146,7 +148,7 @@ test('every operation with a body or a typed query answers a malformed one with 
 test('the walk reaches both APIs\' operations and leaves out only the interface\'s sends and the certificate\'s format hint', async (t) => {
   const { answers, leftOut } = await walk(t);
   const routes = Object.keys(answers);
-  assert.equal(routes.filter((route) => route.includes(' /v1/')).length, 41);
+  assert.equal(routes.filter((route) => route.includes(' /v1/')).length, 43);
   assert.equal(routes.filter((route) => route.includes(' /admin/v1/')).length, 10);
   assert.deepStrictEqual(leftOut.sort(), [...INTERFACE_SENDS, ...NO_MALFORMED_QUERY].sort());
 });

@@ -20,6 +20,8 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'POST /v1/whatsapp/sendTemplateMessage': 'whatsapp write',
   'POST /v1/whatsapp/sendMessage': 'whatsapp write',
   'GET /v1/messages': 'channel read',
+  'GET /v1/conversations': 'channel read',
+  'GET /v1/conversations/{person}': 'channel read',
   'GET /v1/messages/{msgid}': 'channel read',
   'GET /v1/messages/{msgid}/raw': 'channel read',
   'GET /v1/messages/{msgid}/preview': 'channel read',

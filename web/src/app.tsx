@@ -15,6 +15,7 @@ const DomainsPage = lazy(() => import('./pages/domains.tsx'));
 const DomainPage = lazy(() => import('./pages/domain.tsx'));
 const MessagesPage = lazy(() => import('./pages/messages.tsx'));
 const MessagePage = lazy(() => import('./pages/message.tsx'));
+const ConversationsPage = lazy(() => import('./pages/conversations.tsx'));
 const WebhooksPage = lazy(() => import('./pages/webhooks.tsx'));
 const DeliveryPage = lazy(() => import('./pages/webhook-delivery.tsx'));
 const SuppressionsPage = lazy(() => import('./pages/suppressions.tsx'));
@@ -60,6 +61,8 @@ export function App() {
           <Route path="domains/:domain" element={<DomainPage />} />
           <Route path="messages" element={<MessagesPage />} />
           <Route path="messages/:msgid" element={<MessagePage />} />
+          <Route path="conversations" element={<ConversationsPage />} />
+          <Route path="conversations/:person" element={<ConversationsPage />} />
           <Route path="webhooks" element={<WebhooksPage />} />
           <Route path="webhooks/deliveries/:id" element={<DeliveryPage />} />
           <Route path="suppressions" element={<SuppressionsPage />} />

@@ -30,3 +30,4 @@ export type { ConsentEntry, ContactPage, ContactSummary, ContactView, ImportView
 export type { ListCreate, ListCreated, ListPatch, ListView } from '@herald/campaigns/list-shapes.ts';
 export type { Filter, SegmentRequest } from '@herald/campaigns/segment-filter.ts';
 export type { SubscriptionStatus } from '@herald/campaigns/consent.ts';
+export type { ConversationPage, ConversationSummary, ConversationThread, ReceivedThreadItem, SentThreadItem, ThreadItem } from '@herald/app/conversations.ts';

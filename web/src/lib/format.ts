@@ -19,6 +19,10 @@ export function utcTime(iso: string): string {
   return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
+const CHANNEL_NAMES: Readonly<Record<string, string>> = { sms: 'SMS', whatsapp: 'WhatsApp', email: 'Email' };
+/** A channel as people write it: `SMS`, `WhatsApp`, `Email`. */
+export const channelName = (channel: string): string => CHANNEL_NAMES[channel] ?? channel;
+
 const integer = new Intl.NumberFormat();
 export const formatCount = (n: number): string => integer.format(n);
 

@@ -11,6 +11,7 @@ import { NavFrame, type NavItem } from './nav-frame.tsx';
 const NAV: readonly NavItem[] = [
   { to: '/', label: 'Overview', end: true },
   { to: '/messages', label: 'Messages' },
+  { to: '/conversations', label: 'Conversations' },
   { to: '/templates', label: 'Templates' },
   { to: '/lists', label: 'Lists' },
   { to: '/segments', label: 'Segments' },

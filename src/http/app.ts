@@ -18,6 +18,7 @@ import { certificateRoutes, jwksRoutes } from './routes/certificates.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { domainRoutes } from './routes/domains.ts';
+import { receivingDomainRoutes } from './routes/receiving-domains.ts';
 import { whatsappWebhookRoutes } from './routes/whatsapp-webhook.ts';
 import { trackingRoutes } from './routes/tracking.ts';
 import { suppressionRoutes } from './routes/suppressions.ts';
@@ -132,6 +133,7 @@ export async function buildApp(deps: RouteDeps): Promise<FastifyInstance> {
     messageRoutes(v1, deps);
     templateRoutes(v1, deps);
     domainRoutes(v1, deps);
+    receivingDomainRoutes(v1, deps);
     certificateRoutes(v1, deps);
     suppressionRoutes(v1, deps);
     webhookRoutes(v1, deps);

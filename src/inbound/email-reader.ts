@@ -24,8 +24,9 @@ export class TooManyAttachments extends Error {
   override name = 'TooManyAttachments';
 }
 
-// Inline images of an HTML body stay attachments (cid: links name them); no text is made from HTML.
-const PARSER_OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, checksumAlgo: false } as const;
+// Inline images of an HTML body stay attachments (cid: links name them); no text is made from
+// HTML; a message attached to this one (a forward) stays one attachment, whole (ignoreEmbedded).
+const PARSER_OPTIONS = { ignoreEmbedded: true, skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, checksumAlgo: false } as const;
 
 /** Reads `raw`; throws TooManyAttachments past MAX_INBOUND_ATTACHMENTS, and whatever mailparser cannot read. */
 export async function readEmail(raw: Buffer, client: SmtpClient, resolver: DNSResolver, mta: string): Promise<ReadEmail> {

@@ -15,6 +15,8 @@ export interface NewMessage {
   readonly costBalance: number;
   /** A suppressed recipient: stored as `dropped` with its event, never queued, never billed (cost 0). */
   readonly dropped?: boolean;
+  /** Why it was dropped, posted as the event's `reason` (default `suppressed`; `opted_out`: an SMS or WhatsApp opt-out). */
+  readonly dropReason?: 'suppressed' | 'opted_out';
   /** A campaign message: its campaign and contact (unique together; null on every other message). */
   readonly campaign?: { readonly campaignId: string; readonly contactId: string };
   /** When the worker may first take it (a paced campaign); default the send's time. */
@@ -144,7 +146,7 @@ export async function insertSends(db: Executor, sends: readonly { readonly send:
         m.id, send.accountId, send.id, send.channel, m.recipient, m.role, 'dropped', 0, 0, send.now, send.now, m.campaign?.campaignId ?? null, m.campaign?.contactId ?? null,
         send.options?.mode ?? 'live',
       ]]);
-      await recordEvent(db, { messageId: m.id, type: 'dropped', eventId: send.eventIds(), at: send.now, data: { reason: 'suppressed' } });
+      await recordEvent(db, { messageId: m.id, type: 'dropped', eventId: send.eventIds(), at: send.now, data: { reason: m.dropReason ?? 'suppressed' } });
     }
   }
 }

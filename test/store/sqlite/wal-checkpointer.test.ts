@@ -12,6 +12,8 @@ import { repeatEvery } from '../../../src/queue/periodic-job.ts';
 import { captureLog } from '../../support/captured-log.ts';
 
 const PAGE = 4096;
+/** The WAL's length (pages) the pause keeps a busy writer under, and checkpoints alone do not. */
+const WAL_BOUND_PAGES = 1500;
 
 async function tempFile(t: test.TestContext): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'herald-wal-'));
@@ -109,11 +111,13 @@ test('when the WAL passes its limit, the writer waits for a checkpoint of all of
   const { walPages, rows } = await writeBatches(t, 64);
   assert.equal(rows, 6000);
   // The limit, and what was written until the next report came: every 5 ms, but much later on a busy machine.
-  assert.ok(walPages < 1500, `the WAL holds ${walPages} pages`);
+  assert.ok(walPages < WAL_BOUND_PAGES, `the WAL holds ${walPages} pages`);
 });
 
 test('without the limit, checkpoints alone leave a busy WAL growing: the test above measures the pause', async (t) => {
   const { walPages, rows } = await writeBatches(t, Number.MAX_SAFE_INTEGER);
   assert.equal(rows, 6000);
-  assert.ok(walPages > 2000, `the WAL holds ${walPages} pages`);
+  // The bound the test above holds fails here. Not a higher figure: on a slow machine the
+  // thread keeps up better (1,698 pages in one CI run), but never within the bound.
+  assert.ok(walPages > WAL_BOUND_PAGES, `the WAL holds ${walPages} pages`);
 });

@@ -1,0 +1,118 @@
+import type { Channel } from '../domain/account.ts';
+import type { InboundEventType } from '../domain/event-catalogue.ts';
+import { keywordOf } from '../domain/inbound-keywords.ts';
+import { inboundData, type ArrivingMessage, type KeywordKind } from '../domain/inbound-message.ts';
+import { findAccount, findAccountIdsByPhoneNumberId } from '../store/accounts.ts';
+import { isOptedOut } from '../store/consent-ledger.ts';
+import type { Tx } from '../store/database.ts';
+import { accountsWithSmsSender, findInboundById, insertInbound, insertInboundAttachment, lastAccountToWrite } from '../store/inbound-messages.ts';
+import { findKeywordSettings, keywordText } from '../store/keyword-settings.ts';
+import { queueAccountEvent } from './account-event.ts';
+import { recordConsentChange } from './consent-changes.ts';
+import type { AppDeps } from './deps.ts';
+import { sendKeywordReply } from './keyword-reply.ts';
+
+// What a person sent, from any door (the SMPP session, the Cloud API webhook, the SMTP
+// listener, the sandbox): routed to an account, stored, its keyword applied, and posted
+// as `*.received`, all in one transaction, so a door acknowledges only what is kept.
+
+export type InboundDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks' | 'wakeOutbox' | 'publicUrl'>;
+
+export interface InboundRecorded {
+  readonly id: string;
+  /** null: nobody could be found to route it to; kept for the operator. */
+  readonly accountId: string | null;
+  /** false: the peer's id was stored already (a resend); nothing was written. */
+  readonly stored: boolean;
+  readonly keyword: KeywordKind | null;
+  /** The msgid of the SMS that answered a keyword, when one was sent. */
+  readonly replyId: string | null;
+}
+
+const RECEIVED: Readonly<Record<Channel, InboundEventType>> = { sms: 'sms.received', whatsapp: 'whatsapp.received', email: 'email.received' };
+
+/** Stores and posts one arriving message in its own unit of work. */
+export async function receiveInbound(deps: InboundDeps, arriving: ArrivingMessage): Promise<InboundRecorded> {
+  const recorded = await deps.commit.run((tx) => recordInbound(tx, deps, arriving));
+  if (recorded.stored) deps.wakeWebhooks?.();
+  if (recorded.replyId !== null) deps.wakeOutbox();
+  return recorded;
+}
+
+/** receiveInbound inside the caller's transaction (a reassembled SMS deletes its parts in the same one). */
+export async function recordInbound(tx: Tx, deps: Omit<InboundDeps, 'db' | 'commit'>, arriving: ArrivingMessage): Promise<InboundRecorded> {
+  const now = deps.clock();
+  const id = deps.newId();
+  const accountId = arriving.accountId ?? (await routeOf(tx, arriving));
+  const settings = accountId === null || arriving.channel === 'email' ? undefined : await findKeywordSettings(tx, accountId);
+  const keyword = settings === undefined ? null : keywordOf(arriving.text, settings.keywords);
+  const stored = await insertInbound(tx, {
+    id, accountId, channel: arriving.channel, from: arriving.from, to: arriving.to, text: arriving.text, content: arriving.content ?? null,
+    keyword, replyTo: arriving.replyTo ?? null, providerRef: arriving.providerRef ?? null, receivedAt: Math.min(arriving.receivedAt, now), now,
+  });
+  if (!stored) return { id, accountId, stored: false, keyword: null, replyId: null };
+  for (const attachment of arriving.attachments ?? []) {
+    await insertInboundAttachment(tx, {
+      id: deps.newId(), inboundId: id, accountId, filename: attachment.filename, contentType: attachment.contentType,
+      content: attachment.content, mediaRef: attachment.mediaRef, now,
+    });
+  }
+  if (accountId === null) return { id, accountId, stored: true, keyword: null, replyId: null };
+
+  const message = await findInboundById(tx, id);
+  if (message === undefined) throw new Error(`inbound message ${id} vanished in its own transaction`);
+  await queueAccountEvent(tx, {
+    id: deps.newId(), accountId, type: RECEIVED[arriving.channel], at: now,
+    data: inboundData(arriving.test === true ? { ...message, test: true } : message, deps.publicUrl),
+  });
+  const replyId = keyword === null || settings === undefined ? null : await applyKeyword(tx, deps, { accountId, arriving, inboundId: id, keyword, settings, now });
+  return { id, accountId, stored: true, keyword, replyId };
+}
+
+/**
+ * STOP opts the person out of the account's messages on the channel from the sender
+ * written to, START back in, HELP asks for the help text. SMS keywords are answered
+ * by SMS from that sender: the confirmation of STOP is the one message an opted-out
+ * number still gets. WhatsApp keywords change the template opt-out and are not answered
+ * (a session reply is the account's to write).
+ */
+async function applyKeyword(
+  tx: Tx,
+  deps: Omit<InboundDeps, 'db' | 'commit'>,
+  input: { accountId: string; arriving: ArrivingMessage; inboundId: string; keyword: KeywordKind; settings: NonNullable<Awaited<ReturnType<typeof findKeywordSettings>>>; now: number },
+): Promise<string | null> {
+  const { accountId, arriving, inboundId, keyword, settings, now } = input;
+  const optedOut = await isOptedOut(tx, accountId, arriving.channel, arriving.from, arriving.to);
+  if (keyword !== 'help') {
+    const change = keyword === 'stop' ? 'opted_out' : 'opted_in';
+    // A repeated STOP (or a START from someone never opted out) changes nothing: it is
+    // neither written again nor answered, so two systems cannot answer each other for ever.
+    if ((change === 'opted_out') === optedOut) return null;
+    await recordConsentChange(tx, deps, {
+      accountId, channel: arriving.channel, address: arriving.from, sender: arriving.to, change, source: 'keyword',
+      keyword: arriving.text?.trim() ?? keyword, proof: { inbound_id: inboundId }, at: now,
+    });
+  }
+  if (arriving.channel !== 'sms') return null;
+  // HELP to an opted-out number is not answered: only the confirmation of STOP reaches it.
+  if (keyword === 'help' && optedOut) return null;
+  const account = await findAccount(tx, accountId);
+  if (account === undefined || !account.active) return null;
+  return sendKeywordReply(tx, deps, {
+    account, to: arriving.from, from: arriving.to, text: keywordText(settings, keyword), mode: arriving.test === true ? 'test' : 'live', inboundId,
+  });
+}
+
+/**
+ * The account a message belongs to: the one that owns the number written to; when
+ * several share it, the one that last wrote to this person on the channel; when none
+ * of those did, nobody (unrouted). Email is routed by its door (the receiving domain).
+ */
+async function routeOf(tx: Tx, arriving: ArrivingMessage): Promise<string | null> {
+  let candidates: string[];
+  if (arriving.channel === 'sms') candidates = await accountsWithSmsSender(tx, arriving.to);
+  else if (arriving.channel === 'whatsapp') candidates = await findAccountIdsByPhoneNumberId(tx, arriving.to);
+  else return null;
+  if (candidates.length <= 1) return candidates[0] ?? null;
+  return (await lastAccountToWrite(tx, candidates, arriving.channel, arriving.from)) ?? null;
+}

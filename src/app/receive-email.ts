@@ -9,19 +9,13 @@ import { messageCreatedAt } from '../store/messages.ts';
 import { findReceivingDomainByName, type ReceivingDomain } from '../store/receiving-domains.ts';
 import type { AppDeps } from './deps.ts';
 import { cachedAccount } from './read-caches.ts';
+import { receiveInbound } from './receive-inbound.ts';
 import { storeEmailSend, UNTRACKED } from './send-email.ts';
 
 // Mail to a receiving domain (docs/inbound-email.md): which recipients the listener
 // takes (RCPT TO), and what each rule does with a message once read: `webhook` hands
 // it to app/receive-inbound.ts (stored, posted as email.received), `forward` sends it
 // on through herald's own email path, billed to the domain's account.
-
-/** app/receive-inbound.ts's receiveInbound, bound to its deps by the composition root. */
-export type DeliverInbound = (arriving: ArrivingMessage) => Promise<{ readonly id: string; readonly accountId: string | null; readonly stored: boolean }>;
-
-export interface ReceiveEmailDeps extends AppDeps {
-  readonly deliverInbound: DeliverInbound;
-}
 
 /** What RCPT TO answers for an address: taken, refused by a rule (550 5.7.1), or not ours (550 5.1.1). */
 export type RecipientVerdict = 'accept' | 'refuse' | 'unknown';
@@ -76,7 +70,7 @@ async function answeredMsgid(deps: AppDeps, accountId: string, email: ReadEmail)
  * copy). A rejection (a forward the account cannot pay for) is the listener's to answer;
  * a throw answers 451 and the sender tries again (a stored copy is not stored twice).
  */
-export async function receiveEmail(deps: ReceiveEmailDeps, envelope: ReceivedEnvelope, raw: Buffer, email: ReadEmail): Promise<Result<void>> {
+export async function receiveEmail(deps: AppDeps, envelope: ReceivedEnvelope, raw: Buffer, email: ReadEmail): Promise<Result<void>> {
   for (const recipient of envelope.recipients) {
     const route = await routeOf(deps, recipient);
     if (route === undefined || route.rule.action === 'refuse') continue;
@@ -85,7 +79,7 @@ export async function receiveEmail(deps: ReceiveEmailDeps, envelope: ReceivedEnv
       if (!forwarded.ok) return forwarded;
       continue;
     }
-    await deps.deliverInbound(await arrivingOf(deps, route.domain, recipient, envelope, raw, email));
+    await receiveInbound(deps, await arrivingOf(deps, route.domain, recipient, envelope, raw, email));
   }
   return ok(undefined);
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { receiveEmail, recipientVerdict, type ReceiveEmailDeps, type RecipientVerdict } from '../app/receive-email.ts';
+import type { AppDeps } from '../app/deps.ts';
+import { receiveEmail, recipientVerdict, type RecipientVerdict } from '../app/receive-email.ts';
 import { readEmail, TooManyAttachments, type DNSResolver, type SmtpClient } from './email-reader.ts';
 
 // The listener's side of receiving domains: what RCPT TO answers, and what DATA answers
@@ -18,7 +19,7 @@ export interface ReceivingMail {
   receive(client: SmtpClient, recipients: readonly string[], raw: Buffer): Promise<SmtpRefusal | undefined>;
 }
 
-export function emailReceiver(deps: ReceiveEmailDeps, resolver: DNSResolver, mta: string, logger: Logger): ReceivingMail {
+export function emailReceiver(deps: AppDeps, resolver: DNSResolver, mta: string, logger: Logger): ReceivingMail {
   const log = logger.child({ component: 'inbound-email' });
   return {
     verdict: (address) => recipientVerdict(deps, address),

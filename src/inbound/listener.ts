@@ -5,7 +5,6 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMT
 import type { Config } from '../config.ts';
 import { NoticeTooEarly, recordInboundReport, type InboundDeps, type InboundEnvelope } from '../app/record-inbound-report.ts';
 import { parseVerp } from '../domain/verp-address.ts';
-import type { DeliverInbound } from '../app/receive-email.ts';
 import type { AppDeps } from '../app/deps.ts';
 import { resolverFor } from '../app/verify-sender-domain.ts';
 import { MAX_INBOUND_RECIPIENTS } from '../domain/inbound-email.ts';
@@ -184,13 +183,9 @@ export function houseResolver(deps: Pick<AppDeps, 'dnsServers'>): DNSResolver {
   return (name, type) => resolver.resolve(name, type) as Promise<string[][] | string[]>;
 }
 
-/**
- * The listener as configured (HERALD_INBOUND_SMTP_*), or none when the port is unset or `off`.
- * `deliverInbound` (app/receive-inbound.ts's receiveInbound, bound to the deps) turns the
- * receiving domains on.
- */
+/** The listener as configured (HERALD_INBOUND_SMTP_*), or none when the port is unset or `off`. */
 export async function startConfiguredInboundListener(
-  config: Config, deps: Omit<InboundDeps, 'untaggedHorizonMs'> & AppDeps, logger: Logger, deliverInbound?: DeliverInbound,
+  config: Config, deps: Omit<InboundDeps, 'untaggedHorizonMs'> & AppDeps, logger: Logger,
 ): Promise<InboundListener | undefined> {
   if (config.inboundSmtpPort === undefined) return undefined;
   const tls = config.inboundSmtpTlsKey !== undefined && config.inboundSmtpTlsCert !== undefined
@@ -200,7 +195,7 @@ export async function startConfiguredInboundListener(
   return startInboundListener({
     port: config.inboundSmtpPort, host: config.inboundSmtpHost, bounceDomain: deps.bounceDomain, logger, maxBytes: config.inboundEmailMaxBytes,
     ...(tls === undefined ? {} : { tls }),
-    ...(deliverInbound === undefined ? {} : { receiving: emailReceiver({ ...deps, deliverInbound }, houseResolver(deps), deps.bounceDomain, logger) }),
+    receiving: emailReceiver(deps, houseResolver(deps), deps.bounceDomain, logger),
     receive: inboundReportReceiver({ ...deps, untaggedHorizonMs: config.emailRetryHours * 3_600_000 }, logger),
   });
 }

@@ -1,8 +1,8 @@
 // Mail to an account's receiving domain through the inbound listener, sent by real SMTP
 // clients (nodemailer, Debian's swaks) on 127.0.0.1: checked with mailauth against a
 // loopback DNS server that publishes the sender's SPF, DKIM key and DMARC policy, read
-// with mailparser, and handed on as the ArrivingMessage app/receive-inbound.ts takes
-// (captured here: receiveInbound is the lead's, wired in service.ts), forwarded, or refused.
+// with mailparser, and stored and posted as `email.received` (app/receive-inbound.ts),
+// forwarded, or refused.
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -14,11 +14,13 @@ import type Mail from 'nodemailer/lib/mailer';
 import pino from 'pino';
 import { simpleParser } from 'mailparser';
 import { addReceivingDomain, markReceivingDomainVerifiedByName, setReceivingDomainRules, type WireRule } from '../../src/app/receiving-domains.ts';
-import { uuidv7 } from '../../src/app/uuidv7-source.ts';
-import type { ArrivingMessage } from '../../src/domain/inbound-message.ts';
+import type { InboundMessage } from '../../src/domain/inbound-message.ts';
 import { emailReceiver } from '../../src/inbound/email-receiver.ts';
 import { startInboundListener } from '../../src/inbound/listener.ts';
 import type { Service } from '../../src/service.ts';
+import { findInboundAttachment, listInbound } from '../../src/store/inbound-messages.ts';
+import { listDeliveries } from '../../src/store/webhook-deliveries.ts';
+import { setWebhookTarget } from '../../src/store/webhook-settings.ts';
 import { startDnsServer } from '../peers/dns-server.ts';
 import { runToEnd } from '../support/child-process.ts';
 import { makeSelfSignedCert } from '../support/self-signed-cert.ts';
@@ -65,9 +67,10 @@ interface World {
   /** The test's receiving domain, verified. */
   readonly domain: string;
   readonly port: number;
-  /** What the listener handed to receiveInbound, in order. */
-  readonly delivered: ArrivingMessage[];
 }
+
+/** What the account received, oldest first. */
+const received = async (world: World): Promise<InboundMessage[]> => (await listInbound(service.deps.db, world.account.id, { limit: 20 })).reverse();
 
 let worlds = 0;
 
@@ -79,19 +82,15 @@ async function startWorld(t: TestContext, options: { maxBytes?: number; rules?: 
   assert.ok((await markReceivingDomainVerifiedByName(service.deps, domain)).ok);
   if (options.rules !== undefined) assert.ok((await setReceivingDomainRules(service.deps, account.id, added.value.id, options.rules)).ok);
 
-  const delivered: ArrivingMessage[] = [];
-  const deliverInbound = async (arriving: ArrivingMessage) => {
-    delivered.push(arriving);
-    return { id: uuidv7(), accountId: arriving.accountId ?? null, stored: true };
-  };
+  await setWebhookTarget(service.deps.db, account.id, { url: 'https://hooks.acme.test/herald' }, T0);
   const listener = await startInboundListener({
     port: 0, host: '127.0.0.1', bounceDomain: 'bounces.herald.test', logger: silent, receive: async () => {},
     ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
     ...(options.tls === undefined ? {} : { tls: options.tls }),
-    receiving: emailReceiver({ ...service.deps, deliverInbound }, resolve, 'mx.herald.test', silent),
+    receiving: emailReceiver(service.deps, resolve, 'mx.herald.test', silent),
   });
   t.after(() => listener.close());
-  return { account, domain, port: listener.port, delivered };
+  return { account, domain, port: listener.port };
 }
 
 /** The message as nodemailer writes it (CRLF), DKIM-signed by the sender's domain unless `signed` is false. */
@@ -126,33 +125,47 @@ const letter = (world: World): Mail.Options => ({
   attachments: [{ filename: 'photo.png', contentType: 'image/png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]) }],
 });
 
-test('a signed message to a receiving domain is handed on with its fields, attachments, raw form and passing checks', async (t) => {
+test('a signed message to a receiving domain is stored and posted as email.received with its fields, attachments, raw form and passing checks', async (t) => {
   const world = await startWorld(t);
   const raw = await compose(letter(world));
 
   assert.match(await deliver(world.port, [`Support@${world.domain}`], raw), /^250 /);
 
-  assert.equal(world.delivered.length, 1);
-  const { content, attachments, ...common } = world.delivered[0] ?? assert.fail('nothing delivered');
-  assert.deepStrictEqual(common, {
-    channel: 'email', accountId: world.account.id, from: `ana@${SENDER_DOMAIN}`, to: `support@${world.domain}`,
-    text: 'The kettle arrived broken.\n', receivedAt: T0, providerRef: `support@${world.domain} <order-1234@${SENDER_DOMAIN}>`,
+  const [message, ...others] = await received(world);
+  assert.ok(message !== undefined);
+  assert.deepStrictEqual(others, []);
+  const [eml, photo] = message.attachments;
+  assert.ok(eml !== undefined && photo !== undefined);
+  const attachment = (a: typeof eml) => ({ id: a.id, filename: a.filename, content_type: a.contentType, size: a.size, state: 'stored', url: `${PUBLIC_URL}/v1/inbound/${message.id}/attachments/${a.id}` });
+  const [delivery] = await listDeliveries(service.deps.db, world.account.id, { limit: 5 });
+  const posted = JSON.parse(delivery?.payload ?? '{}');
+  const { headers, ...data } = posted.data;
+  assert.deepStrictEqual({ ...posted, data }, {
+    type: 'email.received', timestamp: '2030-01-02T03:04:05.000Z',
+    data: {
+      id: message.id, account: world.account.id, channel: 'email', from: `ana@${SENDER_DOMAIN}`, to: `support@${world.domain}`,
+      text: 'The kettle arrived broken.\n', received_at: '2030-01-02T03:04:05.000Z',
+      subject: 'Order 1234 — broken', html: '<p>The kettle arrived <b>broken</b>.</p>', cc: [`bo@${SENDER_DOMAIN}`, 'carla@elsewhere.example'],
+      authentication: { spf: 'pass', dkim: 'pass', dmarc: 'pass' }, message_id: `<order-1234@${SENDER_DOMAIN}>`,
+      attachments: [attachment(eml), attachment(photo)],
+    },
   });
-  const { headers, ...fields } = content ?? assert.fail('no content');
-  assert.deepStrictEqual(fields, {
-    subject: 'Order 1234 — broken',
-    html: '<p>The kettle arrived <b>broken</b>.</p>',
-    cc: [`bo@${SENDER_DOMAIN}`, 'carla@elsewhere.example'],
-    authentication: { spf: 'pass', dkim: 'pass', dmarc: 'pass' },
-    message_id: `<order-1234@${SENDER_DOMAIN}>`,
-  });
+  assert.deepStrictEqual([eml.filename, eml.contentType, eml.size, photo.filename, photo.contentType, photo.size], ['message.eml', 'message/rfc822', raw.length, 'photo.png', 'image/png', 8]);
   assert.deepStrictEqual((headers as { name: string }[]).map((h) => h.name),
     ['DKIM-Signature', 'From', 'To', 'Cc', 'Subject', 'Message-ID', 'Date', 'MIME-Version', 'Content-Type']);
-  assert.deepStrictEqual((headers as { name: string; value: string }[]).find((h) => h.name === 'Subject'), { name: 'Subject', value: '=?UTF-8?Q?Order_1234_=E2=80=94_broken?=' });
-  assert.deepStrictEqual(attachments, [
-    { filename: 'message.eml', contentType: 'message/rfc822', content: raw },
-    { filename: 'photo.png', contentType: 'image/png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]) },
-  ]);
+  assert.deepStrictEqual((headers as { name: string; value: string }[])[4], { name: 'Subject', value: '=?UTF-8?Q?Order_1234_=E2=80=94_broken?=' });
+  assert.deepStrictEqual((await findInboundAttachment(service.deps.db, world.account.id, message.id, eml.id))?.content, raw);
+  assert.deepStrictEqual((await findInboundAttachment(service.deps.db, world.account.id, message.id, photo.id))?.content, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]));
+});
+
+test('the same message delivered again (the sender retrying) is stored once', async (t) => {
+  const world = await startWorld(t);
+  const raw = await compose(letter(world), false);
+
+  await deliver(world.port, [`support@${world.domain}`], raw);
+  assert.match(await deliver(world.port, [`support@${world.domain}`], raw), /^250 /);
+
+  assert.equal((await received(world)).length, 1);
 });
 
 test('a message whose signed subject was altered fails DKIM, and DMARC with it when SPF does not align', async (t) => {
@@ -162,8 +175,9 @@ test('a message whose signed subject was altered fails DKIM, and DMARC with it w
   // Relayed: the envelope sender is the relay's, which publishes no SPF.
   assert.match(await deliver(world.port, [`support@${world.domain}`], raw, 'list@relay.example'), /^250 /);
 
-  assert.equal(world.delivered[0]?.content?.['subject'], 'Order 9999 — broken');
-  assert.deepStrictEqual(world.delivered[0]?.content?.['authentication'], { spf: 'none', dkim: 'fail', dmarc: 'fail' });
+  const [message] = await received(world);
+  assert.equal(message?.content?.['subject'], 'Order 9999 — broken');
+  assert.deepStrictEqual(message?.content?.['authentication'], { spf: 'none', dkim: 'fail', dmarc: 'fail' });
 });
 
 test('a reply naming a herald Message-ID of the account carries that message\'s msgid', async (t) => {
@@ -178,7 +192,7 @@ test('a reply naming a herald Message-ID of the account carries that message\'s 
 
   await deliver(world.port, [`support@${world.domain}`], raw);
 
-  assert.equal(world.delivered[0]?.replyTo, msgid);
+  assert.equal((await received(world))[0]?.replyTo, msgid);
 });
 
 test('a message over the size limit is refused with 552 5.3.4 and not handed on', async (t) => {
@@ -186,7 +200,7 @@ test('a message over the size limit is refused with 552 5.3.4 and not handed on'
   const raw = await compose({ ...letter(world), attachments: [{ filename: 'big.bin', content: Buffer.alloc(80 * 1024, 7) }] }, false);
 
   await assert.rejects(deliver(world.port, [`support@${world.domain}`], raw), { responseCode: 552, response: /^552 5\.3\.4 / });
-  assert.deepStrictEqual(world.delivered, []);
+  assert.deepStrictEqual(await received(world), []);
 });
 
 test('an address at a domain that is not a verified receiving domain is refused with 550 5.1.1', async (t) => {
@@ -197,7 +211,7 @@ test('an address at a domain that is not a verified receiving domain is refused 
   for (const to of ['support@nowhere.test', `support@unverified${worlds}.acme.test`]) {
     await assert.rejects(deliver(world.port, [to], 'Subject: x\r\n\r\nx\r\n'), { responseCode: 550, response: `550 5.1.1 <${to}>: no such recipient here` });
   }
-  assert.deepStrictEqual(world.delivered, []);
+  assert.deepStrictEqual(await received(world), []);
 });
 
 test('an address under a refuse rule is refused with 550 5.7.1 at RCPT TO; the others of the domain are taken', async (t) => {
@@ -207,7 +221,7 @@ test('an address under a refuse rule is refused with 550 5.7.1 at RCPT TO; the o
     responseCode: 550, response: `550 5.7.1 <NoReply@${world.domain}>: the domain does not take mail for this address`,
   });
   assert.match(await deliver(world.port, [`sales@${world.domain}`], 'Subject: x\r\n\r\nx\r\n'), /^250 /);
-  assert.deepStrictEqual(world.delivered.map((a) => a.to), [`sales@${world.domain}`]);
+  assert.deepStrictEqual((await received(world)).map((m) => m.to), [`sales@${world.domain}`]);
 });
 
 test('a forward rule sends the message on as one billed email of the account with the original attached', async (t) => {
@@ -217,7 +231,7 @@ test('a forward rule sends the message on as one billed email of the account wit
 
   assert.match(await deliver(world.port, [`desk@${world.domain}`], raw), /^250 /);
 
-  assert.deepStrictEqual(world.delivered, []);
+  assert.deepStrictEqual(await received(world), []);
   assert.equal((await readAccount(service, world.account.id)).messagesLeft, before - 1);
   await service.worker.drain();
   const listed = await get(service, '/v1/messages?limit=1', world.account.apiKey);
@@ -246,10 +260,11 @@ test('swaks delivers over STARTTLS to two addresses of the domain: one message f
 
   assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
   assert.match(run.stdout, /<~ {2}250 /);
-  assert.deepStrictEqual(world.delivered.map((a) => [a.to, a.from, a.text, a.content?.['subject'], a.providerRef]), [
-    [`sales@${world.domain}`, `ana@${SENDER_DOMAIN}`, 'Hello from swaks\n\n\n', 'Sent by swaks', `sales@${world.domain} <swaks-1@${SENDER_DOMAIN}>`],
-    [`billing@${world.domain}`, `ana@${SENDER_DOMAIN}`, 'Hello from swaks\n\n\n', 'Sent by swaks', `billing@${world.domain} <swaks-1@${SENDER_DOMAIN}>`],
+  const messages = await received(world);
+  assert.deepStrictEqual(messages.map((m) => [m.to, m.from, m.text, m.content?.['subject']]), [
+    [`sales@${world.domain}`, `ana@${SENDER_DOMAIN}`, 'Hello from swaks\n\n\n', 'Sent by swaks'],
+    [`billing@${world.domain}`, `ana@${SENDER_DOMAIN}`, 'Hello from swaks\n\n\n', 'Sent by swaks'],
   ]);
   // Unsigned, but the From is the envelope sender's, whose SPF passes: DMARC aligns through SPF.
-  assert.deepStrictEqual(world.delivered[0]?.content?.['authentication'], { spf: 'pass', dkim: 'none', dmarc: 'pass' });
+  assert.deepStrictEqual(messages[0]?.content?.['authentication'], { spf: 'pass', dkim: 'none', dmarc: 'pass' });
 });

@@ -19,9 +19,10 @@ import { readInboundReport } from './report-reader.ts';
 // abuse@ or fbl@, one recipient per transaction. The receiving domains' side
 // (inbound/email-receiver.ts, when given) takes mail to any address at an account's verified
 // receiving domain, up to MAX_INBOUND_RECIPIENTS a transaction, as the domain's rules say
-// (a `refuse` rule: 550 5.7.1). No AUTH, no relaying (every other recipient gets 550),
-// a size limit, STARTTLS only when a certificate is configured. What it takes is always kept (app/record-inbound-report.ts) and answered
-// 250, even when it cannot be read; a store failure answers 451, so the sender retries,
+// (a `refuse` rule: 550 5.7.1; docs/inbound-email.md). No AUTH, no relaying (every other
+// recipient gets 550), a size limit, STARTTLS only when a certificate is configured. A
+// report it takes is always kept (app/record-inbound-report.ts) and answered 250, even
+// when it cannot be read; a store failure answers 451, so the sender retries,
 // and so does a success notice that overtook the outbox (the message still `sending`).
 
 /** Role mailboxes of the bounce domain: feedback loops and RFC 5321 §4.5.1's postmaster. */
@@ -63,8 +64,6 @@ export function acceptsRecipient(address: string, bounceDomain: string): boolean
 
 const smtpError = (code: number, message: string): Error => Object.assign(new Error(message), { responseCode: code });
 
-const smtpReply = (code: number, text: string): Error => Object.assign(new Error(text), { responseCode: code });
-
 export async function startInboundListener(options: InboundListenerOptions): Promise<InboundListener> {
   keepEnhancedCodesAsWritten();
   const maxBytes = options.maxBytes ?? INBOUND_MAX_BYTES;
@@ -97,7 +96,7 @@ export async function startInboundListener(options: InboundListenerOptions): Pro
       const report = isReport(address.address);
       // A report is alone in its transaction, and mail to receiving domains keeps to its own.
       if (first !== undefined && (report || isReport(first))) {
-        callback(smtpReply(452, '4.5.3 Too many recipients, send the rest in another transaction'));
+        callback(smtpError(452, '4.5.3 Too many recipients, send the rest in another transaction'));
         return;
       }
       if (report || receiving === undefined) {
@@ -106,11 +105,11 @@ export async function startInboundListener(options: InboundListenerOptions): Pro
       }
       receiving.verdict(address.address).then(
         (verdict) => callback(verdict === 'accept' ? undefined
-          : verdict === 'refuse' ? smtpReply(550, `5.7.1 <${address.address}>: the domain does not take mail for this address`)
+          : verdict === 'refuse' ? smtpError(550, `5.7.1 <${address.address}>: the domain does not take mail for this address`)
           : refuseUnknown(address.address)),
         (error: unknown) => {
           log.error({ err: error, rcptTo: address.address }, 'could not look a receiving domain up');
-          callback(smtpReply(451, '4.3.0 Could not look the recipient up, try again later'));
+          callback(smtpError(451, '4.3.0 Could not look the recipient up, try again later'));
         },
       );
     },
@@ -133,7 +132,7 @@ export async function startInboundListener(options: InboundListenerOptions): Pro
         if (receiving !== undefined && !isReport(rcptTo)) {
           const client = { ip: session.remoteAddress, helo: session.hostNameAppearsAs, mailFrom: mailFrom ?? '' };
           receiving.receive(client, session.envelope.rcptTo.map((r) => r.address), Buffer.concat(chunks)).then(
-            (refusal) => callback(refusal === undefined ? undefined : smtpReply(refusal.code, refusal.text)),
+            (refusal) => callback(refusal === undefined ? undefined : smtpError(refusal.code, refusal.text)),
             (error: unknown) => {
               log.error({ err: error, rcptTo }, 'could not keep an email to a receiving domain');
               callback(smtpError(451, 'Could not keep the message, try again later'));

@@ -7,6 +7,8 @@ import { paramsMatch, parseWhatsappRequest, renderWhatsappBody } from '../domain
 import type { KeyMode } from '../domain/key-mode.ts';
 import { chargeBalance, costOf } from './send-charge.ts';
 import { insertSend, type SendOptions } from '../store/messages.ts';
+import { isOptedOut } from '../store/consent-ledger.ts';
+import { findAccount } from '../store/accounts.ts';
 import type { AppDeps } from './deps.ts';
 import { approvedWhatsappTemplate } from './read-caches.ts';
 import { eventOptions } from './event-options.ts';
@@ -56,7 +58,16 @@ export async function commitWhatsappSend(
   const sendId = deps.newId();
   const now = deps.clock();
   // The unit of work returns the answer: an Idempotency-Key is stored with it in the same transaction (app/idempotent-send.ts).
+  // A person who answered a template with STOP gets no more templates: answered as any
+  // send, stored as dropped (whatsapp.dropped), not billed. Session replies still go.
+  const optedOut = payload.kind !== 'text' && await isOptedOut(deps.db, account.id, 'whatsapp', destination, account.whatsappPhoneNumberId ?? '');
   const committed = await commitOrReject(deps.commit, async (tx): Promise<WhatsappAccepted> => {
+    if (optedOut) {
+      await insertSend(tx, { id: sendId, accountId: account.id, channel: 'whatsapp', payload, now, eventIds: deps.newId, options, requestId: deps.requestId }, [
+        { id: msgid, recipient: destination, role: 'to', costMessages: 0, costBalance: 0, dropped: true, dropReason: 'opted_out' },
+      ]);
+      return { result: WHATSAPP_ACCEPTED_TEXT, current_balance: formatMoney((await findAccount(tx, account.id))?.balance ?? account.balance), msgid };
+    }
     // Debit last: the account row stays locked (PostgreSQL) only from here to the commit.
     await insertSend(tx, { id: sendId, accountId: account.id, channel: 'whatsapp', payload, now, eventIds: deps.newId, options, requestId: deps.requestId }, [
       { id: msgid, recipient: destination, role: 'to', costMessages: 0, costBalance: costOf(mode, price) },
@@ -66,6 +77,10 @@ export async function commitWhatsappSend(
     return { result: WHATSAPP_ACCEPTED_TEXT, current_balance: formatMoney(left), msgid };
   });
   if (!committed.ok) return committed;
+  if (optedOut) {
+    deps.wakeWebhooks?.();
+    return ok(committed.value);
+  }
   deps.metrics.messagesAccepted('whatsapp', 1);
   deps.wakeOutbox();
   return ok(committed.value);

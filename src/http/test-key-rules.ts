@@ -45,7 +45,11 @@ const WRITES: Readonly<Record<string, TestKeyRule>> = {
   'DELETE /v1/api-keys/:keyId': 'test-only',
   // A test event to the account's endpoint (marked as a test by its type).
   'POST /v1/webhooks/test': 'allowed',
+  // A simulated inbound message: from a simulator number or address only, posted as a test.
+  'POST /v1/sandbox/inbound': 'allowed',
   // The account's settings and live deliveries.
+  'POST /v1/consent': 'refused',
+  'PUT /v1/sms/keywords': 'refused',
   'PUT /v1/webhooks': 'refused',
   'POST /v1/webhooks/secret/rotate': 'refused',
   'POST /v1/webhooks/deliveries/:id/retry': 'refused',

@@ -150,3 +150,9 @@ export async function lastAccountToWrite(db: Executor, accountIds: readonly stri
     .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
   return row?.account_id;
 }
+
+/** The account's SMS senders, its default first (empty: the transport's own). */
+export async function accountSmsSenders(db: Executor, accountId: string): Promise<string[]> {
+  const row = await db.selectFrom('accounts').select('sms_senders').where('id', '=', accountId).executeTakeFirst();
+  return row?.sms_senders == null ? [] : (JSON.parse(row.sms_senders) as string[]);
+}

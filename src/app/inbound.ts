@@ -1,0 +1,70 @@
+import type { Channel } from '../domain/account.ts';
+import { inboundData, type InboundMessage } from '../domain/inbound-message.ts';
+import { refineInboundQuery, type InboundListQuery } from '../domain/inbound-query.ts';
+import { ok, reject, type Result } from '../domain/result.ts';
+import { findInbound, findInboundAttachment, listInbound } from '../store/inbound-messages.ts';
+import type { AppDeps } from './deps.ts';
+
+// GET /v1/inbound and its items: what people sent the account, as the `*.received`
+// webhooks posted it, on the channels the caller may read.
+
+export interface InboundPage {
+  readonly data: readonly Record<string, unknown>[];
+  readonly next_cursor: string | null;
+}
+
+/** The raw form's file name: the email as received is kept as this attachment (inbound/). */
+export const RAW_EMAIL_FILENAME = 'message.eml';
+
+export async function listAccountInbound(deps: Pick<AppDeps, 'db' | 'publicUrl'>, accountId: string, checked: InboundListQuery, channels: readonly Channel[]): Promise<Result<InboundPage>> {
+  const query = refineInboundQuery(checked);
+  if (!query.ok) return query;
+  if (query.value.channel !== undefined && !channels.includes(query.value.channel)) return reject('keyNotAuthorized');
+  const { limit } = query.value;
+  // One row more than asked tells whether another page exists.
+  const rows = (await listInbound(deps.db, accountId, { ...query.value, limit: limit + 1 })).filter((row) => channels.includes(row.channel));
+  const page = rows.slice(0, limit);
+  return ok({ data: page.map((row) => inboundData(row, deps.publicUrl)), next_cursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null });
+}
+
+async function readable(deps: Pick<AppDeps, 'db'>, accountId: string, id: string, channels: readonly Channel[]): Promise<Result<InboundMessage>> {
+  const message = await findInbound(deps.db, accountId, id);
+  // Another account's message, or one of a channel the key may not read: not found either way.
+  return message === undefined || !channels.includes(message.channel) ? reject('notFound') : ok(message);
+}
+
+export async function getAccountInbound(deps: Pick<AppDeps, 'db' | 'publicUrl'>, accountId: string, id: string, channels: readonly Channel[]): Promise<Result<Record<string, unknown>>> {
+  const message = await readable(deps, accountId, id, channels);
+  return message.ok ? ok(inboundData(message.value, deps.publicUrl)) : message;
+}
+
+/** An attachment's bytes; a media file still being fetched answers 404 with its state in the detail. */
+export async function getInboundAttachment(
+  deps: Pick<AppDeps, 'db'>, accountId: string, id: string, attachmentId: string, channels: readonly Channel[],
+): Promise<Result<{ filename: string | null; contentType: string; content: Buffer }>> {
+  const message = await readable(deps, accountId, id, channels);
+  if (!message.ok) return message;
+  const attachment = await findInboundAttachment(deps.db, accountId, id, attachmentId);
+  if (attachment === undefined) return reject('notFound');
+  if (attachment.content === null) return reject('notFound', { detail: `attachment ${attachment.state}` });
+  return ok({ filename: attachment.filename, contentType: attachment.contentType ?? 'application/octet-stream', content: attachment.content });
+}
+
+/**
+ * The message as it arrived: an email's MIME (message/rfc822), or for SMS and WhatsApp
+ * the fields the peer gave, as JSON.
+ */
+export async function getInboundRaw(
+  deps: Pick<AppDeps, 'db'>, accountId: string, id: string, channels: readonly Channel[],
+): Promise<Result<{ contentType: string; body: Buffer | string }>> {
+  const found = await readable(deps, accountId, id, channels);
+  if (!found.ok) return found;
+  const message = found.value;
+  if (message.channel === 'email') {
+    const raw = message.attachments.find((a) => a.filename === RAW_EMAIL_FILENAME && a.contentType === 'message/rfc822');
+    const bytes = raw === undefined ? undefined : await findInboundAttachment(deps.db, accountId, id, raw.id);
+    if (bytes?.content == null) return reject('notFound');
+    return ok({ contentType: 'message/rfc822', body: bytes.content });
+  }
+  return ok({ contentType: 'application/json; charset=utf-8', body: JSON.stringify({ ...(message.content ?? {}), from: message.from, to: message.to, text: message.text }) });
+}

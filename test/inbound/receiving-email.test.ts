@@ -154,7 +154,9 @@ test('a signed message to a receiving domain is stored and posted as email.recei
   assert.deepStrictEqual((headers as { name: string }[]).map((h) => h.name),
     ['DKIM-Signature', 'From', 'To', 'Cc', 'Subject', 'Message-ID', 'Date', 'MIME-Version', 'Content-Type']);
   assert.deepStrictEqual((headers as { name: string; value: string }[])[4], { name: 'Subject', value: '=?UTF-8?Q?Order_1234_=E2=80=94_broken?=' });
-  assert.deepStrictEqual((await findInboundAttachment(service.deps.db, world.account.id, message.id, eml.id))?.content, raw);
+  const served = await get(service, `/v1/inbound/${message.id}/raw`, world.account.apiKey);
+  assert.equal(served.headers['content-type'], 'message/rfc822');
+  assert.deepStrictEqual(served.rawPayload, raw);
   assert.deepStrictEqual((await findInboundAttachment(service.deps.db, world.account.id, message.id, photo.id))?.content, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]));
 });
 

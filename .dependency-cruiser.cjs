@@ -81,14 +81,14 @@ module.exports = {
       comment: 'The inbound listener is an entry point like http/: it calls use cases.',
       severity: 'error',
       from: { path: '^src/inbound/' },
-      to: outside(['inbound', 'app', 'domain', 'campaigns', ...LEAVES], ['config\\.ts$', 'smtp-listen\\.ts$']),
+      to: outside(['inbound', 'app', 'domain', 'campaigns', ...LEAVES], ['config\\.ts$', 'smtp-listen\\.ts$', 'smtp-enhanced-codes\\.ts$']),
     },
     {
       name: 'submission-never-imports-store',
       comment: 'SMTP submission is an entry point like http/: it speaks the protocol and calls use cases.',
       severity: 'error',
       from: { path: '^src/submission/' },
-      to: outside(['submission', 'app', 'domain', 'campaigns', ...LEAVES], ['config\\.ts$', 'smtp-listen\\.ts$']),
+      to: outside(['submission', 'app', 'domain', 'campaigns', ...LEAVES], ['config\\.ts$', 'smtp-listen\\.ts$', 'smtp-enhanced-codes\\.ts$']),
     },
     {
       name: 'cli-never-imports-store',

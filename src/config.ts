@@ -40,6 +40,7 @@ export interface Config extends RequestLimits {
   readonly inboundSmtpHost: string;
   readonly inboundSmtpTlsKey: string | undefined;
   readonly inboundSmtpTlsCert: string | undefined;
+  readonly inboundEmailMaxBytes: number;
   readonly submissionPort: number | undefined;
   readonly submissionsPort: number | undefined;
   readonly submissionHost: string;
@@ -312,6 +313,11 @@ export const SETTINGS = [
     key: 'inboundSmtpTlsCert', env: 'HERALD_INBOUND_SMTP_TLS_CERT', default: undefined,
     description: 'Path of the PEM certificate (chain) for the inbound SMTP listener\'s STARTTLS; its name should be the bounce domain\'s MX host.',
     parse: readableFile,
+  },
+  {
+    key: 'inboundEmailMaxBytes', env: 'HERALD_INBOUND_EMAIL_MAX_BYTES', default: String(25 * 1024 * 1024),
+    description: 'Largest message the inbound SMTP listener takes (announced as SIZE; larger ones get 552 5.3.4): mail to receiving domains, bounces and complaints. See docs/inbound-email.md.',
+    parse: integer(64 * 1024, 1024 * 1024 * 1024),
   },
   {
     key: 'submissionPort', env: 'HERALD_SUBMISSION_PORT', default: undefined,

@@ -21,7 +21,8 @@ const LOOKUP_TRIES = 2;
 // "This name has no TXT record" is an answer (the record is missing), not a failure.
 const ABSENT = new Set(['ENODATA', 'ENOTFOUND']);
 
-function resolverFor(deps: AppDeps): Resolver {
+/** A resolver asking the house's DNS servers (HERALD_DNS_SERVERS), bounded as above; receiving domains' MX check uses it too. */
+export function resolverFor(deps: Pick<AppDeps, 'dnsServers'>): Resolver {
   const resolver = new Resolver({ timeout: LOOKUP_TIMEOUT_MS, tries: LOOKUP_TRIES });
   if (deps.dnsServers.length > 0) resolver.setServers([...deps.dnsServers]);
   return resolver;

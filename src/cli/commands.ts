@@ -6,6 +6,7 @@ import { settingsInEffect, settingsText } from './config-check.ts';
 import { configTable, settingDocs } from './config-table.ts';
 import { domainAdd, domainList, domainShow, domainVerify } from './domain-commands.ts';
 import { keyCreate, keyList, keyRevoke } from './key-commands.ts';
+import { receivingDomainMarkVerified } from './receiving-domain-commands.ts';
 import { backup, outboxHold, outboxRelease, outboxStatus } from './outbox-commands.ts';
 import { templateList, whatsappTemplateAdd } from './template-commands.ts';
 import { userInvite, userList, userRemove, userRole } from './user-commands.ts';
@@ -32,6 +33,7 @@ export const GROUPS: ReadonlyMap<string, string> = new Map([
   ['accounts', 'open, find, show and change accounts; read their ledger'],
   ['keys', 'an account\'s API keys'],
   ['domains', 'an account\'s sender domains and their DNS records'],
+  ['receiving-domains', 'the domains accounts receive email at'],
   ['templates', 'an account\'s email and WhatsApp templates'],
   ['whatsapp-templates', 'record WhatsApp templates'],
   ['users', 'the people who sign in to an account\'s web application'],
@@ -55,6 +57,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['domains list', domainList],
   ['domains show', domainShow],
   ['domains verify', domainVerify],
+  ['receiving-domains mark-verified', receivingDomainMarkVerified],
   ['templates list', templateList],
   ['whatsapp-templates add', whatsappTemplateAdd],
   ['users invite', userInvite],

@@ -22,6 +22,7 @@ import { smsKeywordRoutes } from './routes/sms-keywords.ts';
 import { conversationRoutes } from './routes/conversations.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { domainRoutes } from './routes/domains.ts';
+import { receivingDomainRoutes } from './routes/receiving-domains.ts';
 import { whatsappWebhookRoutes } from './routes/whatsapp-webhook.ts';
 import { trackingRoutes } from './routes/tracking.ts';
 import { suppressionRoutes } from './routes/suppressions.ts';
@@ -140,6 +141,7 @@ export async function buildApp(deps: RouteDeps): Promise<FastifyInstance> {
     conversationRoutes(v1, deps);
     templateRoutes(v1, deps);
     domainRoutes(v1, deps);
+    receivingDomainRoutes(v1, deps);
     certificateRoutes(v1, deps);
     suppressionRoutes(v1, deps);
     webhookRoutes(v1, deps);

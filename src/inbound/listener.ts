@@ -5,15 +5,24 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMT
 import type { Config } from '../config.ts';
 import { NoticeTooEarly, recordInboundReport, type InboundDeps, type InboundEnvelope } from '../app/record-inbound-report.ts';
 import { parseVerp } from '../domain/verp-address.ts';
+import type { AppDeps } from '../app/deps.ts';
+import { resolverFor } from '../app/verify-sender-domain.ts';
+import { MAX_INBOUND_RECIPIENTS } from '../domain/inbound-email.ts';
+import { keepEnhancedCodesAsWritten } from '../smtp-enhanced-codes.ts';
 import { listenSmtp } from '../smtp-listen.ts';
+import { emailReceiver, type ReceivingMail } from './email-receiver.ts';
+import type { DNSResolver } from './email-reader.ts';
 import { readInboundReport } from './report-reader.ts';
 
-// The bounce domain's mail server: takes DSNs sent to the per-message VERP addresses
-// (`b+<msgid>-<tag>@<bounce domain>`) and feedback-loop reports sent to postmaster@, abuse@
-// or fbl@, and nothing else. No AUTH, no relaying (every other recipient gets 550),
-// one recipient per transaction, a size limit, STARTTLS only when a certificate is
-// configured. What it takes is always kept (app/record-inbound-report.ts) and answered
-// 250, even when it cannot be read; a store failure answers 451, so the sender retries,
+// herald's mail server. The bounce domain's side takes DSNs sent to the per-message VERP
+// addresses (`b+<msgid>-<tag>@<bounce domain>`) and feedback-loop reports sent to postmaster@,
+// abuse@ or fbl@, one recipient per transaction. The receiving domains' side
+// (inbound/email-receiver.ts, when given) takes mail to any address at an account's verified
+// receiving domain, up to MAX_INBOUND_RECIPIENTS a transaction, as the domain's rules say
+// (a `refuse` rule: 550 5.7.1; docs/inbound-email.md). No AUTH, no relaying (every other
+// recipient gets 550), a size limit, STARTTLS only when a certificate is configured. A
+// report it takes is always kept (app/record-inbound-report.ts) and answered 250, even
+// when it cannot be read; a store failure answers 451, so the sender retries,
 // and so does a success notice that overtook the outbox (the message still `sending`).
 
 /** Role mailboxes of the bounce domain: feedback loops and RFC 5321 §4.5.1's postmaster. */
@@ -33,6 +42,8 @@ export interface InboundListenerOptions {
   readonly logger: Logger;
   /** Keeps one message; a throw makes the listener answer 451 (try again later). */
   readonly receive: (envelope: InboundEnvelope, raw: Buffer) => Promise<void>;
+  /** Receiving domains; without it only the bounce domain's mailboxes are taken. */
+  readonly receiving?: ReceivingMail;
 }
 
 export interface InboundListener {
@@ -54,8 +65,12 @@ export function acceptsRecipient(address: string, bounceDomain: string): boolean
 const smtpError = (code: number, message: string): Error => Object.assign(new Error(message), { responseCode: code });
 
 export async function startInboundListener(options: InboundListenerOptions): Promise<InboundListener> {
+  keepEnhancedCodesAsWritten();
   const maxBytes = options.maxBytes ?? INBOUND_MAX_BYTES;
   const log = options.logger.child({ component: 'inbound-smtp' });
+  const { receiving } = options;
+  const isReport = (address: string): boolean => acceptsRecipient(address, options.bounceDomain);
+  const refuseUnknown = (address: string): Error => smtpError(550, `<${address}>: no such recipient here`);
   const server = new SMTPServer({
     name: options.bounceDomain,
     logger: false,
@@ -71,12 +86,32 @@ export async function startInboundListener(options: InboundListenerOptions): Pro
     rejectOversized: true,
     // One report per transaction, so each kept report has one recipient; a sender with
     // more gets 452 for the rest and sends them in another transaction (RFC 5321 §4.5.3.1.10).
-    maxRecipients: 1,
+    // Mail to receiving domains takes RFC 5321's minimum of 100 (§4.5.3.1.8).
+    maxRecipients: receiving === undefined ? 1 : MAX_INBOUND_RECIPIENTS,
     maxClients: 100,
     socketTimeout: 60_000,
     closeTimeout: 1_000,
-    onRcptTo(address: SMTPServerAddress, _session: SMTPServerSession, callback: (err?: Error | null) => void) {
-      callback(acceptsRecipient(address.address, options.bounceDomain) ? undefined : smtpError(550, `<${address.address}>: no such recipient here`));
+    onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void) {
+      const first = session.envelope.rcptTo[0]?.address;
+      const report = isReport(address.address);
+      // A report is alone in its transaction, and mail to receiving domains keeps to its own.
+      if (first !== undefined && (report || isReport(first))) {
+        callback(smtpError(452, '4.5.3 Too many recipients, send the rest in another transaction'));
+        return;
+      }
+      if (report || receiving === undefined) {
+        callback(report ? undefined : refuseUnknown(address.address));
+        return;
+      }
+      receiving.verdict(address.address).then(
+        (verdict) => callback(verdict === 'accept' ? undefined
+          : verdict === 'refuse' ? smtpError(550, `5.7.1 <${address.address}>: the domain does not take mail for this address`)
+          : refuseUnknown(address.address)),
+        (error: unknown) => {
+          log.error({ err: error, rcptTo: address.address }, 'could not look a receiving domain up');
+          callback(smtpError(451, '4.3.0 Could not look the recipient up, try again later'));
+        },
+      );
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null) => void) {
       const chunks: Buffer[] = [];
@@ -94,6 +129,17 @@ export async function startInboundListener(options: InboundListenerOptions): Pro
         }
         const mailFrom = session.envelope.mailFrom === false || session.envelope.mailFrom.address === '' ? null : session.envelope.mailFrom.address;
         const rcptTo = session.envelope.rcptTo[0]?.address ?? '';
+        if (receiving !== undefined && !isReport(rcptTo)) {
+          const client = { ip: session.remoteAddress, helo: session.hostNameAppearsAs, mailFrom: mailFrom ?? '' };
+          receiving.receive(client, session.envelope.rcptTo.map((r) => r.address), Buffer.concat(chunks)).then(
+            (refusal) => callback(refusal === undefined ? undefined : smtpError(refusal.code, refusal.text)),
+            (error: unknown) => {
+              log.error({ err: error, rcptTo }, 'could not keep an email to a receiving domain');
+              callback(smtpError(451, 'Could not keep the message, try again later'));
+            },
+          );
+          return;
+        }
         options.receive({ mailFrom, rcptTo }, Buffer.concat(chunks)).then(
           () => callback(),
           (error: unknown) => {
@@ -130,9 +176,15 @@ export function inboundReportReceiver(deps: InboundDeps, logger: Logger): Inboun
   };
 }
 
+/** mailauth's resolver: the house's DNS servers (HERALD_DNS_SERVERS), bounded as domain verification's. */
+export function houseResolver(deps: Pick<AppDeps, 'dnsServers'>): DNSResolver {
+  const resolver = resolverFor(deps);
+  return (name, type) => resolver.resolve(name, type) as Promise<string[][] | string[]>;
+}
+
 /** The listener as configured (HERALD_INBOUND_SMTP_*), or none when the port is unset or `off`. */
 export async function startConfiguredInboundListener(
-  config: Config, deps: Omit<InboundDeps, 'untaggedHorizonMs'>, logger: Logger,
+  config: Config, deps: Omit<InboundDeps, 'untaggedHorizonMs'> & AppDeps, logger: Logger,
 ): Promise<InboundListener | undefined> {
   if (config.inboundSmtpPort === undefined) return undefined;
   const tls = config.inboundSmtpTlsKey !== undefined && config.inboundSmtpTlsCert !== undefined
@@ -140,8 +192,9 @@ export async function startConfiguredInboundListener(
     : undefined;
   if (tls !== undefined) deps.metrics.tlsCertificateLoaded('inbound-smtp', Date.parse(new X509Certificate(tls.cert).validTo));
   return startInboundListener({
-    port: config.inboundSmtpPort, host: config.inboundSmtpHost, bounceDomain: deps.bounceDomain, logger,
+    port: config.inboundSmtpPort, host: config.inboundSmtpHost, bounceDomain: deps.bounceDomain, logger, maxBytes: config.inboundEmailMaxBytes,
     ...(tls === undefined ? {} : { tls }),
+    receiving: emailReceiver(deps, houseResolver(deps), deps.bounceDomain, logger),
     receive: inboundReportReceiver({ ...deps, untaggedHorizonMs: config.emailRetryHours * 3_600_000 }, logger),
   });
 }

@@ -11,7 +11,7 @@ import { parseAddress } from '../domain/email-address.ts';
 import type { Result } from '../domain/result.ts';
 import { listenSmtp } from '../smtp-listen.ts';
 import { AuthBrake } from './auth-brake.ts';
-import { keepEnhancedCodesAsWritten } from './enhanced-codes.ts';
+import { keepEnhancedCodesAsWritten } from '../smtp-enhanced-codes.ts';
 import { readSubmittedMessage } from './message-reader.ts';
 import { REPLIES, replyToRejection, smtpError, type SubmissionReply } from './reply-table.ts';
 

@@ -111,3 +111,9 @@ test('domains verify of a domain the account lacks names it', async (t) => {
   const run = await herald(url, 'domains', 'verify', acme.account.id, 'other.org');
   assert.deepStrictEqual([run.code, run.stderr], [1, 'herald: other.org: Not found\n']);
 });
+
+test('receiving-domains mark-verified of a domain no account has exits 1 with Not found', async (t) => {
+  const run = await herald(databaseUrl(t), 'receiving-domains', 'mark-verified', 'in.nowhere.example');
+  assert.equal(run.code, 1);
+  assert.equal(run.stderr, 'herald: Not found\n');
+});

@@ -46,6 +46,12 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'POST /v1/domains': 'email write',
   'GET /v1/domains/{domain}': 'email read',
   'POST /v1/domains/{domain}/verify': 'email write',
+  'GET /v1/receiving-domains': 'email read',
+  'POST /v1/receiving-domains': 'email write',
+  'GET /v1/receiving-domains/{id}': 'email read',
+  'POST /v1/receiving-domains/{id}/verify': 'email write',
+  'PUT /v1/receiving-domains/{id}/rules': 'email write',
+  'DELETE /v1/receiving-domains/{id}': 'email write',
   'GET /v1/email/{msgid}/certificate': 'email read',
   'GET /v1/email/{msgid}/certificate.eml': 'email read',
   'GET /v1/suppressions': 'email read',
@@ -255,6 +261,7 @@ async function liveState(service: Service, accountId: string) {
     liveCampaigns: await db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('mode', '=', 'live').orderBy('id').execute(),
     liveMessages: await db.selectFrom('messages').select(['id', 'status', 'cost_messages', 'cost_balance']).where('account_id', '=', accountId).where('mode', '=', 'live').orderBy('id').execute(),
     senderDomains: await db.selectFrom('sender_domains').selectAll().where('account_id', '=', accountId).orderBy('id').execute(),
+    receivingDomains: await db.selectFrom('receiving_domains').selectAll().where('account_id', '=', accountId).orderBy('id').execute(),
     users: await db.selectFrom('users').selectAll().where('account_id', '=', accountId).orderBy('id').execute(),
     invitations: await db.selectFrom('user_links').selectAll().orderBy('token_hash').execute(),
     suppressed: await db.selectFrom('suppressions').select('address').where('account_id', '=', accountId).where('address', '=', 'kept@example.org').execute(),
@@ -268,6 +275,7 @@ function walkBodies(ids: { list: string; whatsappTemplate: string; doubleList: s
     'PATCH /v1/account': { ip_allow_list: ['192.0.2.1'], tracking: { opens: false, clicks: false } },
     'PUT /v1/webhooks': { url: 'https://hooks.example.org/herald' },
     'POST /v1/domains': { domain: 'mail.example.net' },
+    'POST /v1/receiving-domains': { domain: 'in.example.net' },
     'POST /v1/users': { email: 'eve@example.org', role: 'owner' },
     'PATCH /v1/users/{userId}': { role: 'viewer' },
     'POST /v1/email': emailBody(),
@@ -359,8 +367,10 @@ test('the OpenAPI document says of every /v1 operation a key may call what a tes
   }
   assert.deepStrictEqual({ refused: rules.refused?.sort(), 'test-only': rules['test-only']?.sort(), other: Object.keys(rules).sort() }, {
     refused: [
-      'DELETE /v1/users/{userId}', 'PATCH /v1/account', 'PATCH /v1/users/{userId}', 'POST /v1/consent', 'POST /v1/domains', 'POST /v1/domains/{domain}/verify', 'POST /v1/users',
-      'POST /v1/webhooks/deliveries/retry-failed', 'POST /v1/webhooks/deliveries/{id}/retry', 'POST /v1/webhooks/secret/rotate', 'PUT /v1/sms/keywords', 'PUT /v1/webhooks',
+      'DELETE /v1/receiving-domains/{id}', 'DELETE /v1/users/{userId}', 'PATCH /v1/account', 'PATCH /v1/users/{userId}', 'POST /v1/consent', 'POST /v1/domains',
+      'POST /v1/domains/{domain}/verify', 'POST /v1/receiving-domains', 'POST /v1/receiving-domains/{id}/verify', 'POST /v1/users',
+      'POST /v1/webhooks/deliveries/retry-failed', 'POST /v1/webhooks/deliveries/{id}/retry', 'POST /v1/webhooks/secret/rotate', 'PUT /v1/receiving-domains/{id}/rules',
+      'PUT /v1/sms/keywords', 'PUT /v1/webhooks',
     ],
     'test-only': [
       'DELETE /v1/api-keys/{keyId}', 'DELETE /v1/campaigns/{campaign_id}', 'DELETE /v1/suppressions/{email}', 'PATCH /v1/campaigns/{campaign_id}',

@@ -1,4 +1,5 @@
 import type { Channel } from '../domain/account.ts';
+import { RAW_MESSAGE_FILENAME, RAW_MESSAGE_TYPE } from '../domain/inbound-email.ts';
 import { inboundData, type InboundMessage } from '../domain/inbound-message.ts';
 import { refineInboundQuery, type InboundListQuery } from '../domain/inbound-query.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
@@ -12,9 +13,6 @@ export interface InboundPage {
   readonly data: readonly Record<string, unknown>[];
   readonly next_cursor: string | null;
 }
-
-/** The raw form's file name: the email as received is kept as this attachment (inbound/). */
-export const RAW_EMAIL_FILENAME = 'message.eml';
 
 export async function listAccountInbound(deps: Pick<AppDeps, 'db' | 'publicUrl'>, accountId: string, checked: InboundListQuery, channels: readonly Channel[]): Promise<Result<InboundPage>> {
   const query = refineInboundQuery(checked);
@@ -61,10 +59,10 @@ export async function getInboundRaw(
   if (!found.ok) return found;
   const message = found.value;
   if (message.channel === 'email') {
-    const raw = message.attachments.find((a) => a.filename === RAW_EMAIL_FILENAME && a.contentType === 'message/rfc822');
+    const raw = message.attachments.find((a) => a.filename === RAW_MESSAGE_FILENAME && a.contentType === RAW_MESSAGE_TYPE);
     const bytes = raw === undefined ? undefined : await findInboundAttachment(deps.db, accountId, id, raw.id);
     if (bytes?.content == null) return reject('notFound');
-    return ok({ contentType: 'message/rfc822', body: bytes.content });
+    return ok({ contentType: RAW_MESSAGE_TYPE, body: bytes.content });
   }
   return ok({ contentType: 'application/json; charset=utf-8', body: JSON.stringify({ ...(message.content ?? {}), from: message.from, to: message.to, text: message.text }) });
 }

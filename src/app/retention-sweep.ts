@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../store/database.ts';
 import type { Committer } from '../store/group-commit.ts';
-import { eventsOfSends, messageCounts, oldSends, purgeSendLeftovers, replaceEventData, replaceSendPayload, sendsStillQueued, type OldSend, type SendPosition } from '../store/retention.ts';
+import { eventsOfSends, messageCounts, oldInbound, oldSends, purgeInboundContent, purgeSendLeftovers, replaceEventData, replaceSendPayload, sendsStillQueued, type OldSend, type SendPosition } from '../store/retention.ts';
 import { getSetting, putSetting } from '../store/settings.ts';
 
 // HERALD_RETENTION_DAYS (README "Retention"): what a message carries of its recipient's
@@ -16,6 +16,8 @@ import { getSetting, putSetting } from '../store/settings.ts';
 const DAY_MS = 24 * 3600 * 1000;
 /** Where the sweep stopped: the last purged send's (created_at, id), as JSON. */
 const POSITION_SETTING = 'retention_position';
+/** The same for inbound messages (what people sent): the last one purged. */
+const INBOUND_POSITION_SETTING = 'retention_inbound_position';
 /** Event fields that the statistics read (campaign-stats.ts, segments.ts): kept; every other detail goes. */
 const KEPT_EVENT_FIELDS = ['url', 'machine', 'bounce_type'] as const;
 
@@ -125,6 +127,24 @@ export async function sweep(deps: RetentionDeps, options: Pick<RetentionOptions,
 }
 
 /**
+ * One batch of inbound messages older than the retention period: their text, channel
+ * fields and files go, in one transaction with the position after them. Returns how
+ * many messages it purged; 0 means nothing old enough is left.
+ */
+export async function purgeInboundBatch(deps: RetentionDeps, options: Pick<RetentionOptions, 'days' | 'batchSize'>): Promise<{ messages: number; attachments: number }> {
+  const before = deps.clock() - options.days * DAY_MS;
+  const stored = await getSetting(deps.db, INBOUND_POSITION_SETTING);
+  const oldest = await oldInbound(deps.db, before, stored === undefined ? undefined : (JSON.parse(stored) as SendPosition), options.batchSize);
+  const last = oldest.at(-1);
+  if (last === undefined) return { messages: 0, attachments: 0 };
+  return deps.commit.run(async (tx) => {
+    const { attachments } = await purgeInboundContent(tx, oldest.map((message) => message.id));
+    await putSetting(tx, INBOUND_POSITION_SETTING, JSON.stringify(last));
+    return { messages: oldest.length, attachments };
+  });
+}
+
+/**
  * One turn of the periodic retention job (queue/periodic-job.ts schedules it every
  * `intervalMs` in a process that delivers; several processes may sweep: a batch run twice
  * purges nothing more). Batches run until nothing old enough is left or `signal` aborts;
@@ -134,6 +154,14 @@ export async function retentionTurn(deps: RetentionDeps, options: RetentionOptio
   try {
     const counts = await sweep(deps, options, () => signal.aborted);
     if (counts.sends > 0 || counts.stillQueued > 0) deps.logger.info({ retentionDays: options.days, ...counts }, 'retention: purged the content of old sends');
+    const inbound = { messages: 0, attachments: 0 };
+    while (!signal.aborted) {
+      const batch = await purgeInboundBatch(deps, options);
+      if (batch.messages === 0) break;
+      inbound.messages += batch.messages;
+      inbound.attachments += batch.attachments;
+    }
+    if (inbound.messages > 0) deps.logger.info({ retentionDays: options.days, ...inbound }, 'retention: purged the content of old inbound messages');
   } catch (error) {
     deps.logger.error({ err: error }, 'retention sweep failed; the next one goes on from where it stopped');
   }

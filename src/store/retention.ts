@@ -102,3 +102,22 @@ export async function eventsOfSends(db: Executor, sendIds: readonly string[]): P
 export async function replaceEventData(tx: Executor, eventId: string, data: string): Promise<void> {
   await tx.updateTable('message_events').set({ data }).where('id', '=', eventId).execute();
 }
+
+/** Up to `limit` inbound messages stored before `before` and after `after`, oldest first. */
+export async function oldInbound(db: Executor, before: number, after: SendPosition | undefined, limit: number): Promise<SendPosition[]> {
+  const from = after ?? { createdAt: -1, id: '' };
+  const { rows } = await sql<{ id: string; created_at: number | string }>`
+    select id, created_at from inbound_messages
+    where created_at < ${before} and (created_at > ${from.createdAt} or (created_at = ${from.createdAt} and id > ${from.id}))
+    order by created_at, id
+    limit ${limit}`.execute(db);
+  return rows.map((row) => ({ id: row.id, createdAt: Number(row.created_at) }));
+}
+
+/** What people sent loses its content: the text and the channel's fields (kept: who, when, which keyword), the files. */
+export async function purgeInboundContent(tx: Executor, ids: readonly string[]): Promise<{ readonly attachments: number }> {
+  if (ids.length === 0) return { attachments: 0 };
+  await tx.updateTable('inbound_messages').set({ text: null, content: JSON.stringify({ purged: true }) }).where('id', 'in', [...ids]).execute();
+  const attachments = await tx.deleteFrom('inbound_attachments').where('inbound_id', 'in', [...ids]).executeTakeFirst();
+  return { attachments: Number(attachments.numDeletedRows) };
+}

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { purgeBatch, sweep, type RetentionOptions } from '../../src/app/retention-sweep.ts';
+import { purgeBatch, purgeInboundBatch, sweep, type RetentionOptions } from '../../src/app/retention-sweep.ts';
+import { receiveInbound } from '../../src/app/receive-inbound.ts';
 import { emailBody, get, openAccount, post, startService } from '../support/service.ts';
 import { eventsOf, sendAndDeliver, sentMail, trackingWorld, visit, type TrackingWorld } from '../support/sent-mail.ts';
 import { startWebhookReceiver, subscribe } from '../peers/webhook-receiver.ts';
@@ -174,4 +175,20 @@ test('a send larger than a batch\'s messages is still purged, alone', async (t) 
   world.clock.now += 31 * DAY;
 
   assert.equal((await purgeBatch(depsOf(world), { days: 30, batchSize: 200, batchMessages: 2 })).sends, 1);
+});
+
+test('what people sent older than the retention period loses its text, fields and files, and keeps who wrote and when', async (t) => {
+  const world = await trackingWorld(t);
+  const deps = world.service.deps;
+  const arriving = { channel: 'email' as const, to: 'support@example.com', accountId: world.account.id, content: { subject: 'My order' } };
+  const old = await receiveInbound(deps, { ...arriving, from: 'ana@example.org', text: 'Where is it?', receivedAt: deps.clock(), attachments: [{ filename: 'a.txt', contentType: 'text/plain', content: Buffer.from('hi') }] });
+  world.clock.now += 31 * DAY;
+  const young = await receiveInbound(deps, { ...arriving, from: 'bo@example.org', text: 'Thanks!', receivedAt: deps.clock() });
+
+  assert.deepStrictEqual(await purgeInboundBatch(depsOf(world), THIRTY_DAYS), { messages: 1, attachments: 1 });
+  assert.deepStrictEqual(await purgeInboundBatch(depsOf(world), THIRTY_DAYS), { messages: 0, attachments: 0 });
+  const purged = (await get(world.service, `/v1/inbound/${old.id}`, world.account.apiKey)).json();
+  assert.deepStrictEqual([purged.from, purged.text, purged.subject, purged.purged, purged.attachments], ['ana@example.org', null, undefined, true, undefined]);
+  const kept = (await get(world.service, `/v1/inbound/${young.id}`, world.account.apiKey)).json();
+  assert.deepStrictEqual([kept.text, kept.subject], ['Thanks!', 'My order']);
 });

@@ -20,6 +20,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   ]);
   await db.schema.createIndex('inbound_messages_account').on('inbound_messages').columns(['account_id', 'id']).execute();
   await db.schema.createIndex('inbound_messages_account_sender').on('inbound_messages').columns(['account_id', 'sender', 'id']).execute();
+  // The retention sweep walks messages oldest first from where it stopped.
+  await db.schema.createIndex('inbound_messages_created').on('inbound_messages').columns(['created_at', 'id']).execute();
 
   // A part of a concatenated MO SMS, kept (and acknowledged to the SMSC) until its
   // message is whole; parts that never complete are delivered as they are after a time-out.

@@ -32,7 +32,7 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     inboundSmtpPort: undefined,
     inboundSmtpHost: '0.0.0.0',
     inboundSmtpTlsKey: undefined,
-    inboundSmtpTlsCert: undefined,
+    inboundSmtpTlsCert: undefined, inboundEmailMaxBytes: 26214400,
     submissionPort: undefined,
     submissionsPort: undefined,
     submissionHost: '0.0.0.0',

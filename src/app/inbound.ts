@@ -1,9 +1,9 @@
 import type { Channel } from '../domain/account.ts';
 import { RAW_MESSAGE_FILENAME, RAW_MESSAGE_TYPE } from '../domain/inbound-email.ts';
 import { inboundData, type InboundMessage } from '../domain/inbound-message.ts';
-import { refineInboundQuery, type InboundListQuery } from '../domain/inbound-query.ts';
+import { DEFAULT_INBOUND_PAGE, refineInboundQuery, type InboundListQuery } from '../domain/inbound-query.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import { findInbound, findInboundAttachment, listInbound } from '../store/inbound-messages.ts';
+import { findInbound, findInboundAttachment, listInbound, listUnroutedInbound } from '../store/inbound-messages.ts';
 import type { AppDeps } from './deps.ts';
 
 // GET /v1/inbound and its items: what people sent the account, as the `*.received`
@@ -65,4 +65,12 @@ export async function getInboundRaw(
     return ok({ contentType: RAW_MESSAGE_TYPE, body: bytes.content });
   }
   return ok({ contentType: 'application/json; charset=utf-8', body: JSON.stringify({ ...(message.content ?? {}), from: message.from, to: message.to, text: message.text }) });
+}
+
+/** GET /admin/v1/unrouted-inbound: what people sent that no account could be found for (a shared number nobody wrote from, a number no account has). */
+export async function listUnrouted(deps: Pick<AppDeps, 'db' | 'publicUrl'>, query: { readonly cursor?: string; readonly limit?: number }): Promise<Result<{ messages: Record<string, unknown>[]; nextCursor: string | null }>> {
+  const limit = query.limit ?? DEFAULT_INBOUND_PAGE;
+  const rows = await listUnroutedInbound(deps.db, { before: query.cursor, limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  return ok({ messages: page.map((row) => inboundData(row, deps.publicUrl)), nextCursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null });
 }

@@ -16,10 +16,11 @@ import { sendKeywordReply } from './keyword-reply.ts';
 // listener, the sandbox): routed to an account, stored, its keyword applied, and posted
 // as `*.received`, all in one transaction, so a door acknowledges only what is kept.
 
-export type InboundDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks' | 'wakeOutbox' | 'publicUrl'>;
+export type InboundDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks' | 'wakeOutbox' | 'publicUrl' | 'metrics'>;
 
 export interface InboundRecorded {
   readonly id: string;
+  readonly channel: Channel;
   /** null: nobody could be found to route it to; kept for the operator. */
   readonly accountId: string | null;
   /** false: the peer's id was stored already (a resend); nothing was written. */
@@ -34,13 +35,22 @@ const RECEIVED: Readonly<Record<Channel, InboundEventType>> = { sms: 'sms.receiv
 /** Stores and posts one arriving message in its own unit of work. */
 export async function receiveInbound(deps: InboundDeps, arriving: ArrivingMessage): Promise<InboundRecorded> {
   const recorded = await deps.commit.run((tx) => recordInbound(tx, deps, arriving));
-  if (recorded.stored) deps.wakeWebhooks?.();
-  if (recorded.replyId !== null) deps.wakeOutbox();
+  afterInbound(deps, [recorded]);
   return recorded;
 }
 
+/**
+ * After the commit of one or more recordInbound: each counted (an unrouted one is for the
+ * operator's eyes), the dispatcher woken for the webhooks, the outbox for a keyword's reply.
+ */
+export function afterInbound(deps: Pick<InboundDeps, 'metrics' | 'wakeWebhooks' | 'wakeOutbox'>, recorded: readonly InboundRecorded[]): void {
+  for (const one of recorded) deps.metrics.inboundObserved(one.channel, !one.stored ? 'duplicate' : one.accountId === null ? 'unrouted' : 'routed');
+  if (recorded.some((one) => one.stored)) deps.wakeWebhooks?.();
+  if (recorded.some((one) => one.replyId !== null)) deps.wakeOutbox();
+}
+
 /** receiveInbound inside the caller's transaction (a reassembled SMS deletes its parts in the same one). */
-export async function recordInbound(tx: Tx, deps: Omit<InboundDeps, 'db' | 'commit'>, arriving: ArrivingMessage): Promise<InboundRecorded> {
+export async function recordInbound(tx: Tx, deps: Omit<InboundDeps, 'db' | 'commit' | 'metrics'>, arriving: ArrivingMessage): Promise<InboundRecorded> {
   const now = deps.clock();
   const id = deps.newId();
   const accountId = arriving.accountId ?? (await routeOf(tx, arriving));
@@ -50,14 +60,14 @@ export async function recordInbound(tx: Tx, deps: Omit<InboundDeps, 'db' | 'comm
     id, accountId, channel: arriving.channel, from: arriving.from, to: arriving.to, text: arriving.text, content: arriving.content ?? null,
     keyword, replyTo: arriving.replyTo ?? null, providerRef: arriving.providerRef ?? null, receivedAt: Math.min(arriving.receivedAt, now), now,
   });
-  if (!stored) return { id, accountId, stored: false, keyword: null, replyId: null };
+  if (!stored) return { id, channel: arriving.channel, accountId, stored: false, keyword: null, replyId: null };
   for (const attachment of arriving.attachments ?? []) {
     await insertInboundAttachment(tx, {
       id: deps.newId(), inboundId: id, accountId, filename: attachment.filename, contentType: attachment.contentType,
       content: attachment.content, mediaRef: attachment.mediaRef, now,
     });
   }
-  if (accountId === null) return { id, accountId, stored: true, keyword: null, replyId: null };
+  if (accountId === null) return { id, channel: arriving.channel, accountId, stored: true, keyword: null, replyId: null };
 
   const message = await findInboundById(tx, id);
   if (message === undefined) throw new Error(`inbound message ${id} vanished in its own transaction`);
@@ -66,7 +76,7 @@ export async function recordInbound(tx: Tx, deps: Omit<InboundDeps, 'db' | 'comm
     data: inboundData(arriving.test === true ? { ...message, test: true } : message, deps.publicUrl),
   });
   const replyId = keyword === null || settings === undefined ? null : await applyKeyword(tx, deps, { accountId, arriving, inboundId: id, keyword, settings, now });
-  return { id, accountId, stored: true, keyword, replyId };
+  return { id, channel: arriving.channel, accountId, stored: true, keyword, replyId };
 }
 
 /**
@@ -78,7 +88,7 @@ export async function recordInbound(tx: Tx, deps: Omit<InboundDeps, 'db' | 'comm
  */
 async function applyKeyword(
   tx: Tx,
-  deps: Omit<InboundDeps, 'db' | 'commit'>,
+  deps: Omit<InboundDeps, 'db' | 'commit' | 'metrics'>,
   input: { accountId: string; arriving: ArrivingMessage; inboundId: string; keyword: KeywordKind; settings: NonNullable<Awaited<ReturnType<typeof findKeywordSettings>>>; now: number },
 ): Promise<string | null> {
   const { accountId, arriving, inboundId, keyword, settings, now } = input;

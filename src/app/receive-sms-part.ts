@@ -2,7 +2,7 @@ import type { MoMessage } from '../channels/sms/mo-message.ts';
 import type { ArrivingMessage } from '../domain/inbound-message.ts';
 import type { Tx } from '../store/database.ts';
 import { deleteSmsMessage, holdSmsMessage, insertSmsPart, lockSmsMessage, markSmsMessageJoined, overdueSmsMessages, smsMessageParts, type SmsMessageKey, type StoredSmsPart } from '../store/inbound-sms-parts.ts';
-import { receiveInbound, recordInbound, type InboundDeps, type InboundRecorded } from './receive-inbound.ts';
+import { afterInbound, receiveInbound, recordInbound, type InboundDeps, type InboundRecorded } from './receive-inbound.ts';
 
 // An SMS a person sent, as the SMPP session hands it over: a whole message goes straight
 // to receiveInbound; a part of a concatenated one is stored (inbound_sms_parts) and, in
@@ -43,7 +43,7 @@ export async function receiveSms(deps: ReceiveSmsDeps, sms: MoMessage): Promise<
     await markSmsMessageJoined(tx, key);
     return recordInbound(tx, deps, joined(key, stored.parts, stored.firstAt));
   });
-  if (recorded !== undefined) wake(deps, [recorded]);
+  if (recorded !== undefined) afterInbound(deps, [recorded]);
 }
 
 /**
@@ -67,15 +67,10 @@ export async function deliverOverdueSmsParts(deps: ReceiveSmsDeps, timeoutMs: nu
     });
     if (recorded !== undefined) delivered.push(recorded);
   }
-  wake(deps, delivered);
+  afterInbound(deps, delivered);
   return delivered.length;
 }
 
-/** After the commit, as receiveInbound does: the dispatcher for the webhooks, the outbox for a keyword's reply. */
-function wake(deps: ReceiveSmsDeps, recorded: readonly InboundRecorded[]): void {
-  if (recorded.some((r) => r.stored)) deps.wakeWebhooks?.();
-  if (recorded.some((r) => r.replyId !== null)) deps.wakeOutbox();
-}
 
 /** The parts' text in order; a message with parts missing says so in its content. */
 function joined(key: SmsMessageKey, parts: readonly StoredSmsPart[], firstAt: number): ArrivingMessage {

@@ -40,6 +40,10 @@ export const SUBMISSION_OUTCOMES = [
 export type SubmissionOutcome = (typeof SUBMISSION_OUTCOMES)[number];
 export type ForgedReportReason = (typeof FORGED_REPORT_REASONS)[number];
 
+/** What became of a message a person sent (app/receive-inbound.ts). */
+export const INBOUND_OUTCOMES = ['routed', 'unrouted', 'duplicate'] as const;
+export type InboundOutcome = (typeof INBOUND_OUTCOMES)[number];
+
 /** What one webhook delivery attempt came to. */
 export const WEBHOOK_OUTCOMES = ['succeeded', 'retry', 'failed', 'lease-lost'] as const;
 export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
@@ -96,6 +100,8 @@ export interface Metrics {
   submissionConnected(): void;
   /** An SMTP submission outcome: a message accepted, or a refusal by its reason. */
   submissionObserved(outcome: SubmissionOutcome): void;
+  /** A message a person sent: routed to an account, kept unrouted for the operator, or a peer's resend stored before. */
+  inboundObserved(channel: Channel, outcome: InboundOutcome): void;
   /** Units of work in one group-commit transaction (SQLite). */
   commitBatchObserved(size: number): void;
   /** A guess refused before any check (http/plugins/attempt-throttle.ts), by the counter that refused it. */
@@ -226,6 +232,11 @@ export function createMetrics(): Metrics {
   const submissions = counterOf(
     'herald_submission_outcomes_total', 'SMTP submission outcomes: messages accepted (or replayed by idempotency key), AUTH failures and refusals by reason (docs/smtp-submission.md).', 'outcome', SUBMISSION_OUTCOMES,
   );
+  const inbound = new Counter({
+    name: 'herald_inbound_messages_total', help: 'Messages people sent (MO SMS, WhatsApp, email to receiving domains), by channel and outcome: routed, unrouted (kept for the operator), duplicate (a resend).',
+    labelNames: ['channel', 'outcome'], registers,
+  });
+  for (const channel of CHANNELS) for (const outcome of INBOUND_OUTCOMES) inbound.inc({ channel, outcome }, 0);
   // The throttle's counters are known later (attemptCountersKnown).
   const attemptsRefused = counterOf(
     'herald_attempts_refused_total', 'Guesses refused before any check (sign-in, two-factor codes, current password, admin token, reset, invitations), by counter.', 'counter', [],
@@ -301,6 +312,7 @@ export function createMetrics(): Metrics {
     forgedReportObserved: (reason) => forgedReports.inc({ reason }),
     submissionConnected: () => submissionConnections.inc(),
     submissionObserved: (outcome) => submissions.inc({ outcome }),
+    inboundObserved: (channel, outcome) => inbound.inc({ channel, outcome }),
     commitBatchObserved: (size) => commitBatch.observe(size),
     attemptRefused: (counter) => attemptsRefused.inc({ counter }),
     attemptCountersKnown(counters) {

@@ -158,3 +158,10 @@ export async function findInboundMany(db: Executor, accountId: string, ids: read
   const byId = new Map((await withAttachments(db, rows)).map((message) => [message.id, message]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
+
+/** Messages nobody could be routed to, newest first: the operator's to look at. */
+export async function listUnroutedInbound(db: Executor, filter: { readonly before?: string | undefined; readonly limit: number }): Promise<InboundMessage[]> {
+  let query = db.selectFrom('inbound_messages').selectAll().where('account_id', 'is', null);
+  if (filter.before !== undefined) query = query.where('id', '<', filter.before);
+  return withAttachments(db, await query.orderBy('id', 'desc').limit(filter.limit).execute());
+}

@@ -5,7 +5,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { receiveInbound } from '../../src/app/receive-inbound.ts';
 import type { Service } from '../../src/service.ts';
-import { get, openAccount, post, readAccount, startService, type TestAccount } from '../support/service.ts';
+import { ADMIN_TOKEN, get, openAccount, post, readAccount, startService, type TestAccount } from '../support/service.ts';
 
 const SENDER = '+15550001111';
 const PERSON = '+34612345678';
@@ -137,6 +137,8 @@ test('a reply to a number two accounts share goes to the last account that wrote
   const stranger = await smsFrom(service, 'hello?', '+34699999999');
   assert.equal(stranger.accountId, null);
   assert.deepStrictEqual((await get(service, '/v1/inbound', first.apiKey)).json(), { data: [], next_cursor: null });
+  const unrouted = await get(service, '/admin/v1/unrouted-inbound', ADMIN_TOKEN);
+  assert.deepStrictEqual(unrouted.json().messages.map((m: Record<string, unknown>) => [m['id'], m['from'], m['to'], m['text']]), [[stranger.id, '+34699999999', SENDER, 'hello?']]);
 });
 
 test('the consent ledger exports as CSV and JSON, entry for entry', async (t) => {

@@ -14,6 +14,7 @@ import { adminAuthHook } from '../../plugins/admin-auth.ts';
 import { domainVerification, senderDomain } from '../domains.ts';
 import { accountUserRoutes } from './account-users.ts';
 import { inboundReportRoutes } from './inbound-reports.ts';
+import { unroutedInboundRoutes } from './unrouted-inbound.ts';
 import { operatorConsoleRoutes } from './operator-console.ts';
 import { sendRejection, sendResult } from '../../wire-errors.ts';
 import { applicationError, ErrorBody } from '../../schemas/errors.ts';
@@ -45,6 +46,7 @@ const domainParams = { type: 'object', required: ['id', 'domain'], properties: {
 export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
   app.addHook('onRequest', adminAuthHook(deps, deps.app));
   inboundReportRoutes(app, deps);
+  unroutedInboundRoutes(app, deps);
   accountUserRoutes(app, deps);
   operatorConsoleRoutes(app, deps);
 

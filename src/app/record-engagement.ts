@@ -5,6 +5,7 @@ import { findMessage, listMessageEvents, loadSendPayload, recordEvent, type Mess
 import { addSuppression, suppressedAmong } from '../store/suppressions.ts';
 import type { KeyDeps } from './api-keys.ts';
 import { campaignSubscriptions, leaveLists } from './campaign-consent.ts';
+import { recordConsentChange } from './consent-changes.ts';
 
 // What a recipient does with a message after it left: opens it (the pixel), follows
 // a link, unsubscribes. Each becomes an event of the message (`opened`, `clicked`,
@@ -145,6 +146,10 @@ export async function unsubscribe(
       const left = await leaveLists(deps, tx, { ...message, campaignId }, { scope, source: 'unsubscribe', at });
       if (left.length === 0) return false;
       await recordEvent(tx, { messageId: message.id, type: 'unsubscribed', eventId: deps.newId(), at, data: { via: visit.via, scope, lists_left: left, ...clientFields(visit) } });
+      await recordConsentChange(tx, deps, {
+        accountId: message.accountId, channel: 'email', address: message.recipient.toLowerCase(), sender: '', change: 'opted_out', source: 'list', at,
+        proof: { message_id: message.id, via: visit.via, scope, lists_left: left, ip: visit.ip, ...(visit.userAgent === undefined ? {} : { user_agent: visit.userAgent }) },
+      });
       return true;
     });
     if (recorded) deps.wakeWebhooks?.();
@@ -154,6 +159,10 @@ export async function unsubscribe(
     const added = await addSuppression(tx, { accountId: message.accountId, address: message.recipient, reason: 'unsubscribed', messageId: message.id, at });
     if (added) {
       await recordEvent(tx, { messageId: message.id, type: 'unsubscribed', eventId: deps.newId(), at, data: { via: visit.via, ...clientFields(visit) } });
+      await recordConsentChange(tx, deps, {
+        accountId: message.accountId, channel: 'email', address: message.recipient.toLowerCase(), sender: '', change: 'opted_out', source: 'unsubscribe', at,
+        proof: { message_id: message.id, via: visit.via, ip: visit.ip, ...(visit.userAgent === undefined ? {} : { user_agent: visit.userAgent }) },
+      });
     }
     return added;
   });

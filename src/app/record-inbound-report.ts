@@ -12,6 +12,7 @@ import { findReportedMessage, hasMessageEvent, insertInboundReport, type Inbound
 import { recordEvent } from '../store/messages.ts';
 import { addSuppression } from '../store/suppressions.ts';
 import { leaveEveryList } from './campaign-consent.ts';
+import { recordConsentChange } from './consent-changes.ts';
 import type { KeyDeps } from './api-keys.ts';
 import { judgeVerp, verpTagsSince } from './verp-check.ts';
 
@@ -217,6 +218,10 @@ async function decide(
         if (!duplicate) {
           await recordEvent(tx, { messageId, type: 'complained', eventId: deps.newId(), at, data: complaintDetails(report) });
           await leaveEveryList(deps, tx, messageId, at);
+          await recordConsentChange(tx, deps, {
+            accountId: message.accountId, channel: 'email', address: message.recipient.toLowerCase(), sender: '', change: 'opted_out', source: 'complaint', at,
+            proof: { message_id: messageId, ...complaintDetails(report) },
+          });
         }
       },
     };

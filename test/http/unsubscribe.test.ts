@@ -58,6 +58,28 @@ test('the one-click POST suppresses the address, records the unsubscribe and ans
   ]);
 });
 
+test('the unsubscribe is written to the consent ledger with its proof, and shown apart from the suppression', async (t) => {
+  const world = await trackingWorld(t);
+  const msgid = await sendAndDeliver(world);
+  const { unsubscribe } = await sentMail(world, msgid);
+  await visit(world, 'POST', unsubscribe, { headers: ONE_CLICK, payload: 'List-Unsubscribe=One-Click', userAgent: GMAIL_UA });
+  const consent = (await get(world.service, '/v1/consent?address=ana%40example.org', world.account.apiKey)).json();
+  const [entry] = consent.history;
+  assert.deepStrictEqual(consent, {
+    address: 'ana@example.org',
+    channels: {
+      email: { state: 'opted_out', opted_out_of: [{ sender: '', since: iso(T0 + 1000) }] },
+      sms: { state: 'opted_in', opted_out_of: [] },
+      whatsapp: { state: 'opted_in', opted_out_of: [] },
+    },
+    suppression: { reason: 'unsubscribed', since: iso(T0 + 1000) },
+    history: [{
+      id: entry.id, channel: 'email', address: 'ana@example.org', sender: '', change: 'opted_out', source: 'unsubscribe', keyword: null,
+      proof: { message_id: msgid, via: 'one-click', ip: READER_IP, user_agent: GMAIL_UA }, at: iso(T0 + 1000),
+    }],
+  });
+});
+
 test('the one-click POST is also accepted as multipart/form-data, as RFC 8058 prefers', async (t) => {
   const world = await trackingWorld(t);
   const msgid = await sendAndDeliver(world);

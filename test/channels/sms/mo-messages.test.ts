@@ -10,7 +10,7 @@ import type { Service } from '../../../src/service.ts';
 import { listInbound } from '../../../src/store/inbound-messages.ts';
 import { setWebhookTarget } from '../../../src/store/webhook-settings.ts';
 import { startSmsc, type Smsc } from '../../peers/smsc.ts';
-import { openAccount, startService } from '../../support/service.ts';
+import { openAccount, post, startService } from '../../support/service.ts';
 
 const SENDER = '+4930123456';
 
@@ -18,6 +18,7 @@ interface World {
   readonly smsc: Smsc;
   readonly service: Service;
   readonly accountId: string;
+  readonly apiKey: string;
 }
 
 // One service bound to the stand-in for the file's subtests (a service costs more than
@@ -30,12 +31,12 @@ async function world(t: TestContext): Promise<World> {
   t.after(() => smsc.close());
   const bound = once(smsc.events, 'bind');
   const service = await startService(t, { env: { HERALD_SMS_TRANSPORT: smsc.url() } });
-  const { id } = await openAccount(service);
+  const { id, apiKey } = await openAccount(service);
   await service.deps.db.updateTable('accounts').set({ sms_senders: JSON.stringify([SENDER]) }).where('id', '=', id).execute();
   // Queued only (no dispatcher runs here): the rows show what would be posted.
   await setWebhookTarget(service.deps.db, id, { url: 'https://hooks.example.com/sms' }, service.deps.clock());
   await bound;
-  return { smsc, service, accountId: id };
+  return { smsc, service, accountId: id, apiKey };
 }
 
 /** A new person, as the SMSC writes the number (international, without `+`). */
@@ -199,6 +200,19 @@ test('mobile-originated messages from the SMSC stand-in', async (t) => {
     assert.equal(await deliverOverdueSmsParts(at(arrived + 301_000), 300_000), 1);
 
     assert.deepStrictEqual(await received(toSender), [{ from: `+${toSender.source_addr}`, to: '+4930123456', text: 'one three', content: { incomplete: true, parts: 2, of: 3 } }]);
+  });
+  await t.test('STOP from a handset is confirmed by SMS from the number written to, and the next send to it is dropped before the SMSC', async () => {
+    const toSender = person();
+    const resp = await w.smsc.sendMo('deliver_sm', { ...toSender, short_message: gsm([...Buffer.from(' Stop ')]) });
+    assert.equal(resp.command_status, smpp.ESME_ROK);
+    await w.service.worker.drain();
+    const replies = w.smsc.submits.filter((submit) => submit.destinationAddr === toSender.source_addr);
+    assert.deepStrictEqual(replies.map((r) => [r.sourceAddr, r.septets.toString('latin1')]), [
+      ['4930123456', 'You have been unsubscribed and will receive no more messages from this number. Reply START to resubscribe.'],
+    ]);
+    const sent = await post(w.service, '/v1/sms/send', w.apiKey, { message: 'Sale today', mobile_numbers: [`+${toSender.source_addr}`] });
+    await w.service.worker.drain();
+    assert.deepStrictEqual([sent.statusCode, w.smsc.submits.filter((submit) => submit.destinationAddr === toSender.source_addr).length], [200, 1]);
   });
 });
 

@@ -4,11 +4,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { COMMANDS, GROUPS } from '../../src/cli/commands.ts';
 import { databaseUrl, herald } from '../support/cli-database.ts';
+import { heraldCliLines } from '../support/child-process.ts';
 
+// The two "every" tests run the CLI's entry once per command line in one process (one
+// Node start-up instead of 30); the tests below run it as its own process, as an operator does.
 test('every command answers --help with its usage line and what it does, exit 0', async (t) => {
   const url = databaseUrl(t);
-  for (const [name, command] of COMMANDS) {
-    const run = await herald(url, ...name.split(' '), '--help');
+  const runs = await heraldCliLines({ HERALD_DATABASE_URL: url }, [...COMMANDS.keys()].map((name) => [...name.split(' '), '--help']));
+  assert.equal(runs.length, COMMANDS.size);
+  for (const [[name, command], run] of [...COMMANDS].map((entry, i) => [entry, runs[i]] as const)) {
+    assert.ok(run);
     assert.equal(run.code, 0, `${name}: ${run.stderr}`);
     assert.equal(run.stdout.split('\n').slice(0, 3).join('\n'), `usage: npm run herald -- ${command.usage}\n\n${command.summary}`);
   }
@@ -16,8 +21,11 @@ test('every command answers --help with its usage line and what it does, exit 0'
 
 test('every group answers --help with its commands, exit 0', async (t) => {
   const url = databaseUrl(t);
-  for (const group of [...GROUPS.keys()].filter((g) => [...COMMANDS.keys()].some((name) => name.startsWith(`${g} `)))) {
-    const run = await herald(url, group, '--help');
+  const groups = [...GROUPS.keys()].filter((g) => [...COMMANDS.keys()].some((name) => name.startsWith(`${g} `)));
+  const runs = await heraldCliLines({ HERALD_DATABASE_URL: url }, groups.map((group) => [group, '--help']));
+  assert.equal(runs.length, groups.length);
+  for (const [group, run] of groups.map((g, i) => [g, runs[i]] as const)) {
+    assert.ok(run);
     assert.equal(run.code, 0, `${group}: ${run.stderr}`);
     const listed = [...run.stdout.matchAll(/^ {2}(\S+ \S+) {2,}/gm)].map((m) => m[1]);
     assert.deepStrictEqual(listed, [...COMMANDS.keys()].filter((name) => name.startsWith(`${group} `)));

@@ -32,3 +32,13 @@ export function runToEnd(command: string, args: readonly string[], env: NodeJS.P
 export function heraldCli(env: Readonly<Record<string, string>>, ...args: string[]): Promise<Run> {
   return runToEnd(process.execPath, ['src/cli/main.ts', ...args], heraldEnv(env));
 }
+
+/**
+ * The operator CLI's entry run for each command line in turn, in one Node process
+ * (test/support/cli-runs.ts): for lines that only print, such as every command's --help.
+ */
+export async function heraldCliLines(env: Readonly<Record<string, string>>, lines: readonly (readonly string[])[]): Promise<Run[]> {
+  const run = await runToEnd(process.execPath, ['test/support/cli-runs.ts', JSON.stringify(lines)], heraldEnv(env));
+  if (run.code !== 0) throw new Error(`test/support/cli-runs.ts exited ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout) as Run[];
+}

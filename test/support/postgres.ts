@@ -2,8 +2,9 @@
 // TEST_POSTGRES_URL, so test files run side by side (and beside other runs) in one
 // database. Creating and migrating a schema costs far more than most tests, so a
 // schema whose test has ended is emptied and handed to the next service of the same
-// test process; the process drops its schemas when it exits, and the runner drops any
-// its run left behind.
+// test process. Under test/run-postgres.ts (HERALD_TEST_RUN set) a process that ends
+// hands its emptied schemas on to the run's later processes (renamed t_…_<run>_idle…,
+// taken by renaming again); otherwise it drops them. The runner drops what its run left.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore } from '../../src/store/dialect.ts';
@@ -53,13 +54,41 @@ export interface TestSchema {
 /** A new, empty, unmigrated schema in the test database (or in the database at `url`). */
 export async function freshSchema(url?: string): Promise<TestSchema> {
   const base = url ?? baseUrl();
-  const name = `t_${Date.now().toString(36)}_${RUN}_${randomBytes(5).toString('hex')}`;
+  const name = newSchemaName();
   await withClient(base, (client) => client.query(`create schema ${name}`));
+  return testSchema(base, name);
+}
+
+const newSchemaName = (): string => `t_${Date.now().toString(36)}_${RUN}_${randomBytes(5).toString('hex')}`;
+
+function testSchema(base: string, name: string): TestSchema {
   return {
     name,
     url: urlWithSchema(base, name),
     drop: () => withClient(base, async (client) => { await client.query(`drop schema if exists ${name} cascade`); }),
   };
+}
+
+/** Emptied, migrated schemas are handed from process to process only within a run of test/run-postgres.ts. */
+const HAND_ON = process.env.HERALD_TEST_RUN !== undefined;
+const IDLE_PATTERN = `t\\_%\\_${RUN}\\_idle%`;
+
+/**
+ * A migrated, empty schema an ended process of this run handed on, renamed to a name of
+ * this process; undefined when there is none. Two processes may reach for the same one:
+ * the rename succeeds for one, and the other tries the next.
+ */
+async function takeHandedOnSchema(): Promise<TestSchema | undefined> {
+  const base = baseUrl();
+  return withClient(base, async (client) => {
+    const { rows } = await client.query<{ nspname: string }>('select nspname from pg_namespace where nspname like $1', [IDLE_PATTERN]);
+    for (const { nspname } of rows.sort(() => Math.random() - 0.5)) {
+      const name = newSchemaName();
+      const renamed = await client.query(`alter schema ${client.escapeIdentifier(nspname)} rename to ${name}`).then(() => true, () => false);
+      if (renamed) return testSchema(base, name);
+    }
+    return undefined;
+  });
 }
 
 export interface ServiceSchema {
@@ -92,6 +121,12 @@ async function shapeOf(client: pg.Client, schema: string): Promise<{ shape: stri
 /** A migrated, empty schema for one service: a fresh one, or one an earlier test of this process released. */
 export async function serviceSchema(): Promise<ServiceSchema> {
   let migrated = idle.pop();
+  const handedOn = migrated === undefined && HAND_ON ? await takeHandedOnSchema() : undefined;
+  if (handedOn !== undefined) {
+    // Its shape is the migration's: the process that handed it on compared them when it emptied it.
+    owned.add(handedOn);
+    migrated = { schema: handedOn, shape: (await withClient(handedOn.url, (client) => shapeOf(client, handedOn.name))).shape };
+  }
   if (migrated === undefined) {
     const schema = await freshSchema();
     owned.add(schema);
@@ -110,10 +145,10 @@ export async function serviceSchema(): Promise<ServiceSchema> {
       const emptied = await withClient(schema.url, async (client) => {
         const now = await shapeOf(client, schema.name);
         if (now.shape !== shape) return false;
-        // Every foreign key cascades, so the order of the deletes does not matter.
-        await client.query('begin');
-        for (const table of now.tables) if (!MIGRATION_TABLES.has(table)) await client.query(`delete from ${client.escapeIdentifier(table)}`);
-        await client.query('commit');
+        // Every foreign key cascades, so the order of the deletes does not matter. One round
+        // trip: a simple query of several statements runs them in one transaction.
+        const deletes = now.tables.filter((table) => !MIGRATION_TABLES.has(table)).map((table) => `delete from ${client.escapeIdentifier(table)};`);
+        if (deletes.length > 0) await client.query(deletes.join(' '));
         return true;
       }).catch(() => false);
       if (emptied) {
@@ -126,14 +161,22 @@ export async function serviceSchema(): Promise<ServiceSchema> {
   };
 }
 
-// The schemas this process made go with it; beforeExit lets the drops finish.
+// The schemas this process made go with it, or its emptied ones to the run's later processes;
+// beforeExit lets the drops and renames finish.
 process.on('beforeExit', () => {
   if (owned.size === 0) return;
+  const handOn = new Set(HAND_ON ? idle.map((m) => m.schema) : []);
   const schemas = [...owned];
   owned.clear();
   idle.length = 0;
-  void Promise.allSettled(schemas.map((schema) => schema.drop()));
+  void Promise.allSettled(schemas.map((schema) => (handOn.has(schema) ? handOnSchema(schema) : schema.drop())));
 });
+
+/** Renames an emptied schema so that a later process of the run takes it (takeHandedOnSchema). */
+async function handOnSchema(schema: TestSchema): Promise<void> {
+  const idleName = `t_${Date.now().toString(36)}_${RUN}_idle${randomBytes(5).toString('hex')}`;
+  await withClient(baseUrl(), async (client) => { await client.query(`alter schema ${schema.name} rename to ${idleName}`); });
+}
 
 /** Drops test schemas of the run `run`, and of any run older than `olderThanMs`; returns how many. */
 export async function dropTestSchemas(options: { run?: string; now: number; olderThanMs: number }): Promise<number> {

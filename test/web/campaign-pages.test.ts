@@ -60,8 +60,15 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
   // second: the pages' bursts go on the signed-in users' own allowance; the test's own
   // requests with the account's key are spaced to keep within it.
   const account = await openAccount(service, { name: 'Acme', messagesLeft: 1000, rateLimitPerSecond: 2 });
+  // The key's requests are spaced 600 ms apart: only what is left of that since the last one is waited.
+  let lastKeyRequest = 0;
+  const spaced = async (): Promise<void> => {
+    const wait = lastKeyRequest + 600 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    lastKeyRequest = Date.now();
+  };
   const withKey = async (path: string) => {
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await spaced();
     const res = await get(service, path, account.apiKey);
     assert.equal(res.statusCode, 200, res.body);
     return res;
@@ -208,7 +215,7 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
     await owner.getByRole('link', { name: 'cid@example.org' }).waitFor();
     await checkPage(owner, 'campaign-report');
     // A transactional send tagged `campaign: welcome` is counted by its tag.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await spaced();
     const tagged = await fetch(`${base}/v1/email`, {
       method: 'POST', headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify(emailBody({ to: [{ email: 'dan@example.org' }], campaign: 'welcome' })),
@@ -258,7 +265,7 @@ test('an owner makes a list, imports contacts, builds a segment, sends a campaig
 
   await step('a paced campaign (one message a minute) is paused, resumed and cancelled, each confirmed', 90_000, async () => {
     const lists = (await withKey('/v1/lists')).json() as { lists: { list_id: string }[] };
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await spaced();
     const paced = await fetch(`${base}/v1/campaigns`, {
       method: 'POST', headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({

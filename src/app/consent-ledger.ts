@@ -3,7 +3,7 @@ import { invalidField } from '../domain/admin-input.ts';
 import { csvLine } from '../domain/csv-line.ts';
 import { ok, type Result } from '../domain/result.ts';
 import { listLedger, optOutsOf, type ConsentChange, type LedgerEntry } from '../store/consent-ledger.ts';
-import { listSuppressions } from '../store/suppressions.ts';
+import { addSuppression, listSuppressions, removeSuppressionOf } from '../store/suppressions.ts';
 import { recordConsentChange } from './consent-changes.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -107,10 +107,17 @@ export async function changeConsent(
   if (!address.ok) return address;
   if (body.channel !== 'email' && !address.value.startsWith('+')) return invalidField('address', `must be a number in + and digits for ${body.channel}`);
   const at = deps.clock();
-  await deps.commit.run((tx) => recordConsentChange(tx, deps, {
-    accountId, channel: body.channel, address: address.value, sender: body.sender ?? '', change: body.change, source: proof.source,
-    proof: { request_id: proof.requestId, ip: proof.ip, ...(proof.userAgent === null ? {} : { user_agent: proof.userAgent }) }, at,
-  }));
+  await deps.commit.run(async (tx) => {
+    await recordConsentChange(tx, deps, {
+      accountId, channel: body.channel, address: address.value, sender: body.sender ?? '', change: body.change, source: proof.source,
+      proof: { request_id: proof.requestId, ip: proof.ip, ...(proof.userAgent === null ? {} : { user_agent: proof.userAgent }) }, at,
+    });
+    // Email is held back by the suppression list, as an unsubscribe link does; an opt-in
+    // lifts only an unsubscribe, never what delivery taught (a bounce, a complaint).
+    if (body.channel !== 'email') return;
+    if (body.change === 'opted_out') await addSuppression(tx, { accountId, address: address.value, reason: 'unsubscribed', messageId: null, at });
+    else await removeSuppressionOf(tx, accountId, address.value, 'unsubscribed');
+  });
   deps.wakeWebhooks?.();
   const [entry] = await listLedger(deps.db, accountId, { address: address.value, limit: 1 });
   if (entry === undefined) throw new Error('a consent change vanished after its commit');

@@ -37,6 +37,12 @@ export async function removeSuppression(db: Executor, accountId: string, address
   return result.numDeletedRows > 0n;
 }
 
+/** Removes the address's suppression only when it is `reason` (an opt-in lifts an unsubscribe, never a bounce). */
+export async function removeSuppressionOf(db: Executor, accountId: string, address: string, reason: SuppressionReason): Promise<boolean> {
+  const result = await db.deleteFrom('suppressions').where('account_id', '=', accountId).where('address', '=', key(address)).where('reason', '=', reason).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
 /** Which of `addresses` the account suppresses, as the lower-cased set. */
 export async function suppressedAmong(db: Executor, accountId: string, addresses: readonly string[]): Promise<Set<string>> {
   if (addresses.length === 0) return new Set();

@@ -146,6 +146,7 @@ test('the consent ledger exports as CSV and JSON, entry for entry', async (t) =>
   const stop = await smsFrom(service, 'STOP');
   const change = await post(service, '/v1/consent', account.apiKey, { channel: 'email', address: 'Ana@Example.com', change: 'opted_out' });
   assert.equal(change.statusCode, 201);
+  assert.deepStrictEqual((await get(service, '/v1/suppressions', account.apiKey)).json().data.map((d: Record<string, unknown>) => [d['email'], d['reason']]), [['ana@example.com', 'unsubscribed']]);
   const entries = (await get(service, '/v1/consent/export?format=json', account.apiKey)).json() as Record<string, unknown>[];
   assert.deepStrictEqual(entries.map((e) => [e['channel'], e['address'], e['sender'], e['change'], e['source'], e['keyword']]), [
     ['email', 'ana@example.com', '', 'opted_out', 'api', null],

@@ -20,7 +20,7 @@ export async function listAccountInbound(deps: Pick<AppDeps, 'db' | 'publicUrl'>
   if (query.value.channel !== undefined && !channels.includes(query.value.channel)) return reject('keyNotAuthorized');
   const { limit } = query.value;
   // One row more than asked tells whether another page exists.
-  const rows = (await listInbound(deps.db, accountId, { ...query.value, limit: limit + 1 })).filter((row) => channels.includes(row.channel));
+  const rows = await listInbound(deps.db, accountId, { ...query.value, channels, limit: limit + 1 });
   const page = rows.slice(0, limit);
   return ok({ data: page.map((row) => inboundData(row, deps.publicUrl)), next_cursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null });
 }

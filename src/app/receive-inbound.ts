@@ -1,4 +1,4 @@
-import type { Channel } from '../domain/account.ts';
+import { channelActive, type Channel } from '../domain/account.ts';
 import type { InboundEventType } from '../domain/event-catalogue.ts';
 import { keywordOf } from '../domain/inbound-keywords.ts';
 import { inboundData, type ArrivingMessage, type KeywordKind } from '../domain/inbound-message.ts';
@@ -107,7 +107,7 @@ async function applyKeyword(
   // HELP to an opted-out number is not answered: only the confirmation of STOP reaches it.
   if (keyword === 'help' && optedOut) return null;
   const account = await findAccount(tx, accountId);
-  if (account === undefined || !account.active) return null;
+  if (account === undefined || !channelActive(account, 'sms')) return null;
   return sendKeywordReply(tx, deps, {
     account, to: arriving.from, from: arriving.to, text: keywordText(settings, keyword), mode: arriving.test === true ? 'test' : 'live', inboundId,
   });

@@ -55,6 +55,8 @@ export async function insertInboundAttachment(db: Executor, attachment: NewInbou
 }
 
 export interface InboundFilter {
+  /** The channels the caller may read; absent: every channel. */
+  readonly channels?: readonly Channel[] | undefined;
   readonly channel?: Channel | undefined;
   readonly from?: string | undefined;
   readonly to?: string | undefined;
@@ -75,6 +77,7 @@ type InboundRow = {
 export async function listInbound(db: Executor, accountId: string, filter: InboundFilter): Promise<InboundMessage[]> {
   let query = db.selectFrom('inbound_messages').selectAll().where('account_id', '=', accountId);
   if (filter.channel !== undefined) query = query.where('channel', '=', filter.channel);
+  if (filter.channels !== undefined) query = query.where('channel', 'in', filter.channels.length === 0 ? [''] : [...filter.channels]);
   if (filter.from !== undefined) query = query.where('sender', '=', filter.from);
   if (filter.to !== undefined) query = query.where('recipient', '=', filter.to);
   if (filter.since !== undefined) query = query.where('received_at', '>=', filter.since);

@@ -5,7 +5,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { receiveInbound } from '../../src/app/receive-inbound.ts';
 import type { Service } from '../../src/service.ts';
-import { ADMIN_TOKEN, get, openAccount, post, readAccount, startService, type TestAccount } from '../support/service.ts';
+import { ADMIN_TOKEN, get, keyWithScopes, openAccount, post, readAccount, startService, type TestAccount } from '../support/service.ts';
 
 const SENDER = '+15550001111';
 const PERSON = '+34612345678';
@@ -125,6 +125,16 @@ test('an SMS is posted as sms.received with its exact fields, and listed by GET 
   const listed = await get(service, `/v1/inbound?channel=sms&from=${encodeURIComponent(PERSON)}`, account.apiKey);
   assert.deepStrictEqual(listed.json(), { data: [expected], next_cursor: null });
   assert.deepStrictEqual((await get(service, `/v1/inbound/${recorded.id}`, account.apiKey)).json(), expected);
+});
+
+test('a key without the sms scope sees no SMS in GET /v1/inbound, and cannot ask for them', async (t) => {
+  const { service, account } = await withSender(t);
+  const recorded = await smsFrom(service, 'hola');
+  const emailOnly = await keyWithScopes(service, account.id, ['email']);
+  assert.deepStrictEqual((await get(service, '/v1/inbound', emailOnly)).json(), { data: [], next_cursor: null });
+  assert.equal((await get(service, `/v1/inbound/${recorded.id}`, emailOnly)).statusCode, 404);
+  const asked = await get(service, '/v1/inbound?channel=sms', emailOnly);
+  assert.deepStrictEqual([asked.statusCode, asked.json()], [401, { message: 'API key not authorized.' }]);
 });
 
 test('a reply to a number two accounts share goes to the last account that wrote to the person; one nobody wrote to is unrouted', async (t) => {

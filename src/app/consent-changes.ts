@@ -1,7 +1,7 @@
 import type { Channel } from '../domain/account.ts';
 import type { InboundEventType } from '../domain/event-catalogue.ts';
 import type { Executor } from '../store/database.ts';
-import { recordLedgerEntry, type ConsentChange, type ConsentSource } from '../store/consent-ledger.ts';
+import { recordLedgerEntry, type ConsentChange, type LedgerEntry } from '../store/consent-ledger.ts';
 import { queueAccountEvent } from './account-event.ts';
 import type { AppDeps } from './deps.ts';
 
@@ -9,18 +9,8 @@ import type { AppDeps } from './deps.ts';
 // is written here with its proof, and the opt-out state follows it in the same
 // transaction. SMS and WhatsApp changes are posted as `*.opted_out` / `*.opted_in`.
 
-export interface ConsentChangeRequest {
-  readonly accountId: string;
-  readonly channel: Channel;
-  readonly address: string;
-  readonly sender: string;
-  readonly change: ConsentChange;
-  readonly source: ConsentSource;
-  readonly keyword?: string | undefined;
-  /** What proves it: the inbound message's id, the request's id, the address and user agent… */
-  readonly proof: Readonly<Record<string, unknown>>;
-  readonly at: number;
-}
+/** A change to write: a ledger entry before it has its id, the keyword only when there is one. */
+export type ConsentChangeRequest = Omit<LedgerEntry, 'id' | 'keyword'> & { readonly keyword?: string | undefined };
 
 const POSTED: Partial<Record<Channel, Readonly<Record<ConsentChange, InboundEventType>>>> = {
   sms: { opted_out: 'sms.opted_out', opted_in: 'sms.opted_in' },

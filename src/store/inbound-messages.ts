@@ -1,25 +1,14 @@
 import type { Channel } from '../domain/account.ts';
 import type { InboundAttachmentSummary, InboundMessage, KeywordKind } from '../domain/inbound-message.ts';
+import type { InboundQuery } from '../domain/inbound-query.ts';
 import type { JsonObject } from '../domain/json-object.ts';
 import type { Executor } from './database.ts';
 
 // What people sent: inbound messages, their attachments, and the queries that find the
 // account an SMS or WhatsApp reply belongs to. Always read scoped by account.
 
-export interface NewInbound {
-  readonly id: string;
-  readonly accountId: string | null;
-  readonly channel: Channel;
-  readonly from: string;
-  readonly to: string;
-  readonly text: string | null;
-  readonly content: JsonObject | null;
-  readonly keyword: KeywordKind | null;
-  readonly replyTo: string | null;
-  readonly providerRef: string | null;
-  readonly receivedAt: number;
-  readonly now: number;
-}
+/** An inbound message to store: the domain's shape without its files, with the peer's id and the time it is stored. */
+export type NewInbound = Omit<InboundMessage, 'attachments' | 'test'> & { readonly providerRef: string | null; readonly now: number };
 
 /** Stores a message; false when the peer's id was stored already (a resend), and nothing is written. */
 export async function insertInbound(db: Executor, message: NewInbound): Promise<boolean> {
@@ -54,19 +43,10 @@ export async function insertInboundAttachment(db: Executor, attachment: NewInbou
   }).execute();
 }
 
-export interface InboundFilter {
+export type InboundFilter = InboundQuery & {
   /** The channels the caller may read; absent: every channel. */
   readonly channels?: readonly Channel[] | undefined;
-  readonly channel?: Channel | undefined;
-  readonly from?: string | undefined;
-  readonly to?: string | undefined;
-  /** Epoch ms bounds on received_at, inclusive. */
-  readonly since?: number | undefined;
-  readonly until?: number | undefined;
-  /** Keyset cursor: only messages with a smaller id (UUIDv7, so older). */
-  readonly before?: string | undefined;
-  readonly limit: number;
-}
+};
 
 type InboundRow = {
   id: string; account_id: string | null; channel: string; sender: string; recipient: string; text: string | null; content: string | null;

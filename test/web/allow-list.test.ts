@@ -5,16 +5,11 @@
 // each part a step of its own (test/web/steps.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
 import { buildWebIfStale, checkPage, launchChromium, openContext, skipWithoutChromium, type PageProblems } from '../support/browser.ts';
 import { ADMIN_TOKEN, openAccount, startService } from '../support/service.ts';
 import { steps } from './steps.ts';
+import { acceptInvitation, heading } from './page-steps.ts';
 
-const PASSWORD = 'correct horse battery staple';
-
-async function heading(page: Page, name: string): Promise<void> {
-  await page.getByRole('heading', { level: 1, name }).waitFor();
-}
 
 test('an owner cannot save themselves out of the application, and the operator\'s console edits the list and whom it binds', { skip: skipWithoutChromium, timeout: 180_000 }, async (t) => {
   buildWebIfStale();
@@ -35,11 +30,7 @@ test('an owner cannot save themselves out of the application, and the operator\'
   const operator = await (await openContext(browser, base, problems)).newPage();
 
   await step('the owner’s list without 127.0.0.1 is refused, and saved once it binds API keys only', 90_000, async () => {
-    await owner.goto(`/app/invitation${new URL(link).hash}`);
-    await owner.getByLabel('New password').fill(PASSWORD);
-    await owner.getByLabel('Repeat the password').fill(PASSWORD);
-    await owner.getByRole('button', { name: 'Set password and sign in' }).click();
-    await heading(owner, 'Overview');
+    await acceptInvitation(owner, link);
     await owner.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys', exact: true }).click();
     await owner.getByText('You are reaching herald from 127.0.0.1.').waitFor();
     await owner.getByRole('button', { name: 'Add an entry' }).click();

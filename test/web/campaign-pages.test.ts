@@ -16,15 +16,11 @@ import { ADMIN_TOKEN, emailBody, get, openAccount, startService } from '../suppo
 import { simpleParser } from 'mailparser';
 import { visit } from '../support/sent-mail.ts';
 import { steps } from './steps.ts';
+import { acceptInvitation, heading } from './page-steps.ts';
 
-const PASSWORD = 'correct horse battery staple';
 // http, so the session cookie is not `Secure` on the test's http://127.0.0.1 origin.
 const PUBLIC_URL = 'http://herald.test';
 const CSV = 'email,name,city\r\nana@example.org,Ana,Lima\r\nbob@example.org,Bob,Quito\r\nnot-an-address,Nobody,Lima\r\ncid@example.org,Cid,Lima\r\n';
-
-async function heading(page: Page, name: string | RegExp): Promise<void> {
-  await page.getByRole('heading', { level: 1, name }).waitFor();
-}
 
 async function nav(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
@@ -32,14 +28,6 @@ async function nav(page: Page, name: string): Promise<void> {
 }
 
 /** Follows an invitation link (its token after the #) and sets the password: signed in on the overview. */
-async function acceptInvitation(page: Page, link: string): Promise<void> {
-  await page.goto(`/app/invitation${new URL(link).hash}`);
-  await page.getByLabel('New password').fill(PASSWORD);
-  await page.getByLabel('Repeat the password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await heading(page, 'Overview');
-}
-
 /** The value of the description term `label` among the `within` elements (each a dt and its dd). */
 function described(page: Page, within: string, label: string) {
   return page.locator(within).filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');

@@ -6,7 +6,6 @@
 // people send arrives through receiveInbound, the door every channel hands its messages to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
 import type { Channel } from '../../src/domain/account.ts';
 import { receiveInbound } from '../../src/app/receive-inbound.ts';
 import { touchWhatsappSession } from '../../src/store/whatsapp-sessions.ts';
@@ -14,14 +13,10 @@ import type { Service } from '../../src/service.ts';
 import { buildWebIfStale, checkPage, launchChromium, openContext, skipWithoutChromium, type PageProblems } from '../support/browser.ts';
 import { ADMIN_TOKEN, get, openAccount, post, startService, type TestAccount } from '../support/service.ts';
 import { steps } from './steps.ts';
+import { acceptInvitation, heading } from './page-steps.ts';
 
-const PASSWORD = 'correct horse battery staple';
 const ANA = '+5215512345678';
 const MINUTE = 60_000;
-
-async function heading(page: Page, name: string): Promise<void> {
-  await page.getByRole('heading', { level: 1, name }).waitFor();
-}
 
 async function receive(service: Service, account: TestAccount, message: { channel: Channel; from: string; to: string; text: string | null; at: number; content?: Record<string, string> }): Promise<void> {
   const { channel, from, to, text, at, content } = message;
@@ -61,11 +56,7 @@ test('an owner reads the people who wrote back, sees who opted out, and answers 
   const page = await (await openContext(browser, base, problems)).newPage();
 
   await step('the list shows each person who wrote, newest activity first', 60_000, async () => {
-    await page.goto(`/app/invitation${new URL(link).hash}`);
-    await page.getByLabel('New password').fill(PASSWORD);
-    await page.getByLabel('Repeat the password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
-    await heading(page, 'Overview');
+    await acceptInvitation(page, link);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Conversations', exact: true }).click();
     await heading(page, 'Conversations');
     const people = page.getByRole('navigation', { name: 'Conversations' }).locator('.conversation-person');

@@ -17,22 +17,8 @@ import { startWebhookReceiver } from '../peers/webhook-receiver.ts';
 import { buildWebIfStale, checkPage, launchChromium, openContext, skipWithoutChromium, type PageProblems } from '../support/browser.ts';
 import { ADMIN_TOKEN, emailBody, startService } from '../support/service.ts';
 import { steps } from './steps.ts';
-
-const PASSWORD = 'correct horse battery staple';
-
-async function heading(page: Page, name: string): Promise<void> {
-  await page.getByRole('heading', { level: 1, name }).waitFor();
-}
-
-/** Follows an invitation link (its token after the #) and sets the password: signed in on the overview. */
-async function acceptInvitation(page: Page, link: string): Promise<void> {
-  await page.goto(`/app/invitation${new URL(link).hash}`);
-  await page.getByText('You are invited to').waitFor();
-  await page.getByLabel('New password').fill(PASSWORD);
-  await page.getByLabel('Repeat the password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await heading(page, 'Overview');
-}
+import { PASSWORD } from '../support/users.ts';
+import { acceptInvitation, heading } from './page-steps.ts';
 
 async function invitationLinkIn(page: Page): Promise<string> {
   const dialog = page.getByRole('dialog', { name: /^Invitation (sent|made, not emailed)$/ });

@@ -54,6 +54,7 @@ export interface Config extends RequestLimits {
   readonly whatsappAppSecret: string | undefined;
   readonly whatsappVerifyToken: string | undefined;
   readonly inboundMediaMaxBytes: number;
+  readonly inboundPerSenderPerMinute: number;
   readonly redisUrl: string | undefined;
   readonly redisFailure: 'closed' | 'local';
   readonly redisPrefix: string;
@@ -380,6 +381,11 @@ export const SETTINGS = [
     key: 'inboundMediaMaxBytes', env: 'HERALD_INBOUND_MEDIA_MAX_BYTES', default: '16777216',
     description: 'Largest WhatsApp media file (image, document, audio, video, sticker) a user sends that herald fetches from Meta and keeps, in bytes; a larger one is not fetched and its attachment ends `failed` (docs/inbound-whatsapp.md).',
     parse: integer(1024, 1024 * 1024 * 1024),
+  },
+  {
+    key: 'inboundPerSenderPerMinute', env: 'HERALD_INBOUND_PER_SENDER_PER_MINUTE', default: '60',
+    description: 'Most messages one person (a number, an address) may send herald a minute on one channel, per process; past it the SMSC gets ESME_RTHROTTLED, an SMTP client 451, Meta a 503, and each sends again later (docs/inbound.md). 0: no bound.',
+    parse: integer(0, 1_000_000),
   },
   {
     key: 'redisUrl', env: 'HERALD_REDIS_URL', default: undefined, secret: 'url',

@@ -9,6 +9,7 @@ import { DEFAULT_RETENTION_OPTIONS, retentionTurn } from './app/retention-sweep.
 import { deliverOverdueSmsParts, SMS_REASSEMBLY_SWEEP_MS } from './app/receive-sms-part.ts';
 import type { AuthDeps } from './app/sessions.ts';
 import { LoadedSigningKey } from './app/certificate-signing-key.ts';
+import { InboundSenderLimit } from './app/inbound-sender-limit.ts';
 import { IdempotencyKeysInProcess } from './app/idempotency-keys-in-process.ts';
 import { certificateIssuer } from './app/certificates.ts';
 import { submissionEndpointOf } from './app/submission-endpoint.ts';
@@ -178,6 +179,7 @@ export async function openAppDeps(
       // Per-store state (issue 20: made here and passed, never kept in module maps).
       idempotencyKeys: new IdempotencyKeysInProcess(),
       signingKey: new LoadedSigningKey(store.db),
+      ...(config.inboundPerSenderPerMinute === 0 ? {} : { inboundLimit: new InboundSenderLimit(config.inboundPerSenderPerMinute) }),
       clock,
       metrics,
       // One source per process: its ids increase strictly, whoever asks.

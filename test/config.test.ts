@@ -46,6 +46,7 @@ test('with no variables set the service runs on port 8080, SQLite under ./data a
     whatsappAppSecret: undefined,
     whatsappVerifyToken: undefined,
     inboundMediaMaxBytes: 16_777_216,
+    inboundPerSenderPerMinute: 60,
     redisUrl: undefined,
     redisFailure: 'local',
     redisPrefix: 'herald:',

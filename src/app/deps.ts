@@ -7,6 +7,7 @@ import type { ReadCaches } from './read-caches.ts';
 import type { AccountQuotas } from './account-quotas.ts';
 import type { LoadedSigningKey } from './certificate-signing-key.ts';
 import type { IdempotencyKeysInProcess } from './idempotency-keys-in-process.ts';
+import type { InboundSenderLimit } from './inbound-sender-limit.ts';
 
 /** Milliseconds since the epoch; injected so tests control time. */
 export type Clock = () => number;
@@ -55,4 +56,6 @@ export interface AppDeps {
   readonly idempotencyKeys: IdempotencyKeysInProcess;
   /** The receipt-signing key, loaded once (app/certificate-signing-key.ts). */
   readonly signingKey: LoadedSigningKey;
+  /** The bound on messages one person sends (HERALD_INBOUND_PER_SENDER_PER_MINUTE; app/inbound-sender-limit.ts); absent: none. */
+  readonly inboundLimit?: InboundSenderLimit;
 }

@@ -5,7 +5,7 @@ import type { Executor } from '../store/database.ts';
 import { findMessageByProviderRef } from '../store/messages.ts';
 import { touchWhatsappSession } from '../store/whatsapp-sessions.ts';
 import type { AppDeps } from './deps.ts';
-import { receiveInbound, type InboundDeps } from './receive-inbound.ts';
+import { admitInbound, receiveInbound, type InboundDeps } from './receive-inbound.ts';
 import { recordPeerStatus } from './record-peer-status.ts';
 
 export const WEBHOOK_PEER = 'whatsapp-webhook';
@@ -19,6 +19,8 @@ export interface WebhookHandled {
   readonly sessions: number;
   /** Users' messages stored (a resend of one already stored is not counted). */
   readonly received: number;
+  /** Users' messages past the per-sender bound, not stored: the route asks Meta to send the body again later. */
+  readonly throttled: number;
 }
 
 /**
@@ -27,7 +29,9 @@ export interface WebhookHandled {
  * from the number written to, and is stored and posted as `whatsapp.received`
  * (app/receive-inbound.ts routes it), its media left `pending` for the media queue
  * (queue/inbound-media/). Whatever is not understood is skipped: Meta gets its 200
- * either way, since resending would not make it understood.
+ * either way, since resending would not make it understood. A message whose sender is
+ * past the per-sender bound is not stored (`throttled`): Meta resends the body later, and
+ * what was stored of it then is recognised by its wamid.
  */
 export async function handleWhatsappWebhook(deps: InboundDeps & Pick<AppDeps, 'metrics'>, body: unknown): Promise<WebhookHandled> {
   const webhook = parseWhatsappWebhook(body);
@@ -44,6 +48,7 @@ export async function handleWhatsappWebhook(deps: InboundDeps & Pick<AppDeps, 'm
 
   let sessions = 0;
   let received = 0;
+  let throttled = 0;
   const now = deps.clock();
   for (const message of webhook.inbound) {
     // Meta's time of the message, but never in the future of ours: a skewed clock
@@ -55,10 +60,15 @@ export async function handleWhatsappWebhook(deps: InboundDeps & Pick<AppDeps, 'm
       sessions += 1;
     }
     const replyTo = await answeredMessage(deps.db, message, accountIds);
-    const recorded = await receiveInbound(deps, arrivingWhatsapp(message, { receivedAt: at, replyTo }));
+    const arriving = arrivingWhatsapp(message, { receivedAt: at, replyTo });
+    if (!(await admitInbound(deps, 'whatsapp', arriving.from))) {
+      throttled += 1;
+      continue;
+    }
+    const recorded = await receiveInbound(deps, arriving);
     if (recorded.stored) received += 1;
   }
-  return { statuses, unknownStatuses, sessions, received };
+  return { statuses, unknownStatuses, sessions, received, throttled };
 }
 
 /** herald's msgid of the message this one quotes, reacts to or presses a button of, when it was sent from this number's accounts. */

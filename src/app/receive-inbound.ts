@@ -16,7 +16,7 @@ import { sendKeywordReply } from './keyword-reply.ts';
 // listener, the sandbox): routed to an account, stored, its keyword applied, and posted
 // as `*.received`, all in one transaction, so a door acknowledges only what is kept.
 
-export type InboundDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks' | 'wakeOutbox' | 'publicUrl' | 'metrics'>;
+export type InboundDeps = Pick<AppDeps, 'db' | 'commit' | 'clock' | 'newId' | 'wakeWebhooks' | 'wakeOutbox' | 'publicUrl' | 'metrics' | 'inboundLimit'>;
 
 export interface InboundRecorded {
   readonly id: string;
@@ -31,6 +31,16 @@ export interface InboundRecorded {
 }
 
 const RECEIVED: Readonly<Record<Channel, InboundEventType>> = { sms: 'sms.received', whatsapp: 'whatsapp.received', email: 'email.received' };
+
+/**
+ * Whether the door may take one more message from `from` now (app/inbound-sender-limit.ts);
+ * a message past the bound is counted, and the door asks its peer to send it again later.
+ */
+export async function admitInbound(deps: Pick<InboundDeps, 'inboundLimit' | 'metrics'>, channel: Channel, from: string): Promise<boolean> {
+  if (deps.inboundLimit === undefined || (await deps.inboundLimit.admit(channel, from))) return true;
+  deps.metrics.inboundObserved(channel, 'throttled');
+  return false;
+}
 
 /** Stores and posts one arriving message in its own unit of work. */
 export async function receiveInbound(deps: InboundDeps, arriving: ArrivingMessage): Promise<InboundRecorded> {

@@ -2,7 +2,7 @@ import type { MoMessage } from '../channels/sms/mo-message.ts';
 import type { ArrivingMessage } from '../domain/inbound-message.ts';
 import type { Tx } from '../store/database.ts';
 import { deleteSmsMessage, holdSmsMessage, insertSmsPart, lockSmsMessage, markSmsMessageJoined, overdueSmsMessages, smsMessageParts, type SmsMessageKey, type StoredSmsPart } from '../store/inbound-sms-parts.ts';
-import { afterInbound, receiveInbound, recordInbound, type InboundDeps, type InboundRecorded } from './receive-inbound.ts';
+import { admitInbound, afterInbound, receiveInbound, recordInbound, type InboundDeps, type InboundRecorded } from './receive-inbound.ts';
 
 // An SMS a person sent, as the SMPP session hands it over: a whole message goes straight
 // to receiveInbound; a part of a concatenated one is stored (inbound_sms_parts) and, in
@@ -20,11 +20,14 @@ export const SMS_REASSEMBLY_SWEEP_MS = 30_000;
 /** Messages past their time-out taken in one turn of that job (delivered incomplete, or only removed once joined), each in its own unit of work; the rest wait for the next turn. */
 const OVERDUE_PER_TURN = 1000;
 
-export async function receiveSms(deps: ReceiveSmsDeps, sms: MoMessage): Promise<void> {
+/** Takes one PDU's message or part; `throttled` when its sender is past the bound (the SMSC is asked to send it again later). */
+export async function receiveSms(deps: ReceiveSmsDeps, sms: MoMessage): Promise<'throttled' | undefined> {
+  // Each PDU counts, a part as much as a whole message: it is the work a sender makes.
+  if (!(await admitInbound(deps, 'sms', sms.from))) return 'throttled';
   const now = deps.clock();
   if (sms.kind === 'whole') {
     await receiveInbound(deps, { channel: 'sms', from: sms.from, to: sms.to, text: sms.text, receivedAt: now });
-    return;
+    return undefined;
   }
   const key: SmsMessageKey = { sender: sms.from, recipient: sms.to, reference: sms.reference, total: sms.total };
   const recorded = await deps.commit.run(async (tx) => {
@@ -44,6 +47,7 @@ export async function receiveSms(deps: ReceiveSmsDeps, sms: MoMessage): Promise<
     return recordInbound(tx, deps, joined(key, stored.parts, stored.firstAt));
   });
   if (recorded !== undefined) afterInbound(deps, [recorded]);
+  return undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AppDeps } from '../app/deps.ts';
 import { receiveEmail, recipientVerdict, type RecipientVerdict } from '../app/receive-email.ts';
+import { admitInbound } from '../app/receive-inbound.ts';
 import { readEmail, TooManyAttachments, type DNSResolver, type SmtpClient } from './email-reader.ts';
 
 // The listener's side of receiving domains: what RCPT TO answers, and what DATA answers
@@ -24,6 +25,8 @@ export function emailReceiver(deps: AppDeps, resolver: DNSResolver, mta: string,
   return {
     verdict: (address) => recipientVerdict(deps, address),
     async receive(client, recipients, raw) {
+      // Counted by the envelope sender before any reading: a flood costs a counter, and the client sends it again later.
+      if (!(await admitInbound(deps, 'email', client.mailFrom.toLowerCase()))) return { code: 451, text: '4.7.1 Too many messages from this sender, try again later' };
       let email;
       try {
         email = await readEmail(raw, client, resolver, mta);

@@ -41,7 +41,7 @@ export type SubmissionOutcome = (typeof SUBMISSION_OUTCOMES)[number];
 export type ForgedReportReason = (typeof FORGED_REPORT_REASONS)[number];
 
 /** What became of a message a person sent (app/receive-inbound.ts). */
-export const INBOUND_OUTCOMES = ['routed', 'unrouted', 'duplicate'] as const;
+export const INBOUND_OUTCOMES = ['routed', 'unrouted', 'duplicate', 'throttled'] as const;
 export type InboundOutcome = (typeof INBOUND_OUTCOMES)[number];
 
 /** What one webhook delivery attempt came to. */
@@ -100,7 +100,7 @@ export interface Metrics {
   submissionConnected(): void;
   /** An SMTP submission outcome: a message accepted, or a refusal by its reason. */
   submissionObserved(outcome: SubmissionOutcome): void;
-  /** A message a person sent: routed to an account, kept unrouted for the operator, or a peer's resend stored before. */
+  /** A message a person sent: routed to an account, kept unrouted for the operator, a peer's resend stored before, or throttled (past the per-sender bound: the peer sends it again later). */
   inboundObserved(channel: Channel, outcome: InboundOutcome): void;
   /** Units of work in one group-commit transaction (SQLite). */
   commitBatchObserved(size: number): void;
@@ -233,7 +233,7 @@ export function createMetrics(): Metrics {
     'herald_submission_outcomes_total', 'SMTP submission outcomes: messages accepted (or replayed by idempotency key), AUTH failures and refusals by reason (docs/smtp-submission.md).', 'outcome', SUBMISSION_OUTCOMES,
   );
   const inbound = new Counter({
-    name: 'herald_inbound_messages_total', help: 'Messages people sent (MO SMS, WhatsApp, email to receiving domains), by channel and outcome: routed, unrouted (kept for the operator), duplicate (a resend).',
+    name: 'herald_inbound_messages_total', help: 'Messages people sent (MO SMS, WhatsApp, email to receiving domains), by channel and outcome: routed, unrouted (kept for the operator), duplicate (a resend), throttled (past HERALD_INBOUND_PER_SENDER_PER_MINUTE, asked to come back later).',
     labelNames: ['channel', 'outcome'], registers,
   });
   for (const channel of CHANNELS) for (const outcome of INBOUND_OUTCOMES) inbound.inc({ channel, outcome }, 0);

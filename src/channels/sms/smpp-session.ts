@@ -53,6 +53,9 @@ export interface InboundDeliver {
   readonly pdu: MoPdu;
 }
 
+/** What a deliver_sm or data_sm is answered when it was not simply taken: `throttled`, the sender must slow down (ESME_RTHROTTLED). */
+export type DeliverAnswer = 'throttled';
+
 export type SubmitResult =
   | { readonly kind: 'response'; readonly commandStatus: number; readonly messageId: string }
   /** Never written to the SMSC: safe to send again. */
@@ -160,8 +163,8 @@ export interface SmppSessionOptions {
   /** Submits per second; 0 for no cap. */
   readonly throughput: number;
   readonly timing: SmppTiming;
-  /** Answered with deliver_sm_resp (data_sm_resp) ESME_ROK when it resolves, ESME_RX_T_APPN (resend later) when it throws. */
-  readonly onDeliver: (deliver: InboundDeliver) => Promise<void>;
+  /** Answered with deliver_sm_resp (data_sm_resp) ESME_ROK when it resolves, ESME_RTHROTTLED when it resolves `throttled`, ESME_RX_T_APPN (resend later) when it throws. */
+  readonly onDeliver: (deliver: InboundDeliver) => Promise<DeliverAnswer | undefined>;
   readonly logger?: Logger | undefined;
   /** Monotonic milliseconds for the pacer. */
   readonly now?: (() => number) | undefined;
@@ -378,7 +381,7 @@ export class SmppSession {
       ...(pdu.receipted_message_id ? { receiptedMessageId: pdu.receipted_message_id } : {}),
       pdu: moPdu(pdu),
     })).then(
-      () => link.session.send(pdu.response()),
+      (answer) => link.session.send(answer === 'throttled' ? pdu.response({ command_status: smpp.ESME_RTHROTTLED }) : pdu.response()),
       (error: unknown) => {
         this.#options.logger?.error({ err: error, smsc: this.#peer(), command: pdu.command }, `${pdu.command} not recorded; asking the SMSC to resend`);
         link.session.send(pdu.response({ command_status: smpp.ESME_RX_T_APPN }));

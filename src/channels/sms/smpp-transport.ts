@@ -5,7 +5,7 @@ import { MAX_PARTS, splitSeptets, toSmsParts, type SmsPart } from '../../domain/
 import type { Outbound, SmsPayload } from '../../domain/outbound.ts';
 import type { Outcome, Transport } from '../channel.ts';
 import { decodeMo, type MoMessage } from './mo-message.ts';
-import { DEFAULT_SMPP_TIMING, SmppSession, describeStatus, statusName, type InboundDeliver, type SmppEndpoint, type SmppTiming, type SubmitPacer } from './smpp-session.ts';
+import { DEFAULT_SMPP_TIMING, SmppSession, describeStatus, statusName, type DeliverAnswer, type InboundDeliver, type SmppEndpoint, type SmppTiming, type SubmitPacer } from './smpp-session.ts';
 import { sourceAddressOf, type SourceAddress } from './source-address.ts';
 import type { SharedThroughputCapOptions } from './throughput-cap.ts';
 
@@ -45,10 +45,11 @@ export interface SmppTransportOptions {
   readonly onReceipt: (report: SmppReceiptReport) => Promise<void>;
   /**
    * A mobile-originated message (or one part of it): the deliver_sm or data_sm is answered
-   * ESME_ROK once this resolves, ESME_RX_T_APPN (resend later) when it rejects. Absent: MO
+   * ESME_ROK once this resolves, ESME_RTHROTTLED when it resolves `throttled` (its sender is
+   * past the inbound bound), ESME_RX_T_APPN (resend later) when it rejects. Absent: MO
    * messages are answered and dropped, as before inbound SMS existed.
    */
-  readonly onInbound?: ((sms: MoMessage) => Promise<void>) | undefined;
+  readonly onInbound?: ((sms: MoMessage) => Promise<DeliverAnswer | undefined>) | undefined;
   readonly logger?: Logger;
   /** Monotonic milliseconds for the throughput pacer only; leave out (performance.now) unless it advances in real time. */
   readonly clock?: () => number;
@@ -171,27 +172,26 @@ export function smppTransport(options: SmppTransportOptions): Transport<SmsPaylo
   // still being reassembled from before a restart unlikely.
   let reference = Math.floor(Math.random() * 256);
 
-  async function onDeliver(deliver: InboundDeliver): Promise<void> {
+  async function onDeliver(deliver: InboundDeliver): Promise<DeliverAnswer | undefined> {
     const messageType = deliver.esmClass & MESSAGE_TYPE_MASK;
     if (messageType !== RECEIPT_MESSAGE_TYPE) {
       // Acknowledgements and intermediate notifications (the other message types) are no one's words.
       if (messageType !== MO_MESSAGE_TYPE || options.onInbound === undefined) {
         logger?.debug({ smsc: peer, esmClass: deliver.esmClass }, `${deliver.command} that is not a delivery receipt ignored`);
-        return;
+        return undefined;
       }
-      await options.onInbound(decodeMo(deliver.pdu));
-      return;
+      return options.onInbound(decodeMo(deliver.pdu));
     }
     const receipt = parseDeliveryReceipt(deliver.text);
     if (receipt === null) {
       logger?.warn({ smsc: peer, text: deliver.text }, 'delivery receipt not understood');
-      return;
+      return undefined;
     }
-    if (receipt.status === null) return;
+    if (receipt.status === null) return undefined;
     // The TLV carries the id exactly as submit_sm_resp gave it; the text's id is
     // sometimes rendered in decimal by SMSCs that answered in hex.
     const resolved = multipart.resolve(deliver.receiptedMessageId ?? receipt.providerRef, receipt.status);
-    if (resolved === null) return;
+    if (resolved === null) return undefined;
     const response = receipt.err === null ? `stat:${receipt.stat}` : `stat:${receipt.stat} err:${receipt.err}`;
     await options.onReceipt({ providerRef: resolved.providerRef, status: resolved.status, response });
   }

@@ -74,6 +74,8 @@ export function whatsappWebhookRoutes(app: FastifyInstance, deps: RouteDeps): vo
     }
     const handled = await handleWhatsappWebhook(deps.app, body);
     request.log.debug(handled, 'whatsapp webhook');
+    // A sender past the inbound bound: Meta retries a delivery that was not answered 2xx.
+    if (handled.throttled > 0) return sendRejection(reply.header('retry-after', '60'), { code: 'storeUnavailable' });
     return reply.code(200).send({ received: true });
   });
 }

@@ -1,4 +1,4 @@
-import { CHANNELS, type Channel } from '../domain/account.ts';
+import type { Channel } from '../domain/account.ts';
 import { invalidField } from '../domain/admin-input.ts';
 import { csvLine } from '../domain/csv-line.ts';
 import { ok, type Result } from '../domain/result.ts';
@@ -52,10 +52,11 @@ export async function getConsent(deps: Pick<AppDeps, 'db'>, accountId: string, r
   const address = consentAddress(rawAddress);
   if (!address.ok) return address;
   const optOuts = await optOutsOf(deps.db, accountId, address.value);
-  const channels = Object.fromEntries(CHANNELS.map((channel) => {
+  const stateOf = (channel: Channel): ConsentView['channels'][Channel] => {
     const of = optOuts.filter((o) => o.channel === channel).map((o) => ({ sender: o.sender, since: new Date(o.at).toISOString() }));
-    return [channel, { state: of.length > 0 ? 'opted_out' : 'opted_in', opted_out_of: of }];
-  })) as unknown as ConsentView['channels'];
+    return { state: of.length > 0 ? 'opted_out' : 'opted_in', opted_out_of: of };
+  };
+  const channels = { email: stateOf('email'), sms: stateOf('sms'), whatsapp: stateOf('whatsapp') };
   const [suppressed] = address.value.includes('@') ? await listSuppressions(deps.db, accountId, { among: [address.value], limit: 1 }) : [];
   const history = await listLedger(deps.db, accountId, { address: address.value, limit: MAX_HISTORY });
   return ok({

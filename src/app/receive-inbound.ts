@@ -1,11 +1,11 @@
 import { channelActive, type Channel } from '../domain/account.ts';
 import type { InboundEventType } from '../domain/event-catalogue.ts';
 import { keywordOf } from '../domain/inbound-keywords.ts';
-import { inboundData, type ArrivingMessage, type KeywordKind } from '../domain/inbound-message.ts';
+import { inboundData, type ArrivingMessage, type InboundMessage, type KeywordKind } from '../domain/inbound-message.ts';
 import { findAccount, findAccountIdsByPhoneNumberId } from '../store/accounts.ts';
 import { isOptedOut } from '../store/consent-ledger.ts';
 import type { Tx } from '../store/database.ts';
-import { accountsWithSmsSender, findInboundById, insertInbound, insertInboundAttachment, lastAccountToWrite } from '../store/inbound-messages.ts';
+import { accountsWithSmsSender, insertInbound, insertInboundAttachment, lastAccountToWrite } from '../store/inbound-messages.ts';
 import { findKeywordSettings, keywordText } from '../store/keyword-settings.ts';
 import { queueAccountEvent } from './account-event.ts';
 import { recordConsentChange } from './consent-changes.ts';
@@ -28,6 +28,8 @@ export interface InboundRecorded {
   readonly keyword: KeywordKind | null;
   /** The msgid of the SMS that answered a keyword, when one was sent. */
   readonly replyId: string | null;
+  /** The message as stored, when it was (what its webhook posted). */
+  readonly message?: InboundMessage;
 }
 
 const RECEIVED: Readonly<Record<Channel, InboundEventType>> = { sms: 'sms.received', whatsapp: 'whatsapp.received', email: 'email.received' };
@@ -66,27 +68,26 @@ export async function recordInbound(tx: Tx, deps: Omit<InboundDeps, 'db' | 'comm
   const accountId = arriving.accountId ?? (await routeOf(tx, arriving));
   const settings = accountId === null || arriving.channel === 'email' ? undefined : await findKeywordSettings(tx, accountId);
   const keyword = settings === undefined ? null : keywordOf(arriving.text, settings.keywords);
-  const stored = await insertInbound(tx, {
+  const message: InboundMessage = {
     id, accountId, channel: arriving.channel, from: arriving.from, to: arriving.to, text: arriving.text, content: arriving.content ?? null,
-    keyword, replyTo: arriving.replyTo ?? null, providerRef: arriving.providerRef ?? null, receivedAt: Math.min(arriving.receivedAt, now), now,
-  });
+    keyword, replyTo: arriving.replyTo ?? null, receivedAt: Math.min(arriving.receivedAt, now), attachments: [],
+    ...(arriving.test === true ? { test: true } : {}),
+  };
+  const stored = await insertInbound(tx, { ...message, providerRef: arriving.providerRef ?? null, now });
   if (!stored) return { id, channel: arriving.channel, accountId, stored: false, keyword: null, replyId: null };
+  const attachments = [];
   for (const attachment of arriving.attachments ?? []) {
-    await insertInboundAttachment(tx, {
+    attachments.push(await insertInboundAttachment(tx, {
       id: deps.newId(), inboundId: id, accountId, filename: attachment.filename, contentType: attachment.contentType,
       content: attachment.content, mediaRef: attachment.mediaRef, now,
-    });
+    }));
   }
-  if (accountId === null) return { id, channel: arriving.channel, accountId, stored: true, keyword: null, replyId: null };
+  const kept: InboundMessage = { ...message, attachments };
+  if (accountId === null) return { id, channel: arriving.channel, accountId, stored: true, keyword: null, replyId: null, message: kept };
 
-  const message = await findInboundById(tx, id);
-  if (message === undefined) throw new Error(`inbound message ${id} vanished in its own transaction`);
-  await queueAccountEvent(tx, {
-    id: deps.newId(), accountId, type: RECEIVED[arriving.channel], at: now,
-    data: inboundData(arriving.test === true ? { ...message, test: true } : message, deps.publicUrl),
-  });
+  await queueAccountEvent(tx, { id: deps.newId(), accountId, type: RECEIVED[arriving.channel], at: now, data: inboundData(kept, deps.publicUrl) });
   const replyId = keyword === null || settings === undefined ? null : await applyKeyword(tx, deps, { accountId, arriving, inboundId: id, keyword, settings, now });
-  return { id, channel: arriving.channel, accountId, stored: true, keyword, replyId };
+  return { id, channel: arriving.channel, accountId, stored: true, keyword, replyId, message: kept };
 }
 
 /**

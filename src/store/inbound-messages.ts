@@ -32,7 +32,8 @@ export interface NewInboundAttachment {
   readonly now: number;
 }
 
-export async function insertInboundAttachment(db: Executor, attachment: NewInboundAttachment): Promise<void> {
+/** Stores a file of an inbound message; what GET /v1/inbound and the webhook show of it. */
+export async function insertInboundAttachment(db: Executor, attachment: NewInboundAttachment): Promise<InboundAttachmentSummary> {
   const stored = attachment.content !== undefined;
   await db.insertInto('inbound_attachments').values({
     id: attachment.id, inbound_id: attachment.inboundId, account_id: attachment.accountId, filename: attachment.filename,
@@ -41,6 +42,7 @@ export async function insertInboundAttachment(db: Executor, attachment: NewInbou
     state: stored ? 'stored' : 'pending', attempts: 0, next_attempt_at: 0, lease_owner: null, lease_expires_at: null,
     created_at: attachment.now, updated_at: attachment.now,
   }).execute();
+  return { id: attachment.id, filename: attachment.filename, contentType: attachment.contentType, size: stored ? attachment.content.length : 0, state: stored ? 'stored' : 'pending' };
 }
 
 export type InboundFilter = InboundQuery & {
@@ -70,14 +72,6 @@ export async function listInbound(db: Executor, accountId: string, filter: Inbou
 /** One of the account's inbound messages. */
 export async function findInbound(db: Executor, accountId: string, id: string): Promise<InboundMessage | undefined> {
   const row = await db.selectFrom('inbound_messages').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-  if (row === undefined) return undefined;
-  const [message] = await withAttachments(db, [row]);
-  return message;
-}
-
-/** An inbound message by id whoever it belongs to (a webhook body is built from it, in the transaction that stored it). */
-export async function findInboundById(db: Executor, id: string): Promise<InboundMessage | undefined> {
-  const row = await db.selectFrom('inbound_messages').selectAll().where('id', '=', id).executeTakeFirst();
   if (row === undefined) return undefined;
   const [message] = await withAttachments(db, [row]);
   return message;

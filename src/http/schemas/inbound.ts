@@ -41,7 +41,7 @@ export const inboundPage = {
 
 export const simulatedInboundBody = Type.Object({
   channel: Type.Union(CHANNELS.map((c) => Type.Literal(c)), { errorMessage: 'must be email, sms or whatsapp' }),
-  from: Type.String({ minLength: 1, maxLength: 320, description: 'A simulator number (+447700900xxx) or an address at simulator.herald.test' }),
+  from: Type.String({ minLength: 1, maxLength: 320, description: 'A simulator number (+447700900 and three digits) or an address at simulator.herald.test' }),
   to: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'Default: the account\'s default SMS sender, its WhatsApp phone number id, or inbound@simulator.herald.test' })),
   text: Type.String({ maxLength: MAX_SIMULATED_TEXT }),
   subject: Type.Optional(Type.String({ maxLength: 998 })),

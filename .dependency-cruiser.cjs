@@ -8,7 +8,7 @@ function outside(folders, files = []) {
 }
 
 // Leaves any layer above domain may use: the bounded caches, the metric types, the Redis connection.
-const LEAVES = ['cache', 'metrics'];
+const LEAVES = ['cache', 'metrics', 'i18n'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -33,6 +33,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/campaigns/' },
       to: outside(['campaigns', 'domain', 'cache']),
+    },
+    {
+      name: 'i18n-imports-only-domain',
+      comment: 'herald\'s own texts in each language (catalogues read once at start): a leaf for app/ and http/.',
+      severity: 'error',
+      from: { path: '^src/i18n/' },
+      to: outside(['i18n', 'domain']),
     },
     {
       name: 'metrics-imports-only-domain',

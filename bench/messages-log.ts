@@ -90,6 +90,12 @@ export async function messagesLog(args: readonly string[]): Promise<number> {
         ['one day (since, until)', `since=${day}T00:00:00Z&until=${day}T23:59:59Z&limit=50`],
         ['email, bounced, since 10 days', `channel=email&status=bounced&since=${new Date(start + 20 * DAY_MS).toISOString()}&limit=50`],
         ['status=dropped (none)', 'status=dropped&limit=50'],
+        // Issue 24's searches: a recipient prefix (an index range), the count of the first page,
+        // and the searches that look each candidate's send up (no send here has a subject: the worst case).
+        ['recipient prefix user1', 'recipient_prefix=user1&limit=50'],
+        ['first page with include_total', 'include_total=true&limit=50'],
+        ['subject contains (none match)', 'subject=invoice&limit=50'],
+        ['metadata key/value (none match)', 'metadata_key=order&metadata_value=1042&limit=50'],
       ];
       const headers = { authorization: `Bearer ${apiKey.apiKey}` };
       for (const [label, query] of pages) {

@@ -1,4 +1,4 @@
-import { formatValue, reported, textTable, UsageError, type Figure } from './lib/common.ts';
+import { failures, formatValue, reported, textTable, UsageError, type Figure } from './lib/common.ts';
 
 // `npm run bench` runs the suite of issue 15's figures and ends with a table of every
 // target among them; `npm run bench -- <name> [flags]` runs one benchmark or one group.
@@ -20,6 +20,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'messages-log': async () => (await import('./messages-log.ts')).messagesLog,
   'big-store': async () => (await import('./big-store.ts')).bigStore,
   'wal-checkpoint': async () => (await import('./wal-checkpoint.ts')).walCheckpoint,
+  batch: async () => (await import('./batch.ts')).batch,
 };
 
 /** One step of a group: a benchmark and the flags it runs with (the caller's flags come after, so they win). */
@@ -51,7 +52,7 @@ const USAGE = `usage: npm run bench [-- <name> [flags]]
           Postfix and Kannel), all (every benchmark, one after the other)
   names:  ${Object.keys(BENCHES).join(', ')}
   flags: --n <count>        messages measured (default: email 10000, sms 20000, webhooks 20000 events, smtp-submit 5000; or BENCH_N)
-         --clients <count>  concurrent HTTP clients posting to herald (default 16; webhooks: receipts recorded at a time; smtp-submit: SMTP connections)
+         --clients <count>  concurrent HTTP clients posting to herald (default 16; sms-e2e: 50 autocannon connections, to Kannel too; webhooks: receipts recorded at a time; smtp-submit: SMTP connections)
          --timeout <s>      time budget of each benchmark (default: accept 300, memory 180, e2e 300, smtp-submit 600)
          --db all|sqlite|postgres  stores herald runs on (default all: sqlite, and postgres when TEST_POSTGRES_URL is set)
          --connections <list>  accept: load levels, comma-separated (default 10,50,100; memory loads at the highest)
@@ -105,6 +106,8 @@ function printTargets(group: string, figures: readonly Figure[], seconds: number
   const met = rows.filter((r) => r[4] === 'met').length;
   const out = ['', `${group}: the targets (${met} of ${rows.length} met)`, ...textTable(['figure', 'value', 'unit', 'target', 'verdict'], rows)];
   const minutes = `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+  // A peer check that failed fails the run (its benchmark's exit code): said again here, under the table.
+  for (const reason of failures) out.push('', reason);
   out.push('', group === 'suite' ? `whole run: ${minutes} (target < ${SUITE_LIMIT_S / 60} min: ${seconds < SUITE_LIMIT_S ? 'met' : 'NOT MET'})` : `whole run: ${minutes}`, '');
   process.stdout.write(out.join('\n'));
   process.stdout.write(JSON.stringify({ name: `${group}.wall`, value: Number(seconds.toFixed(1)), unit: 's', conditions: group === 'suite' ? { target: `< ${SUITE_LIMIT_S} s`, met: seconds < SUITE_LIMIT_S } : {} }) + '\n');

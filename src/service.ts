@@ -6,7 +6,12 @@ import { newReadCaches } from './app/read-caches.ts';
 import { HEARTBEAT_MS, ProcessHeartbeat } from './app/process-heartbeat.ts';
 import { DELIVERY_HOLD_WATCH_MS, DeliveryHoldWatch, holdDelivery } from './app/delivery-hold.ts';
 import { DEFAULT_RETENTION_OPTIONS, retentionTurn } from './app/retention-sweep.ts';
+import { API_REQUEST_FLUSH_MS, API_REQUEST_PURGE_MS, ApiRequestLog, purgeOldApiRequests } from './app/api-request-log.ts';
+import { LiveFeed, type LiveFeedOptions } from './app/live-feed.ts';
 import { deliverOverdueSmsParts, SMS_REASSEMBLY_SWEEP_MS } from './app/receive-sms-part.ts';
+import { submitQueuedWhatsappTemplates, WHATSAPP_TEMPLATE_SUBMIT_MS } from './app/submit-whatsapp-templates.ts';
+import { FALLBACK_TURN_MS, releaseFallbackLegs, type FallbackScan } from './app/fallback-release.ts';
+import { submitCloudApiTemplate, type TemplateToSubmit } from './channels/whatsapp/cloud-api-templates.ts';
 import type { AuthDeps } from './app/sessions.ts';
 import { LoadedSigningKey } from './app/certificate-signing-key.ts';
 import { InboundSenderLimit } from './app/inbound-sender-limit.ts';
@@ -68,6 +73,8 @@ export interface ServiceOptions {
   /** Runs the contact import runner where the role has one (default true; it is database work only, so tests keep it). */
   readonly imports?: boolean;
   readonly importOptions?: Partial<ImportRunnerOptions>;
+  /** The live feed's bounds and poll (GET /v1/events/stream, app/live-feed.ts). */
+  readonly liveFeedOptions?: Partial<LiveFeedOptions>;
   /** The counters that slow guesses (sign-in, codes, tokens, resets, invitations); tests lower them. */
   readonly attemptLimits?: Partial<AttemptLimits>;
   /** Overrides the campaign runner's defaults; it runs where the import runner does, started when the worker is. */
@@ -112,6 +119,10 @@ export interface RoleService {
   readonly metrics: Metrics;
   /** The delivery hold as this process's loops see it; absent in an `api` process. */
   readonly deliveryHold: DeliveryHoldWatch | undefined;
+  /** The account events' feed of open streams (GET /v1/events/stream); absent in a process without the API. */
+  readonly liveFeed: LiveFeed | undefined;
+  /** This process's buffer of each key's requests (flush() in tests: the job writes it a second at a time). */
+  readonly apiRequestLog: ApiRequestLog;
   close(): Promise<void>;
 }
 
@@ -439,8 +450,15 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   deps.metrics.attemptCountersKnown(Object.keys(attemptLimits));
   // SMTP submission, in a process that serves the API; off unless HERALD_SUBMISSION_PORT or HERALD_SUBMISSIONS_PORT is set. Bound by listenInbound().
   let submission: RunningSubmission | undefined;
+  // The account's events for open pages (GET /v1/events/stream), in a process that serves the API.
+  const liveFeed = jobs.has('live-events')
+    ? new LiveFeed({ db: store.db, clock, logger: workerLogger, sessionIdleMs: deps.auth.sessionIdleMs }, options.liveFeedOptions)
+    : undefined;
+  // The requests each key makes (app/api-request-log.ts), written by the job `api-requests-flush` of a process that serves the API.
+  const apiRequestLog = new ApiRequestLog(deps, workerLogger);
   const http = await buildApp({
     app: deps,
+    apiRequestLog,
     adminToken,
     rateLimiter: rateLimit.limiter,
     attemptThrottle: attemptThrottle(
@@ -461,6 +479,7 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
     // The ports as bound once listenInbound() has bound them (`0` picks one); the configured ones before.
     submission: () => submission?.endpoint ?? submissionEndpointOf(config),
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
+    ...(liveFeed === undefined ? {} : { liveFeed }),
   });
   // Bounces and complaints for the bounce domain; off unless HERALD_INBOUND_SMTP_PORT is set. Bound by listenInbound().
   let inbound: InboundListener | undefined;
@@ -480,9 +499,14 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
   const sweepsRetention = running && jobs.has('retention') && retentionOptions.days > 0;
   // The periodic jobs of this process (queue/periodic-job.ts), stopped by close().
   let retention: ScheduledJob | undefined;
+  let apiRequestsPurge: ScheduledJob | undefined;
   let smsReassembly: ScheduledJob | undefined;
+  let fallbackLegs: ScheduledJob | undefined;
+  let whatsappTemplates: ScheduledJob | undefined;
   let holdWatch: ScheduledJob | undefined;
   let beats: ScheduledJob | undefined;
+  let liveTurns: ScheduledJob | undefined;
+  let apiRequestsFlush: ScheduledJob | undefined;
   const periodic = { logger: workerLogger };
   let started = false;
   const start = async (): Promise<void> => {
@@ -516,18 +540,35 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
       const retentionDeps = { db: store.db, commit: deps.commit, clock, logger: workerLogger };
       retention = schedulePeriodic({ name: 'retention', everyMs: retentionOptions.intervalMs, run: (signal) => retentionTurn(retentionDeps, retentionOptions, signal) }, periodic, { runAtStart: true });
     }
+    // Each key's request log keeps 30 days, whatever HERALD_RETENTION_DAYS says (app/api-request-log.ts).
+    if (running && jobs.has('api-requests-purge')) {
+      apiRequestsPurge = schedulePeriodic({ name: 'api-requests-purge', everyMs: API_REQUEST_PURGE_MS, run: async (signal) => { await purgeOldApiRequests({ db: store.db, clock }, signal); } }, periodic, { runAtStart: true });
+    }
     // Parts of inbound SMS exist only where an SMPP session takes them (docs/inbound-sms.md).
     if (running && jobs.has('sms-reassembly') && config.smsTransport !== 'capture') {
       smsReassembly = schedulePeriodic({ name: 'sms-reassembly', everyMs: SMS_REASSEMBLY_SWEEP_MS, run: async (signal) => { await deliverOverdueSmsParts(deps, config.smsReassemblyTimeoutMs, signal); } }, periodic);
     }
+    // The legs of fallback chains go, or are refunded, as their previous legs are answered (docs/fallback.md).
+    if (running && jobs.has('fallback')) {
+      const scan: FallbackScan = {};
+      fallbackLegs = schedulePeriodic({ name: 'fallback', everyMs: FALLBACK_TURN_MS, run: async (signal) => { await releaseFallbackLegs(deps, signal, scan); } }, periodic);
+    }
+    // Templates the accounts created go to Meta's template management (docs/whatsapp-templates.md).
+    if (running && jobs.has('whatsapp-templates') && config.whatsappTransport !== 'capture') {
+      const graph = { baseUrl: config.whatsappTransport };
+      const submitDeps = { db: store.db, clock, submit: (waba: string, token: string, template: TemplateToSubmit, signal: AbortSignal) => submitCloudApiTemplate(graph, waba, token, template, signal) };
+      whatsappTemplates = schedulePeriodic({ name: 'whatsapp-templates', everyMs: WHATSAPP_TEMPLATE_SUBMIT_MS, run: async (signal) => { await submitQueuedWhatsappTemplates(submitDeps, signal); } }, periodic, { runAtStart: true });
+    }
     // The operator's service health lists this process while it runs; its id owns the
     // loops' leases, and its first beat takes over those of processes that went silent.
     await heartbeat.start();
+    if (jobs.has('api-requests-flush')) apiRequestsFlush = schedulePeriodic({ name: 'api-requests-flush', everyMs: API_REQUEST_FLUSH_MS, run: () => apiRequestLog.flush() }, periodic);
+    if (liveFeed !== undefined) liveTurns = schedulePeriodic({ name: 'live-events', everyMs: liveFeed.options.pollMs, run: () => liveFeed.turn() }, periodic);
     beats = schedulePeriodic({ name: 'heartbeat', everyMs: HEARTBEAT_MS, run: () => heartbeat.beat() }, periodic);
   };
   return {
     role, http, worker: runningWorker, webhooks: runningWebhooks, imports: runningImports, campaigns: runningCampaigns, simulatedReports: runningReports, inboundMedia: runningInboundMedia,
-    store, deps, adminToken,
+    store, deps, adminToken, liveFeed, apiRequestLog,
     get inboundSmtpPort() { return inbound?.port; },
     get submission() { return submission?.endpoint; },
     metrics: deps.metrics,
@@ -539,14 +580,23 @@ export async function prepareRoleService(config: Config, options: ServiceOptions
     start,
     async close() {
       // Stop taking requests, let in-flight deliveries finish, hang up on the peers, close the store.
+      // Open event streams never end by themselves: they are ended first.
+      await liveTurns?.stop();
+      liveFeed?.closeAll();
       await http.close();
+      // The requests answered until the server closed, then no more turns.
+      await apiRequestsFlush?.stop();
+      await apiRequestLog.flush();
       await inbound?.close();
       await submission?.close();
       await rateLimit.close();
       await signInRedis?.close();
       for (const stop of stops) await stop();
       await retention?.stop();
+      await apiRequestsPurge?.stop();
       await smsReassembly?.stop();
+      await fallbackLegs?.stop();
+      await whatsappTemplates?.stop();
       for (const loop of [runningImports, runningCampaigns, runningWorker, runningReports, runningInboundMedia, runningWebhooks]) await loop?.close();
       await closeTransports();
       await beats?.stop();

@@ -14,10 +14,29 @@ const TIMEOUT_S = 10;
 export interface LoadLevel {
   readonly url: string;
   readonly headers: Record<string, string>;
-  /** The JSON body of the i-th request. */
+  /** The JSON body of the i-th request (POST). */
   readonly body: (i: number) => string;
   readonly connections: number;
   readonly durationS: number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A fixed number of requests, each of its own (path, and body when it has one), from
+ * `connections` keep-alive connections: the SMS benchmark's load on herald and on Kannel,
+ * and the peer check's plain load on Kannel. Lighter than fetch: on the 2-core machine
+ * the load generator shares the cores with what it measures.
+ */
+export interface CountedLoad {
+  /** The origin (and the first request's path). */
+  readonly url: string;
+  readonly method: 'GET' | 'POST';
+  readonly headers?: Record<string, string>;
+  /** The i-th request (0-based, counting from `offset`). */
+  readonly request: (i: number) => { readonly path: string; readonly body?: string };
+  readonly offset?: number;
+  readonly amount: number;
+  readonly connections: number;
   readonly signal: AbortSignal;
 }
 
@@ -38,19 +57,41 @@ export interface LoadFigures {
 
 export function runLoad(level: LoadLevel): Promise<LoadFigures> {
   let sent = 0;
+  return run({
+    url: level.url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...level.headers },
+    // A counter shared by all connections: every request gets the next body.
+    requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: level.body(sent++) }) }],
+    duration: level.durationS,
+  }, level, () => sampleAnswer(level));
+}
+
+export async function runCounted(load: CountedLoad): Promise<LoadFigures & { readonly startedAt: number; readonly finishedAt: number }> {
+  const offset = load.offset ?? 0;
+  let sent = 0;
+  const startedAt = performance.now();
+  const figures = await run({
+    url: load.url,
+    method: load.method,
+    ...(load.headers === undefined ? {} : { headers: load.headers }),
+    requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, ...load.request(offset + sent++) }) }],
+    amount: load.amount,
+  }, load, () => {
+    const { path, body } = load.request(offset);
+    return sampleFetch(`${new URL(load.url).origin}${path}`, { method: load.method, ...(load.headers === undefined ? {} : { headers: load.headers }), ...(body === undefined ? {} : { body }) });
+  });
+  return { ...figures, startedAt, finishedAt: performance.now() };
+}
+
+function run(
+  options: autocannon.Options,
+  level: { readonly url: string; readonly connections: number; readonly signal: AbortSignal },
+  sample: () => Promise<string>,
+): Promise<LoadFigures> {
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      {
-        url: level.url,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...level.headers },
-        // A counter shared by all connections: every request gets the next body.
-        requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: level.body(sent++) }) }],
-        connections: level.connections,
-        duration: level.durationS,
-        pipelining: 1,
-        timeout: TIMEOUT_S,
-      },
+      { ...options, connections: level.connections, pipelining: 1, timeout: TIMEOUT_S },
       (error: unknown, result: autocannon.Result) => {
         level.signal.removeEventListener('abort', stop);
         if (error !== null && error !== undefined) {
@@ -62,7 +103,7 @@ export function runLoad(level: LoadLevel): Promise<LoadFigures> {
         if (result.non2xx > 0 || result.errors > result.timeouts) {
           const what = `${level.url}: ${result.non2xx} answers not 2xx (${JSON.stringify(result.statusCodeStats)}), ${result.errors - result.timeouts} connection errors at ${level.connections} connections`;
           // One more request of the same kind says why.
-          void sampleAnswer(level).then((answer) => reject(new Error(`${what}; a request now answers ${answer}`)));
+          void sample().then((answer) => reject(new Error(`${what}; a request now answers ${answer}`)));
           return;
         }
         resolve({
@@ -76,9 +117,13 @@ export function runLoad(level: LoadLevel): Promise<LoadFigures> {
   });
 }
 
-async function sampleAnswer(level: LoadLevel): Promise<string> {
+function sampleAnswer(level: LoadLevel): Promise<string> {
+  return sampleFetch(level.url, { method: 'POST', headers: { 'content-type': 'application/json', ...level.headers }, body: level.body(-1) });
+}
+
+async function sampleFetch(url: string, init: RequestInit): Promise<string> {
   try {
-    const response = await fetch(level.url, { method: 'POST', headers: { 'content-type': 'application/json', ...level.headers }, body: level.body(-1), signal: AbortSignal.timeout(5000) });
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(5000) });
     return `${response.status} ${(await response.text()).slice(0, 300)}`;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

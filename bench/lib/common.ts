@@ -288,7 +288,12 @@ export interface Harness {
   defer(close: () => Promise<void> | void): void;
   /** What to do first when the run is aborted (kill a child process by its handle). */
   onAbort(kill: () => void): void;
+  /** Fails the run once it has reported (exit code 1) with a line saying why: the peer check. */
+  fail(reason: string): void;
 }
+
+/** Every reason a benchmark in this process failed its run with: `npm run bench` repeats them at its end. */
+export const failures: string[] = [];
 
 /**
  * Runs one benchmark within its time budget and cleans up after it whatever happens,
@@ -303,7 +308,14 @@ export async function harness(name: string, timeoutS: number, rerun: string, bod
   process.stderr.write(`${name}: starting (budget ${timeoutS} s); rerun with: ${rerun}\n`);
   const started = performance.now();
   try {
-    await body({ budget, defer: (close) => closers.push(close), onAbort: (kill) => killers.push(kill) });
+    const failed: string[] = [];
+    await body({ budget, defer: (close) => closers.push(close), onAbort: (kill) => killers.push(kill), fail: (reason) => failed.push(reason) });
+    if (failed.length > 0) {
+      code = 1;
+      failures.push(...failed);
+      process.stdout.write(failed.map((reason) => `${reason}\n`).join(''));
+      process.stderr.write(failed.map((reason) => `\n${name}: ${reason}\n`).join(''));
+    }
   } catch (error) {
     code = 1;
     const what = error instanceof BenchTimeout ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -37,6 +37,8 @@ export interface AccountBody {
   readonly whatsappPhoneNumberId: string | null;
   /** Write-only: `"set"` when a token is stored, never the token itself. */
   readonly whatsappAccessToken: 'set' | null;
+  /** Where the account's templates are submitted for approval; null: they stay in herald. */
+  readonly whatsappBusinessAccountId: string | null;
   /** The SMS senders, the first the default; empty: the transport's own. */
   readonly smsSenders: readonly string[];
   readonly createdAt: string;
@@ -45,6 +47,8 @@ export interface AccountBody {
 
 export interface ApiKeyView {
   readonly id: string;
+  /** What the account calls it; '' for none. */
+  readonly name: string;
   readonly scopes: readonly Scope[];
   readonly createdAt: string;
   readonly expiresAt: string | null;
@@ -99,6 +103,7 @@ export function accountBody(account: Account, webhook?: { readonly secret: strin
     tracking: { opens: account.tracking.opens, clicks: account.tracking.clicks },
     whatsappPhoneNumberId: account.whatsappPhoneNumberId,
     whatsappAccessToken: account.whatsappAccessTokenSet ? 'set' : null,
+    whatsappBusinessAccountId: account.whatsappBusinessAccountId,
     smsSenders: account.smsSenders,
     createdAt: iso(account.createdAt),
     updatedAt: iso(account.updatedAt),
@@ -128,7 +133,7 @@ export async function viewAccount(deps: AppDeps, accountId: string): Promise<Res
   return ok({
     ...(await accountBodyOf(deps, account)),
     apiKeys: keys.map((k) => ({
-      id: k.id, scopes: k.scopes, createdAt: iso(k.createdAt), expiresAt: isoOrNull(k.expiresAt), revokedAt: isoOrNull(k.revokedAt), mode: k.mode,
+      id: k.id, name: k.name, scopes: k.scopes, createdAt: iso(k.createdAt), expiresAt: isoOrNull(k.expiresAt), revokedAt: isoOrNull(k.revokedAt), mode: k.mode,
     })),
     domains: domains.map((d) => ({ domain: d.domain, verified: d.verified })),
   });

@@ -14,6 +14,8 @@ import type { Executor } from '../store/database.ts';
 import { findList, findLists, type MailingList } from '../store/lists.ts';
 import { changeSubscriptions, consentHistory, subscriptionsOf, subscriptionStatuses } from '../store/subscriptions.ts';
 import { addSuppression } from '../store/suppressions.ts';
+import { inboundEmailFrom, recordErasure, unlinkContactMessages } from '../store/contact-erasures.ts';
+import { purgeInboundContent } from '../store/retention.ts';
 import type { KeyDeps } from './api-keys.ts';
 import { contactQuotaText, DEFAULT_ACCOUNT_QUOTAS } from './account-quotas.ts';
 import type { AppDeps } from './deps.ts';
@@ -179,12 +181,18 @@ async function leaveLists(tx: Executor, newId: () => string, contactId: string, 
   await changeSubscriptions(tx, changes);
 }
 
+/** Inbound emails of the person one erasure clears at most (the rest wait for the retention sweep). */
+export const ERASED_INBOUND_MAX = 1000;
+
 /**
  * DELETE /v1/contacts/:contact_id — erases the person: the contact, its attributes, its
- * subscriptions and its consent history. What suppression needs stays: the account's
- * suppression list is not touched, and a contact that had unsubscribed from any list
- * is added to it (reason `unsubscribed`), so that no later import signs the address
- * up again. Messages already sent stay in the message log.
+ * subscriptions and its list consent history; its messages no longer point at it; what it
+ * sent the account by email loses its text, fields and files (as the retention sweep does).
+ * What the law asks to keep stays: the consent ledger's entries (proof of an opt-out), the
+ * suppression list, and a contact that had unsubscribed from any list is added to it
+ * (reason `unsubscribed`) so that no later import signs the address up again. Messages
+ * already sent stay in the message log until retention. An audit row records the erasure
+ * under a digest of the address, not the address (docs/campaigns.md, "Erasure").
  */
 export async function deleteAccountContact(deps: AppDeps, accountId: string, id: string): Promise<Result<null>> {
   const now = deps.clock();
@@ -195,6 +203,9 @@ export async function deleteAccountContact(deps: AppDeps, accountId: string, id:
     if (subscriptions.some((s) => s.status === 'unsubscribed')) {
       await addSuppression(tx, { accountId, address: contact.email, reason: 'unsubscribed', messageId: null, at: now });
     }
+    await unlinkContactMessages(tx, accountId, id);
+    await purgeInboundContent(tx, await inboundEmailFrom(tx, accountId, contact.email, ERASED_INBOUND_MAX));
+    await recordErasure(tx, { id: deps.newId(), accountId, contactId: id, address: contact.email, at: now });
     return deleteContact(tx, accountId, id);
   });
   return deleted ? ok(null) : reject('notFound');

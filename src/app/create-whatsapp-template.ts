@@ -1,17 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { invalidField, parseText } from '../domain/admin-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
+import { WHATSAPP_TEMPLATE_BODY_MAX, WHATSAPP_TEMPLATE_NAME_MAX } from '../domain/text-limits.ts';
 import { validateTemplateBody } from '../domain/whatsapp-request.ts';
 import { findAccount } from '../store/accounts.ts';
 import { insertWhatsappTemplate, WHATSAPP_TEMPLATE_STATUSES, type WhatsappTemplateStatus } from '../store/whatsapp-templates.ts';
 import type { AppDeps } from './deps.ts';
-import type { WhatsappTemplateView } from './list-whatsapp-templates.ts';
+import { whatsappTemplateView, type WhatsappTemplateView } from './list-whatsapp-templates.ts';
 
-// Limits are Meta's own for message templates, so a template stored here can also
-// be submitted to the Cloud API unchanged.
-const NAME_MAX = 512;
-const BODY_MAX = 1024;
-const DEFAULT_LANGUAGE = 'en_US';
+// Limits are Meta's own for message templates (domain/text-limits.ts).
+export const NAME_MAX = WHATSAPP_TEMPLATE_NAME_MAX;
+export const BODY_MAX = WHATSAPP_TEMPLATE_BODY_MAX;
+export const DEFAULT_LANGUAGE = 'en_US';
 
 /** POST /admin/v1/accounts/:id/whatsapp-templates (checked by the route, or by the CLI with checkOperatorInput). */
 export const NewWhatsappTemplateBody = Type.Object({
@@ -56,6 +56,5 @@ export async function createWhatsappTemplate(deps: AppDeps, accountId: string, b
   const now = deps.clock();
   const template = { id: deps.newId(), accountId, ...parsed.value, createdAt: now, updatedAt: now };
   await insertWhatsappTemplate(deps.db, template);
-  const { id, name, language, status, paramCount } = template;
-  return ok({ templateId: id, name, language, body: template.body, status, paramCount });
+  return ok(whatsappTemplateView({ ...template, category: 'UTILITY', header: null, footer: null, submission: 'local', metaTemplateId: null, submissionError: null }));
 }

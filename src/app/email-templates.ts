@@ -1,7 +1,7 @@
-import type { TemplateEngine } from '../domain/email-template.ts';
+import { inPart, type TemplateEngine } from '../domain/email-template.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import {
-  deleteEmailTemplate, findEmailTemplate, insertEmailTemplate, listEmailTemplates, updateEmailTemplate, type EmailTemplate,
+  campaignsUsingTemplate, deleteEmailTemplate, findEmailTemplate, insertEmailTemplate, listEmailTemplates, updateEmailTemplate, type EmailTemplate,
 } from '../store/email-templates.ts';
 import type { AppDeps } from './deps.ts';
 import { isJsonObject, ownField, type JsonObject } from '../domain/json-object.ts';
@@ -74,14 +74,14 @@ function parseTemplateContent(templates: TemplateEngine, body: unknown): Result<
   if (!text.ok) return text;
 
   // The modes used at send time: HTML escapes values, text and subject insert them raw.
-  const htmlSyntax = templates.compile(html, 'html');
+  const htmlSyntax = inPart(templates.compile(html, 'html'), 'html');
   if (!htmlSyntax.ok) return htmlSyntax;
   if (text.value !== null) {
-    const textSyntax = templates.compile(text.value, 'text');
+    const textSyntax = inPart(templates.compile(text.value, 'text'), 'text');
     if (!textSyntax.ok) return textSyntax;
   }
   if (subject.value !== null) {
-    const subjectSyntax = templates.compileSubject(subject.value);
+    const subjectSyntax = inPart(templates.compileSubject(subject.value), 'subject');
     if (!subjectSyntax.ok) return subjectSyntax;
   }
   return ok({ name, subject: subject.value, html, text: text.value });
@@ -123,6 +123,20 @@ export async function replaceEmailTemplate(
   return replaced ? ok(viewOf(replaced)) : reject('notFound');
 }
 
+// A campaign that may still send reads its template when it starts or resumes, so the
+// template stays while one is scheduled, running or paused; drafts and finished ones do not hold it.
+const HOLDING_STATUSES = ['scheduled', 'running', 'paused'] as const;
+/** Campaigns named in the refusal's detail; the rest are counted. */
+const NAMED_CAMPAIGNS = 3;
+
 export async function removeEmailTemplate(deps: AppDeps, accountId: string, templateId: string): Promise<Result<null>> {
-  return (await deleteEmailTemplate(deps.db, accountId, templateId)) ? ok(null) : reject('notFound');
+  return deps.db.transaction().execute(async (tx) => {
+    const users = await campaignsUsingTemplate(tx, accountId, templateId, HOLDING_STATUSES, NAMED_CAMPAIGNS + 1);
+    if (users.length > 0) {
+      const named = users.slice(0, NAMED_CAMPAIGNS).map((name) => JSON.stringify(name)).join(', ');
+      const more = users.length > NAMED_CAMPAIGNS ? ' and more' : '';
+      return reject('templateInUse', { detail: `used by the campaign${users.length > 1 ? 's' : ''} ${named}${more}; cancel or finish ${users.length > 1 ? 'them' : 'it'} first` });
+    }
+    return (await deleteEmailTemplate(tx, accountId, templateId)) ? ok(null) : reject('notFound');
+  });
 }

@@ -1,14 +1,32 @@
 import type { Channel } from '../domain/account.ts';
-import { encodeMessageCursor, refineMessageQuery, type MessageListQuery } from '../domain/message-query.ts';
+import { encodeMessageCursor, refineMessageQuery, SEARCH_SCAN_MAX, TOTAL_CAP, type MessageListQuery } from '../domain/message-query.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import { findCapture, findMessage, findSendSource, listMessages, loadSendPayload, messageCreatedAt, type SendSource, type StoredMessage } from '../store/messages.ts';
+import {
+  campaignNames, countMessages, findCapture, findMessage, findSendSource, listMessages, loadSendPayload, messageCreatedAt, scanBoundary, isSearch, sendFacts,
+  type MessageFilter, type SendFacts, type SendSource, type StoredMessage,
+} from '../store/messages.ts';
 import { messageTimeline } from '../store/message-timeline.ts';
 import type { EmailPayload } from '../domain/outbound.ts';
 import type { AppDeps } from './deps.ts';
 import { isPurgedPayload } from './retention-sweep.ts';
 import { emailBodiesOf } from './email-bodies.ts';
+import { chainOfSend, type ChainView } from './fallback-chain.ts';
 
-export interface MessageView {
+/** What a message was, beyond its delivery: shown on the log and the message page (issue 24). */
+export interface MessageFacts {
+  /** An email's subject; null for SMS and WhatsApp. */
+  readonly subject: string | null;
+  /** An email's From address, an SMS's sender when one was asked for; null otherwise. */
+  readonly sender: string | null;
+  /** The campaign it belongs to, with its name. */
+  readonly campaign: { readonly id: string; readonly name: string } | null;
+  /** The `campaign` field its send carried (the API's tag). */
+  readonly tag: string | null;
+}
+
+export interface MessageView extends MessageFacts {
+  /** The metadata its send carried. */
+  readonly metadata: Readonly<Record<string, unknown>> | null;
   readonly msgid: string;
   readonly channel: Channel;
   readonly status: string;
@@ -16,8 +34,12 @@ export interface MessageView {
   readonly created_at: string;
   /** Only on a test key's message (docs/sandbox.md); live messages look as they always did. */
   readonly mode?: 'test';
+  /** Only on a scheduled send: when it leaves (or was to). */
+  readonly send_at?: string;
   readonly source: SendSource;
   readonly events: readonly ({ readonly type: string; readonly at: string } & Readonly<Record<string, unknown>>)[];
+  /** Only on a leg of a fallback chain: the chain's legs, msgids and states (docs/fallback.md). */
+  readonly fallback?: ChainView;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -38,20 +60,27 @@ export async function getMessage(deps: AppDeps, accountId: string, msgid: string
   const readable = await readableMessage(deps, accountId, msgid, channels);
   if (!readable.ok) return readable;
   const message = readable.value;
-  const [events, source] = await Promise.all([messageTimeline(deps.db, message), findSendSource(deps.db, message.sendId)]);
+  const [events, source, facts, chain] = await Promise.all([
+    messageTimeline(deps.db, message), findSendSource(deps.db, message.sendId), factsOf(deps, [message]), chainOfSend(deps.db, accountId, message.sendId),
+  ]);
+  const send = facts.sends.get(message.sendId);
   return ok({
+    ...messageFacts(message, facts),
+    metadata: send?.metadata ?? null,
     msgid: message.id,
     channel: message.channel,
     status: message.status,
     recipient: message.recipient,
     created_at: iso(message.createdAt),
     ...testMark(message),
+    ...sendAtOf(message),
     source,
     events: events.map((e) => ({ ...e.data, type: e.type, at: iso(e.at) })),
+    ...(chain === undefined ? {} : { fallback: chain }),
   });
 }
 
-export interface MessageSummary {
+export interface MessageSummary extends MessageFacts {
   readonly msgid: string;
   readonly channel: Channel;
   readonly status: string;
@@ -59,33 +88,67 @@ export interface MessageSummary {
   readonly created_at: string;
   readonly updated_at: string;
   readonly mode?: 'test';
+  readonly send_at?: string;
 }
 
 export interface MessagePage {
   readonly data: readonly MessageSummary[];
   /** Pass as `cursor` for the next (older) page; null on the last page. */
   readonly next_cursor: string | null;
+  /** With include_total=true: how many match, at most TOTAL_CAP; `total_capped` when more do. */
+  readonly total?: number;
+  readonly total_capped?: boolean;
 }
 
-const summary = (m: StoredMessage): MessageSummary => ({
+interface PageFacts {
+  readonly sends: Map<string, SendFacts>;
+  readonly campaigns: Map<string, string>;
+}
+
+/** The sends and campaign names of these messages, two queries for a page. */
+async function factsOf(deps: AppDeps, messages: readonly StoredMessage[]): Promise<PageFacts> {
+  const campaignIds = messages.flatMap((m) => (m.campaignId === null ? [] : [m.campaignId]));
+  const [sends, campaigns] = await Promise.all([
+    sendFacts(deps.db, messages.map((m) => m.sendId)),
+    messages[0] === undefined ? new Map<string, string>() : campaignNames(deps.db, messages[0].accountId, campaignIds),
+  ]);
+  return { sends, campaigns };
+}
+
+function messageFacts(m: StoredMessage, facts: PageFacts): MessageFacts {
+  const send = facts.sends.get(m.sendId);
+  const name = m.campaignId === null ? undefined : facts.campaigns.get(m.campaignId);
+  return {
+    subject: send?.subject ?? null, sender: send?.sender ?? null, tag: send?.tag ?? null,
+    campaign: m.campaignId === null || name === undefined ? null : { id: m.campaignId, name },
+  };
+}
+
+const summary = (m: StoredMessage, facts: PageFacts): MessageSummary => ({
   msgid: m.id, channel: m.channel, status: m.status, recipient: m.recipient, created_at: iso(m.createdAt), updated_at: iso(m.updatedAt), ...testMark(m),
+  ...sendAtOf(m), ...messageFacts(m, facts),
 });
 
 /** A test key's message says so; a live one carries no mode field (its shape is the interface's). */
 const testMark = (m: StoredMessage): { mode?: 'test' } => (m.mode === 'test' ? { mode: 'test' } : {});
+
+/** A scheduled send's time; a message sent at once carries no send_at field. */
+const sendAtOf = (m: StoredMessage): { send_at?: string } => (m.sendAt === null ? {} : { send_at: iso(m.sendAt) });
 
 /**
  * GET /v1/messages — the account's messages of the channels the caller may read
  * (`channels`), newest first, filtered, one page at a time (keyset cursor). Asking
  * for a channel the caller lacks is keyNotAuthorized.
  */
-export async function listAccountMessages(deps: AppDeps, accountId: string, checked: MessageListQuery, channels: readonly Channel[]): Promise<Result<MessagePage>> {
-  const query = refineMessageQuery(checked);
+export async function listAccountMessages(
+  deps: AppDeps, accountId: string, checked: MessageListQuery, channels: readonly Channel[], scan = SEARCH_SCAN_MAX,
+): Promise<Result<MessagePage>> {
+  const query = refineMessageQuery(checked, deps.clock());
   if (!query.ok) return query;
-  const { cursor, limit, channel, ...filter } = query.value;
+  const { cursor, limit, channel, includeTotal, ...filter } = query.value;
   if (channel !== undefined && !channels.includes(channel)) return reject('keyNotAuthorized');
   const wanted = channel === undefined ? channels : [channel];
-  if (wanted.length === 0) return ok({ data: [], next_cursor: null });
+  if (wanted.length === 0) return ok({ data: [], next_cursor: null, ...(includeTotal ? { total: 0, total_capped: false } : {}) });
   let after: { createdAt: number; id: string } | undefined;
   if (cursor !== undefined) {
     // A bare msgid (a cursor from before the log was ordered by time): its time from the store.
@@ -93,11 +156,38 @@ export async function listAccountMessages(deps: AppDeps, accountId: string, chec
     if (createdAt === undefined) return reject('invalidField', { detail: 'cursor must be the next_cursor of a previous page' });
     after = { createdAt, id: cursor.id };
   }
+  const wanting = { ...filter, channels: wanted };
+  const page = await searchPage(deps, accountId, { ...wanting, ...(after === undefined ? {} : { after }), limit }, scan);
+  const total = includeTotal ? await searchCount(deps, accountId, wanting, scan) : undefined;
+  const facts = await factsOf(deps, page.rows);
+  return ok({
+    data: page.rows.map((m) => summary(m, facts)),
+    next_cursor: page.next === undefined ? null : encodeMessageCursor(page.next),
+    ...(total === undefined ? {} : { total: total.count, total_capped: total.capped }),
+  });
+}
+
+/**
+ * One page of the log. A search (subject, metadata, tag, recipient prefix) reads at
+ * most `scan` (SEARCH_SCAN_MAX) candidates a page: when the page is not full by then, it ends at
+ * the last candidate read and next_cursor goes on from there (a page may hold fewer rows
+ * than asked, even none, while more may match further back).
+ */
+async function searchPage(deps: AppDeps, accountId: string, filter: MessageFilter, scan: number): Promise<{ rows: StoredMessage[]; next?: { createdAt: number; id: string } }> {
+  const from = isSearch(filter) ? await scanBoundary(deps.db, accountId, filter, scan) : undefined;
   // One row more than asked tells whether another page exists.
-  const rows = await listMessages(deps.db, accountId, { ...filter, channels: wanted, ...(after === undefined ? {} : { after }), limit: limit + 1 });
-  const page = rows.slice(0, limit);
+  const rows = await listMessages(deps.db, accountId, { ...filter, limit: filter.limit + 1 }, from);
+  const page = rows.slice(0, filter.limit);
   const last = page.at(-1);
-  return ok({ data: page.map(summary), next_cursor: rows.length > limit && last !== undefined ? encodeMessageCursor({ createdAt: last.createdAt, id: last.id }) : null });
+  if (rows.length > filter.limit && last !== undefined) return { rows: page, next: { createdAt: last.createdAt, id: last.id } };
+  return from === undefined ? { rows: page } : { rows: page, next: from };
+}
+
+/** The count of a filter: up to TOTAL_CAP; a search counts within the candidates its first page reads, and says `capped` when more lie beyond. */
+async function searchCount(deps: AppDeps, accountId: string, filter: Omit<MessageFilter, 'limit' | 'after'>, scan: number): Promise<{ count: number; capped: boolean }> {
+  const from = isSearch(filter) ? await scanBoundary(deps.db, accountId, filter, scan) : undefined;
+  const counted = await countMessages(deps.db, accountId, filter, TOTAL_CAP, from);
+  return from === undefined ? counted : { count: counted.count, capped: true };
 }
 
 /** GET /v1/messages/:msgid/raw — what the capture transport stored, for the account's own message. */

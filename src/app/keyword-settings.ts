@@ -1,8 +1,8 @@
 import { invalidField } from '../domain/admin-input.ts';
-import { DEFAULT_KEYWORD_TEXTS, keywordForm, MAX_KEYWORDS_PER_KIND, MAX_KEYWORD_LENGTH, STANDARD_KEYWORDS, type AccountKeywords } from '../domain/inbound-keywords.ts';
+import { keywordForm, MAX_KEYWORDS_PER_KIND, MAX_KEYWORD_LENGTH, STANDARD_KEYWORDS, type AccountKeywords } from '../domain/inbound-keywords.ts';
 import { KEYWORD_KINDS, type KeywordKind } from '../domain/inbound-message.ts';
 import { ok, type Result } from '../domain/result.ts';
-import { findKeywordSettings, saveKeywordSettings, type KeywordSettings } from '../store/keyword-settings.ts';
+import { findKeywordSettings, keywordText, saveKeywordSettings, type KeywordSettings } from '../store/keyword-settings.ts';
 import type { AppDeps } from './deps.ts';
 
 // GET and PUT /v1/sms/keywords: the account's own opt-out, opt-in and help words beside
@@ -26,7 +26,7 @@ function viewOf(settings: KeywordSettings): KeywordSettingsView {
   return {
     standard: STANDARD_KEYWORDS,
     keywords: { stop: settings.keywords.stop ?? [], start: settings.keywords.start ?? [], help: settings.keywords.help ?? [] },
-    texts: { stop: settings.texts.stop ?? DEFAULT_KEYWORD_TEXTS.stop, start: settings.texts.start ?? DEFAULT_KEYWORD_TEXTS.start, help: settings.texts.help ?? DEFAULT_KEYWORD_TEXTS.help },
+    texts: { stop: keywordText(settings, 'stop'), start: keywordText(settings, 'start'), help: keywordText(settings, 'help') },
   };
 }
 

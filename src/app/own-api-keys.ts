@@ -1,7 +1,7 @@
 import { refineNewOwnKey, type CheckedNewOwnKey } from '../domain/account-input.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
-import type { Scope } from '../domain/access.ts';
+import { needsOwner } from '../domain/grantable-scopes.ts';
 import { findApiKey, listApiKeys, type ApiKeyRecord } from '../store/api-keys.ts';
 import { issueApiKey, revokeKey, type IssuedKey, type KeyDeps } from './api-keys.ts';
 
@@ -23,8 +23,6 @@ export interface KeyMaker {
 const TEST_KEYS_MAKE_TEST_KEYS = 'mode: a test key makes only test keys ("mode": "test")';
 const TEST_KEYS_REVOKE_TEST_KEYS = 'a test key revokes only test keys';
 
-/** The one rule of making and revoking keys: scopes only an owner may hand out, or take away. */
-const needsOwner = (scopes: readonly Scope[]): boolean => scopes.includes('account');
 
 export async function listOwnKeys(deps: KeyDeps, accountId: string): Promise<readonly ApiKeyRecord[]> {
   return listApiKeys(deps.db, accountId);

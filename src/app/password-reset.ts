@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAddress } from '../domain/email-address.ts';
+import { DEFAULT_LOCALE, type Locale } from '../domain/locale.ts';
+import { textsFor } from '../i18n/server-texts.ts';
 import { PASSWORD_RESET_PAGE } from '../domain/user.ts';
 import { insertUserLink, voidLinks } from '../store/user-links.ts';
 import { findSigningInUser } from '../store/users.ts';
@@ -17,18 +19,8 @@ import { hashToken, newToken, type AuthDeps } from './sessions.ts';
 /** Every password-reset request is answered this long after it began (well above the work's 10–20 ms, and its slow tail under load). */
 export const RESET_ANSWER_MS = 250;
 
-const resetText = (url: string, expiresAt: number): string => `Hello,
-
-Someone (we hope you) asked to reset your herald password. Follow this link to choose a new one:
-
-${url}
-
-The link works once, until ${new Date(expiresAt).toISOString()}. Setting a new password signs you out everywhere.
-If you did not ask for this, ignore this email: your password stays as it is.
-`;
-
 /** Sends the link when the address has a user with a password and herald has a sender; says nothing either way. */
-export async function requestPasswordReset(deps: AuthDeps, email: string): Promise<void> {
+export async function requestPasswordReset(deps: AuthDeps, email: string, askedIn?: Locale): Promise<void> {
   const address = parseAddress(email)?.toLowerCase();
   const user = address === undefined ? undefined : await findSigningInUser(deps.db, address);
   if (user === undefined || user.passwordHash === null || deps.auth.emailFrom === undefined) return;
@@ -40,15 +32,20 @@ export async function requestPasswordReset(deps: AuthDeps, email: string): Promi
     await insertUserLink(tx, { tokenHash: hashToken(token), userId: user.id, purpose: 'password_reset', createdAt: now, expiresAt });
   });
   const url = `${deps.publicUrl}${PASSWORD_RESET_PAGE}#${token}`;
-  await queueServiceEmail(deps, { to: user.email, kind: 'password_reset', subject: 'Reset your herald password', text: resetText(url, expiresAt) });
+  // The user's own language; else the one the form was asked in; else English.
+  const t = textsFor(user.locale ?? askedIn ?? DEFAULT_LOCALE, 'emails');
+  await queueServiceEmail(deps, {
+    to: user.email, kind: 'password_reset',
+    subject: t('passwordReset.subject'), text: t('passwordReset.text', { url, until: new Date(expiresAt).toISOString() }),
+  });
 }
 
 /**
  * requestPasswordReset, answered RESET_ANSWER_MS after the start whatever it finds; a
  * failure of the work (it may outlast the answer) goes to `failed`, never to the caller.
  */
-export async function requestPasswordResetEvenly(deps: AuthDeps, email: string, failed: (error: unknown) => void): Promise<void> {
+export async function requestPasswordResetEvenly(deps: AuthDeps, email: string, failed: (error: unknown) => void, askedIn?: Locale): Promise<void> {
   const floor = sleep(RESET_ANSWER_MS);
-  void requestPasswordReset(deps, email).catch(failed);
+  void requestPasswordReset(deps, email, askedIn).catch(failed);
   await floor;
 }

@@ -1,6 +1,6 @@
 import { channelActive, type Channel } from '../domain/account.ts';
 import type { InboundEventType } from '../domain/event-catalogue.ts';
-import { keywordOf } from '../domain/inbound-keywords.ts';
+import { keywordLocale, keywordOf } from '../domain/inbound-keywords.ts';
 import { inboundData, type ArrivingMessage, type InboundMessage, type KeywordKind } from '../domain/inbound-message.ts';
 import { findAccount, findAccountIdsByPhoneNumberId } from '../store/accounts.ts';
 import { isOptedOut } from '../store/consent-ledger.ts';
@@ -120,7 +120,7 @@ async function applyKeyword(
   const account = await findAccount(tx, accountId);
   if (account === undefined || !channelActive(account, 'sms')) return null;
   return sendKeywordReply(tx, deps, {
-    account, to: arriving.from, from: arriving.to, text: keywordText(settings, keyword), mode: arriving.test === true ? 'test' : 'live', inboundId,
+    account, to: arriving.from, from: arriving.to, text: keywordText(settings, keyword, keywordLocale(arriving.text)), mode: arriving.test === true ? 'test' : 'live', inboundId,
   });
 }
 

@@ -2,6 +2,7 @@ import { classifyEngagement, type EngagementHistory } from '../domain/machine-de
 import type { EmailPayload } from '../domain/outbound.ts';
 import { DEFAULT_TRACKED_LINK_DAYS, trackingTokens, type ClaimsOf, type TrackingClaims, type TrackingKind } from '../domain/tracking-token.ts';
 import { findMessage, listMessageEvents, loadSendPayload, recordEvent, type MessageEvent, type StoredMessage } from '../store/messages.ts';
+import { findLists } from '../store/lists.ts';
 import { addSuppression, suppressedAmong } from '../store/suppressions.ts';
 import type { KeyDeps } from './api-keys.ts';
 import { campaignSubscriptions, leaveLists } from './campaign-consent.ts';
@@ -105,6 +106,23 @@ export interface UnsubscribeSubject {
   readonly alreadyUnsubscribed: boolean;
   /** A campaign message: the link leaves the campaign's lists (the page may offer every list), nothing else. */
   readonly campaign: boolean;
+  /** For a campaign: the names of its lists the person is on (left or not), so the page names what it changes. */
+  readonly lists: readonly string[];
+}
+
+/** What POST /u/:token did, so the page says exactly that. */
+export interface UnsubscribeDone {
+  readonly address: string;
+  readonly senderName: string;
+  /** False: nothing changed (already unsubscribed, or no list left to leave). */
+  readonly recorded: boolean;
+  /** For a campaign message: the names of the lists left now, and whether every list of the account was asked; undefined: the address was suppressed. */
+  readonly left?: { readonly lists: readonly string[]; readonly scope: 'campaign' | 'all' };
+}
+
+async function listNames(deps: KeyDeps, accountId: string, ids: readonly string[]): Promise<string[]> {
+  const lists = await findLists(deps.db, accountId, ids);
+  return ids.flatMap((id) => { const list = lists.get(id); return list === undefined ? [] : [list.name]; });
 }
 
 /** GET /u/:token: whom the link unsubscribes, without doing it (link scanners GET every link). */
@@ -114,10 +132,13 @@ export async function describeUnsubscribe(deps: KeyDeps, claims: TrackingClaims)
   const payload = (await loadSendPayload(deps.db, message.sendId)) as EmailPayload;
   if (message.campaignId !== null) {
     const lists = await campaignSubscriptions(deps.db, { ...message, campaignId: message.campaignId }, 'campaign');
-    return { address: message.recipient, senderName: payload.from.name, alreadyUnsubscribed: lists.every((l) => l.status === 'unsubscribed'), campaign: true };
+    return {
+      address: message.recipient, senderName: payload.from.name, alreadyUnsubscribed: lists.every((l) => l.status === 'unsubscribed'), campaign: true,
+      lists: await listNames(deps, message.accountId, lists.map((l) => l.listId)),
+    };
   }
   const suppressed = await suppressedAmong(deps.db, message.accountId, [message.recipient]);
-  return { address: message.recipient, senderName: payload.from.name, alreadyUnsubscribed: suppressed.size > 0, campaign: false };
+  return { address: message.recipient, senderName: payload.from.name, alreadyUnsubscribed: suppressed.size > 0, campaign: false, lists: [] };
 }
 
 /**
@@ -135,15 +156,18 @@ export async function unsubscribe(
   deps: KeyDeps,
   claims: TrackingClaims,
   visit: Visit & { readonly via: 'one-click' | 'page'; readonly scope?: 'campaign' | 'all' },
-): Promise<{ readonly address: string; readonly recorded: boolean } | undefined> {
+): Promise<UnsubscribeDone | undefined> {
   const message = await messageOf(deps, claims);
   if (!message) return undefined;
+  const senderName = ((await loadSendPayload(deps.db, message.sendId)) as EmailPayload).from.name;
   const at = deps.clock();
   const campaignId = message.campaignId;
   if (campaignId !== null) {
+    const scope = visit.scope ?? 'campaign';
+    let leftIds: string[] = [];
     const recorded = await deps.commit.run(async (tx) => {
-      const scope = visit.scope ?? 'campaign';
       const left = await leaveLists(deps, tx, { ...message, campaignId }, { scope, source: 'unsubscribe', at });
+      leftIds = left;
       if (left.length === 0) return false;
       await recordEvent(tx, { messageId: message.id, type: 'unsubscribed', eventId: deps.newId(), at, data: { via: visit.via, scope, lists_left: left, ...clientFields(visit) } });
       await recordConsentChange(tx, deps, {
@@ -153,7 +177,7 @@ export async function unsubscribe(
       return true;
     });
     if (recorded) deps.wakeWebhooks?.();
-    return { address: message.recipient, recorded };
+    return { address: message.recipient, senderName, recorded, left: { lists: await listNames(deps, message.accountId, leftIds), scope } };
   }
   const recorded = await deps.commit.run(async (tx) => {
     const added = await addSuppression(tx, { accountId: message.accountId, address: message.recipient, reason: 'unsubscribed', messageId: message.id, at });
@@ -167,5 +191,5 @@ export async function unsubscribe(
     return added;
   });
   if (recorded) deps.wakeWebhooks?.();
-  return { address: message.recipient, recorded };
+  return { address: message.recipient, senderName, recorded };
 }

@@ -24,6 +24,9 @@ import { judgeVerp, verpTagsSince } from './verp-check.ts';
 // the message's tagged VERP address (domain/verp-address.ts): one that names a message
 // without its tag is forged, kept with why, counted, and changes nothing at all.
 
+/** Statuses of a message that has not left herald (a complaint about one is noise). */
+const NEVER_LEFT: ReadonlySet<string> = new Set(['queued', 'dropped', 'scheduled', 'cancelled']);
+
 /** The headers of the original message a report returns, which name our msgid. */
 export interface ReturnedMessage {
   readonly messageId: string | null;
@@ -209,7 +212,7 @@ async function decide(
   if (reading.kind === 'arf') {
     const report = reading.report;
     if (!isComplaint(report)) return { effect: 'none', error: null };
-    if (message.status === 'queued' || message.status === 'dropped') return { effect: 'none', error: `message ${messageId} never left (${message.status})` };
+    if (NEVER_LEFT.has(message.status)) return { effect: 'none', error: `message ${messageId} never left (${message.status})` };
     const duplicate = await hasMessageEvent(tx, messageId, 'complained');
     return {
       effect: duplicate ? 'duplicate' : 'complained', error: null,

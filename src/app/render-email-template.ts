@@ -1,5 +1,6 @@
 import { invalidField } from '../domain/admin-input.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
+import { inPart } from '../domain/email-template.ts';
 import { textFromHtml } from '../domain/text-from-html.ts';
 import { findEmailTemplate } from '../store/email-templates.ts';
 import type { AppDeps } from './deps.ts';
@@ -38,15 +39,15 @@ export async function renderEmailTemplate(deps: AppDeps, accountId: string, body
   const textSource = body.text !== undefined ? (body.text === '' ? null : body.text) : (stored?.text ?? null);
 
   const { templates } = deps;
-  const renderedSubject = templates.renderSubject(body.subject ?? stored?.subject ?? '', variables);
+  const renderedSubject = inPart(templates.renderSubject(body.subject ?? stored?.subject ?? '', variables), 'subject');
   if (!renderedSubject.ok) return renderedSubject;
-  const compiledHtml = templates.compile(htmlSource, 'html');
+  const compiledHtml = inPart(templates.compile(htmlSource, 'html'), 'html');
   if (!compiledHtml.ok) return compiledHtml;
   const renderedHtml = templates.render(compiledHtml.value, variables);
   if (!renderedHtml.ok) return renderedHtml;
   let renderedText = textFromHtml(renderedHtml.value);
   if (textSource !== null) {
-    const compiledText = templates.compile(textSource, 'text');
+    const compiledText = inPart(templates.compile(textSource, 'text'), 'text');
     if (!compiledText.ok) return compiledText;
     const text = templates.render(compiledText.value, variables);
     if (!text.ok) return text;

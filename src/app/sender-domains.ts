@@ -1,7 +1,7 @@
-import { domainRecords, type DomainRecord, type MailHosts } from '../domain/sender-domain.ts';
+import { domainNotes, domainRecords, type DomainNote, type DomainRecord, type MailHosts } from '../domain/sender-domain.ts';
 import { ok, reject, type Result } from '../domain/result.ts';
 import {
-  findSenderDomain, listSenderDomains, setDkimKeysIfMissing, setVerificationTokenIfMissing, type SenderDomain,
+  campaignsSendingFrom, deleteSenderDomain, findSenderDomain, listSenderDomains, setDkimKeysIfMissing, setVerificationTokenIfMissing, type SenderDomain,
 } from '../store/sender-domains.ts';
 import { iso } from '../domain/wire-time.ts';
 import type { AppDeps } from './deps.ts';
@@ -13,13 +13,11 @@ export interface SenderDomainDetails {
   readonly verified: boolean;
   readonly verifiedAt: string | null;
   readonly records: readonly DomainRecord[];
+  /** What the records could not say (an IP public URL or bounce domain), and what to do instead. */
+  readonly notes: readonly DomainNote[];
 }
 
-/**
- * The bounce domain and the host the SPF include and bounce MX name: the host of
- * HERALD_PUBLIC_URL. HERALD_BOUNCE_DOMAIN will take the bounce domain's place once
- * it is part of AppDeps.
- */
+/** The bounce domain (HERALD_BOUNCE_DOMAIN, else the public URL's host) and the host the bounce MX names: the host of HERALD_PUBLIC_URL. */
 export function mailHostsOf(deps: AppDeps): MailHosts {
   return { bounceDomain: deps.bounceDomain, mailHost: new URL(deps.publicUrl).hostname };
 }
@@ -44,6 +42,7 @@ export function detailsOf(deps: AppDeps, domain: SenderDomain): SenderDomainDeta
     verified: domain.verified,
     verifiedAt: domain.verifiedAt === null ? null : iso(domain.verifiedAt),
     records: domainRecords({ domain: domain.domain, selector: dkimSelector, publicKey: dkimPublicKey, verificationToken }, mailHostsOf(deps)),
+    notes: domainNotes(mailHostsOf(deps)),
   };
 }
 
@@ -64,4 +63,19 @@ export async function listSenderDomainsOf(deps: AppDeps, accountId: string): Pro
   const domains = await listSenderDomains(deps.db, accountId);
   const ready = await Promise.all(domains.map((d) => provisioned(deps, d)));
   return { domains: ready.map((d) => detailsOf(deps, d)) };
+}
+
+/**
+ * DELETE /v1/domains/:domain: refused (409, naming them) while a scheduled, running or
+ * paused campaign sends from it, since its messages would be refused half-way.
+ */
+export async function removeSenderDomain(deps: AppDeps, accountId: string, domain: string): Promise<Result<null>> {
+  const name = domain.toLowerCase();
+  return deps.commit.run(async (tx) => {
+    if ((await findSenderDomain(tx, accountId, name)) === undefined) return reject('notFound');
+    const using = await campaignsSendingFrom(tx, accountId, name);
+    if (using.length > 0) return reject('domainInUse', { detail: `used by ${using.map((c) => `campaign ${c.id} (${c.name})`).join(', ')}` });
+    await deleteSenderDomain(tx, accountId, name);
+    return ok(null);
+  });
 }

@@ -1,5 +1,6 @@
 import type { Account } from '../domain/account.ts';
 import type { Role } from '../domain/access.ts';
+import type { Locale } from '../domain/locale.ts';
 import type { User } from '../domain/user.ts';
 import type { Invitation, UserWithSessions } from './users.ts';
 
@@ -8,7 +9,7 @@ import type { Invitation, UserWithSessions } from './users.ts';
 // http/routes/users.ts checks these against at compile time; the CLI prints the same.
 
 export interface SessionBody {
-  readonly user: { readonly user_id: string; readonly email: string; readonly role: Role; readonly totp_enabled: boolean };
+  readonly user: { readonly user_id: string; readonly email: string; readonly role: Role; readonly totp_enabled: boolean; readonly locale: Locale | null };
   readonly account: { readonly account_id: string; readonly name: string };
   readonly csrf_token: string;
   readonly expires_at: string;
@@ -39,7 +40,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 export function sessionBody(user: User, account: Account, csrfToken: string, expiresAt: number): SessionBody {
   return {
-    user: { user_id: user.id, email: user.email, role: user.role, totp_enabled: user.totpSecret !== null },
+    user: { user_id: user.id, email: user.email, role: user.role, totp_enabled: user.totpSecret !== null, locale: user.locale },
     account: { account_id: account.id, name: account.name },
     csrf_token: csrfToken,
     expires_at: iso(expiresAt),

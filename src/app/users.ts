@@ -1,6 +1,8 @@
 import type { Role } from '../domain/access.ts';
 import type { Account } from '../domain/account.ts';
 import { parseAddress } from '../domain/email-address.ts';
+import { DEFAULT_LOCALE, type Locale } from '../domain/locale.ts';
+import { textsFor } from '../i18n/server-texts.ts';
 import { ok, reject, RejectionError, type Result } from '../domain/result.ts';
 import { INVITATION_PAGE, type User } from '../domain/user.ts';
 import { findAccount } from '../store/accounts.ts';
@@ -34,15 +36,17 @@ export interface Invitation {
   readonly emailSent: boolean;
 }
 
-const invitationText = (accountName: string, role: string, url: string, expiresAt: number): string => `Hello,
+/** The invitation email in the language the invitation was made in (docs/languages.md). */
+function invitationEmail(locale: Locale, accountName: string | undefined, role: Role, url: string, expiresAt: number): { subject: string; text: string } {
+  const t = textsFor(locale, 'emails');
+  const account = accountName ?? t('invitation.someAccount');
+  return {
+    subject: t('invitation.subject', { account }),
+    text: t('invitation.text', { account, role: t(`invitation.role.${role}`), url, until: new Date(expiresAt).toISOString() }),
+  };
+}
 
-You are invited to the account “${accountName}” on herald, as ${role}.
-Follow this link to choose your password and sign in:
-
-${url}
-
-The link works once, until ${new Date(expiresAt).toISOString()}. If you did not expect this, ignore this email.
-`;
+const NEW_USER_ROLE = 'role must be one of: owner, developer, viewer, to invite someone new';
 
 /** The address as stored (lower-cased), or the field's rejection. */
 function userEmail(raw: string): Result<string> {
@@ -52,14 +56,17 @@ function userEmail(raw: string): Result<string> {
 
 /**
  * Invites a user to the account, or invites again one who has not accepted yet (a new
- * link; the earlier ones stop working; the role is the new one). An address that
+ * link; the earlier ones stop working; the role kept unless one is given: a second
+ * invitation never changes it by accident). Someone new needs a role. An address that
  * already signs in to this account is refused. One that signs in to another account is
  * invited like any other, so the answer tells nobody who uses herald: sign-in names no
  * account, so an address belongs to one user who signs in, and the invitee learns at
  * acceptance that this address is taken (setPasswordByLink). A pending invitation holds
  * nothing: other accounts may invite the same address, and the first accepted wins.
  */
-export async function inviteUser(deps: AuthDeps, accountId: string, input: { email: string; role: Role }): Promise<Result<Invitation>> {
+export async function inviteUser(
+  deps: AuthDeps, accountId: string, input: { email: string; role?: Role | undefined; locale?: Locale },
+): Promise<Result<Invitation>> {
   const email = userEmail(input.email);
   if (!email.ok) return email;
   const now = deps.clock();
@@ -71,11 +78,12 @@ export async function inviteUser(deps: AuthDeps, accountId: string, input: { ema
       if (existing !== undefined && existing.passwordHash !== null) throw new RejectionError({ code: 'userExists' });
       let user: User;
       if (existing === undefined) {
-        user = { id: deps.newId(), accountId, email: email.value, role: input.role, passwordHash: null, totpSecret: null, totpPendingSecret: null, totpLastStep: null, createdAt: now, updatedAt: now, lastSignInAt: null };
+        if (input.role === undefined) throw new RejectionError({ code: 'invalidField', detail: NEW_USER_ROLE });
+        user = { id: deps.newId(), accountId, email: email.value, role: input.role, passwordHash: null, totpSecret: null, totpPendingSecret: null, totpLastStep: null, createdAt: now, updatedAt: now, lastSignInAt: null, locale: null };
         await insertUser(tx, user);
       } else {
-        user = { ...existing, role: input.role, updatedAt: now };
-        await setUserRole(tx, user.id, input.role, now);
+        user = { ...existing, role: input.role ?? existing.role, updatedAt: now };
+        if (user.role !== existing.role) await setUserRole(tx, user.id, user.role, now);
         await voidLinks(tx, user.id, 'invitation', now);
       }
       await insertUserLink(tx, { tokenHash: hashToken(token), userId: user.id, purpose: 'invitation', createdAt: now, expiresAt });
@@ -84,9 +92,7 @@ export async function inviteUser(deps: AuthDeps, accountId: string, input: { ema
     const url = `${deps.publicUrl}${INVITATION_PAGE}#${token}`;
     const account = await findAccount(deps.db, accountId);
     const emailSent = await queueServiceEmail(deps, {
-      to: user.email, kind: 'invitation',
-      subject: `You are invited to ${account?.name ?? 'an account'} on herald`,
-      text: invitationText(account?.name ?? 'an account', user.role, url, expiresAt),
+      to: user.email, kind: 'invitation', ...invitationEmail(input.locale ?? DEFAULT_LOCALE, account?.name, user.role, url, expiresAt),
     });
     return ok({ user, url, expiresAt, emailSent });
   } catch (error) {

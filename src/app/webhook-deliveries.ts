@@ -5,6 +5,7 @@ import { DEFAULT_DELIVERY_PAGE, type DeliveryListQuery, type DeliveryStatus } fr
 import {
   findDelivery, insertDelivery, listAttempts, listDeliveries, retryDelivery, retryFailedDeliveries, type StoredDelivery,
 } from '../store/webhook-deliveries.ts';
+import { findWebhookEndpoint } from '../store/webhook-endpoints.ts';
 import { findWebhookSettings } from '../store/webhook-settings.ts';
 import { iso } from '../domain/wire-time.ts';
 import type { AppDeps } from './deps.ts';
@@ -65,11 +66,15 @@ function summary(d: StoredDelivery): DeliverySummary {
   };
 }
 
-/** GET /v1/webhooks/deliveries — newest first, filtered by status or message, one page at a time. */
-export async function listWebhookDeliveries(deps: AppDeps, accountId: string, query: DeliveryListQuery): Promise<Result<DeliveryPage>> {
+/**
+ * GET /v1/webhooks/deliveries (the first endpoint's log, `endpointId` null) and
+ * /v1/webhooks/endpoints/:id/deliveries — newest first, filtered by status or message, one page at a time.
+ */
+export async function listWebhookDeliveries(deps: AppDeps, accountId: string, query: DeliveryListQuery, endpointId: string | null = null): Promise<Result<DeliveryPage>> {
   const { status, msgid, cursor, limit = DEFAULT_DELIVERY_PAGE } = query;
   // One row more than asked tells whether another page exists.
   const rows = await listDeliveries(deps.db, accountId, {
+    endpointId,
     ...(status === undefined ? {} : { status }), ...(msgid === undefined ? {} : { messageId: msgid }),
     ...(cursor === undefined ? {} : { before: cursor }), limit: limit + 1,
   });
@@ -89,7 +94,9 @@ export async function getWebhookDelivery(deps: AppDeps, accountId: string, id: s
   });
 }
 
-async function hasWebhookUrl(deps: AppDeps, accountId: string): Promise<boolean> {
+/** Whether the endpoint (null: the account's first) has somewhere to post: another endpoint always has its URL. */
+async function hasWebhookUrl(deps: AppDeps, accountId: string, endpointId: string | null = null): Promise<boolean> {
+  if (endpointId !== null) return (await findWebhookEndpoint(deps.db, accountId, endpointId)) !== undefined;
   const url = (await findWebhookSettings(deps.db, accountId))?.url;
   return url !== undefined && url !== null;
 }
@@ -101,8 +108,9 @@ async function hasWebhookUrl(deps: AppDeps, accountId: string): Promise<boolean>
  * Same `webhook-id` and body, so a receiver that de-duplicates sees it once.
  */
 export async function retryWebhookDelivery(deps: AppDeps, accountId: string, id: string): Promise<Result<DeliverySummary>> {
-  if (!(await findDelivery(deps.db, accountId, id))) return reject('notFound');
-  if (!(await hasWebhookUrl(deps, accountId))) return reject('webhookUrlMissing');
+  const found = await findDelivery(deps.db, accountId, id);
+  if (!found) return reject('notFound');
+  if (!(await hasWebhookUrl(deps, accountId, found.endpointId))) return reject('webhookUrlMissing');
   await retryDelivery(deps.db, accountId, id, deps.clock());
   deps.wakeWebhooks?.();
   const delivery = await findDelivery(deps.db, accountId, id);
@@ -117,27 +125,34 @@ export const MAX_BULK_RETRY = 10_000;
  * POST /v1/webhooks/deliveries/retry-failed {since} — every failed delivery of the
  * account created at or after `since` gets one more attempt now (up to MAX_BULK_RETRY).
  */
-export async function retryFailedSince(deps: AppDeps, accountId: string, body: { readonly since: string | number }): Promise<Result<{ retried: number }>> {
+export async function retryFailedSince(
+  deps: AppDeps, accountId: string, body: { readonly since: string | number }, endpointId: string | null = null,
+): Promise<Result<{ retried: number }>> {
   // The route's schema has checked the form; an ISO time that names no instant (month 13) is refused here.
   const since = parseTimeBound(String(body.since), 'since');
   if (!since.ok) return since;
   if (since.value === undefined) return invalidField('since', TIME_BOUND_PROBLEM);
-  if (!(await hasWebhookUrl(deps, accountId))) return reject('webhookUrlMissing');
-  const retried = await retryFailedDeliveries(deps.db, accountId, since.value, deps.clock(), MAX_BULK_RETRY);
+  if (!(await hasWebhookUrl(deps, accountId, endpointId))) return reject('webhookUrlMissing');
+  const retried = await retryFailedDeliveries(deps.db, accountId, endpointId, since.value, deps.clock(), MAX_BULK_RETRY);
   if (retried > 0) deps.wakeWebhooks?.();
   return ok({ retried });
 }
 
 /**
- * POST /v1/webhooks/test — queues a `webhook.test` event for the account's URL, signed
+ * POST /v1/webhooks/test (the first endpoint, `endpointId` null) and
+ * /v1/webhooks/endpoints/:id/test — queues a test event for the endpoint's URL, signed
  * and retried like any other; its delivery (and the receiver's answer) is in the log.
+ * Its type is `webhook.test` unless another (a public event type) is asked for; either
+ * way its data is the test's own (no msgid), and the endpoint's filter does not apply.
  */
-export async function sendTestEvent(deps: AppDeps, accountId: string): Promise<Result<DeliverySummary>> {
-  if (!(await hasWebhookUrl(deps, accountId))) return reject('webhookUrlMissing');
+export async function sendTestEvent(
+  deps: AppDeps, accountId: string, endpointId: string | null = null, type: string = TEST_EVENT_TYPE,
+): Promise<Result<DeliverySummary>> {
+  if (!(await hasWebhookUrl(deps, accountId, endpointId))) return reject('webhookUrlMissing');
   const id = deps.newId();
   const at = deps.clock();
-  const payload = { type: TEST_EVENT_TYPE, timestamp: iso(at), data: { account: accountId, message: 'A test event from herald: your endpoint is reachable and verifies signatures.' } };
-  await insertDelivery(deps.db, { id, accountId, messageId: null, type: TEST_EVENT_TYPE, payload: JSON.stringify(payload), at });
+  const payload = { type, timestamp: iso(at), data: { account: accountId, message: 'A test event from herald: your endpoint is reachable and verifies signatures.' } };
+  await insertDelivery(deps.db, { id, accountId, messageId: null, type, payload: JSON.stringify(payload), at, ...(endpointId === null ? {} : { endpointId }) });
   deps.wakeWebhooks?.();
   const delivery = await findDelivery(deps.db, accountId, id);
   if (!delivery) throw new Error(`test delivery ${id} vanished`);

@@ -1,13 +1,12 @@
-import type { TemplateEngine } from '../domain/email-template.ts';
+import { inPart, type TemplateEngine } from '../domain/email-template.ts';
 import { ok, type Result } from '../domain/result.ts';
 import type { Attributes } from './contact-fields.ts';
 
 // A campaign's content, personalised per contact. The template language is the one of
-// POST /v1/email (domain/email-template.ts: one plain name per variable); a campaign
-// also reads the contact as `{{contact.email}}`, `{{contact.name}}` and
-// `{{contact.attributes.city}}` (also after `#if`/`#unless`), which are rewritten to
-// the bracket form `{{[contact.email]}}` — one variable whose name holds dots — and
-// filled from a flat map. `{{unsubscribe_url}}` is the message's signed link; a body
+// POST /v1/email and stored templates (domain/email-template.ts), where a dotted path is
+// one variable whose name holds the dots; a campaign fills `{{contact.email}}`,
+// `{{contact.name}}` and `{{contact.attributes.city}}` (also after `#if`/`#unless`) from
+// the contact, in a flat map (contactVariables). `{{unsubscribe_url}}` is the message's signed link; a body
 // that does not place it gets a footer that does, so no campaign message lacks one.
 
 /** The content fixed at send, before personalisation: sources with the footer in place. */
@@ -23,13 +22,10 @@ export interface RenderedEmail {
   readonly text: string | null;
 }
 
-const CONTACT_PATH = /\{\{(~?\s*(?:#if\s+|#unless\s+|else\s+if\s+)?)(contact(?:\.[A-Za-z0-9_-]+)+)(\s*~?)\}\}/g;
 const PLACES_UNSUBSCRIBE = /\{\{~?\s*unsubscribe_url\s*~?\}\}/;
 
 export const HTML_FOOTER = '<p style="font-size:12px;color:#666666">You receive this email because you subscribed. <a href="{{unsubscribe_url}}">Unsubscribe</a></p>';
 export const TEXT_FOOTER = '\n\n--\nUnsubscribe: {{unsubscribe_url}}\n';
-
-const bracketContactPaths = (source: string): string => source.replace(CONTACT_PATH, (_all, before: string, path: string, after: string) => `{{${before}[${path}]${after}}}`);
 
 function withHtmlFooter(html: string): string {
   if (PLACES_UNSUBSCRIBE.test(html)) return html;
@@ -39,18 +35,18 @@ function withHtmlFooter(html: string): string {
 
 const withTextFooter = (text: string): string => (PLACES_UNSUBSCRIBE.test(text) ? text : `${text}${TEXT_FOOTER}`);
 
-/** The sources as the campaign's messages render them: contact paths bracketed, footers added; checked to compile. */
+/** The sources as the campaign's messages render them: footers added; checked to compile. */
 export function campaignSource(templates: TemplateEngine, content: RenderedEmail): Result<CampaignSource> {
   const source: CampaignSource = {
-    subject: bracketContactPaths(content.subject),
-    html: content.html === null ? null : withHtmlFooter(bracketContactPaths(content.html)),
-    text: content.text === null ? null : withTextFooter(bracketContactPaths(content.text)),
+    subject: content.subject,
+    html: content.html === null ? null : withHtmlFooter(content.html),
+    text: content.text === null ? null : withTextFooter(content.text),
   };
-  const subject = templates.compileSubject(source.subject);
+  const subject = inPart(templates.compileSubject(source.subject), 'subject');
   if (!subject.ok) return subject;
   for (const [text, mode] of [[source.html, 'html'], [source.text, 'text']] as const) {
     if (text === null) continue;
-    const compiled = templates.compile(text, mode);
+    const compiled = inPart(templates.compile(text, mode), mode);
     if (!compiled.ok) return compiled;
   }
   return ok(source);

@@ -101,3 +101,8 @@ export const ContactQuerySchema = Type.Object({
   })),
 }, { additionalProperties: false });
 export type ContactQuery = Static<typeof ContactQuerySchema>;
+
+export const ContactExportQuerySchema = Type.Object({
+  list_id: Type.Optional(Id('Only contacts with a subscription to this list, in any status, with a `status` column')),
+}, { additionalProperties: false });
+export type ContactExportQuery = Static<typeof ContactExportQuerySchema>;

@@ -80,13 +80,17 @@ export function domainDetailsText(domain: SenderDomainDetails): string[] {
     `Sender domain ${domainLine(domain)}`,
     'DNS records to publish:',
     ...table([['type', 'name', 'value'], ...domain.records.map((r) => [r.type, r.name, r.value])]),
+    ...domain.notes.map((note) => `Note: ${note.text}`),
   ];
 }
 
 export function verificationText(result: SenderDomainVerification): string[] {
   return [
     domainLine(result),
-    ...table(result.checks.map((c) => [c.record, c.error ?? (c.ok ? 'matches' : c.found ? 'found, but not the value to publish' : 'not found')])),
+    ...table(result.checks.map((c) => [
+      c.record,
+      `${c.error ?? (c.ok ? 'matches' : c.found ? 'found, but not the value to publish' : 'not found')}${c.purpose === 'spf' || c.purpose === 'dmarc' ? ` (${c.purpose}, advisory)` : ''}`,
+    ])),
   ];
 }
 

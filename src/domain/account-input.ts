@@ -10,7 +10,9 @@ import { isIpAllowed, normaliseAllowList, parseAllowList } from './ip-allow-list
 import { ownField, type JsonObject } from './json-object.ts';
 import { ok, reject, type Result } from './result.ts';
 
-export const KEY_NAME_MAX = 200;
+import { KEY_NAME_MAX } from './text-limits.ts';
+
+export { KEY_NAME_MAX };
 export const KEY_NAME_PROBLEM = `must be 1 to ${KEY_NAME_MAX} characters, without control characters`;
 export const ALLOW_LIST_MAX = 1000;
 

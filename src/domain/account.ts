@@ -30,6 +30,8 @@ export interface Account {
   readonly whatsappPhoneNumberId: string | null;
   /** Whether a Cloud API access token is stored. The token itself never enters this object, so no view of an account can leak it. */
   readonly whatsappAccessTokenSet: boolean;
+  /** The WhatsApp Business account (WABA) whose templates this account submits to Meta; null: templates stay in herald. */
+  readonly whatsappBusinessAccountId: string | null;
   /** The SMS senders (domain/sms-sender.ts), the first the default; empty: the transport's own sender. */
   readonly smsSenders: readonly string[];
   readonly createdAt: number;

@@ -20,7 +20,9 @@ import { ok, type Result } from './result.ts';
 import { checkBody, OPERATOR_API_STYLE } from './schema-check.ts';
 import { parseSmsSenders, SMS_SENDERS_MAX } from './sms-sender.ts';
 
-export const ACCOUNT_NAME_MAX = 200;
+import { ACCOUNT_NAME_MAX } from './text-limits.ts';
+
+export { ACCOUNT_NAME_MAX };
 export const RATE_LIMIT_MAX = 100_000;
 const WEBHOOK_URL_MAX = 2048;
 
@@ -79,6 +81,10 @@ const accountFields = {
   whatsappPhoneNumberId: Type.Optional(Nullable(Type.String({ pattern: PHONE_NUMBER_ID }), {
     errorMessage: 'must be null or the Cloud API phone number id, a string of digits', description: 'Cloud API phone number id; null removes it',
   })),
+  whatsappBusinessAccountId: Type.Optional(Nullable(Type.String({ pattern: PHONE_NUMBER_ID }), {
+    errorMessage: 'must be null or the WhatsApp Business account id, a string of digits',
+    description: 'WhatsApp Business account (WABA) id: templates the account creates are submitted there for approval; null removes it',
+  })),
   whatsappAccessToken: Type.Optional(Nullable(Type.String({ pattern: ACCESS_TOKEN }), {
     errorMessage: 'must be null or a Cloud API access token: 1 to 4096 printable ASCII characters without spaces',
     description: 'Cloud API access token, write-only; null removes it',
@@ -116,6 +122,7 @@ export type AccountUpdateBody = Static<typeof AccountUpdateBody>;
 
 /** POST /admin/v1/accounts/:id/api-keys. */
 export const NewApiKeyBody = Type.Object({
+  name: Type.Optional(Type.String({ ...Name, description: 'What the account calls the key, e.g. where it is used; default none' })),
   scopes: Type.Optional(Type.Array(Type.Union(SCOPES.map((c) => Type.Literal(c))), { minItems: 1, errorMessage: SCOPES_PROBLEM, description: 'Default: every scope' })),
   expiresAt: Type.Optional(Nullable(Type.String(), { errorMessage: EXPIRY_PROBLEM, description: 'UTC, ISO-8601 with an offset, in the future; default: never' })),
   mode: Type.Optional(Type.Union(KEY_MODES.map((m) => Type.Literal(m)), {
@@ -151,6 +158,8 @@ export interface AccountInput {
   readonly whatsappPhoneNumberId?: string | null;
   /** Cloud API access token, write-only; null removes it. */
   readonly whatsappAccessToken?: string | null;
+  /** WhatsApp Business account id (template submission); null removes it. */
+  readonly whatsappBusinessAccountId?: string | null;
   /** Open and click tracking of HTML email, unless a send says otherwise; either may be left out. */
   readonly tracking?: { readonly opens?: boolean; readonly clicks?: boolean };
   /** The SMS senders, the first the default; null clears them. */
@@ -169,6 +178,7 @@ export interface AccountUpdateInput extends AccountInput {
 }
 
 export interface NewApiKeyInput {
+  readonly name?: string;
   readonly scopes: readonly Scope[];
   readonly expiresAt: number | null;
   readonly mode: KeyMode;
@@ -314,12 +324,14 @@ export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[
 
 /** POST /admin/v1/accounts/:id/api-keys, after its schema; `now` decides whether expiresAt is in the future. */
 export function refineNewApiKey(body: NewApiKeyBody, now: number): Result<NewApiKeyInput> {
-  const { scopes, expiresAt, mode } = body;
+  const { name, scopes, expiresAt, mode } = body;
+  const trimmed = name === undefined ? undefined : parseText(name, ACCOUNT_NAME_MAX);
+  if (trimmed === null) return invalidField('name', NAME_PROBLEM);
   // Canonical order, duplicates dropped: the scopes are a set.
   const parsedScopes: readonly Scope[] = scopes === undefined ? ALL_SCOPES : SCOPES.filter((c) => scopes.includes(c));
   const expiry = parseExpiry(expiresAt, 'expiresAt', now);
   if (!expiry.ok) return expiry;
-  return ok({ scopes: parsedScopes, expiresAt: expiry.value, mode: mode ?? 'live' });
+  return ok({ ...(trimmed === undefined ? {} : { name: trimmed }), scopes: parsedScopes, expiresAt: expiry.value, mode: mode ?? 'live' });
 }
 
 /** POST /admin/v1/accounts/:id/api-keys from a caller that is not its route (the CLI). */

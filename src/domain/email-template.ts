@@ -2,13 +2,16 @@
 //
 // Customers store templates and the service renders them for every send, so only two
 // constructs are allowed:
-//   - `{{name}}`            a variable (one plain name: no `a.b`, `this`, `../`, `@data`,
-//                           no arguments, no hash); `{{[a b]}}` is the same with a name
-//                           that has spaces or dots in it.
+//   - `{{name}}`            a variable (one name: no `this`, `../`, `a/b`, `@data`, no
+//                           arguments, no hash); a dotted path `{{contact.name}}` is ONE
+//                           variable whose name holds the dots, as is `{{[a b]}}` for a
+//                           name with spaces. Campaigns fill `contact.*` names per contact
+//                           (campaigns/campaign-content.ts); a send fills what it is given.
 //   - `{{#if name}}…{{else}}…{{/if}}`, `{{#unless name}}…{{/unless}}`, `{{else if name}}`
 //                           conditionals on one variable; a variable is true when it is
 //                           present and not the empty string.
-// plus plain text and `{{! comments }}`. Everything else (`{{{x}}}`, `{{&x}}`, partials,
+// plus plain text and `{{! comments }}`. A syntax error's `detail` names its line, column
+// and tag (template-parser.ts). Everything else (`{{{x}}}`, `{{&x}}`, partials,
 // `each`, `with`, sub-expressions, helpers with arguments, decorators, raw blocks, block
 // params) is rejected with `variableSyntax`. `{{{x}}}` is rejected in both modes so one
 // template source means the same thing wherever it is rendered and no HTML value escapes.
@@ -182,10 +185,10 @@ export function createTemplateEngine(options: TemplateEngineOptions): TemplateEn
     : undefined;
   const subjectLimits: TemplateLimits = { ...options.template, maxLength: options.maxSubjectLength };
 
-  const refusal = (code: 'variableSyntax' | 'templateTooLarge' | 'templateTooManyPlaceholders' | 'templateTooDeep', limits: TemplateLimits, subject: boolean) => {
+  const refusal = (code: 'variableSyntax' | 'templateTooLarge' | 'templateTooManyPlaceholders' | 'templateTooDeep', limits: TemplateLimits, subject: boolean, detail?: string) => {
     switch (code) {
       case 'variableSyntax':
-        return reject('variableSyntax');
+        return reject('variableSyntax', detail === undefined ? {} : { detail });
       case 'templateTooLarge':
         return subject
           ? reject('subjectTooLong', { detail: `at most ${limits.maxLength} characters` })
@@ -204,7 +207,7 @@ export function createTemplateEngine(options: TemplateEngineOptions): TemplateEn
     const hit = cache?.get(key);
     if (hit !== undefined) return ok(hit.compiled);
     const parsed = parseTemplate(source, limits);
-    if (!parsed.ok) return refusal(parsed.refusal, limits, subject);
+    if (!parsed.ok) return refusal(parsed.refusal, limits, subject, parsed.detail);
     const compiled = new Compiled(controlWhitespace(parsed.value.root), mode);
     cache?.set(key, { compiled, bytes: BYTES_PER_ENTRY + source.length * BYTES_PER_CHARACTER + parsed.value.tags * BYTES_PER_TAG });
     return ok(compiled);
@@ -231,6 +234,15 @@ export function createTemplateEngine(options: TemplateEngineOptions): TemplateEn
     },
     cacheUsage: () => ({ entries: cache?.size ?? 0, bytes: cache?.bytes ?? 0 }),
   };
+}
+
+/**
+ * A syntax refusal with its part named before the place (`html: line 3, column 12: …`),
+ * for answers about a content of several parts (subject, html, text).
+ */
+export function inPart<T>(result: Result<T>, part: 'subject' | 'html' | 'text'): Result<T> {
+  if (result.ok || result.rejection.code !== 'variableSyntax' || result.rejection.detail === undefined) return result;
+  return reject('variableSyntax', { detail: `${part}: ${result.rejection.detail}` });
 }
 
 /** The engine for the request limits in effect. */

@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'email.complained',
   'email.certified',
   'email.received',
+  'email.scheduled',
+  'email.cancelled',
   'sms.sent',
   'sms.delivered',
   'sms.failed',
@@ -26,6 +28,8 @@ export const EVENT_TYPES = [
   'sms.received',
   'sms.opted_out',
   'sms.opted_in',
+  'sms.scheduled',
+  'sms.cancelled',
   'whatsapp.sent',
   'whatsapp.delivered',
   'whatsapp.read',
@@ -34,6 +38,8 @@ export const EVENT_TYPES = [
   'whatsapp.received',
   'whatsapp.opted_out',
   'whatsapp.opted_in',
+  'whatsapp.scheduled',
+  'whatsapp.cancelled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -42,6 +48,9 @@ export const INBOUND_EVENT_TYPES = [
   'sms.received', 'sms.opted_out', 'sms.opted_in', 'whatsapp.received', 'whatsapp.opted_out', 'whatsapp.opted_in', 'email.received',
 ] as const satisfies readonly EventType[];
 export type InboundEventType = (typeof INBOUND_EVENT_TYPES)[number];
+
+const SCHEDULED = 'The message was accepted (and billed) to leave at a later time, or its time was changed. Carries send_at.';
+const CANCELLED = 'A scheduled message was cancelled before its time: never sent. Carries refunded (true when it had been billed and was given back).';
 
 /** What each public type means, for the README, the OpenAPI document and `GET /v1/webhooks`. */
 export const EVENT_DESCRIPTIONS: Readonly<Record<EventType, string>> = {
@@ -71,6 +80,12 @@ export const EVENT_DESCRIPTIONS: Readonly<Record<EventType, string>> = {
   'whatsapp.received': 'A person sent a WhatsApp message (text, media, location, contacts, a button or list reply, a reaction). Carries id, from, to, text, type, received_at; media as attachments.',
   'whatsapp.opted_out': 'A person opted out of the account\'s WhatsApp template messages (a STOP keyword). Carries number, sender, keyword.',
   'whatsapp.opted_in': 'A person opted back in to WhatsApp template messages (a START keyword). Carries number, sender, keyword.',
+  'email.scheduled': SCHEDULED,
+  'email.cancelled': CANCELLED,
+  'sms.scheduled': SCHEDULED,
+  'sms.cancelled': CANCELLED,
+  'whatsapp.scheduled': SCHEDULED,
+  'whatsapp.cancelled': CANCELLED,
   'email.received': 'Mail came to one of the account\'s receiving domains. Carries id, from, to, subject, text, html, headers, authentication (SPF, DKIM, DMARC), attachments, and in_reply_to when it answers a message herald sent.',
 };
 
@@ -82,9 +97,13 @@ const PUBLISHED: Readonly<Record<Channel, Readonly<Record<string, EventType>>>> 
     sent: 'email.sent', delivered: 'email.delivered', deferred: 'email.deferred', bounced: 'email.bounced', failed: 'email.failed',
     dropped: 'email.dropped', opened: 'email.opened', clicked: 'email.clicked', unsubscribed: 'email.unsubscribed',
     complained: 'email.complained', certified: 'email.certified',
+    scheduled: 'email.scheduled', cancelled: 'email.cancelled',
   },
-  sms: { sent: 'sms.sent', delivered: 'sms.delivered', failed: 'sms.failed', dropped: 'sms.dropped' },
-  whatsapp: { sent: 'whatsapp.sent', delivered: 'whatsapp.delivered', read: 'whatsapp.read', failed: 'whatsapp.failed', dropped: 'whatsapp.dropped' },
+  sms: { sent: 'sms.sent', delivered: 'sms.delivered', failed: 'sms.failed', dropped: 'sms.dropped', scheduled: 'sms.scheduled', cancelled: 'sms.cancelled' },
+  whatsapp: {
+    sent: 'whatsapp.sent', delivered: 'whatsapp.delivered', read: 'whatsapp.read', failed: 'whatsapp.failed', dropped: 'whatsapp.dropped',
+    scheduled: 'whatsapp.scheduled', cancelled: 'whatsapp.cancelled',
+  },
 };
 
 /** The public type of a recorded message event, or undefined for internal steps. */
@@ -123,6 +142,8 @@ export interface EventSubject {
   readonly test?: boolean;
   /** To a simulator recipient (domain/simulator.ts): posted as `simulated: true`. */
   readonly simulated?: boolean;
+  /** A leg of a fallback chain (docs/fallback.md): posted as `fallback: {chain_id, leg, legs}`. */
+  readonly fallback?: { readonly chain_id: string; readonly leg: number; readonly legs: number };
 }
 
 /** The JSON body of a webhook post, in the Standard Webhooks shape `{type, timestamp, data}`. */
@@ -145,6 +166,7 @@ export function eventPayload(type: EventType, at: number, subject: EventSubject,
   delete data['tracking'];
   delete data['test'];
   delete data['simulated'];
+  delete data['fallback'];
   Object.assign(data, {
     msgid: subject.msgid,
     account: subject.accountId,
@@ -158,6 +180,7 @@ export function eventPayload(type: EventType, at: number, subject: EventSubject,
   }
   if (subject.test === true) data['test'] = true;
   if (subject.simulated === true) data['simulated'] = true;
+  if (subject.fallback !== undefined) data['fallback'] = subject.fallback;
   if (subject.certified) data['certified'] = true;
   else if (subject.tracking !== undefined) data['tracking'] = subject.tracking;
   return { type, timestamp: new Date(at).toISOString(), data };

@@ -1,4 +1,5 @@
 import type { KeywordKind } from './inbound-message.ts';
+import type { Locale } from './locale.ts';
 
 // Opt-out by reply, as Twilio does it and in Spanish too: a message that is only one of
 // these words (case, accents and surrounding spaces do not matter) is a keyword.
@@ -19,11 +20,13 @@ export interface KeywordTexts {
   readonly help: string;
 }
 
-export const DEFAULT_KEYWORD_TEXTS: KeywordTexts = {
-  stop: 'You have been unsubscribed and will receive no more messages from this number. Reply START to resubscribe.',
-  start: 'You have been resubscribed. Reply STOP to unsubscribe.',
-  help: 'Reply STOP to unsubscribe, START to resubscribe.',
-};
+/** The standard words that are Spanish: a person who wrote one gets herald's default answer in Spanish. */
+const SPANISH_KEYWORDS: readonly string[] = ['BAJA', 'ALTA', 'AYUDA'];
+
+/** The language of herald's default answer to a keyword message: Spanish for BAJA, ALTA, AYUDA; else English. */
+export function keywordLocale(text: string | null): Locale {
+  return text !== null && SPANISH_KEYWORDS.includes(keywordForm(text)) ? 'es' : 'en';
+}
 
 /** The longest keyword an account may add, and how many per kind. */
 export const MAX_KEYWORD_LENGTH = 20;

@@ -1,6 +1,7 @@
 // A message's life, as a closed set of states and the transitions allowed between
 // them:
 //
+//   scheduled → sending | cancelled      (a send with send_at: held in the outbox until then)
 //   queued → sending → sent → delivered
 //              │  ╰──→ deferred → sending (again)
 //              ╰────→ failed | bounced | delivered (a peer that confirms at once: MX acceptance)
@@ -9,10 +10,13 @@
 // stored it). `delivered`: the recipient's side confirmed (MX acceptance, an SMPP
 // receipt, a WhatsApp status). `bounced`: the recipient's side refused it for good.
 // `dropped`: born final, never queued: the recipient is on the account's suppression list.
-export const MESSAGE_STATUSES = ['queued', 'sending', 'deferred', 'sent', 'delivered', 'failed', 'bounced', 'dropped'] as const;
+// `cancelled`: a scheduled message cancelled before its time (refunded, never sent).
+export const MESSAGE_STATUSES = ['queued', 'sending', 'deferred', 'sent', 'delivered', 'failed', 'bounced', 'dropped', 'scheduled', 'cancelled'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 const TRANSITIONS: Readonly<Record<MessageStatus, readonly MessageStatus[]>> = {
+  scheduled: ['sending', 'cancelled'],
+  cancelled: [],
   queued: ['sending', 'failed'],
   sending: ['sent', 'delivered', 'deferred', 'failed', 'bounced'],
   deferred: ['sending', 'failed'],

@@ -10,8 +10,10 @@ export interface Rejection {
   readonly offending?: readonly Offending[];
   /** For herald's own `invalidField` texts: which field, for a human reader. */
   readonly detail?: string;
-  /** For `campaignState`: the status the campaign is in. */
+  /** For `campaignState` and `messageNotScheduled`: the status the campaign or message is in. */
   readonly status?: string;
+  /** For a batch refused whole (`?atomic=true`): the position (from 0) of the item refused. */
+  readonly index?: number;
 }
 
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly rejection: Rejection };

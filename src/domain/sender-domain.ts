@@ -1,6 +1,7 @@
 // Sender domains as DNS sees them: the records an account publishes for a domain it
 // sends from, and the rules that read those records back. Pure: key generation and
 // look-ups happen in app/.
+import { isIP } from 'node:net';
 import { fieldsOf, invalidField, parseSenderDomain } from './admin-input.ts';
 import { ok, type Result } from './result.ts';
 
@@ -10,14 +11,27 @@ import { ok, type Result } from './result.ts';
  * sender is on the bounce domain, so DMARC aligns through DKIM), `bounces` is the
  * bounce domain's MX, published once by the operator rather than per account.
  */
-export type DomainRecordPurpose = 'verification' | 'dkim' | 'spf' | 'bounces';
+export type DomainRecordPurpose = 'verification' | 'dkim' | 'spf' | 'dmarc' | 'bounces';
 
 export interface DomainRecord {
-  readonly type: 'TXT' | 'MX';
+  readonly type: 'TXT' | 'MX' | 'A' | 'AAAA';
   readonly name: string;
   /** The record's whole text; a DNS host splits a TXT value over 255 octets into strings itself. */
   readonly value: string;
   readonly purpose: DomainRecordPurpose;
+}
+
+/**
+ * Why a record herald would like cannot be suggested as it is: the public URL (or the
+ * bounce domain) is an IP address, which SPF names with ip4:/ip6: and an MX cannot name.
+ */
+export type DomainNoteCode = 'bounce-domain-is-ip' | 'mail-host-is-ip';
+
+export interface DomainNote {
+  readonly code: DomainNoteCode;
+  /** The IP address in question, so a page can say it in its own words. */
+  readonly address: string;
+  readonly text: string;
 }
 
 /** What a verification found at one record: absent, present but wrong, or the look-up failed (`error`). */
@@ -26,6 +40,12 @@ export interface DomainCheck {
   readonly found: boolean;
   readonly ok: boolean;
   readonly error?: string;
+}
+
+/** A sender domain's check: which record it is, and for SPF and DMARC (advisory) the record found. */
+export interface SenderDomainCheck extends DomainCheck {
+  readonly purpose: 'verification' | 'dkim' | 'spf' | 'dmarc';
+  readonly value?: string;
 }
 
 /** The DNS facts of one sender domain that its records are built from. */
@@ -65,14 +85,81 @@ export function dkimSelectorMonth(selector: string): number | undefined {
 export const verificationRecordName = (domain: string): string => `_herald.${domain}`;
 export const dkimRecordName = (selector: string, domain: string): string => `${selector}._domainkey.${domain}`;
 
-/** Every record the account publishes (and the operator's bounce MX), in the order to publish them. */
+/** A host as it appears in a URL, without the brackets of an IPv6 literal. */
+export const bareHost = (hostname: string): string => hostname.replace(/^\[(.*)\]$/, '$1');
+
+/** The SPF mechanism that allows herald's mail: `include:` of a host name, `ip4:`/`ip6:` of an address (RFC 7208 §5). */
+export function spfMechanism(host: string): string {
+  const family = isIP(host);
+  return family === 4 ? `ip4:${host}` : family === 6 ? `ip6:${host}` : `include:${host}`;
+}
+
+export const dmarcRecordName = (domain: string): string => `_dmarc.${domain}`;
+
+/** Every record the account publishes (and the operator's bounce records), in the order to publish them. */
 export function domainRecords(keys: DomainKeys, hosts: MailHosts): DomainRecord[] {
+  const bounceDomain = bareHost(hosts.bounceDomain);
+  const mailHost = bareHost(hosts.mailHost);
   return [
     { type: 'TXT', name: verificationRecordName(keys.domain), value: `${VERIFICATION_PREFIX}${keys.verificationToken}`, purpose: 'verification' },
     { type: 'TXT', name: dkimRecordName(keys.selector, keys.domain), value: `v=DKIM1; k=rsa; p=${keys.publicKey}`, purpose: 'dkim' },
-    { type: 'TXT', name: keys.domain, value: `v=spf1 include:${hosts.bounceDomain} ~all`, purpose: 'spf' },
-    { type: 'MX', name: hosts.bounceDomain, value: `10 ${hosts.mailHost}`, purpose: 'bounces' },
+    { type: 'TXT', name: keys.domain, value: `v=spf1 ${spfMechanism(bounceDomain)} ~all`, purpose: 'spf' },
+    // p=none only asks for reports: a stricter policy is the domain owner's choice once the reports look right.
+    { type: 'TXT', name: dmarcRecordName(keys.domain), value: `v=DMARC1; p=none; rua=mailto:dmarc-reports@${keys.domain}`, purpose: 'dmarc' },
+    ...bounceRecords(bounceDomain, mailHost),
   ];
+}
+
+/**
+ * The bounce domain's MX: an address cannot own records (bounce domain an IP: none), and
+ * an MX names a host, never an address (RFC 5321 §5.1), so an IP mail host is named by the
+ * bounce domain itself with an A or AAAA record.
+ */
+function bounceRecords(bounceDomain: string, mailHost: string): DomainRecord[] {
+  if (isIP(bounceDomain) !== 0) return [];
+  const family = isIP(mailHost);
+  if (family === 0) return [{ type: 'MX', name: bounceDomain, value: `10 ${mailHost}`, purpose: 'bounces' }];
+  return [
+    { type: 'MX', name: bounceDomain, value: `10 ${bounceDomain}`, purpose: 'bounces' },
+    { type: family === 4 ? 'A' : 'AAAA', name: bounceDomain, value: mailHost, purpose: 'bounces' },
+  ];
+}
+
+/** What the records above could not say: the public URL or the bounce domain is an IP address. */
+export function domainNotes(hosts: MailHosts): DomainNote[] {
+  const bounceDomain = bareHost(hosts.bounceDomain);
+  const mailHost = bareHost(hosts.mailHost);
+  if (isIP(bounceDomain) !== 0) {
+    return [{
+      code: 'bounce-domain-is-ip',
+      address: bounceDomain,
+      text: `The bounce domain is the IP address ${bounceDomain}, which can have no MX record: SPF names it with ${spfMechanism(bounceDomain).split(':')[0]}:, `
+        + 'and bounces reach herald only if the operator sets HERALD_BOUNCE_DOMAIN (or HERALD_PUBLIC_URL) to a host name whose A or AAAA record is this address.',
+    }];
+  }
+  if (isIP(mailHost) !== 0) {
+    return [{
+      code: 'mail-host-is-ip',
+      address: mailHost,
+      text: `HERALD_PUBLIC_URL names the IP address ${mailHost}, which an MX record cannot name: the bounce domain ${bounceDomain} points to itself and gets an ${isIP(mailHost) === 4 ? 'A' : 'AAAA'} record with the address.`,
+    }];
+  }
+  return [];
+}
+
+/** The SPF records among a name's TXT records (RFC 7208 §4.5: exactly one may exist). */
+export function spfRecordsOf(records: readonly (readonly string[])[]): string[] {
+  return records.map(joinTxt).filter((text) => /^v=spf1(\s|$)/i.test(text.trim()));
+}
+
+/** True when the one SPF record names the mechanism (any qualifier but `-`/`~`/`?` fail: only `+` or none allows). */
+export function spfAllows(record: string, mechanism: string): boolean {
+  return record.trim().split(/\s+/).slice(1).some((term) => term.replace(/^\+/, '').toLowerCase() === mechanism.toLowerCase());
+}
+
+/** The DMARC records among `_dmarc.<domain>`'s TXT records. */
+export function dmarcRecordsOf(records: readonly (readonly string[])[]): string[] {
+  return records.map(joinTxt).filter((text) => /^v=DMARC1\s*(;|$)/i.test(text.trim()));
 }
 
 /** A TXT record arrives as strings of at most 255 octets; its text is their concatenation (RFC 7208 §3.3, RFC 6376 §3.6.2.2). */

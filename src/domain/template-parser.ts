@@ -4,8 +4,10 @@
 // The syntax is the subset of Handlebars that herald has always accepted; this scanner
 // reproduces the Handlebars 4 lexer and grammar for that subset, token rule by token rule
 // (which `{{…}}` forms exist, `\{{` escapes, comments, `~` strip marks, how an `else if`
-// chain nests), so every template valid before renders the same. The Handlebars compiler
-// itself cost about 10 KB of heap and 80 µs per placeholder and took 10 s for 3,500 nested
+// chain nests), so every template valid before renders the same. One addition: a dotted
+// path (`{{contact.name}}`) is read as ONE variable named with its dots, as the bracket form
+// `{{[contact.name]}}` always was; a syntax error names its line, column and tag.
+// The Handlebars compiler itself cost about 10 KB of heap and 80 µs per placeholder and took 10 s for 3,500 nested
 // blocks; here size, placeholder count and nesting depth are checked while scanning, before
 // anything is built, and the work stops at the first limit passed.
 // test/domain/template-parser.test.ts compares the result with Handlebars' own parser.
@@ -64,17 +66,55 @@ export interface Program {
   readonly chained?: true;
 }
 
-type Token =
-  | { readonly kind: 'content'; readonly text: string }
+type TagToken =
   | { readonly kind: 'comment'; readonly strip: Strip }
   | { readonly kind: 'variable'; readonly name: string; readonly strip: Strip }
   | { readonly kind: 'open'; readonly inverted: boolean; readonly helper: 'if' | 'unless'; readonly name: string; readonly strip: Strip }
   | { readonly kind: 'chain'; readonly helper: 'if' | 'unless'; readonly name: string; readonly strip: Strip }
   | { readonly kind: 'else'; readonly strip: Strip }
   | { readonly kind: 'close'; readonly name: string; readonly strip: Strip };
+/** A tag knows where its `{{` is (`at`, a string index) so a syntax error can name its line and column. */
+type Token = { readonly kind: 'content'; readonly text: string } | (TagToken & { readonly at: number });
 
-export type Scan<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly refusal: TemplateRefusal };
+export type Scan<T> =
+  | { readonly ok: true; readonly value: T }
+  /** `detail`, for syntax errors: where and what, as `line 3, column 12: {{#if}} is never closed`. */
+  | { readonly ok: false; readonly refusal: TemplateRefusal; readonly detail?: string };
 const refuse = (refusal: TemplateRefusal): { ok: false; refusal: TemplateRefusal } => ({ ok: false, refusal });
+
+/** `line L, column C` of a string index, both from 1 (columns in UTF-16 code units, as editors count). */
+function position(source: string, at: number): string {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = source.indexOf('\n'); i !== -1 && i < at; i = source.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return `line ${line}, column ${at - lineStart + 1}`;
+}
+
+const syntaxError = (source: string, at: number, what: string): { ok: false; refusal: 'variableSyntax'; detail: string } =>
+  ({ ok: false, refusal: 'variableSyntax', detail: `${position(source, at)}: ${what}` });
+
+/** The tag at `at` as written, up to its `}}` (cut after 40 characters), for an error's text. */
+function tagText(source: string, at: number): string {
+  const close = source.indexOf('}}', at + 2);
+  const end = close === -1 ? source.length : close + 2;
+  const text = source.slice(at, end).replace(/\s+/g, ' ');
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** How an error names a tag: blocks by their helper (`{{#if}}`, `{{/unless}}`), the rest as written. */
+function tagName(token: Token | undefined, source: string): string {
+  if (token === undefined || token.kind === 'content') return 'the end of the template';
+  switch (token.kind) {
+    case 'open': return `{{${token.inverted ? '^' : '#'}${token.helper}}}`;
+    case 'chain': return `{{else ${token.helper}}}`;
+    case 'else': return '{{else}}';
+    case 'close': return `{{/${token.name}}}`;
+    default: return tagText(source, token.at);
+  }
+}
 
 const HELPERS: ReadonlySet<string> = new Set(['if', 'unless']);
 
@@ -115,8 +155,8 @@ function skipWhitespace(source: string, at: number): number {
   return p;
 }
 
-/** A name at `at` (an ID or a bracketed name), as Handlebars' path of one part; null when none. */
-function readName(source: string, at: number): { name: string; end: number } | null {
+/** One name at `at` (an ID or a bracketed name), as one part of Handlebars' path; null when none. */
+function readSegment(source: string, at: number): { name: string; end: number } | null {
   const first = source.charCodeAt(at);
   // true, false, undefined, null and numbers (the only literals that start so).
   if ((first === 0x2d || (first >= 0x30 && first <= 0x39) || first === 0x74 || first === 0x66 || first === 0x75 || first === 0x6e)
@@ -126,7 +166,7 @@ function readName(source: string, at: number): { name: string; end: number } | n
   if (end > at) {
     const id = source.slice(at, end);
     const next = source.charCodeAt(end);
-    // `this` alone is the context, never a variable; an ID must end where Handlebars' does.
+    // `this` is the context, never a variable; an ID must end where Handlebars' does.
     if (id === 'this' || Number.isNaN(next) || !(ID_FOLLOW.has(next) || isSpace(next))) return null;
     return { name: id, end };
   }
@@ -136,6 +176,24 @@ function readName(source: string, at: number): { name: string; end: number } | n
   // Handlebars drops the brackets with /^\[.*\]$/, whose `.` stops at a line break; `[]` names nothing.
   const name = /^\[.*\]$/.test(text) ? text.slice(1, -1) : text;
   return name === '' ? null : { name, end: at + bracket[0].length };
+}
+
+/**
+ * A name at `at`: one part, or a dotted path of parts (`contact.attributes.city`,
+ * `contact.attributes.[first name]`), which herald reads as ONE variable named with its
+ * dots; campaigns fill such names per contact. `a/b`, `this.a` and `../a` stay refused.
+ */
+function readName(source: string, at: number): { name: string; end: number } | null {
+  const first = readSegment(source, at);
+  if (first === null) return null;
+  let { name, end } = first;
+  while (source.charCodeAt(end) === 0x2e) {
+    const part = readSegment(source, end + 1);
+    if (part === null) return null;
+    name = `${name}.${part.name}`;
+    end = part.end;
+  }
+  return { name, end };
 }
 
 /** The end of a tag at `at` (whitespace, then `~}}` or `}}`); `}}}` ends a triple-stash and is refused. */
@@ -159,7 +217,7 @@ function readHelperCall(source: string, at: number): { helper: 'if' | 'unless'; 
 }
 
 /** The tag that starts at `start` (at its `{{`), or null when Handlebars refuses it or herald does not allow it. */
-function readTag(source: string, start: number): { token: Token; end: number } | null {
+function readTag(source: string, start: number): { token: TagToken; end: number } | null {
   let p = start + 2;
   if (source.startsWith('{{', p)) return null; // `{{{{raw}}}}` blocks
   const openStrip = source[p] === '~';
@@ -248,7 +306,8 @@ function escapedEnd(source: string, from: number): number {
 function scan(source: string, limits: TemplateLimits): Scan<Token[]> {
   if (source.length > limits.maxLength) return refuse('templateTooLarge');
   // Handlebars' lexer has no rule for NUL.
-  if (source.includes('\u0000')) return refuse('variableSyntax');
+  const nul = source.indexOf('\u0000');
+  if (nul !== -1) return syntaxError(source, nul, 'the NUL character is not allowed');
   const tokens: Token[] = [];
   // Levels of each open block: 1, plus one per `{{else if}}` read so far in its chain.
   const levels: number[] = [];
@@ -277,16 +336,20 @@ function scan(source: string, limits: TemplateLimits): Scan<Token[]> {
     if (text !== '') tokens.push({ kind: 'content', text });
     if (++tags > limits.maxPlaceholders) return refuse('templateTooManyPlaceholders');
     const tag = readTag(source, open);
-    if (tag === null) return refuse('variableSyntax');
-    const { token } = tag;
+    if (tag === null) {
+      return source.indexOf('}}', open + 2) === -1
+        ? syntaxError(source, open, `${tagText(source, open)} is never closed with }}`)
+        : syntaxError(source, open, `${tagText(source, open)} is not a placeholder herald knows`);
+    }
+    const token: Token = { ...tag.token, at: open };
     if (token.kind === 'open' || token.kind === 'chain') {
       if (token.kind === 'open') levels.push(1);
       else if (levels.length > 0) levels[levels.length - 1] = (levels.at(-1) ?? 0) + 1;
-      else return refuse('variableSyntax');
+      else return syntaxError(source, open, `${tagName(token, source)} is outside any {{#if}} or {{#unless}}`);
       if (++depth > limits.maxDepth) return refuse('templateTooDeep');
     } else if (token.kind === 'close') {
       const closed = levels.pop();
-      if (closed === undefined) return refuse('variableSyntax');
+      if (closed === undefined) return syntaxError(source, open, `${tagName(token, source)} closes no block`);
       depth -= closed;
     }
     tokens.push(token);
@@ -297,7 +360,16 @@ function scan(source: string, limits: TemplateLimits): Scan<Token[]> {
 
 // The grammar, as Handlebars' (handlebars.yy): block, inverse chain, inverse and program.
 
-class SyntaxRefused extends Error {}
+class SyntaxRefused extends Error {
+  /** Where (a string index) and what, for the error's detail. */
+  readonly at: number;
+  readonly what: string;
+  constructor(at: number, what: string) {
+    super(what);
+    this.at = at;
+    this.what = what;
+  }
+}
 
 interface InverseAndProgram {
   readonly strip: Strip;
@@ -307,14 +379,25 @@ interface InverseAndProgram {
 
 class Parser {
   #tokens: readonly Token[];
+  #source: string;
   #at = 0;
-  constructor(tokens: readonly Token[]) {
+  constructor(tokens: readonly Token[], source: string) {
     this.#tokens = tokens;
+    this.#source = source;
+  }
+
+  /** Refused at the token at `index` (the end of the source when there is none). */
+  #refuse(index: number, what: string): SyntaxRefused {
+    const token = this.#tokens[index];
+    return new SyntaxRefused(token !== undefined && token.kind !== 'content' ? token.at : this.#source.length, what);
   }
 
   root(): Program {
     const program = this.#program();
-    if (this.#at !== this.#tokens.length) throw new SyntaxRefused();
+    if (this.#at !== this.#tokens.length) {
+      const stray = this.#tokens[this.#at];
+      throw this.#refuse(this.#at, `${tagName(stray, this.#source)} is outside any {{#if}} or {{#unless}}`);
+    }
     return program;
   }
 
@@ -354,15 +437,27 @@ class Parser {
     // An inverted block (`{{^if a}}`) takes a plain `{{else}}` only, never a chain.
     if (next?.kind === 'else' || (next?.kind === 'chain' && !open.inverted)) inverse = this.#inverseChain();
     const close = this.#tokens[this.#at];
-    if (close?.kind !== 'close' || close.name !== open.helper) throw new SyntaxRefused();
+    if (close?.kind !== 'close' || close.name !== open.helper) throw this.#unclosed(open, close);
     this.#at++;
     return prepareBlock(open, program, inverse, close.strip, open.inverted);
+  }
+
+  /** Why a block's close is not where it should be: missing, for another block, or after a second `{{else}}`. */
+  #unclosed(open: Extract<Token, { kind: 'open' }>, found: Token | undefined): SyntaxRefused {
+    const opener = tagName(open, this.#source);
+    if (found?.kind === 'close') {
+      return this.#refuse(this.#at, `${tagName(found, this.#source)} does not close ${opener} of ${position(this.#source, open.at)}`);
+    }
+    if (found?.kind === 'else' || found?.kind === 'chain') {
+      return this.#refuse(this.#at, `${tagName(found, this.#source)} is not allowed here in ${opener} of ${position(this.#source, open.at)}`);
+    }
+    return new SyntaxRefused(open.at, `${opener} is never closed`);
   }
 
   #inverseChain(): InverseAndProgram {
     const token = this.#tokens[this.#at++];
     if (token?.kind === 'else') return { strip: token.strip, program: this.#program() };
-    if (token?.kind !== 'chain') throw new SyntaxRefused();
+    if (token?.kind !== 'chain') throw this.#refuse(this.#at - 1, `${tagName(token, this.#source)} is not allowed here`);
     const program = this.#program();
     const next = this.#tokens[this.#at];
     const rest = next?.kind === 'else' || next?.kind === 'chain' ? this.#inverseChain() : undefined;
@@ -404,10 +499,10 @@ export function parseTemplate(source: string, limits: TemplateLimits): Scan<{ re
   const tokens = scan(source, limits);
   if (!tokens.ok) return tokens;
   try {
-    const root = new Parser(tokens.value).root();
+    const root = new Parser(tokens.value, source).root();
     return { ok: true, value: { root, tags: tokens.value.filter((token) => token.kind !== 'content').length } };
   } catch (error) {
-    if (error instanceof SyntaxRefused) return refuse('variableSyntax');
+    if (error instanceof SyntaxRefused) return syntaxError(source, error.at, error.what);
     throw error;
   }
 }

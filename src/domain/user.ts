@@ -1,4 +1,5 @@
 import { ROLES, type Role } from './access.ts';
+import type { Locale } from './locale.ts';
 
 // A person who signs in to an account's web application (issue 12). The role decides
 // what they may do (domain/access.ts roleGrant); the secrets are never in a view.
@@ -18,6 +19,8 @@ export interface User {
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly lastSignInAt: number | null;
+  /** The language the user chose; null: none yet (the browser's, and English in herald's emails). */
+  readonly locale: Locale | null;
 }
 
 /**

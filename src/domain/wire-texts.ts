@@ -129,12 +129,20 @@ export const WIRE_TEXTS = {
   // and accepting an invitation for an address that already signs in elsewhere.
   attemptsThrottled: 'Too many attempts, try again later',
   invitationsThrottled: 'Too many invitations, try again later',
+  // GET /v1/events/stream past its bounds (per user and per process, app/live-feed.ts): 429
+  liveStreamsExceeded: 'Too many live update streams open, close one or try again later',
   addressInUse: 'This address already signs in to herald: ask for an invitation to another address',
 
   // /v1/campaigns: an action the campaign's status does not allow (409, with `status`),
   // and a send whose audience holds nobody (400)
   campaignState: 'The campaign cannot do this in its current status',
   campaignEmpty: 'The campaign has no recipients',
+  // DELETE /v1/email/templates/:id while a scheduled, running or paused campaign uses it (409, with a `detail` naming them)
+  templateInUse: 'The template is used by a campaign that has not finished',
+  // DELETE /v1/domains/:domain while a scheduled, running or paused campaign sends from it (409, with a `detail` naming them)
+  domainInUse: 'The domain is used by a scheduled or running campaign',
+  // DELETE or PATCH /v1/messages/:msgid/schedule on a message that is not (or no longer) scheduled (409, with its `status`)
+  messageNotScheduled: 'The message is not scheduled',
 
   // Idempotency-Key on the send routes (README "Idempotent sends"): 400, 422, 409
   idempotencyKeyInvalid: 'Invalid request, the Idempotency-Key header must be 1 to 255 printable characters',

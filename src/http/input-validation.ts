@@ -20,6 +20,7 @@ const acceptAsIs = (): boolean => true;
  */
 const ACCOUNT_SETTINGS_ROUTES: readonly string[] = [
   'PATCH /v1/account', 'POST /v1/api-keys', 'POST /v1/email/templates/render', 'POST /v1/webhooks/deliveries/retry-failed',
+  'POST /v1/webhooks/endpoints/:id/deliveries/retry-failed',
 ];
 
 function isTypeBox(schema: unknown): schema is TSchema {

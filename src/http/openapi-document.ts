@@ -19,6 +19,8 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/sms/send': 'sendSms',
   'POST /v1/whatsapp/sendTemplateMessage': 'sendWhatsappTemplate',
   'POST /v1/whatsapp/sendMessage': 'sendWhatsappMessage',
+  'POST /v1/email/batch': 'sendEmailBatch',
+  'POST /v1/sms/batch': 'sendSmsBatch',
   'GET /v1/messages': 'listMessages',
   'GET /v1/messages/{msgid}': 'getMessage',
   'GET /v1/messages/{msgid}/raw': 'getMessageRaw',

@@ -1,4 +1,6 @@
 import type { FastifyReply } from 'fastify';
+import { DEFAULT_LOCALE, type Locale } from '../domain/locale.ts';
+import { textsFor } from '../i18n/server-texts.ts';
 import { pageCsp } from './security-headers.ts';
 
 // The small HTML pages herald shows the people its email reaches (unsubscribe,
@@ -11,8 +13,8 @@ export const escapeHtml = (text: string): string =>
 const STYLE = 'body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}';
 const CSP = pageCsp(STYLE);
 
-/** Sends a page; `body` is HTML the caller escaped. */
-export function recipientPage(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
+/** Sends a page in `locale` (its <html lang>); `body` is HTML the caller escaped. */
+export function recipientPage(reply: FastifyReply, status: number, title: string, body: string, locale: Locale = DEFAULT_LOCALE): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
@@ -20,7 +22,7 @@ export function recipientPage(reply: FastifyReply, status: number, title: string
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'no-referrer')
     .send(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
+<html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head><body>
@@ -29,5 +31,7 @@ ${body}
 `);
 }
 
-export const invalidLinkPage = (reply: FastifyReply): FastifyReply =>
-  recipientPage(reply, 404, 'Link not valid', '<h1>This link is not valid</h1>\n<p>It may have expired, or been copied incompletely.</p>');
+export function invalidLinkPage(reply: FastifyReply, locale: Locale = DEFAULT_LOCALE): FastifyReply {
+  const t = textsFor(locale, 'pages');
+  return recipientPage(reply, 404, t('invalidLink.title'), `<h1>${escapeHtml(t('invalidLink.heading'))}</h1>\n<p>${escapeHtml(t('invalidLink.body'))}</p>`, locale);
+}

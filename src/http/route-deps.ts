@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { AdminTokenCheck } from '../app/admin-token.ts';
+import type { ApiRequestLog } from '../app/api-request-log.ts';
+import type { LiveFeed } from '../app/live-feed.ts';
 import type { AuthDeps } from '../app/sessions.ts';
 import type { WebhookUrlCheck } from '../app/webhook-settings.ts';
 import type { SubmissionEndpoint } from '../domain/submission-endpoint.ts';
@@ -37,6 +39,10 @@ export interface RouteDeps {
   readonly timeouts: HttpTimeouts;
   /** Where applications send by SMTP (GET /v1/smtp-settings); undefined while submission is off. Asked per request: ports are known once bound. */
   readonly submission: () => SubmissionEndpoint | undefined;
+  /** This process's buffer of the requests each key makes, flushed by the job `api-requests-flush` (service.ts). */
+  readonly apiRequestLog: ApiRequestLog;
+  /** The process's live feed (GET /v1/events/stream); absent: the process serves no streams. */
+  readonly liveFeed?: LiveFeed;
   /** The built web application served at /app; absent: web/dist of this tree. */
   readonly webRoot?: string;
 }

@@ -15,6 +15,11 @@ const WRITES: Readonly<Record<string, TestKeyRule>> = {
   'POST /v1/sms/send': 'allowed',
   'POST /v1/whatsapp/sendTemplateMessage': 'allowed',
   'POST /v1/whatsapp/sendMessage': 'allowed',
+  'POST /v1/email/batch': 'allowed',
+  'POST /v1/sms/batch': 'allowed',
+  // A scheduled message: a test key cancels and moves its own (test) ones only.
+  'DELETE /v1/messages/:msgid/schedule': 'test-only',
+  'PATCH /v1/messages/:msgid/schedule': 'test-only',
   // The working data live and test keys share.
   'POST /v1/email/templates': 'allowed',
   'PUT /v1/email/templates/:template_id': 'allowed',
@@ -22,6 +27,9 @@ const WRITES: Readonly<Record<string, TestKeyRule>> = {
   'POST /v1/lists': 'allowed',
   'PATCH /v1/lists/:list_id': 'allowed',
   'DELETE /v1/lists/:list_id': 'allowed',
+  'POST /v1/segments': 'allowed',
+  'PUT /v1/segments/:segment_id': 'allowed',
+  'DELETE /v1/segments/:segment_id': 'allowed',
   // A double opt-in list's confirmation emails of a test key are test messages.
   'POST /v1/contacts': 'allowed',
   'PATCH /v1/contacts/:contact_id': 'allowed',
@@ -45,17 +53,26 @@ const WRITES: Readonly<Record<string, TestKeyRule>> = {
   'DELETE /v1/api-keys/:keyId': 'test-only',
   // A test event to the account's endpoint (marked as a test by its type).
   'POST /v1/webhooks/test': 'allowed',
+  'POST /v1/webhooks/endpoints/:id/test': 'allowed',
   // A simulated inbound message: from a simulator number or address only, posted as a test.
   'POST /v1/sandbox/inbound': 'allowed',
   // The account's settings and live deliveries.
   'POST /v1/consent': 'refused',
+  // Submitted to Meta for approval: outside the sandbox.
+  'POST /v1/whatsapp/templates': 'refused',
   'PUT /v1/sms/keywords': 'refused',
   'PUT /v1/webhooks': 'refused',
   'POST /v1/webhooks/secret/rotate': 'refused',
   'POST /v1/webhooks/deliveries/:id/retry': 'refused',
   'POST /v1/webhooks/deliveries/retry-failed': 'refused',
+  'POST /v1/webhooks/endpoints': 'refused',
+  'PATCH /v1/webhooks/endpoints/:id': 'refused',
+  'DELETE /v1/webhooks/endpoints/:id': 'refused',
+  'POST /v1/webhooks/endpoints/:id/secret/rotate': 'refused',
+  'POST /v1/webhooks/endpoints/:id/deliveries/retry-failed': 'refused',
   'POST /v1/domains': 'refused',
   'POST /v1/domains/:domain/verify': 'refused',
+  'DELETE /v1/domains/:domain': 'refused',
   'POST /v1/receiving-domains': 'refused',
   'POST /v1/receiving-domains/:id/verify': 'refused',
   'PUT /v1/receiving-domains/:id/rules': 'refused',

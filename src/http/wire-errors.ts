@@ -40,6 +40,7 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   signInThrottled: { status: 429, shape: 'application' },
   attemptsThrottled: { status: 429, shape: 'application' },
   invitationsThrottled: { status: 429, shape: 'application' },
+  liveStreamsExceeded: { status: 429, shape: 'application' },
   addressInUse: { status: 409, shape: 'application' },
   sessionExpired: { status: 401, shape: 'application' },
   csrfRefused: { status: 403, shape: 'application' },
@@ -50,6 +51,9 @@ const STATUS: Partial<Record<WireCode, { status: number; shape: Shape }>> = {
   totpNotStarted: { status: 409, shape: 'application' },
   totpNotOn: { status: 409, shape: 'application' },
   campaignState: { status: 409, shape: 'application' },
+  templateInUse: { status: 409, shape: 'application' },
+  domainInUse: { status: 409, shape: 'application' },
+  messageNotScheduled: { status: 409, shape: 'application' },
   requestTimedOut: { status: 408, shape: 'application' },
   headersTooLarge: { status: 431, shape: 'application' },
   malformedRequest: { status: 400, shape: 'application' },
@@ -76,9 +80,16 @@ export function wireError(rejection: Rejection): WireError {
       if (rejection.offending) body.error = rejection.offending;
       if (rejection.detail !== undefined) body.detail = rejection.detail;
       if (rejection.status !== undefined) body.status = rejection.status;
+      if (rejection.index !== undefined) body.index = rejection.index;
       return { status, body };
     }
   }
+}
+
+/** A batch item's refusal (app/send-batch.ts): the single send's error body, with its status. */
+export function itemError(rejection: Rejection): { readonly status: number } & Readonly<Record<string, unknown>> {
+  const { status, body } = wireError(rejection);
+  return { status, ...body };
 }
 
 export function sendRejection(reply: FastifyReply, rejection: Rejection): FastifyReply {

@@ -1,6 +1,10 @@
+import { API_REQUEST_FLUSH_MS, API_REQUEST_PURGE_MS } from '../app/api-request-log.ts';
 import { DELIVERY_HOLD_WATCH_MS } from '../app/delivery-hold.ts';
+import { FALLBACK_TURN_MS } from '../app/fallback-release.ts';
 import { HEARTBEAT_MS } from '../app/process-heartbeat.ts';
 import { SMS_REASSEMBLY_SWEEP_MS } from '../app/receive-sms-part.ts';
+import { DEFAULT_LIVE_FEED_OPTIONS } from '../app/live-feed.ts';
+import { WHATSAPP_TEMPLATE_SUBMIT_MS } from '../app/submit-whatsapp-templates.ts';
 import { DEFAULT_RETENTION_OPTIONS } from '../app/retention-sweep.ts';
 import { WAL_CHECKPOINT_MS } from '../store/wal-checkpointer.ts';
 import { DEFAULT_CAMPAIGN_RUNNER_OPTIONS } from './campaigns/campaign-runner.ts';
@@ -16,8 +20,8 @@ import { DEFAULT_DISPATCHER_OPTIONS } from './webhooks/dispatcher.ts';
 // per leased table) and a periodic job (queue/periodic-job.ts). service.ts builds what
 // jobsOf() names for its role; tests and operators read the table (docs/operations.md).
 
-/** The parts of a role (src/roles.ts RoleParts) that run background work. */
-export type JobPart = 'delivery' | 'webhooks' | 'imports';
+/** The parts of a role (src/roles.ts RoleParts) that run background work; `api` the live feed of open pages. */
+export type JobPart = 'delivery' | 'webhooks' | 'imports' | 'api';
 
 export interface LeaseQueueJob {
   readonly kind: 'lease queue';
@@ -64,11 +68,28 @@ export const JOBS = {
     configuredBy: 'nothing: batches of 500 messages, 20 per turn',
   },
   retention: { kind: 'periodic', part: ['delivery'], everyMs: DEFAULT_RETENTION_OPTIONS.intervalMs, configuredBy: 'HERALD_RETENTION_DAYS (0: the job does not run)' },
+  'api-requests-purge': { kind: 'periodic', part: ['delivery'], everyMs: API_REQUEST_PURGE_MS, configuredBy: 'nothing: each key\'s request log keeps 30 days (API_REQUEST_LOG_DAYS)' },
   'sms-reassembly': {
     kind: 'periodic', part: ['delivery'], everyMs: SMS_REASSEMBLY_SWEEP_MS,
     configuredBy: 'HERALD_SMS_REASSEMBLY_TIMEOUT_MS (parts older than it are delivered incomplete); runs only with an SMPP transport',
   },
+  'whatsapp-templates': {
+    kind: 'periodic', part: ['delivery'], everyMs: WHATSAPP_TEMPLATE_SUBMIT_MS,
+    configuredBy: 'nothing: 10 templates a turn, a failed try again after 60 s; runs only with the Cloud API as HERALD_WHATSAPP_TRANSPORT (its Graph API root)',
+  },
+  fallback: {
+    kind: 'periodic', part: ['delivery'], everyMs: FALLBACK_TURN_MS,
+    configuredBy: 'nothing: 200 legs of fallback chains a turn; each send names its own `after` (docs/fallback.md)',
+  },
   'delivery-hold': { kind: 'periodic', part: ['delivery', 'webhooks'], everyMs: DELIVERY_HOLD_WATCH_MS, configuredBy: 'nothing' },
+  'api-requests-flush': {
+    kind: 'periodic', part: ['api'], everyMs: API_REQUEST_FLUSH_MS,
+    configuredBy: 'nothing: writes the requests each key made since the last turn, 500 at most between turns (app/api-request-log.ts)',
+  },
+  'live-events': {
+    kind: 'periodic', part: ['api'], everyMs: DEFAULT_LIVE_FEED_OPTIONS.pollMs,
+    configuredBy: 'nothing: reads the store only while a stream of GET /v1/events/stream is open (docs/live-updates.md)',
+  },
   heartbeat: { kind: 'periodic', part: 'every process', everyMs: HEARTBEAT_MS, configuredBy: 'nothing: a process silent for 5 beats loses its leases' },
   'wal-checkpoint': { kind: 'periodic', part: 'every process', everyMs: WAL_CHECKPOINT_MS, configuredBy: 'nothing: only on a SQLite file, while batches come steadily' },
 } as const satisfies Record<string, LeaseQueueJob | PeriodicJobEntry>;

@@ -3,7 +3,7 @@ import type { Account, Channel } from '../domain/account.ts';
 import type { AccountRow, AccountsTable, Executor } from './database.ts';
 import type { AccountInput } from '../domain/admin-input.ts';
 import { batchOperationsOf } from './engine.ts';
-import type { LedgerEntry } from './ledger.ts';
+import { appendLedger, type LedgerEntry } from './ledger.ts';
 import { queryRows, statement } from './prepared-statement.ts';
 
 export function toAccount(row: AccountRow): Account {
@@ -23,6 +23,7 @@ export function toAccount(row: AccountRow): Account {
     tracking: { opens: row.track_opens === 1, clicks: row.track_clicks === 1 },
     whatsappPhoneNumberId: row.whatsapp_phone_number_id,
     whatsappAccessTokenSet: row.whatsapp_access_token !== null,
+    whatsappBusinessAccountId: row.whatsapp_business_account_id,
     smsSenders: row.sms_senders === null ? [] : (JSON.parse(row.sms_senders) as string[]),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
@@ -48,6 +49,7 @@ function toColumns(changes: AccountChanges): Partial<AccountsTable> {
   if (changes.webhookUrl !== undefined) columns.webhook_url = changes.webhookUrl;
   if (changes.whatsappPhoneNumberId !== undefined) columns.whatsapp_phone_number_id = changes.whatsappPhoneNumberId;
   if (changes.whatsappAccessToken !== undefined) columns.whatsapp_access_token = changes.whatsappAccessToken;
+  if (changes.whatsappBusinessAccountId !== undefined) columns.whatsapp_business_account_id = changes.whatsappBusinessAccountId;
   if (changes.tracking?.opens !== undefined) columns.track_opens = changes.tracking.opens ? 1 : 0;
   if (changes.tracking?.clicks !== undefined) columns.track_clicks = changes.tracking.clicks ? 1 : 0;
   // Null, never '[]', for none: the lead's reply routing skips accounts whose column is null.
@@ -59,9 +61,9 @@ export async function insertAccount(db: Executor, id: string, now: number, field
   const row: AccountsTable = {
     id, name: fields.name, active: 1, messages_left: 0, balance: 0, whatsapp_price: 0, rate_limit_per_second: 2,
     ip_allow_list: '[]', allow_list_applies_to: 'all', email_enabled: 1, sms_enabled: 1, whatsapp_enabled: 1, webhook_url: null,
-    whatsapp_phone_number_id: null, whatsapp_access_token: null,
+    whatsapp_phone_number_id: null, whatsapp_access_token: null, whatsapp_business_account_id: null,
     webhook_events: null, webhook_secret: null, webhook_secret_previous: null, webhook_secret_previous_until: null,
-    webhook_disabled_at: null, webhook_disabled_reason: null,
+    webhook_disabled_at: null, webhook_disabled_reason: null, webhook_description: null,
     track_opens: 1, track_clicks: 1,
     sms_senders: null, sms_keywords: null, sms_help_text: null, sms_stop_text: null, sms_start_text: null,
     created_at: now, updated_at: now, ...toColumns(fields),
@@ -99,6 +101,13 @@ export async function findWhatsappCredentials(db: Executor, id: string): Promise
     .executeTakeFirst();
   if (!row || row.whatsapp_phone_number_id === null || row.whatsapp_access_token === null) return undefined;
   return { phoneNumberId: row.whatsapp_phone_number_id, accessToken: row.whatsapp_access_token };
+}
+
+/** Where an account's templates are submitted: its WhatsApp Business account and token, when both are set. */
+export async function findWhatsappBusiness(db: Executor, id: string): Promise<{ businessAccountId: string; accessToken: string } | undefined> {
+  const row = await db.selectFrom('accounts').select(['whatsapp_business_account_id', 'whatsapp_access_token']).where('id', '=', id).executeTakeFirst();
+  if (!row || row.whatsapp_business_account_id === null || row.whatsapp_access_token === null) return undefined;
+  return { businessAccountId: row.whatsapp_business_account_id, accessToken: row.whatsapp_access_token };
 }
 
 /**
@@ -146,6 +155,17 @@ export function debitMessagesWithEntry(db: Executor, entry: LedgerEntry, now: nu
  */
 export function debitBalanceWithEntry(db: Executor, entry: LedgerEntry, now: number): Promise<{ balance: number } | null> {
   return batchOperationsOf(db).debitBalanceWithEntry(db, entry, now);
+}
+
+/**
+ * Gives back what a message or a reservation was billed and never used (`entry`'s deltas, both
+ * zero or more): the account credited and its `refund` ledger entry, in the caller's transaction.
+ * Nothing when there is nothing to give (a test key's message, a dropped one).
+ */
+export async function refundWithEntry(db: Executor, entry: Omit<LedgerEntry, 'reason'>, now: number): Promise<void> {
+  if (entry.messagesDelta === 0 && entry.balanceDelta === 0) return;
+  await adjustAccount(db, entry.accountId, entry.messagesDelta, entry.balanceDelta, now);
+  await appendLedger(db, { ...entry, reason: 'refund' });
 }
 
 /** Same as debitMessages, for money (WhatsApp). */

@@ -1,5 +1,6 @@
 import type { Channel } from '../domain/account.ts';
 import type { Executor } from './database.ts';
+import { placeholders, queryRows, statementPerCount } from './prepared-statement.ts';
 
 // The consent ledger: every change of a person's consent on any channel, with its proof,
 // and `opt_outs`, who is opted out now (read on every SMS and WhatsApp template send).
@@ -51,13 +52,22 @@ export async function optedOutAmong(db: Executor, accountId: string, channel: Ch
   if (addresses.length === 0) return new Set();
   const found = new Set<string>();
   // Chunks keep the statement's parameters bounded on both engines.
+  const senders = sender === '' ? [''] : ['', sender];
   for (let i = 0; i < addresses.length; i += 500) {
-    const rows = await db.selectFrom('opt_outs').select('address').where('account_id', '=', accountId).where('channel', '=', channel)
-      .where('sender', 'in', sender === '' ? [''] : ['', sender]).where('address', 'in', addresses.slice(i, i + 500)).execute();
+    const part = addresses.slice(i, i + 500);
+    const rows = await queryRows<{ address: string }>(db, optedOutStatement(senders.length)(part.length), [accountId, channel, ...senders, ...part]);
     for (const row of rows) found.add(row.address);
   }
   return found;
 }
+
+// Read on every SMS send: a prepared text, not the query builder (0.11 ms of CPU per request, sms-e2e --profile).
+const optedOutStatement = (senders: number) => (senders === 1 ? OPTED_OUT_ONE_SENDER : OPTED_OUT_TWO_SENDERS);
+const optedOutText = (senders: number) => statementPerCount((addresses) => `
+  select address from opt_outs where account_id = $1 and channel = $2
+    and sender in (${placeholders(3, senders)}) and address in (${placeholders(3 + senders, addresses)})`);
+const OPTED_OUT_ONE_SENDER = optedOutText(1);
+const OPTED_OUT_TWO_SENDERS = optedOutText(2);
 
 export interface OptOut {
   readonly channel: Channel;

@@ -23,6 +23,7 @@ export interface AccountsTable {
   updated_at: number;
   whatsapp_phone_number_id: string | null;
   whatsapp_access_token: string | null;
+  whatsapp_business_account_id: string | null;
   webhook_events: string | null; // JSON array of public event types; null: every type
   webhook_secret: string | null; // whsec_<base64>, Standard Webhooks
   webhook_secret_previous: string | null;
@@ -30,6 +31,8 @@ export interface AccountsTable {
   /** Set when the endpoint answered 410 Gone (migration 0005); cleared when the settings are saved again. */
   webhook_disabled_at: number | null;
   webhook_disabled_reason: string | null;
+  /** The first endpoint's description (migration 0034). */
+  webhook_description: string | null;
   track_opens: number;
   track_clicks: number;
   /** JSON array of the account's SMS senders, the first its default (migration 0029); null: the transport's own. */
@@ -87,6 +90,12 @@ export interface WhatsappTemplatesTable {
   body: string;
   param_count: number;
   status: string;
+  category: string;
+  header: string | null;
+  footer: string | null;
+  submission: string;
+  meta_template_id: string | null;
+  submission_error: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -106,6 +115,46 @@ export interface SendsTable {
   campaign_name: string | null; // the `campaign` field of POST /v1/email (migration 0010)
   request_id: string | null; // the x-request-id of the request that made it (migration 0027)
   source: string; // `api` or `smtp`: the door the send came in by (migration 0028)
+  subject: string | null; // email: its subject (migration 0030)
+  sender: string | null; // email: the From address; SMS: the sender asked for (migration 0030)
+  fallback: string | null; // JSON {chain_id, leg, legs}: a leg of a fallback chain (migration 0036)
+}
+
+/** A leg of a fallback chain after the first, reserved at acceptance (migration 0036; docs/fallback.md). */
+export interface FallbackLegsTable {
+  id: string; // the msgid reserved for the leg's message
+  account_id: string;
+  chain_id: string;
+  send_id: string; // the send id reserved for it
+  previous_message_id: string;
+  channel: string;
+  recipient: string;
+  payload: string; // JSON: the checked payload of its send
+  options: string; // JSON: the chain's send options (family, metadata, campaign name)
+  mode: string; // live | test
+  state: string; // waiting | released | cancelled
+  leg: number;
+  legs: number;
+  after_ms: number;
+  reserved_messages: number;
+  reserved_balance: number;
+  due_at: number | null;
+  request_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One request an API key made (migration 0030; app/api-request-log.ts). */
+export interface ApiRequestsTable {
+  id: string;
+  account_id: string;
+  key_id: string;
+  method: string;
+  path: string; // without its query
+  request_id: string;
+  status: number;
+  duration_ms: number;
+  created_at: number;
 }
 
 export interface MessagesTable {
@@ -124,6 +173,7 @@ export interface MessagesTable {
   campaign_id: string | null; // campaign messages only: the campaign, and
   contact_id: string | null; // the contact it is for (unique together)
   mode: Generated<string>; // live | test: the mode of the key that sent it (migration 0013)
+  send_at: Generated<number | null>; // a scheduled send's time (migration 0035); null: sent at once
 }
 
 /** A simulator recipient's later report, due at due_at (migration 0013; outbox/simulated-reports.ts). */
@@ -175,6 +225,24 @@ export interface WebhookDeliveriesTable {
   lease_expires_at: number | null;
   last_status_code: number | null;
   last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  /** The endpoint (webhook_endpoints.id) it goes to; null: the account's first endpoint (migration 0034). */
+  endpoint_id: string | null;
+}
+
+/** An account's endpoints after the first (which stays on the accounts row), migration 0034. */
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string | null;
+  events: string | null; // JSON array of public event types; null: every type
+  secret: string;
+  secret_previous: string | null;
+  secret_previous_until: number | null;
+  disabled_at: number | null;
+  disabled_reason: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -274,6 +342,23 @@ export interface WhatsappSessionsTable {
   account_id: string;
   destination: string;
   last_inbound_at: number;
+}
+
+export interface SegmentsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  definition: string; // JSON {lists, exclude_lists, filter?} (campaigns/segment-filter.ts); migration 0032
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ContactErasuresTable {
+  id: string;
+  account_id: string;
+  contact_id: string;
+  address_digest: string; // hex SHA-256 of `${account_id}\n${address}`; migration 0032
+  at: number;
 }
 
 export interface ListsTable {
@@ -444,6 +529,7 @@ export interface UsersTable {
   created_at: number;
   updated_at: number;
   last_sign_in_at: number | null;
+  locale: string | null; // en | es; null: not chosen
 }
 
 export interface SessionsTable {
@@ -533,6 +619,8 @@ export interface Database {
   user_links: UserLinksTable;
   operator_sessions: OperatorSessionsTable;
   lists: ListsTable;
+  segments: SegmentsTable;
+  contact_erasures: ContactErasuresTable;
   contacts: ContactsTable;
   list_members: ListMembersTable;
   consent_events: ConsentEventsTable;
@@ -548,10 +636,12 @@ export interface Database {
   settings: SettingsTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  api_requests: ApiRequestsTable;
   sender_domains: SenderDomainsTable;
   email_templates: EmailTemplatesTable;
   whatsapp_templates: WhatsappTemplatesTable;
   sends: SendsTable;
+  fallback_legs: FallbackLegsTable;
   messages: MessagesTable;
   outbox: OutboxTable;
   simulated_reports: SimulatedReportsTable;
@@ -563,6 +653,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_endpoints: WebhookEndpointsTable;
   suppressions: SuppressionsTable;
   inbound_reports: InboundReportsTable;
   certificates: CertificatesTable;

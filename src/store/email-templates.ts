@@ -47,6 +47,16 @@ export async function updateEmailTemplate(
   return result.numUpdatedRows === 1n;
 }
 
+/** The names of the account's campaigns in these statuses that send this template, by name (at most `limit`). */
+export async function campaignsUsingTemplate(
+  db: Executor, accountId: string, templateId: string, statuses: readonly string[], limit: number,
+): Promise<string[]> {
+  const rows = await db.selectFrom('campaigns').select('name')
+    .where('account_id', '=', accountId).where('template_id', '=', templateId).where('status', 'in', [...statuses])
+    .orderBy('name').limit(limit).execute();
+  return rows.map((row) => row.name);
+}
+
 export async function deleteEmailTemplate(db: Executor, accountId: string, id: string): Promise<boolean> {
   const result = await db.deleteFrom('email_templates').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   return result.numDeletedRows === 1n;

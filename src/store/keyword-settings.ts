@@ -1,5 +1,6 @@
 import type { AccountKeywords, KeywordTexts } from '../domain/inbound-keywords.ts';
-import { DEFAULT_KEYWORD_TEXTS } from '../domain/inbound-keywords.ts';
+import { DEFAULT_LOCALE, type Locale } from '../domain/locale.ts';
+import { defaultKeywordTexts } from '../i18n/server-texts.ts';
 import type { Executor } from './database.ts';
 
 /** An account's keywords besides the standard ones, and the texts it answers them with (null: the default). */
@@ -25,5 +26,6 @@ export async function saveKeywordSettings(db: Executor, accountId: string, setti
   }).where('id', '=', accountId).execute();
 }
 
-/** The text an account answers `kind` with. */
-export const keywordText = (settings: KeywordSettings, kind: keyof KeywordTexts): string => settings.texts[kind] ?? DEFAULT_KEYWORD_TEXTS[kind];
+/** The text an account answers `kind` with: its own, else herald's default in `locale`. */
+export const keywordText = (settings: KeywordSettings, kind: keyof KeywordTexts, locale: Locale = DEFAULT_LOCALE): string =>
+  settings.texts[kind] ?? defaultKeywordTexts(locale)[kind];

@@ -1,5 +1,5 @@
 import type { Executor, LedgerRow } from './database.ts';
-import { execute, statement } from './prepared-statement.ts';
+import { execute, insertAll, insertRows, statement } from './prepared-statement.ts';
 
 export const LEDGER_REASONS = ['email.send', 'email.confirmation', 'campaign.send', 'sms.send', 'whatsapp.send', 'refund', 'account.open', 'admin.set', 'admin.top-up'] as const;
 export type LedgerReason = (typeof LEDGER_REASONS)[number];
@@ -25,6 +25,13 @@ export async function appendLedger(db: Executor, entry: LedgerEntry): Promise<vo
 const APPEND_LEDGER = statement(`
   insert into ledger (id, account_id, at, messages_delta, balance_delta, reason, send_id)
   values ($1, $2, $3, $4, $5, $6, $7)`);
+
+/** Many entries, many rows a statement (insertAll): a batch send's, one per item. */
+export async function appendLedgerEntries(db: Executor, entries: readonly LedgerEntry[]): Promise<void> {
+  await insertAll(db, LEDGER_ROWS, entries.map((e) => [e.id, e.accountId, e.at, e.messagesDelta, e.balanceDelta, e.reason, e.sendId]));
+}
+
+const LEDGER_ROWS = insertRows('ledger', ['id', 'account_id', 'at', 'messages_delta', 'balance_delta', 'reason', 'send_id']);
 
 const toEntry = (r: LedgerRow): LedgerEntry => ({
   id: r.id, accountId: r.account_id, at: Number(r.at), messagesDelta: Number(r.messages_delta),

@@ -2,7 +2,8 @@ import { CHANNELS, type Channel } from '../domain/account.ts';
 import type { KeyMode } from '../domain/key-mode.ts';
 import { predecessorsOf, type MessageStatus } from '../domain/message-status.ts';
 import type { Executor, MessageRow } from './database.ts';
-import { batchOperationsOf, type SendRows } from './engine.ts';
+import { sql } from 'kysely';
+import { batchOperationsOf, engineOf, type SendRows } from './engine.ts';
 import { execute, insertAll, insertRows, placeholders, queryRows, statement, statementPerCount } from './prepared-statement.ts';
 import { loadText, storeText } from './mime-pieces.ts';
 import { enqueueWebhookDelivery } from './webhook-deliveries.ts';
@@ -35,6 +36,8 @@ export interface SendOptions {
   readonly mode?: KeyMode;
   /** The door the send came in by (default `api`; SMTP submission's are `smtp`). */
   readonly source?: SendSource;
+  /** A scheduled send (POST … `send_at`, domain/send-at.ts): when it leaves (epoch ms). Its messages are `scheduled` until then. */
+  readonly sendAt?: number;
 }
 
 export type SendSource = 'api' | 'smtp';
@@ -63,6 +66,11 @@ export interface StoredMessage {
   readonly contactId: string | null;
   /** The mode of the key that sent it (docs/sandbox.md). */
   readonly mode: KeyMode;
+  /** A scheduled send's time (epoch ms); null: sent at once. */
+  readonly sendAt: number | null;
+  /** What it was billed: prepaid messages, balance (minor units); given back if it never leaves. */
+  readonly costMessages: number;
+  readonly costBalance: number;
 }
 
 export interface MessageEvent {
@@ -71,10 +79,10 @@ export interface MessageEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-export const SEND_COLUMNS = ['id', 'account_id', 'channel', 'payload', 'created_at', 'family', 'metadata', 'certified', 'track_opens', 'track_clicks', 'campaign_name', 'request_id', 'source'];
+export const SEND_COLUMNS = ['id', 'account_id', 'channel', 'payload', 'created_at', 'family', 'metadata', 'certified', 'track_opens', 'track_clicks', 'campaign_name', 'request_id', 'source', 'subject', 'sender'];
 export const MESSAGE_COLUMNS = [
   'id', 'account_id', 'send_id', 'channel', 'recipient', 'recipient_role', 'status', 'cost_messages', 'cost_balance', 'created_at', 'updated_at',
-  'campaign_id', 'contact_id', 'mode',
+  'campaign_id', 'contact_id', 'mode', 'send_at',
 ];
 const EVENT_COLUMNS = ['id', 'message_id', 'type', 'at', 'data', 'sending_at'];
 export const OUTBOX_COLUMNS = ['message_id', 'channel', 'available_at', 'attempts'];
@@ -117,26 +125,34 @@ export interface NewSend {
   readonly requestId?: string;
 }
 
+/** A send with its messages, as insertSends takes them. */
+export interface SendWithMessages {
+  readonly send: NewSend;
+  readonly messages: readonly NewMessage[];
+}
+
 /**
- * insertSend for many sends at once (a campaign batch: one send per contact): each
- * table's rows go in one multi-row statement per 500 rows on PostgreSQL, rather than a
- * round trip per row; one send of a few recipients, in one statement (store/postgres/send-rows.ts).
+ * insertSend for many sends at once (a campaign batch: one send per contact; a batch send's
+ * items): each table's rows go in one multi-row statement per 500 rows on PostgreSQL, rather
+ * than a round trip per row; one send of a few recipients, in one statement (store/postgres/send-rows.ts).
  */
-export async function insertSends(db: Executor, sends: readonly { readonly send: NewSend; readonly messages: readonly NewMessage[] }[]): Promise<void> {
+export async function insertSends(db: Executor, sends: readonly SendWithMessages[]): Promise<void> {
   const sendRows = sends.map(({ send }) => {
     const options = send.options ?? DEFAULT_SEND_OPTIONS;
     return [
       send.id, send.accountId, send.channel, JSON.stringify(send.payload), send.now, options.family,
       options.metadata === null ? null : JSON.stringify(options.metadata),
       options.certified ? 1 : 0, options.tracking.opens ? 1 : 0, options.tracking.clicks ? 1 : 0, options.campaignName ?? null, send.requestId ?? null, options.source ?? 'api',
+      ...subjectAndSender(send.channel, send.payload),
     ];
   });
   const queued = sends.flatMap(({ send, messages }) => messages.filter((m) => m.dropped !== true).map((m) => ({ send, m })));
+  // A scheduled send's messages wait as `scheduled` in the outbox, due at their time: the claim's index on (channel, available_at) releases them.
   const messageRows = queued.map(({ send, m }) => [
-    m.id, send.accountId, send.id, send.channel, m.recipient, m.role, 'queued', m.costMessages, m.costBalance, send.now, send.now,
-    m.campaign?.campaignId ?? null, m.campaign?.contactId ?? null, send.options?.mode ?? 'live',
+    m.id, send.accountId, send.id, send.channel, m.recipient, m.role, send.options?.sendAt === undefined ? 'queued' : 'scheduled', m.costMessages, m.costBalance,
+    send.now, send.now, m.campaign?.campaignId ?? null, m.campaign?.contactId ?? null, send.options?.mode ?? 'live', send.options?.sendAt ?? null,
   ]);
-  const outboxRows = queued.map(({ send, m }) => [m.id, send.channel, m.availableAt ?? send.now, 0]);
+  const outboxRows = queued.map(({ send, m }) => [m.id, send.channel, m.availableAt ?? send.options?.sendAt ?? send.now, 0]);
   const [only] = sends;
   const oneSend = sends.length === 1 && only !== undefined && queued.length === only.messages.length && queued.length > 0;
   await batchOperationsOf(db).insertSendRows(db, { sends: sendRows, messages: messageRows, outbox: outboxRows }, oneSend);
@@ -144,11 +160,24 @@ export async function insertSends(db: Executor, sends: readonly { readonly send:
     for (const m of messages.filter((m) => m.dropped === true)) {
       await insertAll(db, MESSAGES, [[
         m.id, send.accountId, send.id, send.channel, m.recipient, m.role, 'dropped', 0, 0, send.now, send.now, m.campaign?.campaignId ?? null, m.campaign?.contactId ?? null,
-        send.options?.mode ?? 'live',
+        send.options?.mode ?? 'live', null,
       ]]);
       await recordEvent(db, { messageId: m.id, type: 'dropped', eventId: send.eventIds(), at: send.now, data: { reason: m.dropReason ?? 'suppressed' } });
     }
+    const sendAt = send.options?.sendAt;
+    if (sendAt === undefined) continue;
+    for (const m of messages.filter((m) => m.dropped !== true)) {
+      await recordEvent(db, { messageId: m.id, type: 'scheduled', eventId: send.eventIds(), at: send.now, data: { send_at: new Date(sendAt).toISOString() } });
+    }
   }
+}
+
+/** What a send's list row shows of its payload: an email's subject and From address, an SMS's sender (null: the default one). */
+function subjectAndSender(channel: Channel, payload: unknown): [string | null, string | null] {
+  const fields = (typeof payload === 'object' && payload !== null ? payload : {}) as { subject?: unknown; from?: unknown };
+  const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+  if (channel === 'email') return [text(fields.subject), text((fields.from as { email?: unknown } | null | undefined)?.email)];
+  return [null, channel === 'sms' ? text(fields.from) : null];
 }
 
 /** Scoped by account: another account's msgid finds nothing. */
@@ -162,6 +191,7 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     id: row.id, accountId: row.account_id, sendId: row.send_id, channel: row.channel as Channel, recipient: row.recipient,
     role: row.recipient_role, status: row.status as MessageStatus, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
     providerRef: row.provider_ref, campaignId: row.campaign_id, contactId: row.contact_id, mode: row.mode === 'test' ? 'test' : 'live',
+    sendAt: row.send_at === null ? null : Number(row.send_at), costMessages: Number(row.cost_messages), costBalance: Number(row.cost_balance),
   };
 }
 
@@ -174,27 +204,70 @@ export interface MessageFilter {
   /** Created before (epoch ms). */
   readonly until?: number;
   readonly recipient?: string;
+  /** Recipients that start with this text (case as stored). */
+  readonly recipientPrefix?: string;
+  /** Email subjects that contain this text, ignoring case. */
+  readonly subject?: string;
+  /** Sends whose metadata holds this text at this top-level key. */
+  readonly metadata?: { readonly key: string; readonly value: string };
+  /** Messages of this campaign (its id). */
+  readonly campaignId?: string;
+  /** Sends that carried this `campaign` field (the API's tag). */
+  readonly tag?: string;
   /** Only messages of this mode (live unless asked: test messages are listed apart). */
   readonly mode?: KeyMode;
-  /** Keyset cursor: only messages with a smaller id (UUIDv7, so older). */
   /** Only messages after this one in the log's order (older, or as old with a smaller id). */
   readonly after?: { readonly createdAt: number; readonly id: string };
   readonly limit: number;
 }
 
 /**
- * The account's messages, newest first by (created_at, id), one page. The index
- * messages_account_created_id (account_id, created_at, id) serves this order and a date
- * window together, and the status and recipient indexes end in (created_at, id) too
- * (migration 0016): every filter reads one page of index, never sorts a day or an account.
- * The cursor's condition is written `created_at <= t and (created_at < t or id < i)`
- * rather than as a row value, so both stores take `created_at <= t` as the index bound.
+ * The smallest text greater than every text that starts with `prefix`, in code point
+ * order (SQLite's BINARY collation and PostgreSQL's C collation of UTF-8): its last
+ * character moved one up. A range [prefix, next) reads an index where LIKE 'prefix%'
+ * would not (SQLite's LIKE folds case; PostgreSQL's needs a pattern operator class).
  */
-export async function listMessages(db: Executor, accountId: string, filter: MessageFilter): Promise<StoredMessage[]> {
-  const after = filter.after;
-  const rows = await db
+export function prefixEnd(prefix: string): string | undefined {
+  const chars = [...prefix];
+  while (chars.length > 0) {
+    const last = (chars.pop() ?? '').codePointAt(0) ?? 0;
+    if (last < 0x10ffff) return chars.join('') + String.fromCodePoint(last + (last === 0xd7ff ? 0x801 : 1));
+  }
+  return undefined;
+}
+
+/** A position in the log's order, (created_at, id). */
+export interface LogPosition {
+  readonly createdAt: number;
+  readonly id: string;
+}
+
+/**
+ * Whether the filter is a search whose matches no index gives in time order: subject,
+ * metadata and tag look each candidate's send up; a recipient prefix reads the recipient
+ * index in address order, and a short one would sort a large part of the account.
+ */
+export const isSearch = (filter: Omit<MessageFilter, 'limit'>): boolean =>
+  filter.subject !== undefined || filter.metadata !== undefined || filter.tag !== undefined || filter.recipientPrefix !== undefined;
+
+/**
+ * The account's messages that pass the filter, in no order. The status, recipient and
+ * date filters read the indexes ending in (created_at, id) (migration 0016), a prefix
+ * the recipient index as a range; subject, metadata and tag look up each candidate's
+ * send by its primary key. `indexOnly`: without the search's conditions (isSearch), whose
+ * candidates are read no further back than `from`, the boundary scanBoundary found.
+ * `after`: older than this position (a cursor).
+ */
+function filteredMessages(db: Executor, accountId: string, filter: Omit<MessageFilter, 'limit'>, bounds: { readonly from?: LogPosition; readonly indexOnly?: boolean } = {}) {
+  const { textAt, containsText } = engineOf(db).querySql;
+  const searching = bounds.indexOnly !== true;
+  const prefix = searching ? filter.recipientPrefix : undefined;
+  const prefixTo = prefix === undefined ? undefined : prefixEnd(prefix);
+  const onSend = searching && (filter.subject !== undefined || filter.metadata !== undefined || filter.tag !== undefined);
+  const { after } = filter;
+  const { from } = bounds;
+  return db
     .selectFrom('messages')
-    .selectAll()
     .where('account_id', '=', accountId)
     .where('mode', '=', filter.mode ?? 'live')
     .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status ?? ''))
@@ -202,14 +275,84 @@ export async function listMessages(db: Executor, accountId: string, filter: Mess
     .$if(filter.since !== undefined, (q) => q.where('created_at', '>=', filter.since ?? 0))
     .$if(filter.until !== undefined, (q) => q.where('created_at', '<', filter.until ?? 0))
     .$if(filter.recipient !== undefined, (q) => q.where('recipient', '=', filter.recipient ?? ''))
+    .$if(prefix !== undefined, (q) => q.where('recipient', '>=', prefix ?? ''))
+    .$if(prefixTo !== undefined, (q) => q.where('recipient', '<', prefixTo ?? ''))
+    .$if(filter.campaignId !== undefined, (q) => q.where('campaign_id', '=', filter.campaignId ?? ''))
+    // The cursor's condition is written `created_at <= t and (created_at < t or id < i)` rather
+    // than as a row value, so both stores take `created_at <= t` as the index bound; `from` alike.
     .$if(after !== undefined, (q) => q
       .where('created_at', '<=', after?.createdAt ?? 0)
       .where((w) => w.or([w('created_at', '<', after?.createdAt ?? 0), w('id', '<', after?.id ?? '')])))
+    .$if(from !== undefined, (q) => q
+      .where('created_at', '>=', from?.createdAt ?? 0)
+      .where((w) => w.or([w('created_at', '>', from?.createdAt ?? 0), w('id', '>=', from?.id ?? '')])))
+    .$if(onSend, (q) => q.where(({ exists, selectFrom }) => exists(selectFrom('sends').select('sends.id').whereRef('sends.id', '=', 'messages.send_id')
+      .$if(filter.subject !== undefined, (s) => s.where(containsText(sql.ref('sends.subject'), filter.subject ?? '')))
+      .$if(filter.tag !== undefined, (s) => s.where('sends.campaign_name', '=', filter.tag ?? ''))
+      .$if(filter.metadata !== undefined, (s) => s.where(textAt(sql.ref('sends.metadata'), [filter.metadata?.key ?? '']), '=', filter.metadata?.value ?? '')))));
+}
+
+/**
+ * The account's messages, newest first by (created_at, id), one page. The index
+ * messages_account_created_id (account_id, created_at, id) serves this order and a date
+ * window together, and the status and recipient indexes end in (created_at, id) too
+ * (migration 0016): every filter reads one page of index, never sorts a day or an account.
+ * `from`: read no further back than this position (a search's boundary).
+ */
+export async function listMessages(db: Executor, accountId: string, filter: MessageFilter, from?: LogPosition): Promise<StoredMessage[]> {
+  const rows = await filteredMessages(db, accountId, filter, from === undefined ? {} : { from })
+    .selectAll('messages')
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(filter.limit)
     .execute();
   return rows.map(toStoredMessage);
+}
+
+/**
+ * How far back a search reads: the position of the `scan`-th candidate of the filters
+ * other than the search's (from `after`, newest first), or undefined when there are
+ * fewer. One walk of the time-ordered index; the search then checks at most `scan` candidates.
+ */
+export async function scanBoundary(db: Executor, accountId: string, filter: Omit<MessageFilter, 'limit'>, scan: number): Promise<LogPosition | undefined> {
+  const row = await filteredMessages(db, accountId, filter, { indexOnly: true })
+    .select(['created_at', 'id'])
+    .orderBy('created_at', 'desc').orderBy('id', 'desc')
+    .offset(scan - 1).limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { createdAt: Number(row.created_at), id: row.id };
+}
+
+/** How many messages pass the filter (no further back than `from`), counting no further than `cap` + 1 (more than `cap`: `capped`). */
+export async function countMessages(db: Executor, accountId: string, filter: Omit<MessageFilter, 'limit' | 'after'>, cap: number, from?: LogPosition): Promise<{ count: number; capped: boolean }> {
+  const row = await db.selectFrom(filteredMessages(db, accountId, filter, from === undefined ? {} : { from }).select('messages.id').limit(cap + 1).as('matching'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const n = Number(row.n);
+  return { count: Math.min(n, cap), capped: n > cap };
+}
+
+/** What a message's send says of it: subject, sender, tag, metadata; and its campaign's name. */
+export interface SendFacts {
+  readonly subject: string | null;
+  readonly sender: string | null;
+  readonly tag: string | null;
+  readonly metadata: Readonly<Record<string, unknown>> | null;
+}
+
+/** The facts of these sends, by send id (one query). */
+export async function sendFacts(db: Executor, sendIds: readonly string[]): Promise<Map<string, SendFacts>> {
+  if (sendIds.length === 0) return new Map();
+  const rows = await db.selectFrom('sends').select(['id', 'subject', 'sender', 'campaign_name', 'metadata']).where('id', 'in', [...new Set(sendIds)]).execute();
+  return new Map(rows.map((r) => [r.id, {
+    subject: r.subject, sender: r.sender, tag: r.campaign_name, metadata: r.metadata === null ? null : JSON.parse(r.metadata) as Record<string, unknown>,
+  }]));
+}
+
+/** The names of the account's campaigns among `ids`, by id (one query). */
+export async function campaignNames(db: Executor, accountId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('campaigns').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 /** The creation time of the account's message `id`, for a cursor that names only the id. */

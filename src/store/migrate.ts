@@ -26,6 +26,13 @@ import * as leaseTakeover from './migrations/0025-lease-takeover.ts';
 import * as sendRequestId from './migrations/0027-send-request-id.ts';
 import * as sendSource from './migrations/0028-send-source.ts';
 import * as listening from './migrations/0029-listening.ts';
+import * as findableMessages from './migrations/0030-findable-messages.ts';
+import * as savedSegments from './migrations/0032-saved-segments.ts';
+import * as whatsappTemplateSubmission from './migrations/0033-whatsapp-template-submission.ts';
+import * as webhookEndpoints from './migrations/0034-webhook-endpoints.ts';
+import * as userLocale from './migrations/0031-user-locale.ts';
+import * as scheduledSends from './migrations/0035-scheduled-sends.ts';
+import * as fallbackLegs from './migrations/0036-fallback-legs.ts';
 
 // Migrations are listed in code rather than read from a folder at run time, so the
 // set is fixed at review time and works the same from any working directory.
@@ -55,6 +62,13 @@ const MIGRATIONS: Record<string, Migration> = {
   '0027-send-request-id': sendRequestId,
   '0028-send-source': sendSource,
   '0029-listening': listening,
+  '0030-findable-messages': findableMessages,
+  '0032-saved-segments': savedSegments,
+  '0033-whatsapp-template-submission': whatsappTemplateSubmission,
+  '0034-webhook-endpoints': webhookEndpoints,
+  '0031-user-locale': userLocale,
+  '0035-scheduled-sends': scheduledSends,
+  '0036-fallback-legs': fallbackLegs,
 };
 
 /** Every migration's name, in the order they apply. */

@@ -10,16 +10,20 @@ import type { Db } from './database.ts';
  * 250 ms a scrape on SQLite with 100,000 messages queued, on the event loop; this
  * takes a tenth of that: bench/metrics-scrape.ts.) Pending webhook deliveries are
  * counted through their (status, next_attempt_at, id) index.
+ * A row not yet due that was never tried nor leased is a message before its time (a
+ * scheduled send, a paced campaign): not waiting, so neither counted nor aged; once due, a
+ * scheduled message's age runs from its send_at, so a send for tomorrow never looks stuck.
  */
 export async function readQueueDepths(db: Db, now: number): Promise<QueueSnapshot> {
   const outboxRows = await db
     .selectFrom('outbox')
     .select((eb) => ['channel', eb.fn.countAll<number | string>().as('depth'), eb.fn.min('message_id').as('oldest_id')])
+    .where((eb) => eb.or([eb('available_at', '<=', now), eb('attempts', '>', 0), eb('lease_owner', 'is not', null)]))
     .groupBy('channel')
     .execute();
   const oldestIds = outboxRows.map((row) => row.oldest_id);
-  const created = oldestIds.length === 0 ? [] : await db.selectFrom('messages').select(['id', 'created_at']).where('id', 'in', oldestIds).execute();
-  const createdAt = new Map(created.map((row) => [row.id, row.created_at]));
+  const created = oldestIds.length === 0 ? [] : await db.selectFrom('messages').select(['id', 'created_at', 'send_at']).where('id', 'in', oldestIds).execute();
+  const createdAt = new Map(created.map((row) => [row.id, row.send_at ?? row.created_at]));
   const byChannel = new Map(outboxRows.map((row) => [row.channel, row]));
   const outbox = CHANNELS.map((channel: Channel) => {
     const row = byChannel.get(channel);

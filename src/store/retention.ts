@@ -81,7 +81,8 @@ export async function purgeSendLeftovers(tx: Executor, sendIds: readonly string[
 }
 
 export async function replaceSendPayload(tx: Executor, sendId: string, payload: string): Promise<void> {
-  await tx.updateTable('sends').set({ payload }).where('id', '=', sendId).execute();
+  // The subject is content (a campaign's names its contact); the sender stays, as in the purged payload.
+  await tx.updateTable('sends').set({ payload, subject: null }).where('id', '=', sendId).execute();
 }
 
 export interface StoredEvent {

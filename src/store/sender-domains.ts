@@ -129,3 +129,20 @@ export async function oldestDkimKeyCreatedAt(db: Executor): Promise<number | und
     .executeTakeFirst();
   return row?.oldest === null || row?.oldest === undefined ? undefined : dkimSelectorMonth(row.oldest);
 }
+
+/** Deletes the account's domain (its DKIM key goes with the row); false when it had none. */
+export async function deleteSenderDomain(db: Executor, accountId: string, domain: string): Promise<boolean> {
+  const result = await db.deleteFrom('sender_domains').where('account_id', '=', accountId).where('domain', '=', domain).executeTakeFirst();
+  return result.numDeletedRows === 1n;
+}
+
+// Paused counts: a paused campaign resumes with its from address.
+const ACTIVE_CAMPAIGN_STATUSES = ['scheduled', 'running', 'paused'];
+
+/** The account's campaigns that will still send from an address at `domain`: scheduled, running or paused, at most 20 named. */
+export async function campaignsSendingFrom(db: Executor, accountId: string, domain: string): Promise<{ id: string; name: string }[]> {
+  // An account has few campaigns in these states; matching the address's domain here keeps LIKE's wildcards out of it.
+  const rows = await db.selectFrom('campaigns').select(['id', 'name', 'from_email'])
+    .where('account_id', '=', accountId).where('status', 'in', ACTIVE_CAMPAIGN_STATUSES).orderBy('id').limit(1000).execute();
+  return rows.filter((r) => r.from_email.slice(r.from_email.lastIndexOf('@') + 1).toLowerCase() === domain).slice(0, 20).map((r) => ({ id: r.id, name: r.name }));
+}

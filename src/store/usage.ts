@@ -17,7 +17,7 @@ const OUTCOME_LAG_MS = 7 * DAY_MS;
 
 export interface DayCount<K> { readonly day: number; readonly channel: Channel; readonly kind: K; readonly count: number }
 
-/** Messages accepted (not dropped) per day and channel, created at or after `since`. */
+/** Messages accepted (not dropped, not a cancelled scheduled send: both unbilled in the end) per day and channel, created at or after `since`. */
 export async function acceptedPerDay(db: Executor, accountId: string, since: number): Promise<DayCount<'accepted'>[]> {
   const rows = await db
     .selectFrom('messages')
@@ -25,7 +25,7 @@ export async function acceptedPerDay(db: Executor, accountId: string, since: num
     .where('account_id', '=', accountId)
     .where('mode', '=', 'live')
     .where('created_at', '>=', since)
-    .where('status', '<>', 'dropped')
+    .where('status', 'not in', ['dropped', 'cancelled'])
     .groupBy([sql`created_at / ${sql.lit(DAY_MS)}`, 'channel'])
     .execute();
   return rows.map((r) => ({ day: Number(r.day), channel: r.channel as Channel, kind: 'accepted', count: Number(r.n) }));

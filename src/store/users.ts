@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isLocale, type Locale } from '../domain/locale.ts';
 import { isRole, type User } from '../domain/user.ts';
 import type { Role } from '../domain/access.ts';
 import type { Executor, UserRow } from './database.ts';
@@ -12,6 +13,7 @@ const toUser = (row: UserRow): User => {
     totpLastStep: row.totp_last_step === null ? null : Number(row.totp_last_step),
     createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
     lastSignInAt: row.last_sign_in_at === null ? null : Number(row.last_sign_in_at),
+    locale: isLocale(row.locale) ? row.locale : null,
   };
 };
 
@@ -19,7 +21,7 @@ export async function insertUser(db: Executor, user: Pick<User, 'id' | 'accountI
   await db.insertInto('users').values({
     id: user.id, account_id: user.accountId, email: user.email, role: user.role, password_hash: null,
     totp_secret: null, totp_pending_secret: null, totp_last_step: null,
-    created_at: user.createdAt, updated_at: user.createdAt, last_sign_in_at: null,
+    created_at: user.createdAt, updated_at: user.createdAt, last_sign_in_at: null, locale: null,
   }).execute();
 }
 
@@ -79,6 +81,11 @@ export async function countActiveOwners(db: Executor, accountId: string): Promis
 
 export async function setUserRole(db: Executor, id: string, role: Role, now: number): Promise<void> {
   await db.updateTable('users').set({ role, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** The user's language; null goes back to the browser's. */
+export async function setUserLocale(db: Executor, id: string, locale: Locale | null, now: number): Promise<void> {
+  await db.updateTable('users').set({ locale, updated_at: now }).where('id', '=', id).execute();
 }
 
 export async function setPasswordHash(db: Executor, id: string, passwordHash: string, now: number): Promise<void> {

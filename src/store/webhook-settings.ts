@@ -97,3 +97,37 @@ export async function rotateWebhookSecret(
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
+
+/** The first endpoint's description (the endpoints API; PUT /v1/webhooks leaves it alone). */
+export async function findWebhookDescription(db: Executor, accountId: string): Promise<string | null> {
+  const row = await db.selectFrom('accounts').select('webhook_description').where('id', '=', accountId).executeTakeFirst();
+  return row?.webhook_description ?? null;
+}
+
+/**
+ * The first endpoint changed through the endpoints API (PATCH, DELETE): only the fields
+ * given; `disabled` null enables, an object disables (a disabled endpoint keeps its first reason).
+ */
+export async function setFirstEndpointFields(
+  db: Executor,
+  accountId: string,
+  changes: {
+    readonly url?: string | null; readonly description?: string | null; readonly events?: readonly EventType[] | null;
+    readonly disabled?: { readonly at: number; readonly reason: string } | null;
+  },
+  now: number,
+): Promise<void> {
+  const columns: {
+    webhook_url?: string | null; webhook_description?: string | null; webhook_events?: string | null;
+    webhook_disabled_at?: null; webhook_disabled_reason?: null; updated_at: number;
+  } = { updated_at: now };
+  if (changes.url !== undefined) columns.webhook_url = changes.url;
+  if (changes.description !== undefined) columns.webhook_description = changes.description;
+  if (changes.events !== undefined) columns.webhook_events = changes.events === null ? null : JSON.stringify(changes.events);
+  if (changes.disabled === null) Object.assign(columns, { webhook_disabled_at: null, webhook_disabled_reason: null });
+  await db.updateTable('accounts').set(columns).where('id', '=', accountId).execute();
+  if (changes.disabled !== undefined && changes.disabled !== null) {
+    await db.updateTable('accounts').set({ webhook_disabled_at: changes.disabled.at, webhook_disabled_reason: changes.disabled.reason })
+      .where('id', '=', accountId).where('webhook_disabled_at', 'is', null).execute();
+  }
+}

@@ -37,6 +37,17 @@ test('a send older than the retention period loses its body and captured MIME: r
   }
 });
 
+test('a purged message loses its subject and keeps its sender', async (t) => {
+  const world = await trackingWorld(t);
+  const msgid = await sendAndDeliver(world);
+  world.clock.now += 31 * DAY;
+
+  await sweep(depsOf(world), THIRTY_DAYS);
+
+  const res = await get(world.service, `/v1/messages/${msgid}`, world.account.apiKey);
+  assert.deepStrictEqual({ subject: res.json().subject, sender: res.json().sender }, { subject: null, sender: 'news@example.com' });
+});
+
 test('a purged message keeps its status and each event\'s type and time; an open keeps whether a machine made it, not the reader\'s address', async (t) => {
   const world = await trackingWorld(t);
   const msgid = await sendAndDeliver(world, { tracking: { opens: true } });
@@ -64,7 +75,7 @@ test('the unsubscribe link of a purged message still works and names its sender'
 
   const res = await visit(world, 'GET', unsubscribe);
   assert.equal(res.statusCode, 200);
-  assert.match(res.body, /<p>Stop email from Example News to <strong>ana@example\.org<\/strong>\?<\/p>/);
+  assert.match(res.body, /<p>Stop all email from Example News to <strong>ana@example\.org<\/strong>\?<\/p>/);
 });
 
 test('a send younger than the retention period keeps everything', async (t) => {

@@ -15,7 +15,7 @@ function publish(dns: DnsPeer, records: readonly Record_[]): void {
   }
 }
 
-test('domains add prints the four records to publish', async (t) => {
+test('domains add prints the five records to publish', async (t) => {
   const url = databaseUrl(t);
   const acme = await createAccountByCli(url);
   const run = await herald(url, 'domains', 'add', acme.account.id, 'News.Acme.org');
@@ -29,7 +29,8 @@ test('domains add prints the four records to publish', async (t) => {
   assert.match(lines[3] ?? '', /^ {2}TXT {3}_herald\.news\.acme\.org {18}herald-verification=[A-Za-z0-9_-]{43}$/);
   assert.match(lines[4] ?? '', /^ {2}TXT {3}herald\d{6}\._domainkey\.news\.acme\.org {2}v=DKIM1; k=rsa; p=[A-Za-z0-9+/]{392}$/);
   assert.equal(lines[5], '  TXT   news.acme.org                          v=spf1 include:localhost ~all');
-  assert.equal(lines[6], '  MX    localhost                              10 localhost');
+  assert.equal(lines[6], '  TXT   _dmarc.news.acme.org                   v=DMARC1; p=none; rua=mailto:dmarc-reports@news.acme.org');
+  assert.equal(lines[7], '  MX    localhost                              10 localhost');
 });
 
 test('domains add --json answers what the operator API answers: state and records', async (t) => {
@@ -37,7 +38,7 @@ test('domains add --json answers what the operator API answers: state and record
   const acme = await createAccountByCli(url);
   const out = await heraldJson(url, 'domains', 'add', acme.account.id, 'news.acme.org');
   assert.deepStrictEqual([out.domain, out.verified, out.verifiedAt, out.records.map((r: Record_) => r.purpose)], [
-    'news.acme.org', false, null, ['verification', 'dkim', 'spf', 'bounces'],
+    'news.acme.org', false, null, ['verification', 'dkim', 'spf', 'dmarc', 'bounces'],
   ]);
 });
 
@@ -82,8 +83,8 @@ test('domains verify without a domain checks every domain of the account against
   assert.equal(run.stderr, '');
   const out = JSON.parse(run.stdout);
   assert.deepStrictEqual(out.domains.map((d: { domain: string; verified: boolean; checks: { ok: boolean }[] }) => [d.domain, d.verified, d.checks.map((c) => c.ok)]), [
-    ['news.acme.org', true, [true, true]],
-    ['shop.acme.org', false, [false, false]],
+    ['news.acme.org', true, [true, true, false, false]],
+    ['shop.acme.org', false, [false, false, false, false]],
   ]);
 });
 
@@ -101,6 +102,8 @@ test('domains verify prints each check for a person', async (t) => {
     'news.acme.org (not verified: email from it is refused until it is)',
     '  _herald.news.acme.org                  matches',
     `  ${dkim}  not found`,
+    '  news.acme.org                          not found (spf, advisory)',
+    '  _dmarc.news.acme.org                   not found (dmarc, advisory)',
     '',
   ].join('\n'));
 });

@@ -25,18 +25,18 @@ test('accounts create --json prints the account, its key and its verified domain
   assert.match(out.apiKey.apiKey, JWT);
   assert.match(out.domains[0].verifiedAt, ISO);
   assert.deepStrictEqual(out.domains[0].records.map((r: { type: string; name: string }) => [r.type, r.name]), [
-    ['TXT', '_herald.example.com'], ['TXT', out.domains[0].records[1].name], ['TXT', 'example.com'], ['MX', 'localhost'],
+    ['TXT', '_herald.example.com'], ['TXT', out.domains[0].records[1].name], ['TXT', 'example.com'], ['TXT', '_dmarc.example.com'], ['MX', 'localhost'],
   ]);
   assert.match(out.domains[0].records[1].name, /^herald\d{6}\._domainkey\.example\.com$/);
   assert.deepStrictEqual(out, {
     account: {
       id: out.account.id, name: 'acme', active: true, messagesLeft: 5, balance: 0, whatsappPrice: 0, rateLimitPerSecond: 2, ipAllowList: [], allowListAppliesTo: 'all',
-      services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, whatsappPhoneNumberId: null, whatsappAccessToken: null, smsSenders: [],
+      services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, whatsappPhoneNumberId: null, whatsappAccessToken: null, whatsappBusinessAccountId: null, smsSenders: [],
       tracking: { opens: true, clicks: true },
       createdAt: out.account.createdAt, updatedAt: out.account.createdAt,
     },
     apiKey: { id: out.apiKey.id, apiKey: out.apiKey.apiKey, scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'] },
-    domains: [{ domain: 'example.com', verified: true, verifiedAt: out.domains[0].verifiedAt, records: out.domains[0].records }],
+    domains: [{ domain: 'example.com', verified: true, verifiedAt: out.domains[0].verifiedAt, records: out.domains[0].records, notes: [] }],
   });
 });
 
@@ -156,7 +156,9 @@ test('whatsapp-templates add records a template and prints its id', async (t) =>
   assert.equal(run.code, 0, run.stderr);
   const template = JSON.parse(run.stdout);
   assert.match(template.templateId, UUID);
-  assert.deepStrictEqual(template, { templateId: template.templateId, name: 'otp', language: 'en_US', body: 'Hi {{1}}', status: 'APPROVED', paramCount: 1 });
+  assert.deepStrictEqual(template, { templateId: template.templateId, name: 'otp', language: 'en_US', body: 'Hi {{1}}', status: 'APPROVED', paramCount: 1,
+    category: 'UTILITY', header: null, footer: null, submission: 'local', submissionError: null,
+  });
 });
 
 test('a template with a broken placeholder exits 1 with Incorrect variable syntax', async (t) => {

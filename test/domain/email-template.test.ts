@@ -110,7 +110,8 @@ const rejected: ReadonlyArray<readonly [string, string]> = [
   ['ampersand unescaped mustache', '{{&name}}'],
   ['helper call with an argument', '{{foo bar}}'],
   ['hash argument', '{{foo key=1}}'],
-  ['dotted path', '{{a.b}}'],
+  ['slash path', '{{a/b}}'],
+  ['path ending in a dot', '{{contact.}}'],
   ['this', '{{this}}'],
   ['this-prefixed path', '{{this.name}}'],
   ['dot-slash path', '{{./name}}'],
@@ -128,7 +129,7 @@ const rejected: ReadonlyArray<readonly [string, string]> = [
   ['if without a parameter', '{{#if}}x{{/if}}'],
   ['if with two parameters', '{{#if a b}}x{{/if}}'],
   ['if with a hash', '{{#if a includeZero=true}}x{{/if}}'],
-  ['if on a dotted path', '{{#if a.b}}x{{/if}}'],
+  ['if on a this-prefixed path', '{{#if this.a}}x{{/if}}'],
   ['if on a sub-expression', '{{#if (a)}}x{{/if}}'],
   ['if with block params', '{{#if a as |b|}}{{b}}{{/if}}'],
   ['triple-stash inside an if block', '{{#if a}}{{{b}}}{{/if}}'],
@@ -142,12 +143,49 @@ const rejected: ReadonlyArray<readonly [string, string]> = [
 
 for (const [what, source] of rejected) {
   test(`compile rejects ${what} with variableSyntax`, () => {
-    assert.deepEqual(compileTemplate(source, 'html'), { ok: false, rejection: { code: 'variableSyntax' } });
+    const result = compileTemplate(source, 'html');
+    assert.equal(result.ok ? 'accepted' : result.rejection.code, 'variableSyntax');
   });
 }
 
 test('text mode rejects triple-stash too', () => {
-  assert.deepEqual(compileTemplate('{{{name}}}', 'text'), { ok: false, rejection: { code: 'variableSyntax' } });
+  assert.deepEqual(compileTemplate('{{{name}}}', 'text'), { ok: false, rejection: { code: 'variableSyntax', detail: 'line 1, column 1: {{{name}} is not a placeholder herald knows' } });
+});
+
+test('a dotted path is one variable named with its dots', () => {
+  assert.equal(render('Hi {{contact.name}} from {{contact.attributes.city}}', 'html', { 'contact.name': 'Ana', 'contact.attributes.city': 'Lyon' }), 'Hi Ana from Lyon');
+});
+
+test('a conditional on a dotted path tests that variable', () => {
+  const source = '{{#if contact.attributes.plan}}plan {{contact.attributes.plan}}{{else}}no plan{{/if}}';
+  assert.deepEqual([render(source, 'text', { 'contact.attributes.plan': 'pro' }), render(source, 'text', {})], ['plan pro', 'no plan']);
+});
+
+test('a bracketed part of a path may hold spaces', () => {
+  assert.equal(render('{{contact.attributes.[first name]}}', 'text', { 'contact.attributes.first name': 'Ana' }), 'Ana');
+});
+
+test('a block never closed is named with its line and column', () => {
+  assert.deepEqual(compileTemplate('<p>\n  Hi {{contact.name}}\n  {{#if contact.attributes.plan}}pro\n</p>', 'html'),
+    { ok: false, rejection: { code: 'variableSyntax', detail: 'line 3, column 3: {{#if}} is never closed' } });
+});
+
+test('a close of the wrong block names both tags', () => {
+  assert.deepEqual(compileTemplate('x{{#if a}}y\n{{/unless}}', 'html'),
+    { ok: false, rejection: { code: 'variableSyntax', detail: 'line 2, column 1: {{/unless}} does not close {{#if}} of line 1, column 2' } });
+});
+
+test('a close without a block says it closes nothing', () => {
+  assert.deepEqual(compileTemplate('a {{/if}}', 'html'), { ok: false, rejection: { code: 'variableSyntax', detail: 'line 1, column 3: {{/if}} closes no block' } });
+});
+
+test('an else outside a block says so', () => {
+  assert.deepEqual(compileTemplate('{{else}}', 'html'), { ok: false, rejection: { code: 'variableSyntax', detail: 'line 1, column 1: {{else}} is outside any {{#if}} or {{#unless}}' } });
+});
+
+test('a second else in one block is refused where it stands', () => {
+  assert.deepEqual(compileTemplate('{{#if a}}x{{else}}y{{else}}z{{/if}}', 'html'),
+    { ok: false, rejection: { code: 'variableSyntax', detail: 'line 1, column 20: {{else}} is not allowed here in {{#if}} of line 1, column 1' } });
 });
 
 test('compile accepts a valid template', () => {
@@ -155,7 +193,7 @@ test('compile accepts a valid template', () => {
 });
 
 test('compile rejects an unclosed mustache', () => {
-  assert.deepEqual(compileTemplate('Hi {{name', 'html'), { ok: false, rejection: { code: 'variableSyntax' } });
+  assert.deepEqual(compileTemplate('Hi {{name', 'html'), { ok: false, rejection: { code: 'variableSyntax', detail: 'line 1, column 4: {{name is never closed with }}' } });
 });
 
 test('renderSubject fills variables without HTML escaping', () => {
@@ -174,7 +212,7 @@ test('renderSubject of a subject without placeholders returns it unchanged', () 
 });
 
 test('renderSubject rejects a malformed subject with variableSyntax', () => {
-  assert.deepEqual(renderSubject('Hi {{name', {}), { ok: false, rejection: { code: 'variableSyntax' } });
+  assert.deepEqual(renderSubject('Hi {{name', {}), { ok: false, rejection: { code: 'variableSyntax', detail: 'line 1, column 4: {{name is never closed with }}' } });
 });
 
 test('compiling the same source and mode twice returns the cached template', () => {

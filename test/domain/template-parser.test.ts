@@ -12,11 +12,15 @@ const HELPER_NAMES: ReadonlySet<string> = new Set(['if', 'unless']);
 const KNOWN_HELPERS = { if: true, unless: true, each: false, with: false, log: false, lookup: false, helperMissing: false, blockHelperMissing: false };
 const RUNTIME_OPTIONS: Handlebars.RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false };
 
+// A dotted path of plain IDs (`a.b`) is herald's one variable named "a.b": the oracle makes
+// it one part, as the bracket form `{{[a.b]}}` would, before Handlebars compiles it.
 function isSimplePath(node: hbs.AST.Node | undefined): boolean {
   if (node === undefined || node.type !== 'PathExpression') return false;
   const path = node as hbs.AST.PathExpression;
-  const name = path.parts[0];
-  return path.parts.length === 1 && name !== undefined && path.original === name && path.depth === 0 && !path.data && !HELPER_NAMES.has(name);
+  const name = path.parts.join('.');
+  if (path.parts.length === 0 || path.original !== name || path.depth !== 0 || path.data || HELPER_NAMES.has(name)) return false;
+  path.parts = [name];
+  return true;
 }
 const hasNoHash = (node: { hash?: hbs.AST.Hash }): boolean => node.hash === undefined || node.hash.pairs.length === 0;
 function isAllowedProgram(program: hbs.AST.Program | undefined): boolean {
@@ -46,8 +50,9 @@ function isAllowedStatement(node: hbs.AST.Node): boolean {
 /** The previous implementation: a string when the template compiles, null when it was refused. */
 function handlebarsRender(source: string, mode: TemplateMode, variables: Record<string, string>): string | null {
   try {
-    if (!isAllowedProgram(env.parse(source))) return null;
-    const template = env.compile<Record<string, string>>(source, { noEscape: mode === 'text', strict: false, knownHelpersOnly: true, knownHelpers: KNOWN_HELPERS });
+    const ast = env.parse(source);
+    if (!isAllowedProgram(ast)) return null;
+    const template = env.compile<Record<string, string>>(ast, { noEscape: mode === 'text', strict: false, knownHelpersOnly: true, knownHelpers: KNOWN_HELPERS });
     const context: Record<string, string> = Object.create(null);
     for (const [key, value] of Object.entries(variables)) context[key] = value;
     return template(context, RUNTIME_OPTIONS);
@@ -85,7 +90,7 @@ function assertSame(source: string, variables: Record<string, string>): boolean 
 
 const VARIABLES: readonly Record<string, string>[] = [
   {},
-  { a: 'A', b: 'B', c: 'C', name: '<Ada & "Bob">', 'full name': 'Ada L', this: 'T', else: 'E', '': 'empty key' },
+  { a: 'A', b: 'B', c: 'C', name: '<Ada & "Bob">', 'full name': 'Ada L', this: 'T', else: 'E', '': 'empty key', 'a.b': 'AB', 'contact.name': 'Ana' },
   { a: '', b: 'x', c: '' },
 ];
 
@@ -114,6 +119,8 @@ const CORPUS: readonly string[] = [
   '{{#if a}} x {{~/if}} y', '{{#if a~}} x {{/if}}', 'a\n{{#if b}}\n{{/if}}\nc', '{{#if a}}{{#unless b}}{{c}}{{/unless}}{{/if}}',
   '{{#if a}}\n  {{! c }}\n{{/if}}', '{{#unless a}}\n{{else}}\n{{/unless}}', 'line\n  {{#if a}}  \n  body\n  {{/if}}  \nend',
   '{{#if a}}\n{{else if b}}\n{{else if c}}\n{{else}}\n{{/if}}', '{{^if a}}\n no\n{{else}}\n yes\n{{/if}}\n', '\t{{#if a}}\t\n\tx\n\t{{/if}}\t\n',
+  '{{contact.name}}', '{{#if contact.attributes.plan}}x{{/if}}', '{{a.b.c}}', '{{a..b}}', '{{a.}}', '{{a.[b]}}', '{{[a].b}}', '{{a.this}}', '{{a.1}}',
+  '{{a.true}}', '{{a.b/c}}', '{{a-b.c-d}}', '{{ a.b ~}}', '{{#if a.b}}{{a.b}}{{else if contact.name}}{{contact.name}}{{/if}}', '{{/a.b}}', '{{if.a}}',
   'a\u00a0{{~name}}', '{{\nname\n}}', '{{#if\na\n}}x{{/if}}', '{{a}}\u0000', 'tail \\', '{{a\n}}', '{{constructor}}{{toString}}{{__proto__}}',
 ];
 
@@ -150,7 +157,7 @@ test('the scanner agrees with Handlebars on 3,000 generated templates', () => {
     if (assertSame(source, VARIABLES[n % VARIABLES.length] ?? {})) accepted++;
   }
   // Both outcomes are exercised; the seed fixes the mix.
-  assert.equal(accepted, 315);
+  assert.equal(accepted, 350);
 });
 
 test('the scanner agrees with Handlebars on generated well-nested templates', () => {

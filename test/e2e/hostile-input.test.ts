@@ -3,7 +3,7 @@
 // ordinary API key (or none) would send. Every input is answered within 1 s with its
 // 4xx, the service logs no error, /healthz (probed from a thread of its own the whole
 // time) answers within 100 ms, and at the end the process is alive with its resident
-// memory back under 300 MB.
+// memory back within 160 MB of what it was before the first hostile input.
 //
 // A case whose fix another branch owns and main does not have yet is `todo`, with the
 // owner named; it is not sent (some of them take the process down).
@@ -21,7 +21,14 @@ import { probeHealth, type HealthProbe } from '../support/health-probe.ts';
 const ADMIN_TOKEN = 'hostile-input-admin-token-7c1f0e9a4b2d';
 const ANSWER_MS = 1000;
 const HEALTH_MS = 100;
-const RSS_LIMIT_BYTES = 300 * 1024 * 1024;
+// V8 hands freed heap pages back to the system lazily: seconds after the last input the
+// process stays some 80-100 MB above where it started, on main and on earlier releases
+// alike. The hostile bodies add up to over 250 MB (40 subjects of 5 MB alone), so a leak
+// of them shows as growth past this; a fixed ceiling measured the machine's baseline instead.
+const RSS_GROWTH_LIMIT_BYTES = 160 * 1024 * 1024;
+/** The child's resident memory now, from /proc. */
+const residentBytes = (): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${herald.pid}/status`, 'utf8'))?.[1]) * 1024;
+let rssBefore = 0;
 // The machine running the tests may be busy with other work: a case's time limits must
 // hold on one of this many tries (a real stall, such as a 10 s template compile, fails all).
 const TIME_TRIES = 3;
@@ -93,6 +100,7 @@ before(async () => {
   const template = await send('/v1/email/templates', JSON.stringify({ name: 'plain', subject: 'Hi {{a}}', html: '<p>Hi {{a}}</p>' }));
   assert.equal(template.status, 201, template.body);
   account.templateId = (JSON.parse(template.body) as { template_id: string }).template_id;
+  rssBefore = residentBytes();
 });
 
 after(async () => {
@@ -291,16 +299,17 @@ test('an unauthenticated body sent at 1 byte/s is answered 403 within 1 s and it
   }
 });
 
-test('afterwards the process is alive and its resident memory is back under 300 MB', { skip }, async () => {
+test('afterwards the process is alive and its resident memory is back within 160 MB of where it started', { skip }, async () => {
   assert.equal(herald.exit, undefined, herald.output());
   const health = await call('GET', '/healthz', undefined);
   assert.equal(health.status, 200);
-  // Memory comes back at the next collections: allow the heap a few seconds to shrink.
+  // Memory comes back at the next collections: allow the heap some seconds to shrink.
   let rss = Number.POSITIVE_INFINITY;
-  for (let tries = 0; tries < 50 && rss >= RSS_LIMIT_BYTES; tries++) {
-    rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${herald.pid}/status`, 'utf8'))?.[1]) * 1024;
-    if (rss >= RSS_LIMIT_BYTES) await new Promise((resolve) => setTimeout(resolve, 200));
+  for (let tries = 0; tries < 75 && rss - rssBefore >= RSS_GROWTH_LIMIT_BYTES; tries++) {
+    rss = residentBytes();
+    if (rss - rssBefore >= RSS_GROWTH_LIMIT_BYTES) await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  assert.ok(rss < RSS_LIMIT_BYTES, `resident ${Math.round(rss / 1024 / 1024)} MB`);
+  const mb = (bytes: number): number => Math.round(bytes / 1024 / 1024);
+  assert.ok(rss - rssBefore < RSS_GROWTH_LIMIT_BYTES, `resident ${mb(rss)} MB, ${mb(rssBefore)} MB before the hostile inputs`);
   assert.deepStrictEqual(herald.errorLines(), []);
 });

@@ -36,7 +36,7 @@ async function createAccount(service: Service, fields: Record<string, unknown> =
 function accountAt(id: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id, name: 'acme', active: true, messagesLeft: 0, balance: 0, whatsappPrice: 0, rateLimitPerSecond: 2, ipAllowList: [], allowListAppliesTo: 'all',
-    services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, webhookSecret: null, webhookEvents: null, whatsappPhoneNumberId: null, whatsappAccessToken: null, smsSenders: [],
+    services: { email: true, sms: true, whatsapp: true }, webhookUrl: null, webhookSecret: null, webhookEvents: null, whatsappPhoneNumberId: null, whatsappAccessToken: null, whatsappBusinessAccountId: null, smsSenders: [],
     tracking: { opens: true, clicks: true },
     createdAt: '2030-01-01T00:00:00.000Z', updatedAt: '2030-01-01T00:00:00.000Z', ...fields,
   };
@@ -113,7 +113,7 @@ test('reading an account shows its keys without the keys themselves, and its dom
   const { service, clock } = await serviceAt(t);
   const account = await createAccount(service, { messagesLeft: 3 });
   clock.now += 1000;
-  const key = (await admin(service, 'POST', `/admin/v1/accounts/${account.id}/api-keys`, { scopes: ['sms'], expiresAt: '2030-02-01T00:00:00Z' })).json();
+  const key = (await admin(service, 'POST', `/admin/v1/accounts/${account.id}/api-keys`, { name: ' billing server ', scopes: ['sms'], expiresAt: '2030-02-01T00:00:00Z' })).json();
   await admin(service, 'POST', `/admin/v1/accounts/${account.id}/domains`, { domain: 'example.com', verified: true });
   await admin(service, 'DELETE', `/admin/v1/accounts/${account.id}/api-keys/${account.keyId}`);
 
@@ -122,8 +122,8 @@ test('reading an account shows its keys without the keys themselves, and its dom
   assert.deepStrictEqual(res.json(), {
     ...accountAt(account.id, { messagesLeft: 3, rateLimitPerSecond: 1000 }),
     apiKeys: [
-      { id: account.keyId, scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'], createdAt: '2030-01-01T00:00:00.000Z', expiresAt: null, revokedAt: '2030-01-01T00:00:01.000Z', mode: 'live' },
-      { id: key.id, scopes: ['sms'], createdAt: '2030-01-01T00:00:01.000Z', expiresAt: '2030-02-01T00:00:00.000Z', revokedAt: null, mode: 'live' },
+      { id: account.keyId, name: '', scopes: ['email', 'sms', 'whatsapp', 'webhooks', 'account'], createdAt: '2030-01-01T00:00:00.000Z', expiresAt: null, revokedAt: '2030-01-01T00:00:01.000Z', mode: 'live' },
+      { id: key.id, name: 'billing server', scopes: ['sms'], createdAt: '2030-01-01T00:00:01.000Z', expiresAt: '2030-02-01T00:00:00.000Z', revokedAt: null, mode: 'live' },
     ],
     domains: [{ domain: 'example.com', verified: true }],
   });
@@ -338,8 +338,10 @@ test('adding a sender domain answers 201 with the domain lower-cased', async (t)
       { type: 'TXT', name: '_herald.news.example.org', value: `herald-verification=${token}`, purpose: 'verification' },
       { type: 'TXT', name: 'herald203001._domainkey.news.example.org', value: `v=DKIM1; k=rsa; p=${publicKey}`, purpose: 'dkim' },
       { type: 'TXT', name: 'news.example.org', value: 'v=spf1 include:localhost ~all', purpose: 'spf' },
+      { type: 'TXT', name: '_dmarc.news.example.org', value: 'v=DMARC1; p=none; rua=mailto:dmarc-reports@news.example.org', purpose: 'dmarc' },
       { type: 'MX', name: 'localhost', value: '10 localhost', purpose: 'bounces' },
     ],
+    notes: [],
   });
 });
 
@@ -381,6 +383,7 @@ test('recording a WhatsApp template answers 201 with its id and parameter count'
   assert.match(body.templateId, UUID);
   assert.deepStrictEqual(body, {
     templateId: body.templateId, name: 'otp_code', language: 'en_US', body: 'Hi {{1}}, your code is {{2}}', status: 'APPROVED', paramCount: 2,
+    category: 'UTILITY', header: null, footer: null, submission: 'local', submissionError: null,
   });
 });
 

@@ -50,7 +50,7 @@ test('the content fields are refused with the texts of POST /v1/email', async (t
     [{ subject: ' ' }, { message: 'Subject missing or empty!' }],
     [{ body: '' }, { message: 'Body missing or empty!' }],
     [{ body: undefined, template_id: 'no-such-template' }, { message: 'Could not find template' }],
-    [{ body: 'Hi {{#each x}}{{/each}}' }, { message: 'Incorrect variable syntax' }],
+    [{ body: 'Hi {{#each x}}{{/each}}' }, { message: 'Incorrect variable syntax', detail: 'text: line 1, column 4: {{#each x}} is not a placeholder herald knows' }],
   ];
   for (const [overrides, expected] of cases) {
     const res = await post(w.service, '/v1/campaigns', w.account.apiKey, campaignBody([list], overrides));

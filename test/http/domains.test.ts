@@ -8,6 +8,7 @@ import dnsPacket from 'dns-packet';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Service } from '../../src/service.ts';
 import { startDnsServer, type DnsPeer } from '../peers/dns-server.ts';
+import { campaignBody } from '../support/campaigns.ts';
 import { ADMIN_TOKEN, emailBody, get, keyWithScopes, openAccount, post, startService, type TestAccount } from '../support/service.ts';
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
@@ -26,13 +27,13 @@ interface Harness {
 }
 
 /** A service at T0 whose resolver asks the loopback DNS peer, and an account with an all-scope key. */
-async function start(t: TestContext, dnsServer?: string): Promise<Harness> {
+async function start(t: TestContext, dnsServer?: string, env: Record<string, string> = {}): Promise<Harness> {
   const dns = await startDnsServer();
   t.after(() => dns.close());
   const clock = { now: T0 };
   const service = await startService(t, {
     clock: () => clock.now,
-    env: { HERALD_DNS_SERVERS: dnsServer ?? dns.server, HERALD_PUBLIC_URL: `https://${HOST}` },
+    env: { HERALD_DNS_SERVERS: dnsServer ?? dns.server, HERALD_PUBLIC_URL: `https://${HOST}`, ...env },
   });
   return { service, dns, clock, account: await openAccount(service) };
 }
@@ -63,8 +64,10 @@ function domainView(domain: string, { token, key }: Published, state: { verified
       { type: 'TXT', name: `_herald.${domain}`, value: `herald-verification=${token}`, purpose: 'verification' },
       { type: 'TXT', name: `herald203001._domainkey.${domain}`, value: `v=DKIM1; k=rsa; p=${key}`, purpose: 'dkim' },
       { type: 'TXT', name: domain, value: `v=spf1 include:${HOST} ~all`, purpose: 'spf' },
+      { type: 'TXT', name: `_dmarc.${domain}`, value: `v=DMARC1; p=none; rua=mailto:dmarc-reports@${domain}`, purpose: 'dmarc' },
       { type: 'MX', name: HOST, value: `10 ${HOST}`, purpose: 'bounces' },
     ],
+    notes: [],
   };
 }
 
@@ -84,15 +87,19 @@ function publish(dns: DnsPeer, domain: string, { token, key }: Published): void 
 
 const verify = (h: Harness, domain: string, apiKey = h.account.apiKey) => post(h.service, `/v1/domains/${domain}/verify`, apiKey, {});
 
-const checks = (domain: string, verification: Record<string, unknown>, dkim: Record<string, unknown>) => [
-  { record: `_herald.${domain}`, ...verification },
-  { record: `herald203001._domainkey.${domain}`, ...dkim },
+const ABSENT = { found: false, ok: false };
+/** The four checks of a verification, SPF and DMARC absent unless given. */
+const checks = (domain: string, verification: Record<string, unknown>, dkim: Record<string, unknown>, spf: Record<string, unknown> = ABSENT, dmarc: Record<string, unknown> = ABSENT) => [
+  { record: `_herald.${domain}`, purpose: 'verification', ...verification },
+  { record: `herald203001._domainkey.${domain}`, purpose: 'dkim', ...dkim },
+  { record: domain, purpose: 'spf', ...spf },
+  { record: `_dmarc.${domain}`, purpose: 'dmarc', ...dmarc },
 ];
 const OK = { found: true, ok: true };
 
 // ---- adding ----
 
-test('adding a domain with an API key answers 201, unverified, with the four records to publish', async (t) => {
+test('adding a domain with an API key answers 201, unverified, with the five records to publish', async (t) => {
   const h = await start(t);
   const res = await post(h.service, '/v1/domains', h.account.apiKey, { domain: 'news.acme.org' });
   assert.equal(res.statusCode, 201);
@@ -352,7 +359,7 @@ test('a failing DNS server answers 200, unverified, with the error of each look-
   const res = await verify(h, 'news.acme.org');
   assert.equal(res.statusCode, 200);
   const failed = { found: false, ok: false, error: 'DNS look-up failed (ESERVFAIL)' };
-  assert.deepStrictEqual(res.json(), { ...domainView('news.acme.org', published), checks: checks('news.acme.org', failed, failed) });
+  assert.deepStrictEqual(res.json(), { ...domainView('news.acme.org', published), checks: checks('news.acme.org', failed, failed, failed, failed) });
 });
 
 test('a verified domain stays verified when a later check fails', async (t) => {
@@ -407,4 +414,156 @@ test('email from a domain is refused until DNS verifies it, then accepted', asyn
   const accepted = await post(h.service, '/v1/email', h.account.apiKey, emailBody(from));
   assert.equal(accepted.statusCode, 200, accepted.body);
   assert.equal(accepted.json().message, 'Email queued for delivery');
+});
+
+// ---- the records suggested for each shape of public URL ----
+
+/** The SPF, DMARC and bounce records and the notes suggested for news.acme.org under this configuration. */
+async function suggested(t: TestContext, env: Record<string, string>) {
+  const h = await start(t, undefined, env);
+  const res = await post(h.service, '/v1/domains', h.account.apiKey, { domain: 'news.acme.org' });
+  assert.equal(res.statusCode, 201, res.body);
+  const view = res.json() as { records: { type: string; name: string; value: string; purpose: string }[]; notes: unknown[] };
+  return { records: view.records.filter((r) => r.purpose !== 'verification' && r.purpose !== 'dkim'), notes: view.notes };
+}
+
+const DMARC = { type: 'TXT', name: '_dmarc.news.acme.org', value: 'v=DMARC1; p=none; rua=mailto:dmarc-reports@news.acme.org', purpose: 'dmarc' };
+
+test('a public URL with a host name and a port suggests SPF include of the host and an MX naming it, without the port', async (t) => {
+  assert.deepStrictEqual(await suggested(t, { HERALD_PUBLIC_URL: 'https://mail.herald.example:8443/app' }), {
+    records: [
+      { type: 'TXT', name: 'news.acme.org', value: 'v=spf1 include:mail.herald.example ~all', purpose: 'spf' },
+      DMARC,
+      { type: 'MX', name: 'mail.herald.example', value: '10 mail.herald.example', purpose: 'bounces' },
+    ],
+    notes: [],
+  });
+});
+
+test('an IPv4 public URL suggests SPF ip4 and no MX, with a note saying why and what to do', async (t) => {
+  assert.deepStrictEqual(await suggested(t, { HERALD_PUBLIC_URL: 'http://203.0.113.7:8080' }), {
+    records: [{ type: 'TXT', name: 'news.acme.org', value: 'v=spf1 ip4:203.0.113.7 ~all', purpose: 'spf' }, DMARC],
+    notes: [{
+      code: 'bounce-domain-is-ip',
+      address: '203.0.113.7',
+      text: 'The bounce domain is the IP address 203.0.113.7, which can have no MX record: SPF names it with ip4:, and bounces reach herald only '
+        + 'if the operator sets HERALD_BOUNCE_DOMAIN (or HERALD_PUBLIC_URL) to a host name whose A or AAAA record is this address.',
+    }],
+  });
+});
+
+test('an IPv6 public URL suggests SPF ip6 without brackets and no MX', async (t) => {
+  const { records, notes } = await suggested(t, { HERALD_PUBLIC_URL: 'http://[2001:db8::25]:8080' });
+  assert.deepStrictEqual([records, notes.map((n) => (n as { code: string }).code)], [
+    [{ type: 'TXT', name: 'news.acme.org', value: 'v=spf1 ip6:2001:db8::25 ~all', purpose: 'spf' }, DMARC],
+    ['bounce-domain-is-ip'],
+  ]);
+});
+
+test('an IPv4 public URL with a named bounce domain suggests an MX to the bounce domain itself and an A record with the address', async (t) => {
+  assert.deepStrictEqual(await suggested(t, { HERALD_PUBLIC_URL: 'http://203.0.113.7:8080', HERALD_BOUNCE_DOMAIN: 'bounces.herald.example' }), {
+    records: [
+      { type: 'TXT', name: 'news.acme.org', value: 'v=spf1 include:bounces.herald.example ~all', purpose: 'spf' },
+      DMARC,
+      { type: 'MX', name: 'bounces.herald.example', value: '10 bounces.herald.example', purpose: 'bounces' },
+      { type: 'A', name: 'bounces.herald.example', value: '203.0.113.7', purpose: 'bounces' },
+    ],
+    notes: [{
+      code: 'mail-host-is-ip',
+      address: '203.0.113.7',
+      text: 'HERALD_PUBLIC_URL names the IP address 203.0.113.7, which an MX record cannot name: the bounce domain bounces.herald.example points to itself and gets an A record with the address.',
+    }],
+  });
+});
+
+// ---- SPF and DMARC, advisory ----
+
+/** Verifies news.acme.org with its token and key published, and these TXT records at the domain and at _dmarc. */
+async function verifyWith(t: TestContext, spf: readonly string[], dmarc: readonly string[] = []) {
+  const h = await start(t);
+  const published = await addDomain(h, 'news.acme.org');
+  publish(h.dns, 'news.acme.org', published);
+  if (spf.length > 0) h.dns.set('news.acme.org', spf.map((data) => ({ type: 'TXT', name: 'news.acme.org', data })));
+  if (dmarc.length > 0) h.dns.set('_dmarc.news.acme.org', dmarc.map((data) => ({ type: 'TXT', name: '_dmarc.news.acme.org', data })));
+  const res = await verify(h, 'news.acme.org');
+  assert.equal(res.statusCode, 200);
+  const [, , spfCheck, dmarcCheck] = res.json().checks;
+  return { verified: res.json().verified, spf: spfCheck, dmarc: dmarcCheck };
+}
+
+test('an SPF record including herald\'s host is found correct, and shown', async (t) => {
+  assert.deepStrictEqual(await verifyWith(t, ['google-site-verification=abc', 'v=spf1 include:_spf.google.com include:herald.example.net ~all']), {
+    verified: true,
+    spf: { record: 'news.acme.org', purpose: 'spf', found: true, ok: true, value: 'v=spf1 include:_spf.google.com include:herald.example.net ~all' },
+    dmarc: { record: '_dmarc.news.acme.org', purpose: 'dmarc', found: false, ok: false },
+  });
+});
+
+test('an SPF record without herald\'s host is found wrong, and the domain still verifies', async (t) => {
+  const { verified, spf } = await verifyWith(t, ['v=spf1 include:_spf.google.com -all']);
+  assert.deepStrictEqual([verified, spf], [true, { record: 'news.acme.org', purpose: 'spf', found: true, ok: false, value: 'v=spf1 include:_spf.google.com -all' }]);
+});
+
+test('an SPF record that names herald\'s host with a failing qualifier is wrong', async (t) => {
+  const { spf } = await verifyWith(t, ['v=spf1 -include:herald.example.net ~all']);
+  assert.equal(spf.ok, false);
+});
+
+test('two SPF records are wrong even when one names herald (a permanent error for receivers)', async (t) => {
+  const { spf } = await verifyWith(t, ['v=spf1 include:herald.example.net ~all', 'v=spf1 mx -all']);
+  assert.deepStrictEqual(spf, {
+    record: 'news.acme.org', purpose: 'spf', found: true, ok: false, value: 'v=spf1 include:herald.example.net ~all | v=spf1 mx -all',
+  });
+});
+
+test('TXT records at the domain without SPF count as found but no SPF', async (t) => {
+  const { spf } = await verifyWith(t, ['google-site-verification=abc']);
+  assert.deepStrictEqual(spf, { record: 'news.acme.org', purpose: 'spf', found: true, ok: false });
+});
+
+test('a DMARC record of any policy is found correct, and shown', async (t) => {
+  const { dmarc } = await verifyWith(t, [], ['v=DMARC1; p=quarantine; rua=mailto:d@acme.org']);
+  assert.deepStrictEqual(dmarc, { record: '_dmarc.news.acme.org', purpose: 'dmarc', found: true, ok: true, value: 'v=DMARC1; p=quarantine; rua=mailto:d@acme.org' });
+});
+
+// ---- deleting ----
+
+const remove = (h: Harness, domain: string, apiKey = h.account.apiKey) => h.service.http.inject({
+  method: 'DELETE', url: `/v1/domains/${domain}`, headers: { authorization: `Bearer ${apiKey}` },
+});
+
+test('deleting an unused domain answers 204 and it is gone', async (t) => {
+  const h = await start(t);
+  await addDomain(h, 'news.acme.org');
+  const res = await remove(h, 'News.Acme.org');
+  assert.deepStrictEqual([res.statusCode, res.body], [204, '']);
+  assert.equal((await get(h.service, '/v1/domains/news.acme.org', h.account.apiKey)).statusCode, 404);
+});
+
+test('deleting a domain a scheduled campaign sends from answers 409 naming the campaign, and keeps it', async (t) => {
+  const h = await start(t);
+  const list = (await post(h.service, '/v1/lists', h.account.apiKey, { name: 'News', optin: 'single' })).json().list_id as string;
+  await post(h.service, '/v1/contacts', h.account.apiKey, { email: 'ana@example.org', lists: [list] });
+  const campaign = (await post(h.service, '/v1/campaigns', h.account.apiKey, campaignBody([list], { send_at: '2099-01-01T00:00:00Z' }))).json().campaign_id as string;
+  assert.equal((await post(h.service, `/v1/campaigns/${campaign}/send`, h.account.apiKey, {})).statusCode, 200);
+  const res = await remove(h, 'example.com');
+  assert.equal(res.statusCode, 409);
+  assert.deepStrictEqual(res.json(), { message: 'The domain is used by a scheduled or running campaign', detail: `used by campaign ${campaign} (July news)` });
+  assert.equal((await get(h.service, '/v1/domains/example.com', h.account.apiKey)).statusCode, 200);
+});
+
+test('a draft campaign from the domain does not hold its deletion', async (t) => {
+  const h = await start(t);
+  const list = (await post(h.service, '/v1/lists', h.account.apiKey, { name: 'News', optin: 'single' })).json().list_id as string;
+  assert.equal((await post(h.service, '/v1/campaigns', h.account.apiKey, campaignBody([list]))).statusCode, 201);
+  assert.equal((await remove(h, 'example.com')).statusCode, 204);
+});
+
+test('another account\'s domain answers 404 to deleting, and stays', async (t) => {
+  const h = await start(t);
+  await addDomain(h, 'news.acme.org');
+  const other = await openAccount(h.service, { name: 'other' });
+  const res = await remove(h, 'news.acme.org', other.apiKey);
+  assert.deepStrictEqual([res.statusCode, res.json()], [404, NOT_FOUND]);
+  assert.equal((await get(h.service, '/v1/domains/news.acme.org', h.account.apiKey)).statusCode, 200);
 });

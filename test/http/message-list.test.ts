@@ -23,10 +23,11 @@ test('lists the account\'s messages newest first with their status and times', a
 
   const res = await get(service, '/v1/messages', account.apiKey);
   assert.equal(res.statusCode, 200);
+  const hello = { subject: 'Hello', sender: 'news@example.com', campaign: null, tag: null };
   assert.deepStrictEqual(res.json(), {
     data: [
-      { msgid: second, channel: 'email', status: 'queued', recipient: 'bo@example.org', created_at: '2026-05-01T08:00:01.000Z', updated_at: '2026-05-01T08:00:01.000Z' },
-      { msgid: first, channel: 'email', status: 'queued', recipient: 'ana@example.org', created_at: '2026-05-01T08:00:00.000Z', updated_at: '2026-05-01T08:00:00.000Z' },
+      { msgid: second, channel: 'email', status: 'queued', recipient: 'bo@example.org', created_at: '2026-05-01T08:00:01.000Z', updated_at: '2026-05-01T08:00:01.000Z', ...hello },
+      { msgid: first, channel: 'email', status: 'queued', recipient: 'ana@example.org', created_at: '2026-05-01T08:00:00.000Z', updated_at: '2026-05-01T08:00:00.000Z', ...hello },
     ],
     next_cursor: null,
   });
@@ -92,14 +93,14 @@ test('a malformed filter is a 400 naming the parameter', async (t) => {
   const service = await startService(t);
   const account = await openAccount(service);
   const cases: [string, string][] = [
-    ['status=lost', 'status must be one of queued, sending, deferred, sent, delivered, failed, bounced, dropped'],
+    ['status=lost', 'status must be one of queued, sending, deferred, sent, delivered, failed, bounced, dropped, scheduled, cancelled'],
     ['channel=fax', 'channel must be email, sms or whatsapp'],
     ['since=yesterday', 'since must be an ISO 8601 time or epoch milliseconds'],
     ['until=tomorrow', 'until must be an ISO 8601 time or epoch milliseconds'],
     ['cursor=abc', 'cursor must be the next_cursor of a previous page'],
     ['limit=0', 'limit must be a whole number from 1 to 500'],
     ['limit=501', 'limit must be a whole number from 1 to 500'],
-    ['status=sent&status=queued', 'status must be one of queued, sending, deferred, sent, delivered, failed, bounced, dropped'],
+    ['status=sent&status=queued', 'status must be one of queued, sending, deferred, sent, delivered, failed, bounced, dropped, scheduled, cancelled'],
   ];
   for (const [query, detail] of cases) {
     const res = await get(service, `/v1/messages?${query}`, account.apiKey);

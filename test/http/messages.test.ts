@@ -43,6 +43,11 @@ test('a delivered email reads back as sent, with its queued, sending and sent ev
     channel: 'email',
     status: 'sent',
     recipient: 'ana@example.org',
+    subject: 'Hello',
+    sender: 'news@example.com',
+    campaign: null,
+    tag: null,
+    metadata: null,
     created_at: '2025-03-01T10:00:00.000Z',
     source: 'api',
     events: [

@@ -52,10 +52,10 @@ test('/openapi.json documents every public event type in its webhooks section, s
   const doc = (await service.http.inject({ method: 'GET', url: '/openapi.json' })).json();
   assert.deepStrictEqual(Object.keys(doc.webhooks), [
     'email.sent', 'email.delivered', 'email.deferred', 'email.bounced', 'email.failed', 'email.dropped', 'email.opened', 'email.clicked',
-    'email.unsubscribed', 'email.complained', 'email.certified', 'email.received',
-  'sms.sent', 'sms.delivered', 'sms.failed', 'sms.dropped', 'sms.received', 'sms.opted_out', 'sms.opted_in',
+    'email.unsubscribed', 'email.complained', 'email.certified', 'email.received', 'email.scheduled', 'email.cancelled',
+    'sms.sent', 'sms.delivered', 'sms.failed', 'sms.dropped', 'sms.received', 'sms.opted_out', 'sms.opted_in', 'sms.scheduled', 'sms.cancelled',
     'whatsapp.sent', 'whatsapp.delivered', 'whatsapp.read', 'whatsapp.failed',
-  'whatsapp.dropped', 'whatsapp.received', 'whatsapp.opted_out', 'whatsapp.opted_in',
+    'whatsapp.dropped', 'whatsapp.received', 'whatsapp.opted_out', 'whatsapp.opted_in', 'whatsapp.scheduled', 'whatsapp.cancelled',
   ]);
   const delivered = doc.webhooks['email.delivered'].post;
   assert.deepStrictEqual(delivered.parameters.map((p: { name: string }) => p.name), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);

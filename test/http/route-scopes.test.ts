@@ -17,6 +17,8 @@ import { startRealPeers } from '../support/real-peers.ts';
 const EXPECTED: Readonly<Record<string, string>> = {
   'POST /v1/email': 'email write',
   'POST /v1/sms/send': 'sms write',
+  'POST /v1/email/batch': 'email write',
+  'POST /v1/sms/batch': 'sms write',
   'POST /v1/whatsapp/sendTemplateMessage': 'whatsapp write',
   'POST /v1/whatsapp/sendMessage': 'whatsapp write',
   'GET /v1/messages': 'channel read',
@@ -25,6 +27,8 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'GET /v1/messages/{msgid}': 'channel read',
   'GET /v1/messages/{msgid}/raw': 'channel read',
   'GET /v1/messages/{msgid}/preview': 'channel read',
+  'DELETE /v1/messages/{msgid}/schedule': 'channel write',
+  'PATCH /v1/messages/{msgid}/schedule': 'channel write',
   'GET /v1/inbound': 'channel read',
   'GET /v1/inbound/{id}': 'channel read',
   'GET /v1/inbound/{id}/raw': 'channel read',
@@ -42,10 +46,12 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'DELETE /v1/email/templates/{template_id}': 'email write',
   'POST /v1/email/templates/render': 'email read',
   'GET /v1/whatsapp/templates': 'whatsapp read',
+  'POST /v1/whatsapp/templates': 'whatsapp write',
   'GET /v1/domains': 'email read',
   'POST /v1/domains': 'email write',
   'GET /v1/domains/{domain}': 'email read',
   'POST /v1/domains/{domain}/verify': 'email write',
+  'DELETE /v1/domains/{domain}': 'email write',
   'GET /v1/receiving-domains': 'email read',
   'POST /v1/receiving-domains': 'email write',
   'GET /v1/receiving-domains/{id}': 'email read',
@@ -66,19 +72,35 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'POST /v1/webhooks/deliveries/{id}/retry': 'webhooks write',
   'POST /v1/webhooks/deliveries/retry-failed': 'webhooks write',
   'POST /v1/webhooks/test': 'webhooks write',
+  'GET /v1/webhooks/endpoints': 'webhooks write',
+  'POST /v1/webhooks/endpoints': 'webhooks write',
+  'GET /v1/webhooks/endpoints/{id}': 'webhooks write',
+  'PATCH /v1/webhooks/endpoints/{id}': 'webhooks write',
+  'DELETE /v1/webhooks/endpoints/{id}': 'webhooks write',
+  'POST /v1/webhooks/endpoints/{id}/secret/rotate': 'webhooks write',
+  'POST /v1/webhooks/endpoints/{id}/test': 'webhooks write',
+  'GET /v1/webhooks/endpoints/{id}/deliveries': 'webhooks read',
+  'POST /v1/webhooks/endpoints/{id}/deliveries/retry-failed': 'webhooks write',
   'POST /v1/lists': 'email write',
   'GET /v1/lists': 'email read',
   'GET /v1/lists/{list_id}': 'email read',
   'PATCH /v1/lists/{list_id}': 'email write',
   'DELETE /v1/lists/{list_id}': 'email write',
+  'GET /v1/segments': 'email read',
+  'POST /v1/segments': 'email write',
+  'GET /v1/segments/{segment_id}': 'email read',
+  'PUT /v1/segments/{segment_id}': 'email write',
+  'DELETE /v1/segments/{segment_id}': 'email write',
   'POST /v1/contacts': 'email write',
   'GET /v1/contacts': 'email read',
+  'GET /v1/contacts/export': 'email read',
   'GET /v1/contacts/{contact_id}': 'email read',
   'PATCH /v1/contacts/{contact_id}': 'email write',
   'DELETE /v1/contacts/{contact_id}': 'email write',
   'POST /v1/contacts/imports': 'email write',
   'GET /v1/contacts/imports/{import_id}': 'email read',
   'POST /v1/segments/count': 'email read',
+  'POST /v1/segments/sample': 'email read',
   'POST /v1/campaigns': 'email write',
   'GET /v1/campaigns': 'email read',
   'GET /v1/campaigns/{campaign_id}': 'email read',
@@ -102,11 +124,13 @@ const EXPECTED: Readonly<Record<string, string>> = {
   // A user's own session and settings: signed-in users only, never a key.
   'GET /v1/session': 'account read session',
   'POST /v1/auth/sign-out': 'account read session',
+  'PATCH /v1/me': 'account read session',
   'POST /v1/me/password': 'account read session',
   'POST /v1/me/sign-out-everywhere': 'account read session',
   'POST /v1/me/totp': 'account read session',
   'POST /v1/me/totp/confirm': 'account read session',
   'DELETE /v1/me/totp': 'account read session',
+  'GET /v1/events/stream': 'account read session',
   // Before anyone is signed in: open to all, each bounded by its one-time token or throttle.
   'POST /v1/auth/sign-in': 'public',
   'POST /v1/auth/invitation': 'public',
@@ -118,6 +142,8 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'GET /v1/api-keys': 'account read',
   'POST /v1/api-keys': 'account write',
   'DELETE /v1/api-keys/{keyId}': 'account write',
+  // A key's request log: owners and developers, as making and revoking keys.
+  'GET /v1/api-keys/{keyId}/requests': 'account write',
   'GET /v1/usage': 'account read',
   'GET /v1/ledger': 'account read',
   // The server's SMTP submission settings: every key of the account, whatever its scopes.
@@ -150,7 +176,8 @@ async function operationsOf(service: Service): Promise<Operation[]> {
 /** An account with one email and one SMS message, and a key of each single scope. */
 async function fixture(t: Parameters<typeof startService>[0]) {
   const service = await startService(t);
-  const account = await openAccount(service, { messagesLeft: 100 });
+  // Every operation is called with six keys in quick succession: far above the interface's rate.
+  const account = await openAccount(service, { messagesLeft: 100, rateLimitPerSecond: 100_000 });
   const email = await post(service, '/v1/email', account.apiKey, emailBody());
   const sms = await post(service, '/v1/sms/send', account.apiKey, smsBody());
   const messages = { email: email.json().to[0].msgid as string, sms: sms.json().messages[0].msgid as string };
@@ -274,6 +301,8 @@ function walkBodies(ids: { list: string; whatsappTemplate: string; doubleList: s
     'POST /v1/api-keys': { name: 'escape', scopes: [...SCOPES], mode: 'live' },
     'PATCH /v1/account': { ip_allow_list: ['192.0.2.1'], tracking: { opens: false, clicks: false } },
     'PUT /v1/webhooks': { url: 'https://hooks.example.org/herald' },
+    'POST /v1/webhooks/endpoints': { url: 'https://hooks.example.org/escape' },
+    'PATCH /v1/webhooks/endpoints/{id}': { enabled: false },
     'POST /v1/domains': { domain: 'mail.example.net' },
     'POST /v1/receiving-domains': { domain: 'in.example.net' },
     'POST /v1/users': { email: 'eve@example.org', role: 'owner' },
@@ -367,14 +396,16 @@ test('the OpenAPI document says of every /v1 operation a key may call what a tes
   }
   assert.deepStrictEqual({ refused: rules.refused?.sort(), 'test-only': rules['test-only']?.sort(), other: Object.keys(rules).sort() }, {
     refused: [
-      'DELETE /v1/receiving-domains/{id}', 'DELETE /v1/users/{userId}', 'PATCH /v1/account', 'PATCH /v1/users/{userId}', 'POST /v1/consent', 'POST /v1/domains',
+      'DELETE /v1/domains/{domain}', 'DELETE /v1/receiving-domains/{id}', 'DELETE /v1/users/{userId}', 'DELETE /v1/webhooks/endpoints/{id}', 'PATCH /v1/account', 'PATCH /v1/users/{userId}',
+      'PATCH /v1/webhooks/endpoints/{id}', 'POST /v1/consent', 'POST /v1/domains',
       'POST /v1/domains/{domain}/verify', 'POST /v1/receiving-domains', 'POST /v1/receiving-domains/{id}/verify', 'POST /v1/users',
-      'POST /v1/webhooks/deliveries/retry-failed', 'POST /v1/webhooks/deliveries/{id}/retry', 'POST /v1/webhooks/secret/rotate', 'PUT /v1/receiving-domains/{id}/rules',
-      'PUT /v1/sms/keywords', 'PUT /v1/webhooks',
+      'POST /v1/webhooks/deliveries/retry-failed', 'POST /v1/webhooks/deliveries/{id}/retry', 'POST /v1/webhooks/endpoints',
+      'POST /v1/webhooks/endpoints/{id}/deliveries/retry-failed', 'POST /v1/webhooks/endpoints/{id}/secret/rotate', 'POST /v1/webhooks/secret/rotate', 'POST /v1/whatsapp/templates',
+      'PUT /v1/receiving-domains/{id}/rules', 'PUT /v1/sms/keywords', 'PUT /v1/webhooks',
     ],
     'test-only': [
-      'DELETE /v1/api-keys/{keyId}', 'DELETE /v1/campaigns/{campaign_id}', 'DELETE /v1/suppressions/{email}', 'PATCH /v1/campaigns/{campaign_id}',
-      'POST /v1/api-keys', 'POST /v1/campaigns/{campaign_id}/cancel', 'POST /v1/campaigns/{campaign_id}/pause', 'POST /v1/campaigns/{campaign_id}/resend',
+      'DELETE /v1/api-keys/{keyId}', 'DELETE /v1/campaigns/{campaign_id}', 'DELETE /v1/messages/{msgid}/schedule', 'DELETE /v1/suppressions/{email}',
+      'PATCH /v1/campaigns/{campaign_id}', 'PATCH /v1/messages/{msgid}/schedule', 'POST /v1/api-keys', 'POST /v1/campaigns/{campaign_id}/cancel', 'POST /v1/campaigns/{campaign_id}/pause', 'POST /v1/campaigns/{campaign_id}/resend',
       'POST /v1/campaigns/{campaign_id}/resume', 'POST /v1/campaigns/{campaign_id}/send',
     ],
     other: ['allowed', 'refused', 'test-only'],

@@ -191,7 +191,7 @@ test('a request subject with a malformed placeholder is refused with Incorrect v
   const id = await createTemplate(service, account, greeting);
   const res = await post(service, '/v1/email', account.apiKey, emailBody({ body: undefined, subject: 'Hello {{name', template_id: id, variables: { name: 'Ana' } }));
   assert.equal(res.statusCode, 400);
-  assert.deepStrictEqual(res.json(), { message: 'Incorrect variable syntax' });
+  assert.deepStrictEqual(res.json(), { message: 'Incorrect variable syntax', detail: 'subject: line 1, column 7: {{name is never closed with }}' });
 });
 
 test('a template store that fails is answered with Error Fetching Template', async (t) => {

@@ -42,7 +42,7 @@ test('accepting an invitation sets the password and answers the session with an 
   const body = res.json();
   assert.match(body.csrf_token, /^[A-Za-z0-9_-]{43}$/);
   assert.deepStrictEqual(body, {
-    user: { user_id: body.user.user_id, email: 'ana@example.org', role: 'owner', totp_enabled: false },
+    user: { user_id: body.user.user_id, email: 'ana@example.org', role: 'owner', totp_enabled: false, locale: null },
     account: { account_id: account.id, name: 'acme' },
     csrf_token: body.csrf_token,
     expires_at: new Date(T0 + 12 * HOUR).toISOString(),
@@ -125,7 +125,7 @@ test('GET /v1/session answers the session the cookie carries', async (t) => {
   const res = await asUser(world.service, session, 'GET', '/v1/session');
   assert.equal(res.statusCode, 200);
   assert.deepStrictEqual(res.json(), {
-    user: { user_id: session.userId, email: 'ana@example.org', role: 'developer', totp_enabled: false },
+    user: { user_id: session.userId, email: 'ana@example.org', role: 'developer', totp_enabled: false, locale: null },
     account: { account_id: world.account.id, name: 'acme' },
     csrf_token: session.csrf,
     expires_at: new Date(T0 + 12 * HOUR).toISOString(),

@@ -49,8 +49,13 @@ test('the render is what a send with the template puts on the wire', async (t) =
 test('a malformed placeholder answers Incorrect variable syntax', async (t) => {
   const service = await startService(t);
   const account = await openAccount(service);
-  for (const body of [{ html: '<p>Hello {{name}</p>' }, { html: '<p>ok</p>', text: 'Hello {{#if}}' }, { html: '<p>ok</p>', subject: 'Hi {{name' }]) {
-    assert.deepStrictEqual(answer(await post(service, '/v1/email/templates/render', account.apiKey, body)), { status: 400, body: { message: 'Incorrect variable syntax' } }, JSON.stringify(body));
+  const cases: [Record<string, string>, string][] = [
+    [{ html: '<p>Hello {{name}</p>' }, 'html: line 1, column 10: {{name}</p> is never closed with }}'],
+    [{ html: '<p>ok</p>', text: 'Hello {{#if}}' }, 'text: line 1, column 7: {{#if}} is not a placeholder herald knows'],
+    [{ html: '<p>ok</p>', subject: 'Hi {{name' }, 'subject: line 1, column 4: {{name is never closed with }}'],
+  ];
+  for (const [body, detail] of cases) {
+    assert.deepStrictEqual(answer(await post(service, '/v1/email/templates/render', account.apiKey, body)), { status: 400, body: { message: 'Incorrect variable syntax', detail } }, JSON.stringify(body));
   }
 });
 

@@ -39,7 +39,7 @@ async function createTemplate(service: Service, account: TestAccount, body: unkn
 }
 
 const NOT_FOUND = { message: 'Not found' };
-const SYNTAX = { message: 'Incorrect variable syntax' };
+const syntax = (detail: string) => ({ message: 'Incorrect variable syntax', detail });
 const invalidField = (detail: string) => ({ message: 'Invalid request, a field has the wrong type or value', detail });
 
 test('creating an email template answers 201 with the stored template and a UUIDv7 id', async (t) => {
@@ -259,7 +259,7 @@ test('saving html with an unclosed placeholder is refused with Incorrect variabl
   const account = await openAccount(service);
   const res = await post(service, '/v1/email/templates', account.apiKey, { name: 'Broken', html: '<p>Hello {{name</p>' });
   assert.equal(res.statusCode, 400);
-  assert.deepStrictEqual(res.json(), SYNTAX);
+  assert.deepStrictEqual(res.json(), syntax('html: line 1, column 10: {{name</p> is never closed with }}'));
   assert.deepStrictEqual((await get(service, '/v1/email/templates', account.apiKey)).json(), { templates: [] });
 });
 
@@ -268,7 +268,7 @@ test('saving html with a construct outside the allowed subset is refused with In
   const account = await openAccount(service);
   const res = await post(service, '/v1/email/templates', account.apiKey, { name: 'Raw', html: '<p>{{{name}}}</p>' });
   assert.equal(res.statusCode, 400);
-  assert.deepStrictEqual(res.json(), SYNTAX);
+  assert.deepStrictEqual(res.json(), syntax('html: line 1, column 4: {{{name}} is not a placeholder herald knows'));
 });
 
 test('saving a text part with a malformed placeholder is refused with Incorrect variable syntax', async (t) => {
@@ -276,7 +276,7 @@ test('saving a text part with a malformed placeholder is refused with Incorrect 
   const account = await openAccount(service);
   const res = await post(service, '/v1/email/templates', account.apiKey, { name: 'Broken', html: '<p>ok</p>', text: 'Hello {{#if name}}' });
   assert.equal(res.statusCode, 400);
-  assert.deepStrictEqual(res.json(), SYNTAX);
+  assert.deepStrictEqual(res.json(), syntax('text: line 1, column 7: {{#if}} is never closed'));
 });
 
 test('saving a subject with a malformed placeholder is refused with Incorrect variable syntax', async (t) => {
@@ -284,7 +284,7 @@ test('saving a subject with a malformed placeholder is refused with Incorrect va
   const account = await openAccount(service);
   const res = await post(service, '/v1/email/templates', account.apiKey, { name: 'Broken', html: '<p>ok</p>', subject: 'Hello {{name' });
   assert.equal(res.statusCode, 400);
-  assert.deepStrictEqual(res.json(), SYNTAX);
+  assert.deepStrictEqual(res.json(), syntax('subject: line 1, column 7: {{name is never closed with }}'));
 });
 
 test('replacing a template with malformed placeholders is refused and the template is unchanged', async (t) => {
@@ -293,7 +293,7 @@ test('replacing a template with malformed placeholders is refused and the templa
   const id = await createTemplate(service, account);
   const res = await put(service, `/v1/email/templates/${id}`, account.apiKey, { name: 'Broken', html: '<p>{{name</p>' });
   assert.equal(res.statusCode, 400);
-  assert.deepStrictEqual(res.json(), SYNTAX);
+  assert.deepStrictEqual(res.json(), syntax('html: line 1, column 4: {{name</p> is never closed with }}'));
   assert.equal((await get(service, `/v1/email/templates/${id}`, account.apiKey)).json().html, '<p>Hello {{name}}</p>');
 });
 
@@ -356,8 +356,8 @@ test('listing WhatsApp templates shows the account\'s templates with their appro
   assert.equal(res.statusCode, 200);
   assert.deepStrictEqual(res.json(), {
     templates: [
-      { templateId: otp, name: 'otp_code', language: 'en', body: 'Your code is {{1}}', status: 'APPROVED', paramCount: 1 },
-      { templateId: promo, name: 'promo', language: 'es', body: 'Hola {{1}}, {{2}}', status: 'PENDING', paramCount: 2 },
+      { templateId: otp, name: 'otp_code', language: 'en', body: 'Your code is {{1}}', status: 'APPROVED', paramCount: 1, category: 'UTILITY', header: null, footer: null, submission: 'local', submissionError: null },
+      { templateId: promo, name: 'promo', language: 'es', body: 'Hola {{1}}, {{2}}', status: 'PENDING', paramCount: 2, category: 'UTILITY', header: null, footer: null, submission: 'local', submissionError: null },
     ],
   });
 });

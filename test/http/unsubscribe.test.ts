@@ -35,7 +35,7 @@ test('the unsubscribe link opens a confirmation page with a button, and the GET 
   assert.equal(res.statusCode, 200);
   assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
   assert.equal(res.headers['cache-control'], 'no-store');
-  assert.match(res.body, /<p>Stop email from Example News to <strong>ana@example\.org<\/strong>\?<\/p>/);
+  assert.match(res.body, /<p>Stop all email from Example News to <strong>ana@example\.org<\/strong>\?<\/p>/);
   assert.match(res.body, /<form method="post" action="">\n<input type="hidden" name="List-Unsubscribe" value="One-Click">\n<input type="hidden" name="via" value="page">\n<button type="submit">Unsubscribe<\/button>/);
   assert.deepStrictEqual(await engagementsOf(world, msgid), []);
   assert.deepStrictEqual(await suppressions(world), []);
@@ -119,7 +119,7 @@ test('confirming on the page unsubscribes and answers with an HTML page', async 
   const res = await visit(world, 'POST', unsubscribe, { headers: ONE_CLICK, payload: 'List-Unsubscribe=One-Click&via=page' });
   assert.equal(res.statusCode, 200);
   assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
-  assert.match(res.body, /<h1>You are unsubscribed<\/h1>\n<p><strong>ana@example\.org<\/strong> will no longer receive these emails\.<\/p>/);
+  assert.match(res.body, /<h1>You are unsubscribed<\/h1>\n<p><strong>ana@example\.org<\/strong> will receive no more email from Example News\.<\/p>/);
   assert.deepStrictEqual(await engagementsOf(world, msgid), [
     { type: 'unsubscribed', at: iso(T0 + 61_000), via: 'page', ip: READER_IP, user_agent: CHROME },
   ]);
@@ -144,7 +144,7 @@ test('after unsubscribing, the page says so instead of asking again', async (t) 
   await visit(world, 'POST', unsubscribe, { headers: ONE_CLICK, payload: 'List-Unsubscribe=One-Click' });
   const page = await visit(world, 'GET', unsubscribe);
   assert.equal(page.statusCode, 200);
-  assert.match(page.body, /<h1>You are unsubscribed<\/h1>\n<p><strong>ana@example\.org<\/strong> no longer receives email from Example News\.<\/p>/);
+  assert.match(page.body, /<h1>Already unsubscribed<\/h1>\n<p><strong>ana@example\.org<\/strong> already receives no email from Example News\. Nothing was changed\.<\/p>/);
   assert.doesNotMatch(page.body, /<form/);
 });
 
@@ -211,7 +211,7 @@ test('the confirmation page escapes the sender\'s name', async (t) => {
   const world = await trackingWorld(t);
   const msgid = await sendAndDeliver(world, { from: { email: 'news@example.com', name: '<script>alert(1)</script> & Co' } });
   const page = await visit(world, 'GET', (await sentMail(world, msgid)).unsubscribe);
-  assert.match(page.body, /Stop email from &lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; Co to/);
+  assert.match(page.body, /Stop all email from &lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; Co to/);
   assert.doesNotMatch(page.body, /<script>/);
   assert.equal(page.headers['content-security-policy'], "default-src 'none'; style-src 'sha256-L2nfXreNxx2xHHvsDQpGTHw0XQ2ke6DcRYT4dYqtuvY='; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
 });

@@ -20,7 +20,7 @@ test('an owner invites a user and the link signs them in with the role given', a
   });
   const accepted = await publicPost(world.service, '/v1/auth/invitation/accept', { token: tokenOf(body.invitation_url), password: PASSWORD });
   assert.equal(accepted.statusCode, 200);
-  assert.deepStrictEqual(accepted.json().user, { user_id: body.user_id, email: 'bo@example.org', role: 'developer', totp_enabled: false });
+  assert.deepStrictEqual(accepted.json().user, { user_id: body.user_id, email: 'bo@example.org', role: 'developer', totp_enabled: false, locale: null });
 });
 
 test('the user list shows each user\'s state, last sign-in and live sessions', async (t) => {

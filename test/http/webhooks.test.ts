@@ -16,10 +16,10 @@ const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const ENABLED = { disabled_at: null, disabled_reason: null };
 const ALL_TYPES = [
   'email.sent', 'email.delivered', 'email.deferred', 'email.bounced', 'email.failed', 'email.dropped', 'email.opened', 'email.clicked',
-  'email.unsubscribed', 'email.complained', 'email.certified', 'email.received',
-  'sms.sent', 'sms.delivered', 'sms.failed', 'sms.dropped', 'sms.received', 'sms.opted_out', 'sms.opted_in',
+  'email.unsubscribed', 'email.complained', 'email.certified', 'email.received', 'email.scheduled', 'email.cancelled',
+  'sms.sent', 'sms.delivered', 'sms.failed', 'sms.dropped', 'sms.received', 'sms.opted_out', 'sms.opted_in', 'sms.scheduled', 'sms.cancelled',
   'whatsapp.sent', 'whatsapp.delivered', 'whatsapp.read', 'whatsapp.failed',
-  'whatsapp.dropped', 'whatsapp.received', 'whatsapp.opted_out', 'whatsapp.opted_in',
+  'whatsapp.dropped', 'whatsapp.received', 'whatsapp.opted_out', 'whatsapp.opted_in', 'whatsapp.scheduled', 'whatsapp.cancelled',
 ];
 
 function admin(service: Service, method: 'GET' | 'POST' | 'PATCH', url: string, body?: unknown): Promise<LightMyRequestResponse> {

@@ -100,7 +100,7 @@ test('START opts the number back in, is confirmed, and posts sms.opted_out then 
   assert.deepStrictEqual([out.map((d) => [d['number'], d['sender'], d['keyword']]), back.map((d) => [d['number'], d['sender'], d['keyword']])], [
     [[PERSON, SENDER, 'STOP']], [[PERSON, SENDER, 'Alta']],
   ]);
-  assert.deepStrictEqual((await smsTo(service, account.id, PERSON)).map((m) => m.text.slice(0, 25)), ['You have been unsubscribe', 'You have been resubscribe']);
+  assert.deepStrictEqual((await smsTo(service, account.id, PERSON)).map((m) => m.text.slice(0, 25)), ['You have been unsubscribe', 'Alta confirmada. Responda']);
 });
 
 test('HELP is answered with the account\'s help text, set with PUT /v1/sms/keywords', async (t) => {

@@ -32,6 +32,13 @@ export interface PostfixOptions {
   readonly hostname: string;
   /** PEM files: its smtpd then offers STARTTLS (smtpd_tls_security_level = may) with this certificate. Default: no TLS. */
   readonly smtpdTls?: { readonly keyFile: string; readonly certFile: string };
+  /**
+   * `test` (the default, for the tests): retries after a second and no connection cache,
+   * so no session to a listener outlives a delivery. `stock`: Postfix's own performance
+   * settings (connection cache on demand, retry and backoff times), as its users run it:
+   * the benchmarks (bench/README.md lists what differs from a stock main.cf and why).
+   */
+  readonly tuning?: 'test' | 'stock';
 }
 
 export interface PostfixRelay {
@@ -45,11 +52,6 @@ export interface PostfixRelay {
 
 const run = promisify(execFile);
 
-/**
- * Retries come after a second, not Postfix's five minutes: a notice the listener
- * refused with 451 is sent again while the test waits. No connection cache, so no
- * session to herald's listener outlives a delivery.
- */
 function mainCf(dir: string, options: PostfixOptions): string {
   const routes = Object.entries(options.routes).map(([domain, port]) => `${domain}=smtp:[127.0.0.1]:${port}`).join(', ');
   return [
@@ -71,17 +73,26 @@ function mainCf(dir: string, options: PostfixOptions): string {
     'smtp_host_lookup = native',
     'smtp_tls_security_level = none',
     ...smtpdTls(options.smtpdTls),
-    'smtp_connection_cache_on_demand = no',
     'alias_maps =',
     'alias_database =',
     'local_recipient_maps =',
     'biff = no',
-    'queue_run_delay = 1s',
-    'minimal_backoff_time = 1s',
-    'maximal_backoff_time = 2s',
+    ...((options.tuning ?? 'test') === 'test' ? TEST_TUNING : []),
     '',
   ].join('\n');
 }
+
+/**
+ * Retries come after a second, not Postfix's five minutes: a notice the listener
+ * refused with 451 is sent again while the test waits. No connection cache, so no
+ * session to herald's listener outlives a delivery.
+ */
+const TEST_TUNING = [
+  'smtp_connection_cache_on_demand = no',
+  'queue_run_delay = 1s',
+  'minimal_backoff_time = 1s',
+  'maximal_backoff_time = 2s',
+] as const;
 
 /** STARTTLS offered, never required: the clients are trusted by address (mynetworks), not by SASL. */
 function smtpdTls(tls: PostfixOptions['smtpdTls']): string[] {

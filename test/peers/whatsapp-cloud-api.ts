@@ -67,6 +67,10 @@ export async function startCloudApiStandIn(t: TestContext): Promise<CloudApiStan
       };
       if (answer.kind === 'error') return reply(answer.status, answer.body);
       sent += 1;
+      // Template management (POST /{waba-id}/message_templates): Meta's id, PENDING review.
+      if ((request.url ?? '').endsWith('/message_templates')) {
+        return reply(200, { id: `10${sent}`, status: 'PENDING', category: (json as { category?: unknown } | undefined)?.category });
+      }
       const to = (json as { to?: unknown } | undefined)?.to;
       reply(200, { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id: `wamid.${sent}` }] });
     });

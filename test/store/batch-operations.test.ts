@@ -148,8 +148,8 @@ test('a money debit the account covers takes the amount and writes its ledger en
 
 test('a send\'s rows go in whole, one send or many, each message queued in the outbox', async (t) => {
   const db = await storeWithAccount(t);
-  const row = (sendId: string) => [sendId, 'acc-1', 'sms', '{}', NOW, 'transactional', null, 0, 0, 0, null, null, 'api'];
-  const message = (id: string, sendId: string) => [id, 'acc-1', sendId, 'sms', '+1555', 'to', 'queued', 1, 0, NOW, NOW, null, null, 'live'];
+  const row = (sendId: string) => [sendId, 'acc-1', 'sms', '{}', NOW, 'transactional', null, 0, 0, 0, null, null, 'api', null, null];
+  const message = (id: string, sendId: string) => [id, 'acc-1', sendId, 'sms', '+1555', 'to', 'queued', 1, 0, NOW, NOW, null, null, 'live', null];
   const ids = [uuidv7(), uuidv7(), uuidv7()];
 
   await db.transaction().execute(async (tx) => {

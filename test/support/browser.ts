@@ -65,7 +65,8 @@ function track(page: Page): void {
     state.requests.delete(request);
     if (state.requests.size === 0) for (const resolve of state.idle.splice(0)) resolve();
   };
-  page.on('request', (request) => state.requests.add(request));
+  // The live stream (GET /v1/events/stream) stays open as long as the page: never under way.
+  page.on('request', (request) => { if (request.resourceType() !== 'eventsource') state.requests.add(request); });
   page.on('requestfinished', done);
   page.on('requestfailed', done);
 }

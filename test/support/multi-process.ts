@@ -109,7 +109,9 @@ export interface OpenedAccount {
 }
 
 /** Opens an account (a name of its own: names are unique) through an API process's admin API, with the verified sender domain example.com. */
-export async function openAccountByAdmin(api: HeraldProcess, fields: { messagesLeft: number; rateLimitPerSecond: number }): Promise<OpenedAccount> {
+export async function openAccountByAdmin(
+  api: Pick<HeraldProcess, 'url'>, fields: { messagesLeft: number; rateLimitPerSecond: number; balance?: number; whatsappPrice?: number },
+): Promise<OpenedAccount> {
   const opened = await fetch(`${api.url}/admin/v1/accounts`, { method: 'POST', headers: adminHeaders, body: JSON.stringify({ name: `multi-process ${randomUUID()}`, ...fields }) });
   if (opened.status !== 201) throw new Error(`opening the account: ${opened.status} ${await opened.text()}`);
   const { account, apiKey } = (await opened.json()) as { account: { id: string }; apiKey: { apiKey: string } };
@@ -119,7 +121,7 @@ export async function openAccountByAdmin(api: HeraldProcess, fields: { messagesL
 }
 
 /** The account's messagesLeft, as the admin API shows it. */
-export async function messagesLeftOf(api: HeraldProcess, accountId: string): Promise<number> {
+export async function messagesLeftOf(api: Pick<HeraldProcess, 'url'>, accountId: string): Promise<number> {
   const res = await fetch(`${api.url}/admin/v1/accounts/${accountId}`, { headers: adminHeaders });
   return ((await res.json()) as { messagesLeft: number }).messagesLeft;
 }

@@ -11,7 +11,8 @@ import { receiveInbound } from '../../src/app/receive-inbound.ts';
 import { touchWhatsappSession } from '../../src/store/whatsapp-sessions.ts';
 import type { Service } from '../../src/service.ts';
 import { buildWebIfStale, checkPage, launchChromium, openContext, skipWithoutChromium, type PageProblems } from '../support/browser.ts';
-import { ADMIN_TOKEN, get, openAccount, post, startService, type TestAccount } from '../support/service.ts';
+import { get, openAccount, post, startService, type TestAccount } from '../support/service.ts';
+import { invitationLink } from './operator-invitation.ts';
 import { steps } from './steps.ts';
 import { acceptInvitation, heading } from './page-steps.ts';
 
@@ -45,11 +46,7 @@ test('an owner reads the people who wrote back, sees who opted out, and answers 
     channel: 'email', from: 'bo@example.org', to: 'help@acme.test', text: 'Where is <b>my order</b>?', at: now - 20 * MINUTE,
     content: { subject: 'Order 12', html: '<p>Where is <b>my order</b>?</p><img src="https://tracker.example/pixel.gif">' },
   });
-  const invited = await fetch(`${base}/admin/v1/accounts/${account.id}/users`, {
-    method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', role: 'owner' }),
-  });
-  assert.equal(invited.status, 201);
-  const link = ((await invited.json()) as { invitation_url: string }).invitation_url;
+  const link = await invitationLink(base, account.id, 'owner@acme.test', 'owner');
   const problems: PageProblems = { errors: [] };
   const browser = await launchChromium(t);
   const step = steps(t);

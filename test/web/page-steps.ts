@@ -1,6 +1,8 @@
 // What the browser stories do on every page: wait for its heading, and sign in as an
 // invited user by the invitation link.
+import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+import { ADMIN_TOKEN } from '../support/service.ts';
 import { PASSWORD } from '../support/users.ts';
 
 /** Waits until the page's one h1 names it. */
@@ -16,4 +18,21 @@ export async function acceptInvitation(page: Page, link: string): Promise<void> 
   await page.getByLabel('Repeat the password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
   await heading(page, 'Overview');
+}
+
+/** Signs in to the operator console with the admin token and lands on its Accounts page. */
+export async function operatorSignIn(page: Page, token: string): Promise<void> {
+  await page.goto('/app/operator');
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await heading(page, 'Accounts');
+}
+
+/** The operator invites a person to the account through the admin API: the invitation link. */
+export async function inviteByOperator(base: string, accountId: string, email: string, role: string): Promise<string> {
+  const invited = await fetch(`${base}/admin/v1/accounts/${accountId}/users`, {
+    method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ email, role }),
+  });
+  assert.equal(invited.status, 201);
+  return ((await invited.json()) as { invitation_url: string }).invitation_url;
 }

@@ -47,7 +47,7 @@ test('a single row is the filter itself, and no row is no filter', () => {
 });
 
 test('an incomplete row or an audience without lists says what is missing, naming the condition', () => {
-  assert.deepStrictEqual(segmentRequestOf({ ...EMPTY_AUDIENCE }), { ok: false, error: 'Choose at least one list' });
+  assert.deepStrictEqual(segmentRequestOf({ ...EMPTY_AUDIENCE }), { ok: false, error: 'Choose at least one list', key: 'chooseList' });
   const cases: [Partial<Rule>, string][] = [
     [{ subject: 'attribute', attribute: ' ', value: 'x' }, 'Condition 2: name the attribute'],
     [{ subject: 'attribute', attribute: 'age', value: 'thirty', type: 'number' }, 'Condition 2: “thirty” is not a number'],
@@ -57,7 +57,7 @@ test('an incomplete row or an audience without lists says what is missing, namin
     [{ subject: 'delivered_within', value: '0' }, 'Condition 2: days must be a whole number from 1 to 3650'],
   ];
   for (const [patch, error] of cases) {
-    assert.deepStrictEqual(filterOf(withRules([rule({ subject: 'email', op: 'exists' }), rule(patch)])), { ok: false, error }, JSON.stringify(patch));
+    assert.deepStrictEqual(inEnglish(filterOf(withRules([rule({ subject: 'email', op: 'exists' }), rule(patch)]))), { ok: false, error }, JSON.stringify(patch));
   }
 });
 
@@ -77,5 +77,16 @@ test('a nested filter is edited as JSON, and comes back unchanged', () => {
   const audience = audienceOf([LIST], [], nested);
   assert.deepStrictEqual(audience.rules, []);
   assert.deepStrictEqual(filterOf(audience), { ok: true, value: nested });
-  assert.deepStrictEqual(filterOf({ ...audience, json: '{"and": [' }), { ok: false, error: 'The filter is not valid JSON' });
+  assert.deepStrictEqual(filterOf({ ...audience, json: '{"and": [' }), { ok: false, error: 'The filter is not valid JSON', key: 'invalidJson' });
+});
+
+/** A result with its English words only, as a person reading the tests compares them. */
+function inEnglish<T>(built: { ok: true; value: T } | { ok: false; error: string }): { ok: true; value: T } | { ok: false; error: string } {
+  return built.ok ? built : { ok: false, error: built.error };
+}
+
+test('a problem names its key and values for the page\'s own words, the condition it is in among them', () => {
+  assert.deepStrictEqual(filterOf(withRules([rule({ subject: 'attribute', attribute: 'age', op: 'eq', value: 'old', type: 'number' })])), {
+    ok: false, error: 'Condition 1: “old” is not a number', key: 'notNumber', values: { text: 'old', condition: 1 },
+  });
 });

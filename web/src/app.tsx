@@ -9,6 +9,7 @@ import { NotFoundPage } from './pages/not-found.tsx';
 // Each page is its own chunk: the first page loads only the shell and itself.
 const OverviewPage = lazy(() => import('./pages/overview.tsx'));
 const ApiKeysPage = lazy(() => import('./pages/api-keys.tsx'));
+const ApiRequestsPage = lazy(() => import('./pages/api-requests.tsx'));
 const TemplatesPage = lazy(() => import('./pages/templates.tsx'));
 const TemplateEditorPage = lazy(() => import('./pages/template-editor.tsx'));
 const DomainsPage = lazy(() => import('./pages/domains.tsx'));
@@ -16,8 +17,11 @@ const DomainPage = lazy(() => import('./pages/domain.tsx'));
 const MessagesPage = lazy(() => import('./pages/messages.tsx'));
 const MessagePage = lazy(() => import('./pages/message.tsx'));
 const ConversationsPage = lazy(() => import('./pages/conversations.tsx'));
+const ComposePage = lazy(() => import('./pages/compose.tsx'));
+const WhatsappTemplatesPage = lazy(() => import('./pages/whatsapp-templates.tsx'));
 const WebhooksPage = lazy(() => import('./pages/webhooks.tsx'));
 const DeliveryPage = lazy(() => import('./pages/webhook-delivery.tsx'));
+const EndpointPage = lazy(() => import('./pages/webhook-endpoint.tsx'));
 const SuppressionsPage = lazy(() => import('./pages/suppressions.tsx'));
 const UsagePage = lazy(() => import('./pages/usage.tsx'));
 const ListsPage = lazy(() => import('./pages/lists.tsx'));
@@ -54,6 +58,7 @@ export function App() {
         <Route element={<AccountShell />}>
           <Route index element={<OverviewPage />} />
           <Route path="api-keys" element={<ApiKeysPage />} />
+          <Route path="api-keys/:keyId/requests" element={<ApiRequestsPage />} />
           <Route path="templates" element={<TemplatesPage />} />
           <Route path="templates/new" element={<TemplateEditorPage />} />
           <Route path="templates/:templateId" element={<TemplateEditorPage />} />
@@ -63,8 +68,11 @@ export function App() {
           <Route path="messages/:msgid" element={<MessagePage />} />
           <Route path="conversations" element={<ConversationsPage />} />
           <Route path="conversations/:person" element={<ConversationsPage />} />
+          <Route path="compose" element={<ComposePage />} />
+          <Route path="whatsapp-templates" element={<WhatsappTemplatesPage />} />
           <Route path="webhooks" element={<WebhooksPage />} />
           <Route path="webhooks/deliveries/:id" element={<DeliveryPage />} />
+          <Route path="webhooks/endpoints/:id" element={<EndpointPage />} />
           <Route path="suppressions" element={<SuppressionsPage />} />
           <Route path="usage" element={<UsagePage />} />
           <Route path="lists" element={<ListsPage />} />

@@ -1,9 +1,10 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router';
+import { createBrowserRouter, RouterProvider } from 'react-router';
 import { ApiError } from './api/http.ts';
 import { App } from './app.tsx';
+import './i18n/i18n.ts';
 import './styles.css';
 
 // A refused request is not retried: herald's answer (a 4xx with its text) is the state to show.
@@ -15,14 +16,16 @@ const client = new QueryClient({
   mutationCache: new MutationCache(),
 });
 
+// A data router (one splat route holding the app's own <Routes>), so pages can ask before
+// leaving with unsaved work (useBlocker: web/src/lib/form-draft.ts).
+const router = createBrowserRouter([{ path: '*', element: <App /> }], { basename: '/app' });
+
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root');
 createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={client}>
-      <BrowserRouter basename="/app">
-        <App />
-      </BrowserRouter>
+      <RouterProvider router={router} />
     </QueryClientProvider>
   </StrictMode>,
 );

@@ -54,7 +54,8 @@ interface MetaError {
   readonly details: string | undefined;
 }
 
-function parseJson(text: string): unknown {
+/** The JSON of an answer, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

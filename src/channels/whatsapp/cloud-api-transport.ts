@@ -69,7 +69,8 @@ export function cloudApiTransport(options: CloudApiTransportOptions): Transport<
   };
 }
 
-async function readCapped(response: Response): Promise<string> {
+/** The answer's body, cut at ANSWER_MAX_BYTES rather than buffered whole. */
+export async function readCapped(response: Response): Promise<string> {
   if (!response.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -82,7 +83,7 @@ async function readCapped(response: Response): Promise<string> {
   return Buffer.concat(chunks).subarray(0, ANSWER_MAX_BYTES).toString('utf8');
 }
 
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   // undici puts the socket-level reason (ECONNREFUSED …) in `cause`.
   const cause = error.cause instanceof Error ? error.cause : undefined;

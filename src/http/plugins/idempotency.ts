@@ -43,12 +43,14 @@ export async function sendWithIdempotencyKey<D extends AppDeps, T>(
 }
 
 /**
- * What makes two requests the same request: method, path (with the campaign's id) and
- * body, keys in any order. (The sending key's mode picks the key space: app/idempotent-send.ts.)
+ * What makes two requests the same request: method, path (with the campaign's id), query
+ * and body, keys in any order. (The sending key's mode picks the key space: app/idempotent-send.ts.)
  */
 function fingerprintOf(request: FastifyRequest): string {
   const path = request.url.split('?', 1)[0] ?? '';
-  return createHash('sha256').update(`${request.method} ${path}\n`).update(canonicalJson(request.body ?? null)).digest('hex');
+  // The query counts when there is one (a batch's `atomic`); without one the fingerprint is as it always was.
+  const query = request.query !== null && typeof request.query === 'object' && Object.keys(request.query).length > 0 ? `?${canonicalJson(request.query)}` : '';
+  return createHash('sha256').update(`${request.method} ${path}${query}\n`).update(canonicalJson(request.body ?? null)).digest('hex');
 }
 
 /** JSON with every object's keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one request. */

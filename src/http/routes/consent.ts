@@ -3,6 +3,9 @@ import { confirmSubscription, describeConfirmation, type ConfirmationPage } from
 import { CONFIRMATION_LINK_DAYS } from '../../campaigns/consent-token.ts';
 import { escapeHtml, invalidLinkPage, recipientPage } from '../recipient-page.ts';
 import type { RouteDeps } from '../route-deps.ts';
+import { DEFAULT_LOCALE, type Locale } from '../../domain/locale.ts';
+import { textsFor } from '../../i18n/server-texts.ts';
+import { requestLocale } from '../request-locale.ts';
 
 // The double opt-in link of a confirmation email, without an API key: the signed token
 // in the path is the only credential. GET shows a page with a button; only its POST
@@ -15,25 +18,29 @@ const params = { type: 'object', required: ['token'], properties: { token: { typ
 const tags = ['consent'];
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 
-function show(reply: FastifyReply, page: ConfirmationPage): FastifyReply {
+function show(reply: FastifyReply, page: ConfirmationPage, locale: Locale = DEFAULT_LOCALE): FastifyReply {
+  const t = textsFor(locale, 'pages');
+  const text = (key: string, values: Record<string, string | number> = {}): string => escapeHtml(t(key, values));
+  const send = (status: number, title: string, body: string): FastifyReply => recipientPage(reply, status, t(title), body, locale);
   if (!('address' in page)) {
-    if (page.kind === 'invalid') return invalidLinkPage(reply);
-    return recipientPage(reply, 410, 'Link expired', `<h1>This link has expired</h1>\n<p>Confirmation links work for ${CONFIRMATION_LINK_DAYS} days. Sign up again to get a new one.</p>`);
+    if (page.kind === 'invalid') return invalidLinkPage(reply, locale);
+    return send(410, 'confirmation.expiredTitle', `<h1>${text('confirmation.expiredHeading')}</h1>\n<p>${text('confirmation.expiredBody', { days: CONFIRMATION_LINK_DAYS })}</p>`);
   }
-  const who = `<strong>${escapeHtml(page.address)}</strong>`;
-  const list = `“${escapeHtml(page.listName)}”`;
+  // The catalogue's words are herald's own (no markup); what the link names is escaped.
+  const names = { address: `<strong>${escapeHtml(page.address)}</strong>`, list: `“${escapeHtml(page.listName)}”`, sender: escapeHtml(page.senderName) };
+  const sentence = (key: string): string => t(key, names);
   switch (page.kind) {
     case 'ask':
-      return recipientPage(reply, 200, 'Confirm your subscription', `<h1>Confirm your subscription</h1>
-<p>Should ${who} receive email from ${escapeHtml(page.senderName)} on the list ${list}?</p>
+      return send(200, 'confirmation.askTitle', `<h1>${text('confirmation.askTitle')}</h1>
+<p>${sentence('confirmation.askBody')}</p>
 <form method="post" action="">
-<button type="submit">Confirm subscription</button>
+<button type="submit">${text('confirmation.askButton')}</button>
 </form>`);
     case 'confirmed':
     case 'already-confirmed':
-      return recipientPage(reply, 200, 'Subscription confirmed', `<h1>Subscription confirmed</h1>\n<p>${who} is subscribed to ${list}.</p>`);
+      return send(200, 'confirmation.confirmedTitle', `<h1>${text('confirmation.confirmedTitle')}</h1>\n<p>${sentence('confirmation.confirmedBody')}</p>`);
     case 'withdrawn':
-      return recipientPage(reply, 410, 'Subscription cancelled', `<h1>This subscription was cancelled</h1>\n<p>${who} left ${list} after this email was sent. Sign up again to receive it.</p>`);
+      return send(410, 'confirmation.withdrawnTitle', `<h1>${text('confirmation.withdrawnHeading')}</h1>\n<p>${sentence('confirmation.withdrawnBody')}</p>`);
   }
 }
 
@@ -50,7 +57,7 @@ export function consentRoutes(app: FastifyInstance, deps: RouteDeps): void {
       summary: 'Double opt-in link: a page naming the address and the list, with a button (a GET never confirms)', tags, params,
       response: { 200: html('The question and its button, or that the subscription is confirmed'), 404: html('Forged or altered token'), 410: html('Expired token, or unsubscribed since') },
     },
-  }, async (request, reply) => show(reply, await describeConfirmation(deps.app, request.params.token)));
+  }, async (request, reply) => show(reply, await describeConfirmation(deps.app, request.params.token), requestLocale(request)));
 
   app.post<TokenParams>('/confirm/:token', {
     schema: {
@@ -58,5 +65,5 @@ export function consentRoutes(app: FastifyInstance, deps: RouteDeps): void {
       response: { 200: html('Confirmed (or already)'), 404: html('Forged or altered token'), 410: html('Expired token, or unsubscribed since') },
     },
   }, async (request: FastifyRequest<TokenParams>, reply) =>
-    show(reply, await confirmSubscription(deps.app, request.params.token, { ip: request.ip, userAgent: request.headers['user-agent'] })));
+    show(reply, await confirmSubscription(deps.app, request.params.token, { ip: request.ip, userAgent: request.headers['user-agent'] }), requestLocale(request)));
 }

@@ -1,9 +1,11 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { exportAccountContacts } from '../../app/contact-export.ts';
 import {
   createAccountContact, deleteAccountContact, getAccountContact, listAccountContacts, patchAccountContact,
 } from '../../app/contacts.ts';
 import {
-  ContactCreateSchema, ContactPageSchema, ContactPatchSchema, ContactQuerySchema, ContactViewSchema, type ContactCreate, type ContactPatch,
+  ContactCreateSchema, ContactExportQuerySchema, ContactPageSchema, ContactPatchSchema, ContactQuerySchema, ContactViewSchema, type ContactCreate, type ContactExportQuery, type ContactPatch,
 } from '../../campaigns/contact-shapes.ts';
 import { contactAddressFirst } from '../interface-checks.ts';
 import { callerOf, sendingMode } from '../route-access.ts';
@@ -45,6 +47,26 @@ export function contactRoutes(app: FastifyInstance, { app: deps }: RouteDeps): v
     },
     config: { access: { scope: 'email', access: 'read' } },
   }, async (request, reply) => sendResult(reply, await listAccountContacts(deps, callerOf(request).account.id, request.query)));
+
+  app.get<{ Querystring: ContactExportQuery }>('/v1/contacts/export', {
+    schema: {
+      summary: 'The account\'s contacts (or a list\'s) as CSV: `email,name,created_at,attributes` (with a list, `status` after `name`), '
+        + 'RFC 4180, CRLF, in creation order, attributes as one JSON cell, cells that would start a spreadsheet formula prefixed with a single quote', tags,
+      querystring: ContactExportQuerySchema,
+      response: {
+        200: { description: 'text/csv, sent as an attachment named contacts.csv (contacts-<list_id>.csv)', content: { 'text/csv': { schema: { type: 'string' } } } },
+        ...invalidBody('A bad list_id (with `detail`)'), ...notFound('list_id is not a list of this account'), ...audienceErrors,
+      },
+    },
+    config: { access: { scope: 'email', access: 'read' } },
+  }, async (request, reply) => {
+    const exported = await exportAccountContacts(deps, callerOf(request).account.id, request.query);
+    if (!exported.ok) return sendRejection(reply, exported.rejection);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${exported.value.filename}"`)
+      .send(Readable.from(exported.value.lines));
+  });
 
   app.get<ContactParams>('/v1/contacts/:contact_id', {
     schema: {

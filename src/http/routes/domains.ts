@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { addOwnSenderDomain } from '../../app/add-sender-domain.ts';
-import { getSenderDomain, listSenderDomainsOf } from '../../app/sender-domains.ts';
+import { getSenderDomain, listSenderDomainsOf, removeSenderDomain } from '../../app/sender-domains.ts';
 import { verifySenderDomain } from '../../app/verify-sender-domain.ts';
 import { callerOf } from '../route-access.ts';
 import { sendResult } from '../wire-errors.ts';
@@ -14,24 +14,34 @@ import type { RouteDeps } from '../route-deps.ts';
 export const domainRecord = {
   type: 'object', required: ['type', 'name', 'value', 'purpose'],
   properties: {
-    type: { type: 'string', enum: ['TXT', 'MX'] },
+    type: { type: 'string', enum: ['TXT', 'MX', 'A', 'AAAA'] },
     name: { type: 'string' },
     value: { type: 'string', description: 'The whole value; split a TXT value over 255 characters into several strings if your DNS host does not' },
     purpose: {
-      type: 'string', enum: ['verification', 'dkim', 'spf', 'bounces'],
-      description: '`verification` and `dkim` must be published for the domain to verify; `spf` is advisory; '
-        + '`bounces` is the bounce domain\'s MX, published once by the operator of this herald',
+      type: 'string', enum: ['verification', 'dkim', 'spf', 'dmarc', 'bounces'],
+      description: '`verification` and `dkim` must be published for the domain to verify; `spf` and `dmarc` are advisory; '
+        + '`bounces` is the bounce domain\'s MX (and its A or AAAA record when herald\'s public URL is an IP address), published once by the operator of this herald',
     },
   },
 } as const;
 
+export const domainNote = {
+  type: 'object', required: ['code', 'address', 'text'],
+  properties: {
+    code: { type: 'string', enum: ['bounce-domain-is-ip', 'mail-host-is-ip'] },
+    address: { type: 'string', description: 'The IP address in question' },
+    text: { type: 'string', description: 'What could not be suggested and what to do instead' },
+  },
+} as const;
+
 export const senderDomain = {
-  type: 'object', required: ['domain', 'verified', 'verifiedAt', 'records'],
+  type: 'object', required: ['domain', 'verified', 'verifiedAt', 'records', 'notes'],
   properties: {
     domain: { type: 'string', description: 'Lower-case host name' },
     verified: { type: 'boolean', description: 'false: email from this domain is refused with `Domain not permitted. err 2`' },
     verifiedAt: { type: ['string', 'null'], format: 'date-time' },
     records: { type: 'array', items: domainRecord },
+    notes: { type: 'array', items: domainNote, description: 'Empty unless herald\'s public URL or bounce domain is an IP address, which SPF names with ip4:/ip6: and an MX cannot name' },
   },
 } as const;
 
@@ -42,13 +52,16 @@ export const domainVerification = {
     ...senderDomain.properties,
     checks: {
       type: 'array',
-      description: 'The `_herald` token record, then the DKIM key record; the domain verifies when both are `ok`. Once verified it stays verified.',
+      description: 'The `_herald` token record, the DKIM key record, then SPF and DMARC; the domain verifies when the first two are `ok` '
+        + '(SPF and DMARC are advisory). Once verified it stays verified.',
       items: {
-        type: 'object', required: ['record', 'found', 'ok'],
+        type: 'object', required: ['record', 'purpose', 'found', 'ok'],
         properties: {
           record: { type: 'string', description: 'The DNS name looked up' },
+          purpose: { type: 'string', enum: ['verification', 'dkim', 'spf', 'dmarc'] },
           found: { type: 'boolean', description: 'A TXT record exists at the name' },
-          ok: { type: 'boolean', description: 'It carries the expected token or key' },
+          ok: { type: 'boolean', description: 'It carries the expected token or key; for SPF, one `v=spf1` record naming herald\'s mechanism; for DMARC, one `v=DMARC1` record' },
+          value: { type: 'string', description: 'SPF and DMARC: the record(s) found, joined by ` | `' },
           error: { type: 'string', description: 'The look-up failed (time-out, SERVFAIL …); try again later' },
         },
       },
@@ -63,6 +76,7 @@ const errors = {
   403: { description: 'Authentication failed', ...authenticationError },
   429: { description: 'Request rate above the account\'s limit', ...rateLimitError },
 } as const;
+const inUse = { 409: { description: 'A scheduled, running or paused campaign sends from the domain (`The domain is used by a scheduled or running campaign`, with `detail` naming them)', ...applicationError } } as const;
 const notFound = { 404: { description: 'The account has no such domain (`Not found`)', ...applicationError } } as const;
 
 const tags = ['domains'];
@@ -110,4 +124,12 @@ export function domainRoutes(app: FastifyInstance, { app: deps }: RouteDeps): vo
     },
     config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => sendResult(reply, await verifySenderDomain(deps, callerOf(request).account.id, request.params.domain), 200));
+
+  app.delete<DomainParams>('/v1/domains/:domain', {
+    schema: {
+      summary: 'Delete a sender domain and its DKIM key; refused while a scheduled, running or paused campaign sends from it', tags, params,
+      response: { 204: { description: 'Deleted', type: 'null' }, ...notFound, ...inUse, ...errors },
+    },
+    config: { access: { scope: 'email', access: 'write' } },
+  }, async (request, reply) => sendResult(reply, await removeSenderDomain(deps, callerOf(request).account.id, request.params.domain), 204));
 }

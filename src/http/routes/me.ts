@@ -5,7 +5,8 @@ import { confirmTotp, disableTotp, startTotpSetup } from '../../app/two-factor.t
 import type { RouteAccess } from '../../domain/access.ts';
 import type { Result } from '../../domain/result.ts';
 import { ErrorBody } from '../schemas/errors.ts';
-import { ChangePasswordRequest, Session, TotpCodeRequest, TotpSetup } from '../schemas/sessions.ts';
+import { ChangePasswordRequest, MeChange, Session, TotpCodeRequest, TotpSetup } from '../schemas/sessions.ts';
+import { setOwnLocale } from '../../app/user-locale.ts';
 import { refuseAttempt, type LadderName } from '../plugins/attempt-throttle.ts';
 import { clearSessionCookie } from '../plugins/session-cookie.ts';
 import { signedInOf } from '../route-access.ts';
@@ -44,6 +45,18 @@ export function meRoutes(app: FastifyInstance, httpDeps: RouteDeps): void {
   }, async (request, reply) => {
     const { account, principal } = signedInOf(request);
     return reply.code(200).send(sessionBody(principal.user, account, csrfTokenOf(deps, principal.token), principal.session.expiresAt));
+  });
+
+  app.patch<{ Body: MeChange }>('/v1/me', {
+    config,
+    schema: {
+      summary: 'Change the signed-in user\'s own settings: the language (`locale`) of the web application and of herald\'s emails to them',
+      tags, body: MeChange, response: { 200: Session, 400: ErrorBody },
+    },
+  }, async (request, reply) => {
+    const { account, principal } = signedInOf(request);
+    const user = await setOwnLocale(deps, principal.user, request.body.locale);
+    return reply.code(200).send(sessionBody(user, account, csrfTokenOf(deps, principal.token), principal.session.expiresAt));
   });
 
   app.post('/v1/auth/sign-out', {

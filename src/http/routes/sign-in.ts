@@ -11,6 +11,7 @@ import { InvitationRequest, InvitationView, NewPasswordRequest, PasswordResetAns
 import { refuseAttempt, takeCredentialTry } from '../plugins/attempt-throttle.ts';
 import { setSessionCookie } from '../plugins/session-cookie.ts';
 import { sendRejection } from '../wire-errors.ts';
+import { requestLocale } from '../request-locale.ts';
 import { sessionBody } from '../../app/user-view.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
@@ -113,7 +114,7 @@ export function signInRoutes(app: FastifyInstance, deps: RouteDeps): void {
     await requestPasswordResetEvenly(auth, request.body.email, (error) => {
       auth.metrics.unexpectedError('request');
       request.log.error({ err: error }, 'password reset failed');
-    });
+    }, requestLocale(request));
     const enabled = auth.auth.emailFrom !== undefined;
     return reply.code(202).send({ message: enabled ? WIRE_TEXTS.passwordResetSent : WIRE_TEXTS.passwordResetNoSender, email_enabled: enabled });
   });

@@ -4,14 +4,17 @@ import {
 } from '../../app/email-templates.ts';
 import { renderEmailTemplate } from '../../app/render-email-template.ts';
 import { RenderedEmail, RenderRequest } from '../schemas/templates.ts';
-import { listWhatsappTemplatesOf, WHATSAPP_TEMPLATE_STATUS_VALUES } from '../../app/list-whatsapp-templates.ts';
+import { Type } from '@sinclair/typebox';
+import { createAccountWhatsappTemplate } from '../../app/create-account-whatsapp-template.ts';
+import { listWhatsappTemplatesOf } from '../../app/list-whatsapp-templates.ts';
+import { NewAccountWhatsappTemplate, WhatsappTemplateSchema } from '../schemas/whatsapp-templates.ts';
 import { callerOf } from '../route-access.ts';
 import { sendRejection, sendResult } from '../wire-errors.ts';
 import { applicationError, authenticationError, rateLimitError } from '../schemas/errors.ts';
 import type { RouteDeps } from '../route-deps.ts';
 
 // The account's templates: email templates are managed here (scope `email`), WhatsApp
-// templates are listed (scope `whatsapp`; they are approved outside the API).
+// templates are listed and created (scope `whatsapp`; Meta approves them).
 // Schemas document the wire only; the use cases validate with herald's texts.
 
 const timestamp = { type: 'string', format: 'date-time', description: 'UTC, ISO-8601' } as const;
@@ -40,8 +43,9 @@ const templateView = {
 
 const templateBody = {
   type: 'object', required: ['name', 'html'],
-  description: 'Placeholders: `{{name}}`, `{{#if name}}…{{else}}…{{/if}}`, `{{#unless name}}…{{/unless}}`, `{{! comment }}`; '
-    + 'anything else is rejected with `Incorrect variable syntax`. Values are HTML-escaped in `html`, inserted as is in `text` and `subject`.',
+  description: 'Placeholders: `{{name}}`, `{{contact.name}}` (a dotted path is one variable named with its dots), `{{#if name}}…{{else}}…{{/if}}`, '
+    + '`{{#unless name}}…{{/unless}}`, `{{! comment }}`; anything else is rejected with `Incorrect variable syntax` and a `detail` naming the part, '
+    + 'line, column and tag. Values are HTML-escaped in `html`, inserted as is in `text` and `subject`.',
   properties: {
     name: { type: 'string', minLength: 1, maxLength: TEMPLATE_NAME_MAX },
     subject: nullableText('Optional; an empty string is stored as null'),
@@ -65,7 +69,7 @@ const errors = {
   500: { description: 'Internal failure', anyOf: [applicationError, authenticationError] },
 } as const;
 const invalid = {
-  400: { description: '`Invalid request, a field has the wrong type or value` (with `detail`) or `Incorrect variable syntax`', ...fieldError },
+  400: { description: '`Invalid request, a field has the wrong type or value` or `Incorrect variable syntax`, each with `detail` (`html: line 3, column 12: {{#if}} is never closed`)', ...fieldError },
 } as const;
 const notFound = { 404: { description: 'No such template in this account (`Not found`)', ...applicationError } } as const;
 
@@ -129,8 +133,12 @@ export function templateRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
 
   app.delete<{ Params: { template_id: string } }>('/v1/email/templates/:template_id', {
     schema: {
-      summary: 'Delete an email template', tags, params,
-      response: { 204: { description: 'Deleted', type: 'null' }, ...notFound, ...errors },
+      summary: 'Delete an email template, unless a scheduled, running or paused campaign uses it', tags, params,
+      response: {
+        204: { description: 'Deleted', type: 'null' }, ...notFound,
+        409: { description: 'A scheduled, running or paused campaign uses the template (`The template is used by a campaign that has not finished`, with `detail` naming them)', ...fieldError },
+        ...errors,
+      },
     },
     config: { access: { scope: 'email', access: 'write' } },
   }, async (request, reply) => {
@@ -142,29 +150,20 @@ export function templateRoutes(app: FastifyInstance, { app: deps }: RouteDeps): 
   app.get('/v1/whatsapp/templates', {
     schema: {
       summary: 'List the account\'s WhatsApp templates, oldest first', tags,
-      response: {
-        200: {
-          type: 'object', required: ['templates'],
-          properties: {
-            templates: {
-              type: 'array',
-              items: {
-                type: 'object', required: ['templateId', 'name', 'language', 'body', 'status', 'paramCount'],
-                properties: {
-                  templateId: { type: 'string', format: 'uuid', description: 'The `templateId` of POST /v1/whatsapp/sendTemplateMessage' },
-                  name: { type: 'string' },
-                  language: { type: 'string' },
-                  body: { type: 'string' },
-                  status: { type: 'string', enum: [...WHATSAPP_TEMPLATE_STATUS_VALUES], description: 'Only APPROVED templates can be sent' },
-                  paramCount: { type: 'integer', minimum: 0, description: 'How many `params` a send must give' },
-                },
-              },
-            },
-          },
-        },
-        ...errors,
-      },
+      response: { 200: Type.Object({ templates: Type.Array(WhatsappTemplateSchema) }), ...errors },
     },
     config: { access: { scope: 'whatsapp', access: 'read' } },
   }, async (request) => ({ templates: await listWhatsappTemplatesOf(deps, callerOf(request).account.id) }));
+
+  app.post<{ Body: NewAccountWhatsappTemplate }>('/v1/whatsapp/templates', {
+    schema: {
+      summary: 'Create a WhatsApp template, PENDING: submitted to Meta for approval when the account has a WhatsApp Business account id and token, else kept in herald (docs/whatsapp-templates.md)',
+      tags, body: NewAccountWhatsappTemplate,
+      response: {
+        201: WhatsappTemplateSchema, ...invalid, ...errors,
+        403: { description: 'Authentication failed, or `Account quota exceeded` (with `detail`)', anyOf: [authenticationError, applicationError] },
+      },
+    },
+    config: { access: { scope: 'whatsapp', access: 'write' } },
+  }, async (request, reply) => sendResult(reply, await createAccountWhatsappTemplate(deps, callerOf(request).account.id, request.body), 201));
 }

@@ -2,7 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   describeUnsubscribe, recordEngagement, unsubscribe, verifyTrackingToken, type UnsubscribeSubject, type Visit,
 } from '../../app/record-engagement.ts';
-import { escapeHtml, invalidLinkPage, recipientPage } from '../recipient-page.ts';
+import { invalidLinkPage, recipientPage } from '../recipient-page.ts';
+import { confirmationText, doneText, everyListLabel, unsubscribeButton } from '../unsubscribe-pages.ts';
+import { requestLocale } from '../request-locale.ts';
+import { DEFAULT_LOCALE, type Locale } from '../../domain/locale.ts';
 import { reportUnexpected } from '../failed-request.ts';
 import { sendRejection } from '../wire-errors.ts';
 import { applicationError } from '../schemas/errors.ts';
@@ -37,26 +40,20 @@ const oneClickForm = {
 
 const visitOf = (request: FastifyRequest): Visit => ({ method: request.method, ip: request.ip, userAgent: request.headers['user-agent'] });
 
-function confirmationPage(reply: FastifyReply, subject: UnsubscribeSubject): FastifyReply {
-  const who = `<strong>${escapeHtml(subject.address)}</strong>`;
-  if (subject.alreadyUnsubscribed) {
-    return recipientPage(reply, 200, 'Unsubscribed', `<h1>You are unsubscribed</h1>\n<p>${who} no longer receives email from ${escapeHtml(subject.senderName)}.</p>`);
-  }
+function confirmationPage(reply: FastifyReply, subject: UnsubscribeSubject, locale: Locale): FastifyReply {
+  const text = confirmationText(subject, locale);
+  if (!text.form) return recipientPage(reply, 200, text.title, text.body, locale);
   // A GET never unsubscribes: link scanners fetch every link. The person confirms with a POST.
   // A campaign's link leaves its lists; the person may choose every list of the sender.
-  const question = subject.campaign
-    ? `<p>Stop this newsletter from ${escapeHtml(subject.senderName)} to ${who}?</p>`
-    : `<p>Stop email from ${escapeHtml(subject.senderName)} to ${who}?</p>`;
   const everyList = subject.campaign
-    ? `\n<p><label><input type="checkbox" name="scope" value="all"> Also leave every other list of ${escapeHtml(subject.senderName)}</label></p>`
+    ? `\n<p><label><input type="checkbox" name="scope" value="all"> ${everyListLabel(subject.senderName, locale)}</label></p>`
     : '';
-  return recipientPage(reply, 200, 'Unsubscribe', `<h1>Unsubscribe</h1>
-${question}
+  return recipientPage(reply, 200, text.title, `${text.body}
 <form method="post" action="">
 <input type="hidden" name="List-Unsubscribe" value="One-Click">
 <input type="hidden" name="via" value="page">${everyList}
-<button type="submit">Unsubscribe</button>
-</form>`);
+<button type="submit">${unsubscribeButton(locale)}</button>
+</form>`, locale);
 }
 
 /** The fields of a form body (urlencoded or multipart); none when there is no form. */
@@ -113,9 +110,9 @@ export function trackingRoutes(app: FastifyInstance, deps: RouteDeps): void {
     },
   }, async (request, reply) => {
     const claims = await verifyTrackingToken(keys, request.params.token, 'click');
-    if (!claims) return invalidLinkPage(reply);
+    if (!claims) return invalidLinkPage(reply, requestLocale(request));
     try {
-      if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return invalidLinkPage(reply);
+      if ((await recordEngagement(keys, claims, visitOf(request))) === 'unknown-message') return invalidLinkPage(reply, requestLocale(request));
     } catch (error) {
       // The person's link works all the same; only the event is missing.
       reportUnexpected(request, deps.app.metrics, error, 'click not recorded');
@@ -132,7 +129,7 @@ export function trackingRoutes(app: FastifyInstance, deps: RouteDeps): void {
   }, async (request, reply) => {
     const claims = await verifyTrackingToken(keys, request.params.token, 'unsubscribe');
     const subject = claims && (await describeUnsubscribe(keys, claims));
-    return subject ? confirmationPage(reply, subject) : invalidLinkPage(reply);
+    return subject ? confirmationPage(reply, subject, requestLocale(request) ?? DEFAULT_LOCALE) : invalidLinkPage(reply, requestLocale(request));
   });
 
   app.post<TokenParams>('/u/:token', {
@@ -153,9 +150,11 @@ export function trackingRoutes(app: FastifyInstance, deps: RouteDeps): void {
     // not required to carry List-Unsubscribe=One-Click, so no odd client fails a person.
     const scope = fromPage && fields.get('scope') === 'all' ? 'all' : 'campaign';
     const done = claims && (await unsubscribe(keys, claims, { ...visitOf(request), via: fromPage ? 'page' : 'one-click', scope }));
-    if (!done) return fromPage ? invalidLinkPage(reply) : reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('Not found\n');
+    if (!done) return fromPage ? invalidLinkPage(reply, requestLocale(request)) : reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('Not found\n');
     if (fromPage) {
-      return recipientPage(reply, 200, 'Unsubscribed', `<h1>You are unsubscribed</h1>\n<p><strong>${escapeHtml(done.address)}</strong> will no longer receive these emails.</p>`);
+      const locale = requestLocale(request) ?? DEFAULT_LOCALE;
+      const text = doneText(done, locale);
+      return recipientPage(reply, 200, text.title, text.body, locale);
     }
     return reply.code(200).header('content-type', 'text/plain; charset=utf-8').send('Unsubscribed\n');
   });

@@ -7,6 +7,7 @@ import { InvitedUser, NewUserRequest, RoleChangeRequest, UserList, UserView } fr
 import { refuseAttempt } from '../plugins/attempt-throttle.ts';
 import { signInKeyOf } from '../../app/sign-in.ts';
 import { callerOf } from '../route-access.ts';
+import { invitationLocale } from '../request-locale.ts';
 import { sendRejection, sendResult } from '../wire-errors.ts';
 import { invitedBody, userBody, type InvitedUserBody, type SessionBody, type UserBody } from '../../app/user-view.ts';
 import type { RouteDeps } from '../route-deps.ts';
@@ -60,7 +61,7 @@ export function userRoutes(app: FastifyInstance, httpDeps: RouteDeps): void {
       deps.metrics.invitationObserved('throttled');
       return refuseAttempt(reply, taken, 'invitationsThrottled');
     }
-    const invited = await inviteUser(deps, accountId, request.body);
+    const invited = await inviteUser(deps, accountId, { ...request.body, locale: invitationLocale(request) });
     if (!invited.ok) {
       // A refused invitation sent nothing: it does not count.
       await taken.succeeded();

@@ -5,6 +5,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AllowListAppliesTo, LedgerKind, Services } from './account.ts';
 import { KeyModeField, KeyScope } from './api-keys.ts';
 import { Nullable, pageQueryFields, Timestamp } from './common.ts';
+import { TOP_UP_REASON_MAX } from '../../domain/text-limits.ts';
 
 /** An account as the admin API shows it (GET /admin/v1/accounts/:id adds apiKeys and domains). */
 export const AdminAccount = Type.Object({
@@ -24,6 +25,7 @@ export const AdminAccount = Type.Object({
   tracking: Type.Object({ opens: Type.Boolean(), clicks: Type.Boolean() }),
   whatsappPhoneNumberId: Nullable(Type.String()),
   whatsappAccessToken: Nullable(Type.Literal('set')),
+  whatsappBusinessAccountId: Nullable(Type.String()),
   smsSenders: Type.Array(Type.String(), { description: 'The SMS senders, the first the default (a send names another with `from`); empty: the transport\'s own sender' }),
   createdAt: Timestamp(),
   updatedAt: Timestamp(),
@@ -47,7 +49,7 @@ export type NewAccountAnswer = Static<typeof NewAccountAnswer>;
 /** GET /admin/v1/accounts/:id: the account, its keys (never their material) and its sender domains. */
 export const AdminAccountDetails = Type.Composite([AdminAccount, Type.Object({
   apiKeys: Type.Array(Type.Object({
-    id: Type.String({ format: 'uuid' }), scopes: Type.Array(KeyScope), createdAt: Timestamp(), expiresAt: Nullable(Timestamp()), revokedAt: Nullable(Timestamp()), mode: KeyModeField,
+    id: Type.String({ format: 'uuid' }), name: Type.String({ description: 'What the account calls it; empty for none' }), scopes: Type.Array(KeyScope), createdAt: Timestamp(), expiresAt: Nullable(Timestamp()), revokedAt: Nullable(Timestamp()), mode: KeyModeField,
   })),
   domains: Type.Array(Type.Object({ domain: Type.String(), verified: Type.Boolean() })),
 })]);
@@ -83,7 +85,7 @@ export type AccountList = Static<typeof AccountList>;
 export const TopUpRequest = Type.Object({
   messages: Type.Optional(Type.Integer({ description: 'Messages to add; negative to remove' })),
   balance: Type.Optional(Type.Union([Type.Number(), Type.String()], { description: 'Money to add (number or decimal string, 4 decimals at most); negative to remove' })),
-  reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why; kept in the ledger and shown to the account' }),
+  reason: Type.String({ minLength: 1, maxLength: TOP_UP_REASON_MAX, description: 'Why; kept in the ledger and shown to the account' }),
 }, { additionalProperties: false });
 export type TopUpRequest = Static<typeof TopUpRequest>;
 

@@ -28,11 +28,19 @@ export const PASSWORD_MAX = 256;
 export const TotpRequiredError = Type.Object({ message: Type.Literal('Two-factor code required'), totp_required: Type.Literal(true) });
 export type TotpRequiredError = Static<typeof TotpRequiredError>;
 
+/** The user's chosen language; null: none chosen (the browser's is used). */
+const UserLocale = Type.Union([Type.Literal('en'), Type.Literal('es'), Type.Null()], { description: 'The language the user chose (`en` or `es`); null: none, the browser\'s is used, and herald\'s emails are in English' });
+
+/** PATCH /v1/me: the user's own settings. */
+export const MeChange = Type.Object({ locale: UserLocale }, { additionalProperties: false });
+export type MeChange = Static<typeof MeChange>;
+
 export const SessionUser = Type.Object({
   user_id: Id('The user'),
   email: Type.String({ format: 'email' }),
   role: UserRole,
   totp_enabled: Type.Boolean(),
+  locale: UserLocale,
 });
 export type SessionUser = Static<typeof SessionUser>;
 

@@ -24,7 +24,12 @@ export type UserView = Static<typeof UserView>;
 export const UserList = Type.Object({ users: Type.Array(UserView) });
 export type UserList = Static<typeof UserList>;
 
-export const NewUserRequest = Type.Object({ email: Type.String({ maxLength: 320 }), role: UserRole }, { additionalProperties: false });
+export const NewUserRequest = Type.Object({
+  email: Type.String({ maxLength: 320 }),
+  role: Type.Optional(Type.Union(USER_ROLES.map((role) => Type.Literal(role)), {
+    description: 'Required for someone new. Inviting again a person who has not accepted keeps their role unless one is given',
+  })),
+}, { additionalProperties: false });
 export type NewUserRequest = Static<typeof NewUserRequest>;
 
 /** A user just invited (or invited again): the one-time link is in this answer only. */

@@ -99,8 +99,9 @@ interface ClaimedRow {
   cost_messages: number; cost_balance: number; send_id: string; payload: string; mode: string; request_id: string | null;
 }
 
+// A scheduled message counts from its send time (migration 0035), so its retry horizon is not spent waiting.
 const readClaimed = statementPerCount((count) => `
-  select m.id, m.account_id, m.channel, m.recipient, m.created_at, m.cost_messages, m.cost_balance, m.send_id, s.payload, m.mode, s.request_id
+  select m.id, m.account_id, m.channel, m.recipient, coalesce(m.send_at, m.created_at) as created_at, m.cost_messages, m.cost_balance, m.send_id, s.payload, m.mode, s.request_id
   from messages m join sends s on s.id = m.send_id
   where m.id in (${placeholders(1, count)})`);
 

@@ -1,11 +1,10 @@
 import type { Outcome } from '../../channels/channel.ts';
 import type { CertificateIssuer } from '../../domain/certificate.ts';
-import { adjustAccount } from '../../store/accounts.ts';
+import { refundWithEntry } from '../../store/accounts.ts';
 import type { Db, Tx } from '../../store/database.ts';
 import { batchOperationsOf, type LeasedOutcome } from '../../store/engine.ts';
 import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
 import { insertCertificate } from '../../store/certificates.ts';
-import { appendLedger } from '../../store/ledger.ts';
 import { recordEvent, type EventEffects } from '../../store/messages.ts';
 import { insertSimulatedReports } from '../../store/simulated-reports.ts';
 import { addSuppression } from '../../store/suppressions.ts';
@@ -109,10 +108,7 @@ function endLease(tx: Tx, outcome: LeasedOutcome): Promise<EventEffects | null> 
 }
 
 async function refund(tx: Tx, deps: CompletionDeps, message: ClaimedMessage, now: number): Promise<void> {
-  if (message.costMessages === 0 && message.costBalance === 0) return;
-  await adjustAccount(tx, message.accountId, message.costMessages, message.costBalance, now);
-  await appendLedger(tx, {
-    id: deps.newId(), accountId: message.accountId, at: now, messagesDelta: message.costMessages,
-    balanceDelta: message.costBalance, reason: 'refund', sendId: null,
-  });
+  await refundWithEntry(tx, {
+    id: deps.newId(), accountId: message.accountId, at: now, messagesDelta: message.costMessages, balanceDelta: message.costBalance, sendId: null,
+  }, now);
 }

@@ -7,6 +7,8 @@ import { leaseDueInOne, type LeasedDeliveryRow } from './postgres-step.ts';
 export interface ClaimedDelivery {
   readonly id: string;
   readonly accountId: string;
+  /** null: the account's first endpoint. */
+  readonly endpointId: string | null;
   readonly messageId: string | null;
   readonly type: string;
   readonly payload: string;
@@ -20,8 +22,8 @@ export interface ClaimedDelivery {
  * Leases up to `limit` due deliveries to `owner` until `now + leaseMs`: DUE picks them,
  * LEASE takes them (the SQL below).
  *
- * Head of line per message: a delivery is due only when no earlier (by id: event ids
- * are time-ordered) delivery of the same message is still pending — waiting for its
+ * Head of line per message and endpoint: a delivery is due only when no earlier (by id:
+ * event ids are time-ordered) delivery of the same message to the same endpoint is still pending — waiting for its
  * next slot or in flight — so a message's events reach the receiver in the order they
  * happened. Test events (no message) never wait on anything. On SQLite two statements
  * rather than `UPDATE … WHERE id IN (SELECT …)`, the ids in hand going straight through
@@ -39,7 +41,7 @@ export async function claimDueDeliveries(
   const rows = capabilities.skipLocked ? await leaseDueInOne(tx, lease) : await leaseDue(tx, lease);
   return rows
     .map((row) => ({
-      id: row.id, accountId: row.account_id, messageId: row.message_id, type: row.type, payload: row.payload,
+      id: row.id, accountId: row.account_id, endpointId: row.endpoint_id, messageId: row.message_id, type: row.type, payload: row.payload,
       attempts: Number(row.attempts), createdAt: Number(row.created_at),
     }))
     // RETURNING has no order of its own; deliveries start in id order.
@@ -57,7 +59,7 @@ const DUE = statement(DUE_DELIVERIES);
 const LEASE = statementPerCount((count) => `
   update webhook_deliveries set lease_owner = $1, lease_expires_at = $2
   where id in (${placeholders(3, count)})
-  returning id, account_id, message_id, type, payload, attempts, created_at`);
+  returning id, account_id, endpoint_id, message_id, type, payload, attempts, created_at`);
 
 /** Releases every delivery lease (see DialectCapabilities.singleServerProcess); returns how many were held. */
 export function releaseAllDeliveryLeases(db: Db): Promise<number> {

@@ -6,6 +6,7 @@ import { LeaseLoop, loopSettings, type LeaseQueue } from '../lease-loop.ts';
 import { transactionPerWork, type Committer } from '../../store/group-commit.ts';
 import type { DialectCapabilities } from '../../store/dialect.ts';
 import { findWebhookSettingsOf, type WebhookSettings } from '../../store/webhook-settings.ts';
+import { findWebhookEndpointsById } from '../../store/webhook-endpoints.ts';
 import { releaseAllDeliveryLeases, type ClaimedDelivery } from './claim.ts';
 import { recordAndClaim, type AttemptRecord } from './record.ts';
 import { nextStepAfter, verdictOf } from './retry-policy.ts';
@@ -164,13 +165,22 @@ class WebhookQueue implements LeaseQueue<Lane, Job> {
     }
     if (claimed.length === 0) return [];
     const targets = await this.#targets(claimed, now);
-    return claimed.map((delivery) => ({ delivery, target: targets.get(delivery.accountId) ?? { url: null, secrets: [], disabledReason: null } }));
+    return claimed.map((delivery) => ({ delivery, target: targets.get(delivery.endpointId ?? delivery.accountId) ?? NO_TARGET }));
   }
 
-  /** The accounts' URLs and secrets as they are now: a changed URL or a rotation applies to the next post. */
+  /**
+   * The endpoints' URLs and secrets as they are now, by endpoint id (the account's id for
+   * its first endpoint, the accounts row): a changed URL or a rotation applies to the next post.
+   */
   async #targets(claimed: readonly ClaimedDelivery[], now: number): Promise<Map<string, Target>> {
-    const settings = await findWebhookSettingsOf(this.#deps.db, [...new Set(claimed.map((d) => d.accountId))]);
-    return new Map([...settings.values()].map((s) => [s.accountId, targetOf(s, now)]));
+    const firsts = claimed.filter((d) => d.endpointId === null).map((d) => d.accountId);
+    const others = claimed.flatMap((d) => (d.endpointId === null ? [] : [d.endpointId]));
+    const settings = await findWebhookSettingsOf(this.#deps.db, [...new Set(firsts)]);
+    const endpoints = await findWebhookEndpointsById(this.#deps.db, [...new Set(others)]);
+    return new Map([
+      ...[...settings.values()].map((s): [string, Target] => [s.accountId, targetOf(s, now)]),
+      ...[...endpoints.values()].map((e): [string, Target] => [e.id, targetOf(e, now)]),
+    ]);
   }
 
   /** Posts one delivery; its outcome waits for the next step. Never rejects. */
@@ -179,7 +189,7 @@ class WebhookQueue implements LeaseQueue<Lane, Job> {
   }
 
   async #attempt(delivery: ClaimedDelivery, target: Target): Promise<AttemptRecord> {
-    const base = { deliveryId: delivery.id, accountId: delivery.accountId, event: delivery.type, eventAt: delivery.createdAt };
+    const base = { deliveryId: delivery.id, accountId: delivery.accountId, endpointId: delivery.endpointId, event: delivery.type, eventAt: delivery.createdAt };
     const unposted = target.url === null ? NO_WEBHOOK_URL : target.disabledReason !== null ? `webhooks disabled: ${target.disabledReason}` : undefined;
     if (target.url === null || unposted !== undefined) {
       // Nothing to post to: failed at once, kept in the log, replayable once the settings are saved.
@@ -229,7 +239,10 @@ class WebhookQueue implements LeaseQueue<Lane, Job> {
   }
 }
 
-function targetOf(settings: WebhookSettings, now: number): Target {
+const NO_TARGET: Target = { url: null, secrets: [], disabledReason: null };
+
+/** The first endpoint's settings (the accounts row) or another endpoint's row: the same fields. */
+function targetOf(settings: Pick<WebhookSettings, 'url' | 'secret' | 'previousSecret' | 'previousSecretUntil' | 'disabled'>, now: number): Target {
   const secrets: string[] = [];
   if (settings.secret !== null) secrets.push(settings.secret);
   if (settings.previousSecret !== null && settings.previousSecretUntil !== null && now < settings.previousSecretUntil) secrets.push(settings.previousSecret);

@@ -8,11 +8,13 @@ import { claimDueDeliveries, type ClaimedDelivery } from './claim.ts';
 /** One finished attempt (or a delivery that could not be attempted), with what follows from it. */
 export interface AttemptRecord extends AttemptOutcome {
   readonly accountId: string;
+  /** null: the account's first endpoint (the accounts row). */
+  readonly endpointId: string | null;
   /** The event's type (for the log line of the outcome). */
   readonly event: string;
   /** When the event happened (the delivery's creation): a success's delivery time is measured from it. */
   readonly eventAt: number;
-  /** The endpoint answered 410 Gone: the account's webhook is disabled for this reason (retry-policy.ts). */
+  /** The endpoint answered 410 Gone: that endpoint is disabled for this reason (retry-policy.ts). */
   readonly disable?: string;
 }
 
@@ -34,7 +36,8 @@ export async function recordAttempts(
   const recorded = await batchOperationsOf(tx).recordAttempts(tx, owner, records, write);
   for (const record of records) {
     if (record.disable === undefined || record.url === null || !recorded.has(record.deliveryId)) continue;
-    await execute(tx, DISABLE, [write.now, record.disable, record.accountId, record.url]);
+    if (record.endpointId === null) await execute(tx, DISABLE, [write.now, record.disable, record.accountId, record.url]);
+    else await execute(tx, DISABLE_ENDPOINT, [write.now, record.disable, record.endpointId, record.url]);
   }
   return recorded;
 }
@@ -44,6 +47,10 @@ export async function recordAttempts(
 const DISABLE = statement(`
   update accounts set webhook_disabled_at = $1, webhook_disabled_reason = $2
   where id = $3 and webhook_url = $4 and webhook_disabled_at is null`);
+
+const DISABLE_ENDPOINT = statement(`
+  update webhook_endpoints set disabled_at = $1, disabled_reason = $2
+  where id = $3 and url = $4 and disabled_at is null`);
 
 /**
  * The dispatcher's one unit of work per step: the finished attempts written, then (when

@@ -7,8 +7,10 @@ import assert from 'node:assert/strict';
 import { uuidv7 } from '../../../src/app/uuidv7-source.ts';
 import type { Service } from '../../../src/service.ts';
 import { batchOperationsOf } from '../../../src/store/engine.ts';
-import { findReceiptMessages, receiptsTogether, recordReceipts } from '../../../src/store/postgres/peer-receipt.ts';
+import { FIND_WITH_SUBJECTS, findReceiptMessages, receiptsTogether, recordReceipts } from '../../../src/store/postgres/peer-receipt.ts';
+import { insertWebhookEndpoint } from '../../../src/store/webhook-endpoints.ts';
 import { setWebhookTarget } from '../../../src/store/webhook-settings.ts';
+import { statementPlan } from '../../support/statement-plan.ts';
 import { openAccount, post, smsBody, startService } from '../../support/service.ts';
 
 /** A service on PostgreSQL, or undefined (the test skipped) on SQLite. */
@@ -69,4 +71,36 @@ test('written together, a second report on a message waits for the next batch an
   const events = await db.selectFrom('message_events').select('type').where('message_id', '=', msgid).execute();
   assert.deepStrictEqual(events.map((e) => e.type), ['delivered']);
   assert.equal((await db.selectFrom('messages').select('status').where('id', '=', msgid).executeTakeFirstOrThrow()).status, 'delivered');
+});
+
+test('a report on a message of an account with several webhook endpoints goes alone, and its event reaches each endpoint', async (t) => {
+  const service = await onPostgres(t);
+  if (service === undefined) return;
+  const { db } = service.store;
+  const { accountId, msgid } = await sentSms(service, 'smsc-9');
+  const now = service.deps.clock();
+  await setWebhookTarget(db, accountId, { url: 'https://hooks.example.com/first' }, now);
+  await insertWebhookEndpoint(db, { id: uuidv7(), accountId, url: 'https://hooks.example.com/other', description: null, events: null, secret: 'whsec_b3RoZXI=', now });
+
+  const written = await receiptsTogether.together(db, [receipt('smsc-9', 'delivered', now)]);
+  assert.deepStrictEqual(written.outcomes, [{ kind: 'alone' }]);
+  assert.equal(await db.transaction().execute((tx) => receiptsTogether.alone(tx, receipt('smsc-9', 'delivered', now))), true);
+  const deliveries = await db.selectFrom('webhook_deliveries').select(['type', 'endpoint_id']).where('message_id', '=', msgid).where('type', '=', 'sms.delivered').execute();
+  assert.deepStrictEqual(deliveries.map((d) => d.endpoint_id === null).sort(), [false, true]);
+});
+
+test('the look-up finds each reference through the index, with the plan made before the messages table has statistics', async (t) => {
+  const service = await onPostgres(t);
+  if (service === undefined) return;
+  const { db } = service.store;
+  const { msgid } = await sentSms(service, 'smsc-10');
+  const { msgid: other } = await sentSms(service, 'smsc-11');
+
+  const found = await findReceiptMessages(db, 'sms', ['smsc-10', 'smsc-404', 'smsc-11', 'smsc-10']);
+  assert.deepStrictEqual([...found].map(([ref, message]) => [ref, message.id]).sort(), [['smsc-10', msgid], ['smsc-11', other]]);
+  assert.equal((await findReceiptMessages(db, 'whatsapp', ['smsc-10'])).size, 0);
+  // Read by channel and reference together: a plan that reads the channel's messages and
+  // filters them cost a full read of them per batch (30 ms at 12,000 messages).
+  const plan = await statementPlan(db, FIND_WITH_SUBJECTS, ["'sms'", "'{smsc-10,smsc-11}'"]);
+  assert.match(plan, /"Index Cond":"\(\(channel = \$1\) AND \(provider_ref = ref\.provider_ref\)\)"/);
 });

@@ -1,5 +1,5 @@
 // Contacts (/v1/contacts) and their CSV imports (/v1/contacts/imports).
-import { api } from './http.ts';
+import { api, send } from './http.ts';
 import type { ContactPage, ContactView, ImportView } from './types.ts';
 
 export const CONTACT_PAGE = 50;
@@ -9,19 +9,12 @@ const contactPath = (contactId: string): string => `/v1/contacts/${encodeURIComp
 export const contactKeys = {
   all: ['contacts'],
   page: (listId: string | undefined, email: string, cursor: string | undefined) => ['contacts', listId, email, cursor],
-  /** The first contacts of a list, for a campaign's preview. */
-  sample: (listId: string | undefined) => ['contacts', listId, '', undefined, 'preview'],
   detail: (contactId: string) => ['contact', contactId],
   import: (importId: string) => ['contact-import', importId],
 } as const;
 
 export const fetchContacts = (listId: string, email: string, cursor: string | undefined) =>
   api<ContactPage>('/v1/contacts', { query: { list_id: listId, email, cursor, limit: CONTACT_PAGE } });
-
-export const contactSampleQuery = (listId: string | undefined) => ({
-  queryKey: contactKeys.sample(listId),
-  queryFn: () => api<ContactPage>('/v1/contacts', { query: { list_id: listId, limit: 20 } }),
-}) as const;
 
 /** The contact with this address, in any list (a page of at most one). */
 export const findContact = (email: string) => api<ContactPage>('/v1/contacts', { query: { email, limit: 1 } });
@@ -36,6 +29,16 @@ export const addContact = (body: { email: string; name?: string; lists: string[]
 /** Joins lists, or leaves them (recorded as an unsubscribe with source `api`). */
 export const changeContactLists = (contactId: string, body: { lists: string[] } | { unsubscribe: string[] }) =>
   api<ContactView>(contactPath(contactId), { method: 'PATCH', body });
+
+/** Changes the contact's name and attributes (a merge patch: a null attribute value removes it). */
+export const updateContact = (contactId: string, body: { name?: string | null; attributes?: Record<string, unknown> }) =>
+  api<ContactView>(contactPath(contactId), { method: 'PATCH', body });
+
+/** The account's contacts, or a list's, as the CSV text herald streams (GET /v1/contacts/export). */
+export async function exportContacts(listId: string | undefined): Promise<string> {
+  const response = await send('/v1/contacts/export', { query: { list_id: listId } });
+  return response.text();
+}
 
 export const deleteContact = (contactId: string) => api<undefined>(contactPath(contactId), { method: 'DELETE' });
 

@@ -6,6 +6,8 @@ export type { InvitationView as Invitation, OperatorSession, PasswordResetAnswer
 export type { InvitedUser as UserInvited, UserList, UserRole as Role, UserView as AccountUser } from '@herald/http/schemas/users.ts';
 export type { RenderedEmail as Rendered, RenderRequest as RenderInput } from '@herald/http/schemas/templates.ts';
 export type { RetryFailedResult } from '@herald/http/schemas/webhooks.ts';
-export type { AccountList as AccountSearchPage, AccountSummary as OperatorAccountSummary, AdminAccount, TopUpRequest as TopUpInput } from '@herald/http/schemas/operator-accounts.ts';
+export type { AccountList as AccountSearchPage, AccountSummary as OperatorAccountSummary, AdminAccount, AdminIssuedKey, AdminLedger, AdminLedgerEntry, TopUpRequest as TopUpInput } from '@herald/http/schemas/operator-accounts.ts';
+export type { NewApiKeyBody as AdminNewKeyInput } from '@herald/domain/admin-input.ts';
+export type { NewWhatsappTemplateBody as NewWhatsappTemplateInput } from '@herald/app/create-whatsapp-template.ts';
 export type { HealthView as Health } from '@herald/http/schemas/service-health.ts';
 export type { SmtpPortView as SmtpPort, SmtpSettingsView as SmtpSettings } from '@herald/http/schemas/smtp-settings.ts';

@@ -23,3 +23,6 @@ export const addDomain = (domain: string) => api<SenderDomainDetails>('/v1/domai
 
 /** Looks the records up now: each check's result, and the domain's new state. */
 export const verifyDomain = (name: string) => api<SenderDomainVerification>(domainPath(name, '/verify'), { method: 'POST' });
+
+/** Deletes the domain; 409 while a scheduled or running campaign sends from it. */
+export const deleteDomain = (name: string) => api<undefined>(domainPath(name), { method: 'DELETE' });

@@ -14,10 +14,18 @@ export const messageKeys = {
   certificate: (msgid: string) => ['certificate', msgid],
 } as const;
 
+/** Cancels a scheduled message (refunded); 409 once it left or was cancelled. */
+export const cancelSchedule = (msgid: string) => api<{ msgid: string; status: 'cancelled' }>(messagePath(msgid, '/schedule'), { method: 'DELETE' });
+
 export const isNotFound = (error: unknown): boolean => error instanceof ApiError && error.status === 404;
 
+/** The log's filters as the address and GET /v1/messages name them (the dates: the browser's days). */
+export const MESSAGE_FILTERS = ['recipient_prefix', 'subject', 'status', 'channel', 'campaign_id', 'tag', 'metadata_key', 'metadata_value', 'since', 'until'] as const;
+export type MessageFilter = Record<(typeof MESSAGE_FILTERS)[number], string>;
+
+/** A page of the log with how many messages match (at most 10,000: `total_capped` past that). */
 export const fetchMessages = (filter: Query, cursor: string | undefined) =>
-  api<MessagePage>('/v1/messages', { query: { ...filter, cursor, limit: MESSAGE_PAGE } });
+  api<MessagePage>('/v1/messages', { query: { ...filter, cursor, limit: MESSAGE_PAGE, include_total: 'true' } });
 
 export const messageQuery = (msgid: string) => ({
   queryKey: messageKeys.detail(msgid),

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { api, ApiError, IP_NOT_ALLOWED, setCsrfToken } from './http.ts';
 import type { Role, Session } from './types.ts';
+import { adoptUserLanguage } from '../i18n/user-language.ts';
 
 export const SESSION_KEY = ['session'] as const;
 
@@ -12,7 +13,8 @@ export function useSession() {
     queryFn: async (): Promise<Session | null> => {
       try {
         const session = await api<Session>('/v1/session', { quiet401: true });
-        setCsrfToken('account', session.csrf_token);
+        setCsrfToken('account', session.csrf_token, session.user.user_id);
+        adoptUserLanguage(session);
         return session;
       } catch (error) {
         // 401 (expired) and 403 (no session cookie) both mean: sign in. An address outside the
@@ -33,7 +35,8 @@ export function useSession() {
 export function useAdoptSession(): (session: Session) => void {
   const client = useQueryClient();
   return useCallback((session: Session) => {
-    setCsrfToken('account', session.csrf_token);
+    setCsrfToken('account', session.csrf_token, session.user.user_id);
+    adoptUserLanguage(session);
     client.clear();
     client.setQueryData(SESSION_KEY, session);
   }, [client]);

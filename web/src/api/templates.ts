@@ -35,3 +35,6 @@ export interface TemplateInput { name: string; html: string; subject: string | n
 export const createTemplate = (body: TemplateInput) => api<EmailTemplateView>('/v1/email/templates', { method: 'POST', body });
 
 export const replaceTemplate = (templateId: string, body: TemplateInput) => api<EmailTemplateView>(templatePath(templateId), { method: 'PUT', body });
+
+/** Refused (409) while a scheduled, running or paused campaign uses the template. */
+export const deleteTemplate = (templateId: string) => api<undefined>(templatePath(templateId), { method: 'DELETE' });

@@ -13,6 +13,7 @@ export type { SenderDomainVerification } from '@herald/app/verify-sender-domain.
 export type { DomainCheck, DomainRecord } from '@herald/domain/sender-domain.ts';
 export type { SuppressionPage, SuppressionView } from '@herald/app/suppressions.ts';
 export type { WebhookSettingsView, RotatedSecret } from '@herald/app/webhook-settings.ts';
+export type { WebhookEndpointView } from '@herald/app/webhook-endpoints.ts';
 export type { AttemptView, DeliveryDetails, DeliveryPage, DeliverySummary } from '@herald/app/webhook-deliveries.ts';
 export type { CertificateView } from '@herald/app/certificates.ts';
 export type { AccountBody, AccountDetails } from '@herald/app/account-view.ts';
@@ -29,5 +30,7 @@ export type RecipientPage = Static<typeof RecipientPageSchema>;
 export type { ConsentEntry, ContactPage, ContactSummary, ContactView, ImportView } from '@herald/campaigns/contact-shapes.ts';
 export type { ListCreate, ListCreated, ListPatch, ListView } from '@herald/campaigns/list-shapes.ts';
 export type { Filter, SegmentRequest } from '@herald/campaigns/segment-filter.ts';
+export type { SavedSegmentView } from '@herald/campaigns/saved-segment-shapes.ts';
+export type { SegmentSample } from '@herald/app/segments.ts';
 export type { SubscriptionStatus } from '@herald/campaigns/consent.ts';
 export type { ConversationPage, ConversationSummary, ConversationThread, ReceivedThreadItem, SentThreadItem, ThreadItem } from '@herald/app/conversations.ts';

@@ -8,7 +8,9 @@ export const userKeys = { all: ['users'] } as const;
 
 export const usersQuery = { queryKey: userKeys.all, queryFn: () => api<UserList>('/v1/users') } as const;
 
-export const inviteUser = (email: string, role: Role) => api<UserInvited>('/v1/users', { method: 'POST', body: { email, role } });
+/** No role: inviting again someone who has not accepted keeps theirs. */
+export const inviteUser = (email: string, role: Role | undefined) =>
+  api<UserInvited>('/v1/users', { method: 'POST', body: role === undefined ? { email } : { email, role } });
 
 export const changeRole = (userId: string, role: Role) => api<AccountUser>(userPath(userId), { method: 'PATCH', body: { role } });
 

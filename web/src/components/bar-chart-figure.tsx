@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { DataTable } from './data-table.tsx';
 
@@ -22,9 +23,10 @@ export default function BarChartFigure(props: {
   /** Series stacked in one bar (parts of a whole) rather than side by side. */
   readonly stacked?: boolean;
 }) {
+  const { t } = useTranslation('common');
   return (
     <figure className="chart">
-      <div className="chart-area" role="img" aria-label={`${props.title}: a bar chart; the same numbers are in the table below it`}>
+      <div className="chart-area" role="img" aria-label={t('chart.described', { title: props.title })}>
         <ResponsiveContainer width="100%" height={260}>
           <BarChart data={[...props.rows]} margin={{ top: 8, right: 12, bottom: 0, left: -16 }} accessibilityLayer={false} maxBarSize={36}>
             <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.15} />
@@ -39,7 +41,7 @@ export default function BarChartFigure(props: {
         </ResponsiveContainer>
       </div>
       <details className="chart-table">
-        <summary>Show the numbers as a table</summary>
+        <summary>{t('chart.showTable')}</summary>
         <DataTable caption={props.title} rows={props.rows} rowKey={(row) => row.id} columns={[
           { header: props.rowHeader, cell: (row) => row.label },
           ...props.series.map((s) => ({ header: s.label, num: true, cell: (row: ChartRow) => row[s.key] })),

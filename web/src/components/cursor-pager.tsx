@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 
 /** Where a cursor-paged view is: the page's cursor (undefined: the first page) and the moves. */
@@ -51,12 +52,13 @@ export function useCursorPagesInAddress(): CursorPages & { reset(address?: Recor
 
 /** "Previous"/"Next" over a cursor-paged list; `newestFirst` says "Newer"/"Older" (logs and ledgers). */
 export function CursorPager(props: { label: string; pages: CursorPages; nextCursor: string | null; newestFirst?: boolean }) {
+  const { t } = useTranslation('common');
   const { pages, nextCursor } = props;
   const newest = props.newestFirst === true;
   return (
     <nav className="pager" aria-label={props.label}>
-      <button type="button" className="button secondary" disabled={pages.cursor === undefined} onClick={pages.previous}>{newest ? '← Newer' : '← Previous'}</button>
-      <button type="button" className="button secondary" disabled={nextCursor === null} onClick={() => nextCursor !== null && pages.next(nextCursor)}>{newest ? 'Older →' : 'Next →'}</button>
+      <button type="button" className="button secondary" disabled={pages.cursor === undefined} onClick={pages.previous}>{newest ? t('pager.newer') : t('pager.previous')}</button>
+      <button type="button" className="button secondary" disabled={nextCursor === null} onClick={() => nextCursor !== null && pages.next(nextCursor)}>{newest ? t('pager.older') : t('pager.next')}</button>
     </nav>
   );
 }

@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import { useId, type ComponentProps, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 
 interface FieldProps {
   label: ReactNode;
@@ -22,8 +22,8 @@ function Parts(props: FieldProps & { id: string; hintId: string; errorId: string
   );
 }
 
-/** A labelled input with its hint and error tied to it for assistive technology. */
-export function TextField(props: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+/** A labelled input with its hint and error tied to it for assistive technology (a `ref` reaches the input). */
+export function TextField(props: FieldProps & ComponentProps<'input'>) {
   const { label, hint, error, ...input } = props;
   const id = useId();
   return (

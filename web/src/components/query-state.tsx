@@ -1,23 +1,27 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError, IP_NOT_ALLOWED } from '../api/http.ts';
 
 export function Loading(props: { label?: string }) {
-  return <p className="state loading" role="status"><span className="spinner" aria-hidden="true" />{props.label ?? 'Loading…'}</p>;
+  const { t } = useTranslation('common');
+  return <p className="state loading" role="status"><span className="spinner" aria-hidden="true" />{props.label ?? t('loading')}</p>;
 }
 
 export function ErrorNotice(props: { error: unknown; onRetry?: () => void }) {
+  const { t } = useTranslation('common');
   const error = props.error;
-  const text = error instanceof ApiError ? error.message : 'Something went wrong.';
+  // herald's own texts (the interface's, exact to the letter) are shown as herald wrote them.
+  const text = error instanceof ApiError ? (error.status === 0 ? t('error.unreachable') : error.message) : t('error.unexpected');
   // The interface's words for an address outside the allow-list say nothing of what to do: the page does.
   const outsideList = error instanceof ApiError && error.status === 403 && error.message === IP_NOT_ALLOWED;
   const detail = outsideList
-    ? 'your address is not in this account\'s IP allow-list, which binds this web application too. An owner can change it from a listed address, or the operator can (herald accounts update --allow-list-applies-to keys)'
+    ? t('error.outsideAllowList')
     : error instanceof ApiError ? error.detail : undefined;
   return (
     <div className="state error" role="alert">
       <p><strong>{text}</strong>{detail === undefined ? null : <> — {detail}</>}</p>
-      {props.onRetry === undefined ? null : <button type="button" className="button secondary" onClick={props.onRetry}>Try again</button>}
+      {props.onRetry === undefined ? null : <button type="button" className="button secondary" onClick={props.onRetry}>{t('tryAgain')}</button>}
     </div>
   );
 }

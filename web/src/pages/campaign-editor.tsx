@@ -1,14 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { campaignKeys, campaignQuery, createCampaign, updateCampaign } from '../api/campaigns.ts';
 import { listsQuery } from '../api/lists.ts';
-import { allows, useSession } from '../api/session.ts';
+import { allows, SESSION_KEY, useSession } from '../api/session.ts';
 import { templatesQuery } from '../api/templates.ts';
 import type { CampaignInput, CampaignView } from '../api/types.ts';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
+import { allowNextLeave, discardDraft, useFormDraft } from '../lib/form-draft.ts';
 import { isoFromLocalInput } from '../lib/format.ts';
 import { parseSampleVariables } from '../lib/sample-variables.ts';
 import { RecordPage } from './campaign-missing.tsx';
@@ -19,12 +21,15 @@ import './campaigns.css';
 
 const STARTER = '<p>Hello {{contact.name}},</p>\n<p>Our news of the month…</p>\n<p><a href="{{unsubscribe_url}}">Unsubscribe</a></p>';
 
+// Each placeholder and the `campaignEditor` key of what it stands for.
 const PLACEHOLDERS: readonly [string, string][] = [
-  ['{{contact.email}}', 'the address'],
-  ['{{contact.name}}', 'the name (empty when none)'],
-  ['{{contact.attributes.city}}', 'an attribute, by its name'],
-  ['{{unsubscribe_url}}', 'the one-click unsubscribe link; without it herald adds a footer with one'],
+  ['{{contact.email}}', 'placeholders.email'],
+  ['{{contact.name}}', 'placeholders.name'],
+  ['{{contact.attributes.city}}', 'placeholders.attribute'],
+  ['{{unsubscribe_url}}', 'placeholders.unsubscribe'],
 ];
+
+const CAMPAIGNS_PATH = '/campaigns';
 
 /** Campaigns that may still change: the content and schedule while draft, scheduled or paused; the audience only while draft. */
 const EDITABLE = new Set(['draft', 'scheduled', 'paused']);
@@ -40,11 +45,12 @@ function paceOf(text: string, errorText: string, emptyAllowed: boolean): { value
 }
 
 export default function CampaignEditorPage() {
+  const { t } = useTranslation('campaignEditor');
   const campaignId = useParams().campaignId;
   const campaign = useQuery({ ...campaignQuery(campaignId ?? ''), enabled: campaignId !== undefined });
   if (campaignId === undefined) return <Editor />;
   return (
-    <RecordPage query={campaign} noun="campaign" id={campaignId} back="/campaigns" backLabel="All campaigns">
+    <RecordPage query={campaign} noun={t('noun')} id={campaignId} back={CAMPAIGNS_PATH} backLabel={t('allCampaigns')}>
       {(found) => <Editor key={found.campaign_id} campaign={found} />}
     </RecordPage>
   );
@@ -76,7 +82,11 @@ function draftOf(c: CampaignView | undefined): Draft {
   };
 }
 
+/** What the tab keeps of an unsaved edit (web/src/lib/form-draft.ts). */
+interface Kept { readonly draft: Draft; readonly audience: Audience }
+
 function Editor(props: { campaign?: CampaignView }) {
+  const { t } = useTranslation('campaignEditor');
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
   const client = useQueryClient();
@@ -87,6 +97,32 @@ function Editor(props: { campaign?: CampaignView }) {
   const [draft, setDraft] = useState<Draft>(() => draftOf(existing));
   const [audience, setAudience] = useState<Audience>(() => (existing === undefined ? fromSegments ?? EMPTY_AUDIENCE : audienceOf(existing.lists, existing.exclude_lists, existing.filter)));
   const [touched, setTouched] = useState(false);
+  // The unsaved edit is kept in the tab while it differs from what was opened: an ended
+  // session, a reload or a sign-in on the way gives it back, and leaving asks first.
+  const [opened] = useState<Kept>(() => ({ draft, audience }));
+  const [givenBack, setGivenBack] = useState(false);
+  const kept = useMemo<Kept>(() => ({ draft, audience }), [draft, audience]);
+  const dirty = JSON.stringify(kept) !== JSON.stringify(opened);
+  const restore = useCallback((found: Kept) => {
+    setDraft({ ...opened.draft, ...found.draft });
+    setAudience({ ...opened.audience, ...found.audience });
+    setGivenBack(true);
+  }, [opened]);
+  // Per user: whoever signs in next in this tab is given back only their own edit.
+  const userId = session.data?.user.user_id;
+  const draftKey = userId === undefined ? undefined : `campaign.${userId}.${existing?.campaign_id ?? 'new'}`;
+  const { discard } = useFormDraft(draftKey, kept, dirty, restore, t('leaveQuestion'));
+  // Left on purpose (the question answered yes) the edit is dropped; left because the
+  // session ended (no session any more) it stays for the return.
+  useEffect(() => () => {
+    if (draftKey !== undefined && client.getQueryData(SESSION_KEY)) discardDraft(draftKey);
+  }, [client, draftKey]);
+  const startOver = (): void => {
+    discard();
+    setDraft(opened.draft);
+    setAudience(opened.audience);
+    setGivenBack(false);
+  };
   const lists = useQuery(listsQuery);
   const templates = useQuery({ ...templatesQuery, enabled: draft.mode === 'template' });
 
@@ -98,18 +134,18 @@ function Editor(props: { campaign?: CampaignView }) {
   // A paused campaign keeps the time it was scheduled for, now past: only a new time must be ahead.
   const scheduleChanged = existing === undefined || (sendAt ?? null) !== (existing.send_at === null ? null : new Date(existing.send_at).toISOString())
     && !(draft.schedule === 'at' && draft.sendAt === localInput(existing.send_at));
-  const pace = paceOf(draft.pace, 'A whole number from 1 to 1,000,000, or empty', true);
+  const pace = paceOf(draft.pace, t('errors.pace'), true);
   // "No limit" is its own choice: an empty field is not a limit, and a new campaign starts at herald's default.
   const domainPace = draft.domainUnlimited ? { value: null, error: undefined }
-    : paceOf(draft.domainPace, 'A whole number from 1 to 1,000,000, or choose No limit', false);
+    : paceOf(draft.domainPace, t('errors.domainPace'), false);
 
   const errors = {
-    name: draft.name.trim() === '' ? 'Give the campaign a name (only you see it)' : undefined,
+    name: draft.name.trim() === '' ? t('errors.name') : undefined,
     audience: audienceEditable && !audienceBody.ok ? audienceBody.error : undefined,
-    sendAt: draft.schedule === 'at' && scheduleChanged && (sendAt === undefined || Date.parse(sendAt) <= Date.now()) ? 'Choose a time in the future' : undefined,
+    sendAt: draft.schedule === 'at' && scheduleChanged && (sendAt === undefined || Date.parse(sendAt) <= Date.now()) ? t('errors.sendAt') : undefined,
     pace: pace.error,
     domainPace: domainPace.error,
-    variables: draft.mode === 'template' ? variables.error : undefined,
+    variables: draft.mode === 'template' && variables.badLine !== undefined ? t('errors.sampleLine', { line: variables.badLine }) : undefined,
   };
 
   const save = useMutation({
@@ -135,6 +171,8 @@ function Editor(props: { campaign?: CampaignView }) {
       client.setQueryData(campaignKeys.detail(saved.campaign_id), saved);
       void client.invalidateQueries({ queryKey: campaignKeys.all });
       void client.invalidateQueries({ queryKey: campaignKeys.quote(saved.campaign_id) });
+      discard();
+      allowNextLeave(); // saved: nothing is left to lose
       navigate(`/campaigns/${saved.campaign_id}`, { replace: existing !== undefined });
     },
   });
@@ -153,101 +191,107 @@ function Editor(props: { campaign?: CampaignView }) {
     setDraft({ ...draft, fromEmail: listSender.email, fromName: listSender.name, replyEmail: draft.replyEmail || listSender.email, replyName: draft.replyName || listSender.name });
   };
 
-  const title = existing === undefined ? 'New campaign' : `Edit ${existing.name}`;
-  const back = existing === undefined ? <Link to="/campaigns">← All campaigns</Link> : <Link to={`/campaigns/${existing.campaign_id}`}>← Back to the campaign</Link>;
+  const title = existing === undefined ? t('titleNew') : t('titleEdit', { name: existing.name });
+  const back = existing === undefined ? <Link to="/campaigns">← {t('allCampaigns')}</Link> : <Link to={`/campaigns/${existing.campaign_id}`}>← {t('backToCampaign')}</Link>;
   if (!canWrite || !editable) {
     return (
       <Page title={title} description={back}>
-        <p className="notice">{canWrite ? `A ${existing?.status ?? ''} campaign cannot be changed.` : 'Your role can read campaigns but not change them.'}</p>
+        <p className="notice">{canWrite ? t('notEditable', { status: existing?.status ?? '' }) : t('readOnly')}</p>
       </Page>
     );
   }
   return (
     <Page title={title} description={back}>
+      {givenBack ? (
+        <p className="notice row" role="status">
+          <span>{t('givenBack')}</span>
+          <button type="button" className="button secondary small" onClick={startOver}>{t('startOver')}</button>
+        </p>
+      ) : null}
       <form onSubmit={submit} noValidate>
-        <Section title="Message">
+        <Section title={t('sections.message')} id="message">
           <div className="form-grid">
             <div className="span-2">
-              <TextField label="Campaign name" value={draft.name} onChange={set('name')} maxLength={200} error={touched ? errors.name : undefined} placeholder="July news" />
+              <TextField label={t('fields.name')} value={draft.name} onChange={set('name')} maxLength={200} error={touched ? errors.name : undefined} placeholder={t('fields.namePlaceholder')} />
             </div>
-            <TextField label="From address" type="email" value={draft.fromEmail} onChange={set('fromEmail')} hint="Of a verified sender domain." />
-            <TextField label="From name" value={draft.fromName} onChange={set('fromName')} />
-            <TextField label="Reply-to address" type="email" value={draft.replyEmail} onChange={set('replyEmail')} />
-            <TextField label="Reply-to name" value={draft.replyName} onChange={set('replyName')} />
+            <TextField label={t('fields.fromEmail')} type="email" value={draft.fromEmail} onChange={set('fromEmail')} hint={t('fields.fromEmailHint')} />
+            <TextField label={t('fields.fromName')} value={draft.fromName} onChange={set('fromName')} />
+            <TextField label={t('fields.replyEmail')} type="email" value={draft.replyEmail} onChange={set('replyEmail')} />
+            <TextField label={t('fields.replyName')} value={draft.replyName} onChange={set('replyName')} />
             {listSender !== undefined && draft.fromEmail === '' ? (
-              <p className="span-2 hint">The list's sender is {listSender.name} &lt;{listSender.email}&gt;. <button type="button" className="link-button" onClick={useListSender}>Use it</button></p>
+              <p className="span-2 hint">{t('listSender', { name: listSender.name, email: listSender.email })} <button type="button" className="link-button" onClick={useListSender}>{t('useListSender')}</button></p>
             ) : null}
             <div className="span-2">
-              <TextField label="Subject" value={draft.subject} onChange={set('subject')} hint="May use the placeholders, as {{contact.name}}." />
+              <TextField label={t('fields.subject')} value={draft.subject} onChange={set('subject')} hint={t('fields.subjectHint', { example: '{{contact.name}}' })} />
             </div>
           </div>
           <fieldset className="checkbox-group">
-            <legend>Content</legend>
+            <legend>{t('content.legend')}</legend>
             <div className="choice-row">
-              <label className="checkbox"><input type="radio" name="content-mode" checked={draft.mode === 'body'} onChange={() => setDraft({ ...draft, mode: 'body' })} /> Write the body</label>
-              <label className="checkbox"><input type="radio" name="content-mode" checked={draft.mode === 'template'} onChange={() => setDraft({ ...draft, mode: 'template' })} /> Use an email template</label>
+              <label className="checkbox"><input type="radio" name="content-mode" checked={draft.mode === 'body'} onChange={() => setDraft({ ...draft, mode: 'body' })} /> {t('content.body')}</label>
+              <label className="checkbox"><input type="radio" name="content-mode" checked={draft.mode === 'template'} onChange={() => setDraft({ ...draft, mode: 'template' })} /> {t('content.template')}</label>
             </div>
           </fieldset>
           {draft.mode === 'body' ? (
-            <TextArea label="Body" className="code-input" rows={10} value={draft.body} onChange={set('body')} spellCheck={false}
-              hint="HTML (when it has markup) or plain text." />
+            <TextArea label={t('fields.body')} className="code-input" rows={10} value={draft.body} onChange={set('body')} spellCheck={false}
+              hint={t('fields.bodyHint')} />
           ) : (
             <>
-              <SelectField label="Template" value={draft.templateId} onChange={set('templateId')}
-                hint={templates.data?.templates.length === 0 ? <>No templates yet: <Link to="/templates/new">make one</Link>.</> : undefined}>
-                <option value="">{templates.isPending ? 'Loading…' : 'choose a template'}</option>
-                {(templates.data?.templates ?? []).map((t) => <option key={t.template_id} value={t.template_id}>{t.name}</option>)}
+              <SelectField label={t('fields.template')} value={draft.templateId} onChange={set('templateId')}
+                hint={templates.data?.templates.length === 0 ? <>{t('fields.noTemplates')} <Link to="/templates/new">{t('fields.makeTemplate')}</Link></> : undefined}>
+                <option value="">{templates.isPending ? t('common:loading') : t('fields.chooseTemplate')}</option>
+                {(templates.data?.templates ?? []).map((template) => <option key={template.template_id} value={template.template_id}>{template.name}</option>)}
               </SelectField>
               {templates.isError ? <ErrorNotice error={templates.error} onRetry={() => void templates.refetch()} /> : null}
-              <TextArea label="Variables" className="code-input" rows={3} value={draft.variables} onChange={set('variables')} spellCheck={false}
-                hint="One name=value a line, the same for every contact." error={touched ? errors.variables : undefined} />
+              <TextArea label={t('fields.variables')} className="code-input" rows={3} value={draft.variables} onChange={set('variables')} spellCheck={false}
+                hint={t('fields.variablesHint')} error={touched ? errors.variables : undefined} />
             </>
           )}
           <details className="chart-table">
-            <summary>Placeholders for each contact</summary>
+            <summary>{t('placeholders.summary')}</summary>
             <dl className="syntax">
-              {PLACEHOLDERS.map(([code, meaning]) => <div key={code}><dt><code>{code}</code></dt><dd>{meaning}</dd></div>)}
+              {PLACEHOLDERS.map(([code, meaning]) => <div key={code}><dt><code>{code}</code></dt><dd>{t(meaning)}</dd></div>)}
             </dl>
-            <p className="hint">The preview below renders it for a contact of the audience; a test send from the campaign's page delivers it as each address's contact would get it.</p>
+            <p className="hint">{t('placeholders.hint')}</p>
           </details>
         </Section>
-        <Section title="Preview">
-          <ContactPreview listId={audience.lists[0]} subject={draft.subject} body={draft.mode === 'body' ? draft.body : undefined}
+        <Section title={t('sections.preview')} id="preview">
+          <ContactPreview audience={audience} subject={draft.subject} body={draft.mode === 'body' ? draft.body : undefined}
             templateId={draft.mode === 'template' && draft.templateId !== '' ? draft.templateId : undefined} variables={variables.variables} />
         </Section>
-        <Section title="Audience">
-          {audienceEditable ? null : <p className="notice">The audience of a sent campaign is fixed (it was counted and billed at the send).</p>}
+        <Section title={t('sections.audience')} id="audience">
+          {audienceEditable ? null : <p className="notice">{t('audienceFixed')}</p>}
           <AudienceEditor value={audience} onChange={setAudience} disabled={!audienceEditable} />
           {touched && errors.audience !== undefined ? <p className="field-error">{errors.audience}</p> : null}
           {audienceEditable ? <SegmentCount audience={audience} /> : null}
         </Section>
-        <Section title="Schedule and pace">
+        <Section title={t('sections.schedule')} id="schedule-and-pace">
           <fieldset className="checkbox-group">
-            <legend>When</legend>
+            <legend>{t('schedule.legend')}</legend>
             <div className="choice-row">
-              <label className="checkbox"><input type="radio" name="schedule" checked={draft.schedule === 'send'} onChange={() => setDraft({ ...draft, schedule: 'send' })} /> When I press Send</label>
-              <label className="checkbox"><input type="radio" name="schedule" checked={draft.schedule === 'at'} onChange={() => setDraft({ ...draft, schedule: 'at' })} /> At a time</label>
+              <label className="checkbox"><input type="radio" name="schedule" checked={draft.schedule === 'send'} onChange={() => setDraft({ ...draft, schedule: 'send' })} /> {t('schedule.onSend')}</label>
+              <label className="checkbox"><input type="radio" name="schedule" checked={draft.schedule === 'at'} onChange={() => setDraft({ ...draft, schedule: 'at' })} /> {t('schedule.at')}</label>
             </div>
           </fieldset>
           <div className="form-grid">
             {draft.schedule === 'at' ? (
-              <TextField label="Send at" type="datetime-local" value={draft.sendAt} onChange={set('sendAt')} hint="Your local time. Sending it then schedules it; nothing leaves before."
+              <TextField label={t('schedule.sendAt')} type="datetime-local" value={draft.sendAt} onChange={set('sendAt')} hint={t('schedule.sendAtHint')}
                 error={touched ? errors.sendAt : undefined} />
             ) : null}
-            <TextField label="Messages per minute" type="number" min={1} max={1000000} inputMode="numeric" value={draft.pace} onChange={set('pace')}
-              hint="Empty: as fast as herald sends." error={touched ? errors.pace : undefined} />
+            <TextField label={t('schedule.pace')} type="number" min={1} max={1000000} inputMode="numeric" value={draft.pace} onChange={set('pace')}
+              hint={t('schedule.paceHint')} error={touched ? errors.pace : undefined} />
             <div>
-              <TextField label="Messages per minute to one domain" type="number" min={1} max={1000000} inputMode="numeric" value={draft.domainPace} onChange={set('domainPace')}
-                disabled={draft.domainUnlimited} hint="At most this many messages a minute to one recipient domain, e.g. gmail.com."
+              <TextField label={t('schedule.domainPace')} type="number" min={1} max={1000000} inputMode="numeric" value={draft.domainPace} onChange={set('domainPace')}
+                disabled={draft.domainUnlimited} hint={t('schedule.domainPaceHint')}
                 error={touched ? errors.domainPace : undefined} />
-              <label className="checkbox"><input type="checkbox" checked={draft.domainUnlimited} onChange={(e) => setDraft({ ...draft, domainUnlimited: e.target.checked })} /> No limit per domain</label>
+              <label className="checkbox"><input type="checkbox" checked={draft.domainUnlimited} onChange={(e) => setDraft({ ...draft, domainUnlimited: e.target.checked })} /> {t('schedule.noDomainLimit')}</label>
             </div>
           </div>
         </Section>
         {save.isError ? <ErrorNotice error={save.error} /> : null}
         <div className="row">
-          <button type="submit" className="button" disabled={save.isPending}>{existing === undefined ? 'Save draft' : 'Save changes'}</button>
-          <span className="hint">Nothing is sent until you press Send on the campaign's page.</span>
+          <button type="submit" className="button" disabled={save.isPending}>{existing === undefined ? t('saveDraft') : t('saveChanges')}</button>
+          <span className="hint">{t('nothingSent')}</span>
         </div>
       </form>
     </Page>

@@ -1,12 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { campaignKeys } from '../api/campaigns.ts';
-import { contactSampleQuery } from '../api/contacts.ts';
+import { sampleSegment, segmentKeys } from '../api/segments.ts';
 import { renderTemplate, templateQuery } from '../api/templates.ts';
-import type { ContactSummary, RenderInput } from '../api/types.ts';
+import type { RenderInput, SegmentSample, SegmentRequest } from '../api/types.ts';
 import { SelectField } from '../components/field.tsx';
 import { ErrorNotice, Loading } from '../components/query-state.tsx';
 import { useDebounced } from '../lib/use-debounced.ts';
+import { segmentRequestOf, type Audience } from './segments-model.ts';
 
 // The campaign as one contact of its audience would get it, rendered by herald's own
 // renderer (POST /v1/email/templates/render). A campaign reads the contact as
@@ -18,8 +20,10 @@ const bracketed = (source: string): string => source.replace(CONTACT_PATH, (_all
 const HAS_MARKUP = /<\/?[a-z][a-z0-9-]*(\s[^>]*)?\/?>/i;
 const PLACES_UNSUBSCRIBE = /\{\{~?\s*unsubscribe_url\s*~?\}\}/;
 
+/** The placeholder a campaign places its unsubscribe link with, as written. */
+const UNSUBSCRIBE_PLACEHOLDER = '{{unsubscribe_url}}';
 /** The contact as the campaign's variables: contact.email, contact.name, contact.attributes.<path> (text, numbers, booleans). */
-function contactVariables(contact: ContactSummary | undefined): Record<string, string> {
+function contactVariables(contact: SegmentSample['contacts'][number] | undefined): Record<string, string> {
   if (contact === undefined) return {};
   const variables: Record<string, string> = { 'contact.email': contact.email };
   if (contact.name !== null) variables['contact.name'] = contact.name;
@@ -33,11 +37,19 @@ function contactVariables(contact: ContactSummary | undefined): Record<string, s
   return variables;
 }
 
-export function ContactPreview(props: { listId: string | undefined; subject: string; body: string | undefined; templateId: string | undefined; variables: Record<string, string> }) {
+/** The campaign previewed as a contact of its own audience (its lists, minus excluded lists, narrowed by its filter). */
+export function ContactPreview(props: { audience: Audience; subject: string; body: string | undefined; templateId: string | undefined; variables: Record<string, string> }) {
+  const { t } = useTranslation('audience');
   const [chosen, setChosen] = useState('');
+  const built = segmentRequestOf(props.audience);
+  // Asked again only when the audience settles: equal audiences are equal strings.
+  const audience = useDebounced(built.ok ? JSON.stringify(built.value) : undefined, 400);
   const contacts = useQuery({
-    ...contactSampleQuery(props.listId),
-    enabled: props.listId !== undefined,
+    queryKey: segmentKeys.sample(audience),
+    queryFn: () => sampleSegment(JSON.parse(audience ?? '{}') as SegmentRequest),
+    enabled: audience !== undefined,
+    placeholderData: (previous) => previous,
+    retry: false,
   });
   const template = useQuery({
     ...templateQuery(props.templateId),
@@ -78,29 +90,29 @@ export function ContactPreview(props: { listId: string | undefined; subject: str
   });
   const places = [props.body ?? '', template.data?.html ?? '', template.data?.text ?? ''].some((s) => PLACES_UNSUBSCRIBE.test(s));
 
-  if (props.listId === undefined) return <p className="muted">Choose a list for the audience to preview the message as one of its contacts.</p>;
+  if (props.audience.lists.length === 0) return <p className="muted">{t('preview.chooseList')}</p>;
   return (
     <div className="contact-preview">
       {contacts.isError ? <ErrorNotice error={contacts.error} onRetry={() => void contacts.refetch()} /> : (
-        <SelectField label="Preview as" value={contact?.contact_id ?? ''} onChange={(e) => setChosen(e.target.value)}
-          hint={contacts.data?.contacts.length === 0 ? 'The first list has no contacts yet: the preview shows a contact without name or attributes.' : 'A contact of the first list chosen.'}>
+        <SelectField label={t('preview.as')} value={contact?.contact_id ?? ''} onChange={(e) => setChosen(e.target.value)}
+          hint={contacts.data?.contacts.length === 0 ? t('preview.emptyAudience') : t('preview.hint')}>
           {(contacts.data?.contacts ?? []).map((c) => <option key={c.contact_id} value={c.contact_id}>{c.name === null ? c.email : `${c.name} <${c.email}>`}</option>)}
-          {contacts.data?.contacts.length === 0 ? <option value="">no contact</option> : null}
+          {contacts.data?.contacts.length === 0 ? <option value="">{t('preview.noContact')}</option> : null}
         </SelectField>
       )}
       {template.isError ? <ErrorNotice error={template.error} /> : null}
-      {input === undefined ? <p className="muted">Write the body or choose a template to see it here.</p>
+      {input === undefined ? <p className="muted">{t('preview.writeBody')}</p>
         : rendered.isError ? <ErrorNotice error={rendered.error} />
-          : rendered.data === undefined ? <Loading label="Rendering…" /> : (
+          : rendered.data === undefined ? <Loading label={t('preview.rendering')} /> : (
             <>
-              <p className="preview-subject"><span className="muted">Subject:</span> {rendered.data.subject === '' ? <span className="muted">(none)</span> : rendered.data.subject}</p>
+              <p className="preview-subject"><span className="muted">{t('preview.subject')}</span> {rendered.data.subject === '' ? <span className="muted">{t('preview.noSubject')}</span> : rendered.data.subject}</p>
               {/* No allow-scripts, no allow-same-origin: the preview runs nothing and reads nothing of the app. */}
-              {rendered.data.html === null || rendered.data.html === '' ? null : <iframe className="email-frame" title="Preview of the message" sandbox="" srcDoc={rendered.data.html} />}
+              {rendered.data.html === null || rendered.data.html === '' ? null : <iframe className="email-frame" title={t('preview.frame')} sandbox="" srcDoc={rendered.data.html} />}
               <details className="chart-table">
-                <summary>The text part</summary>
+                <summary>{t('preview.textPart')}</summary>
                 <pre className="text-preview" tabIndex={0}>{rendered.data.text}</pre>
               </details>
-              {places ? null : <p className="hint">The content has no {'{{unsubscribe_url}}'}: herald adds a footer with the unsubscribe link to every message.</p>}
+              {places ? null : <p className="hint">{t('preview.footerBefore')} {UNSUBSCRIBE_PLACEHOLDER}{t('preview.footerAfter')}</p>}
             </>
           )}
     </div>

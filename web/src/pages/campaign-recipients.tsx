@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { campaignKeys, fetchRecipients, RECIPIENT_STATUSES } from '../api/campaigns.ts';
 import { DataTable } from '../components/data-table.tsx';
@@ -12,6 +13,7 @@ import { CursorPager, useCursorPages } from '../components/cursor-pager.tsx';
 
 /** Who got what: the campaign's messages in contact order, each a link to the message's page. */
 export function CampaignRecipients(props: { campaignId: string; live: boolean }) {
+  const { t } = useTranslation('audience');
   const [status, setStatus] = useState('');
   const pages = useCursorPages();
   const cursor = pages.cursor;
@@ -22,23 +24,23 @@ export function CampaignRecipients(props: { campaignId: string; live: boolean })
     refetchInterval: props.live ? 5000 : false,
   });
   return (
-    <Section title="Recipients">
+    <Section title={t('recipients.title')}>
       <div className="filters narrow">
-        <SelectField label="Message status" value={status} onChange={(e) => { setStatus(e.target.value); pages.reset(); }}>
-          <option value="">any</option>
+        <SelectField label={t('recipients.status')} value={status} onChange={(e) => { setStatus(e.target.value); pages.reset(); }}>
+          <option value="">{t('recipients.any')}</option>
           {RECIPIENT_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
         </SelectField>
       </div>
       <QueryState query={recipients} isEmpty={(d) => d.recipients.length === 0 && cursor === undefined}
-        empty={<Empty title={status === '' ? 'No messages made yet' : `No ${status} message`}>{status === '' && props.live ? <p>herald makes the messages in batches; they appear here as it goes.</p> : null}</Empty>}>
+        empty={<Empty title={status === '' ? t('recipients.none') : t('recipients.noneWith', { status })}>{status === '' && props.live ? <p>{t('recipients.batches')}</p> : null}</Empty>}>
         {(data) => (
           <>
             <DataTable rows={data.recipients} rowKey={(r) => r.msgid} loading={recipients.isPlaceholderData} columns={[
-              { header: 'Recipient', cell: (r) => <Link to={`/messages/${r.msgid}`}>{r.email}</Link> },
-              { header: 'Status', cell: (r) => <StatusBadge status={r.status} /> },
-              { header: 'Updated', cell: (r) => <Time iso={r.updated_at} /> },
+              { header: t('recipients.recipient'), cell: (r) => <Link to={`/messages/${r.msgid}`}>{r.email}</Link> },
+              { header: t('contact.status'), cell: (r) => <StatusBadge status={r.status} /> },
+              { header: t('saved.updated'), cell: (r) => <Time iso={r.updated_at} /> },
             ]} />
-            <CursorPager label="Recipient pages" pages={pages} nextCursor={data.next_cursor} />
+            <CursorPager label={t('recipients.pages')} pages={pages} nextCursor={data.next_cursor} />
           </>
         )}
       </QueryState>

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { CAMPAIGN_STATUSES, campaignsQuery, LIVE_STATUSES, tagStatsQuery } from '../api/campaigns.ts';
 import type { CampaignStatus } from '../api/types.ts';
@@ -18,6 +19,7 @@ const statusIn = (value: string | null): CampaignStatus | undefined => CAMPAIGN_
 
 /** The account's campaigns, newest first, with their status; the filter lives in the address. */
 export default function CampaignsPage() {
+  const { t } = useTranslation('reports');
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
   const [params, setParams] = useSearchParams();
@@ -28,28 +30,28 @@ export default function CampaignsPage() {
     refetchInterval: (query) => (query.state.data?.campaigns.some((c) => LIVE_STATUSES.includes(c.status)) === true ? 5000 : false),
   });
   return (
-    <Page title="Campaigns" description="Email to the confirmed subscribers of your lists: one message per contact, paced, counted per campaign."
-      actions={canWrite ? <Link className="button" to="/campaigns/new">New campaign</Link> : undefined}>
-      {canWrite ? null : <p className="notice">Your role can see campaigns and their reports but not create, change or send them.</p>}
-      <Section title="All campaigns">
+    <Page title={t('campaigns.title')} description={t('campaigns.description')}
+      actions={canWrite ? <Link className="button" to="/campaigns/new">{t('campaigns.new')}</Link> : undefined}>
+      {canWrite ? null : <p className="notice">{t('campaigns.readOnly')}</p>}
+      <Section title={t('campaigns.all')} id="all-campaigns">
         <div className="filters narrow">
-          <SelectField label="Status" value={status ?? ''} onChange={(e) => setParams(e.target.value === '' ? {} : { status: e.target.value })}>
-            <option value="">any</option>
-            {CAMPAIGN_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+          <SelectField label={t('campaigns.status')} value={status ?? ''} onChange={(e) => setParams(e.target.value === '' ? {} : { status: e.target.value })}>
+            <option value="">{t('campaigns.anyStatus')}</option>
+            {CAMPAIGN_STATUSES.map((s) => <option key={s} value={s}>{t(`common:status.${s}`)}</option>)}
           </SelectField>
         </div>
         <QueryState query={campaigns} isEmpty={(d) => d.campaigns.length === 0}
-          empty={<Empty title={status === undefined ? 'No campaigns yet' : `No ${status} campaign`}>
-            {status === undefined && canWrite ? <p>Make a <Link to="/lists">list</Link> with contacts, then <Link to="/campaigns/new">write the first campaign</Link>.</p> : null}
+          empty={<Empty title={status === undefined ? t('campaigns.none') : t('campaigns.noneWithStatus', { status: t(`common:status.${status}`) })}>
+            {status === undefined && canWrite ? <p><Trans t={t} i18nKey="campaigns.firstSteps" components={{ lists: <Link to="/lists" />, write: <Link to="/campaigns/new" /> }} /></p> : null}
           </Empty>}>
           {(data) => (
             <DataTable rows={data.campaigns} rowKey={(c) => c.campaign_id} columns={[
-              { header: 'Campaign', cell: (c) => <><Link to={`/campaigns/${c.campaign_id}`}>{c.name}</Link><div className="muted small">{c.subject}</div></> },
-              { header: 'Status', cell: (c) => <StatusBadge status={c.status} /> },
-              { header: 'Recipients', num: true, cell: (c) => (c.status === 'draft' ? <span className="muted">—</span> : formatCount(c.recipients)) },
-              { header: 'Send at', cell: (c) => <Time iso={c.send_at} fallback="on send" /> },
-              { header: 'Started', cell: (c) => <Time iso={c.started_at} /> },
-              { header: 'Finished', cell: (c) => <Time iso={c.finished_at} /> },
+              { header: t('campaigns.columns.campaign'), cell: (c) => <><Link to={`/campaigns/${c.campaign_id}`}>{c.name}</Link><div className="muted small">{c.subject}</div></> },
+              { header: t('campaigns.columns.status'), cell: (c) => <StatusBadge status={c.status} /> },
+              { header: t('campaigns.columns.recipients'), num: true, cell: (c) => (c.status === 'draft' ? <span className="muted">—</span> : formatCount(c.recipients)) },
+              { header: t('campaigns.columns.sendAt'), cell: (c) => <Time iso={c.send_at} fallback={t('campaigns.onSend')} /> },
+              { header: t('campaigns.columns.started'), cell: (c) => <Time iso={c.started_at} /> },
+              { header: t('campaigns.columns.finished'), cell: (c) => <Time iso={c.finished_at} /> },
             ]} />
           )}
         </QueryState>
@@ -61,6 +63,7 @@ export default function CampaignsPage() {
 
 /** The counts of the POST /v1/email sends that carried `campaign: <name>` (GET /v1/campaigns/tags/:name/stats). */
 function TaggedSends() {
+  const { t } = useTranslation('reports');
   const [name, setName] = useState('');
   const [asked, setAsked] = useState<string | undefined>();
   const stats = useQuery({
@@ -72,13 +75,13 @@ function TaggedSends() {
     if (name.trim() !== '') setAsked(name.trim());
   };
   return (
-    <Section title="Sends tagged through the API">
+    <Section title={t('tagged.title')} id="tagged-sends">
       <form className="inline-form" onSubmit={submit}>
-        <TextField label="The campaign field of POST /v1/email" value={name} onChange={(e) => setName(e.target.value)} placeholder="welcome-series" />
-        <button type="submit" className="button secondary" disabled={name.trim() === ''}>Count</button>
+        <TextField label={t('tagged.field')} value={name} onChange={(e) => setName(e.target.value)} placeholder={t('tagged.placeholder')} />
+        <button type="submit" className="button secondary" disabled={name.trim() === ''}>{t('tagged.count')}</button>
       </form>
-      {asked === undefined ? <p className="hint">Transactional sends may carry a <code>campaign</code> name; herald counts them the same way as a campaign.</p> : (
-        <QueryState query={stats} isEmpty={(s) => s.recipients === 0} empty={<Empty title={`No send carried “${asked}”`} />}>
+      {asked === undefined ? <p className="hint"><Trans t={t} i18nKey="tagged.hint" components={{ code: <code /> }} /></p> : (
+        <QueryState query={stats} isEmpty={(s) => s.recipients === 0} empty={<Empty title={t('tagged.none', { name: asked })} />}>
           {(s) => <StatTiles stats={s} />}
         </QueryState>
       )}

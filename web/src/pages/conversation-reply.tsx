@@ -1,11 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { conversationKeys, sendReply } from '../api/conversations.ts';
 import type { ConversationThread, ReceivedThreadItem } from '../api/types.ts';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
 import { Time } from '../components/time.tsx';
-import { channelName } from '../lib/format.ts';
+import { useChannelName } from './conversation-channel.ts';
 
 /** The channels a reply may go on: WhatsApp only inside its window; SMS to a number, email to an address. */
 function replyChannels(thread: ConversationThread): string[] {
@@ -26,6 +27,8 @@ function lastEmail(thread: ConversationThread): { subject: string; to: string } 
  */
 export function ConversationReply(props: { thread: ConversationThread; optedOut: readonly string[] }) {
   const { thread } = props;
+  const { t } = useTranslation('conversations');
+  const channelName = useChannelName();
   const client = useQueryClient();
   const channels = replyChannels(thread);
   const [channel, setChannel] = useState(thread.reply_channel);
@@ -52,27 +55,27 @@ export function ConversationReply(props: { thread: ConversationThread; optedOut:
   };
 
   return (
-    <form className="conversation-reply" onSubmit={submit} aria-label="Reply">
+    <form className="conversation-reply" onSubmit={submit} aria-label={t('reply.label')}>
       {channels.length > 1
-        ? <SelectField label="Reply by" value={channel} onChange={(e) => setChannel(e.target.value as typeof channel)}>
+        ? <SelectField label={t('reply.by')} value={channel} onChange={(e) => setChannel(e.target.value as typeof channel)}>
           {channels.map((c) => <option key={c} value={c}>{channelName(c)}</option>)}
         </SelectField>
-        : <p className="muted">Reply by {channelName(channel)}</p>}
+        : <p className="muted">{t('reply.byOnly', { channel: channelName(channel) })}</p>}
       {thread.whatsapp_window_open_until === null ? null : (
-        <p className="hint">The WhatsApp window is open until <Time iso={thread.whatsapp_window_open_until} />.</p>
+        <p className="hint">{t('reply.window')} <Time iso={thread.whatsapp_window_open_until} /></p>
       )}
-      {props.optedOut.includes(channel) ? <p className="state warning" role="note">{thread.person} opted out of {channelName(channel)}: herald will not deliver this reply.</p> : null}
+      {props.optedOut.includes(channel) ? <p className="state warning" role="note">{t('reply.optedOut', { person: thread.person, channel: channelName(channel) })}</p> : null}
       {channel === 'email' ? (
         <div className="reply-email-fields">
-          <TextField label="From" type="email" required value={from} onChange={(e) => setFrom(e.target.value)} hint="An address at one of your verified sender domains" />
-          <TextField label="Subject" required value={subject} onChange={(e) => setSubject(e.target.value)} />
+          <TextField label={t('reply.from')} type="email" required value={from} onChange={(e) => setFrom(e.target.value)} hint={t('reply.fromHint')} />
+          <TextField label={t('reply.subject')} required value={subject} onChange={(e) => setSubject(e.target.value)} />
         </div>
       ) : null}
-      <TextArea label="Message" rows={3} required value={text} onChange={(e) => setText(e.target.value)} onKeyDown={sendOnCtrlEnter} hint="Ctrl+Enter sends" />
+      <TextArea label={t('reply.message')} rows={3} required value={text} onChange={(e) => setText(e.target.value)} onKeyDown={sendOnCtrlEnter} hint={t('reply.ctrlEnter')} />
       {reply.isError ? <ErrorNotice error={reply.error} /> : null}
       <div className="reply-actions">
-        <button type="submit" className="button" disabled={reply.isPending || text.trim() === ''}>{reply.isPending ? 'Sending…' : `Send ${channelName(channel)}`}</button>
-        {reply.isSuccess ? <p className="muted" role="status">Sent.</p> : null}
+        <button type="submit" className="button" disabled={reply.isPending || text.trim() === ''}>{reply.isPending ? t('reply.sending') : t('reply.send', { channel: channelName(channel) })}</button>
+        {reply.isSuccess ? <p className="muted" role="status">{t('reply.sent')}</p> : null}
       </div>
     </form>
   );

@@ -1,5 +1,6 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { consentQuery, type PersonConsent } from '../api/consent.ts';
 import { conversationKeys, fetchThread } from '../api/conversations.ts';
@@ -7,7 +8,8 @@ import type { ReceivedThreadItem, SentThreadItem, ThreadItem } from '../api/type
 import { ErrorNotice, Loading } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
-import { channelName, utcTime } from '../lib/format.ts';
+import { formatCount, utcTime } from '../lib/format.ts';
+import { useChannelName } from './conversation-channel.ts';
 import { ConversationReply } from './conversation-reply.tsx';
 
 /**
@@ -15,6 +17,7 @@ import { ConversationReply } from './conversation-reply.tsx';
  * What people sent is shown as text only (React escapes it): never as HTML in this page.
  */
 export function ConversationThreadPane(props: { person: string; back: ReactNode }) {
+  const { t } = useTranslation('conversations');
   const thread = useInfiniteQuery({
     queryKey: conversationKeys.thread(props.person),
     queryFn: ({ pageParam }) => fetchThread(props.person, pageParam),
@@ -42,16 +45,16 @@ export function ConversationThreadPane(props: { person: string; back: ReactNode 
         <h2 id="thread-heading">{props.person}</h2>
         {consent.data == null ? null : <ConsentBadges consent={consent.data} />}
       </div>
-      {thread.isPending ? <Loading label="Loading the conversation…" /> : null}
+      {thread.isPending ? <Loading label={t('thread.loading')} /> : null}
       {thread.isError ? <ErrorNotice error={thread.error} onRetry={() => void thread.refetch()} /> : null}
       {latest === undefined ? null : (
         <>
           {thread.hasNextPage ? (
             <div className="pager">
-              <button type="button" className="button secondary" disabled={thread.isFetchingNextPage} onClick={() => void thread.fetchNextPage()}>Show older messages</button>
+              <button type="button" className="button secondary" disabled={thread.isFetchingNextPage} onClick={() => void thread.fetchNextPage()}>{t('thread.older')}</button>
             </div>
           ) : null}
-          <ol className="bubbles" ref={bottom} tabIndex={0} aria-label={`Messages with ${props.person}, oldest first`}>
+          <ol className="bubbles" ref={bottom} tabIndex={0} aria-label={t('thread.messages', { person: props.person })}>
             {items.map((item) => <Bubble key={item.direction === 'out' ? item.msgid : String(item['id'])} item={item} />)}
           </ol>
           <ConversationReply key={props.person} thread={latest} optedOut={(consent.data?.channels ?? []).filter((c) => c.optedOut).map((c) => c.channel)} />
@@ -62,19 +65,21 @@ export function ConversationThreadPane(props: { person: string; back: ReactNode 
 }
 
 function ConsentBadges(props: { consent: PersonConsent }) {
+  const { t } = useTranslation('conversations');
+  const channelName = useChannelName();
   const { channels, suppressed } = props.consent;
   if (channels.length === 0 && suppressed === null) return null;
   return (
-    <ul className="consent-badges" aria-label="Consent">
+    <ul className="consent-badges" aria-label={t('consent.label')}>
       {channels.map((c) => (
         <li key={c.channel}>
-          <span className={`badge ${c.optedOut ? 'bad' : 'good'}`} title={c.at === null ? undefined : `since ${utcTime(c.at)}`}>
-            {c.optedOut ? `Opted out of ${channelName(c.channel)}` : `Opted in to ${channelName(c.channel)}`}
+          <span className={`badge ${c.optedOut ? 'bad' : 'good'}`} title={c.at === null ? undefined : t('consent.since', { time: utcTime(c.at) })}>
+            {t(c.optedOut ? 'consent.optedOut' : 'consent.optedIn', { channel: channelName(c.channel) })}
           </span>
         </li>
       ))}
       {/* A delivery matter, not consent: said apart. */}
-      {suppressed === null ? null : <li><span className="badge warn">Email suppressed: {suppressed}</span></li>}
+      {suppressed === null ? null : <li><span className="badge warn">{t('consent.suppressed', { reason: suppressed })}</span></li>}
     </ul>
   );
 }
@@ -84,14 +89,16 @@ function Bubble(props: { item: ThreadItem }) {
 }
 
 function SentBubble(props: { item: SentThreadItem }) {
+  const { t } = useTranslation('conversations');
+  const channelName = useChannelName();
   const m = props.item;
   return (
     <li className="bubble out">
-      <p className="bubble-meta"><span className="visually-hidden">You sent, </span>{channelName(m.channel)} · <Time iso={m.at} /> · <StatusBadge status={m.status} /></p>
+      <p className="bubble-meta"><span className="visually-hidden">{t('thread.youSent')} </span>{channelName(m.channel)} · <Time iso={m.at} /> · <StatusBadge status={m.status} /></p>
       {m.subject === undefined ? null : <p className="bubble-subject">{m.subject}</p>}
-      {m.template === undefined ? null : <p className="bubble-subject">Template {m.template}</p>}
-      <p className="bubble-text">{m.text ?? <span className="muted">(content removed after the retention period)</span>}</p>
-      <p className="bubble-link"><Link to={`/messages/${m.msgid}`}>Message details</Link></p>
+      {m.template === undefined ? null : <p className="bubble-subject">{t('thread.template', { template: m.template })}</p>}
+      <p className="bubble-text">{m.text ?? <span className="muted">{t('thread.removed')}</span>}</p>
+      <p className="bubble-link"><Link to={`/messages/${m.msgid}`}>{t('thread.details')}</Link></p>
     </li>
   );
 }
@@ -99,6 +106,8 @@ function SentBubble(props: { item: SentThreadItem }) {
 interface Attachment { id: string; filename: string | null; content_type: string | null; size: number; state: string; url: string }
 
 function ReceivedBubble(props: { item: ReceivedThreadItem }) {
+  const { t } = useTranslation('conversations');
+  const channelName = useChannelName();
   const m = props.item;
   const text = typeof m['text'] === 'string' ? m['text'] : null;
   const subject = typeof m['subject'] === 'string' ? m['subject'] : null;
@@ -108,18 +117,20 @@ function ReceivedBubble(props: { item: ReceivedThreadItem }) {
   return (
     <li className="bubble in">
       <p className="bubble-meta">
-        <span className="visually-hidden">They wrote, </span>{channelName(String(m['channel']))} · <Time iso={m.at} />
+        <span className="visually-hidden">{t('thread.theyWrote')} </span>{channelName(String(m['channel']))} · <Time iso={m.at} />
         {keyword === null ? null : <> · <span className="badge warn">{keyword.toUpperCase()}</span></>}
       </p>
       {subject === null ? null : <p className="bubble-subject">{subject}</p>}
       {kind === null ? null : <p className="muted">[{kind}]</p>}
       {text === null ? null : <p className="bubble-text">{text}</p>}
       {attachments.length === 0 ? null : (
-        <ul className="bubble-attachments" aria-label="Attachments">
+        <ul className="bubble-attachments" aria-label={t('thread.attachments')}>
           {attachments.map((a) => (
             <li key={a.id}>
-              {a.state === 'stored' ? <a href={a.url} download={a.filename ?? true}>{a.filename ?? 'attachment'}</a> : <span>{a.filename ?? 'attachment'} ({a.state})</span>}
-              {' '}<span className="muted">{a.content_type ?? ''} {a.size > 0 ? `${Math.ceil(a.size / 1024)} KB` : ''}</span>
+              {a.state === 'stored'
+                ? <a href={a.url} download={a.filename ?? true}>{a.filename ?? t('thread.attachment')}</a>
+                : <span>{t('thread.attachmentState', { name: a.filename ?? t('thread.attachment'), state: a.state })}</span>}
+              {' '}<span className="muted">{a.content_type ?? ''} {a.size > 0 ? t('thread.kilobytes', { size: formatCount(Math.ceil(a.size / 1024)) }) : ''}</span>
             </li>
           ))}
         </ul>

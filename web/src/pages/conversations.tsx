@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { Link, NavLink, useParams } from 'react-router';
 import { conversationsQuery } from '../api/conversations.ts';
 import type { ConversationSummary } from '../api/types.ts';
@@ -6,8 +7,8 @@ import { CursorPager, useCursorPagesInAddress } from '../components/cursor-pager
 import { Page } from '../components/page.tsx';
 import { Empty, QueryState } from '../components/query-state.tsx';
 import { Time } from '../components/time.tsx';
-import { channelName } from '../lib/format.ts';
 import { ConversationThreadPane } from './conversation-thread.tsx';
+import { useChannelName } from './conversation-channel.ts';
 import './conversations.css';
 
 /** Where a person's thread lives: the person URL-encoded (an address, or + and digits). */
@@ -18,30 +19,31 @@ const threadPath = (person: string): string => `/conversations/${encodeURICompon
  * (stacked above at phone width, where an open thread shows alone), the thread on the right.
  */
 export default function ConversationsPage() {
+  const { t } = useTranslation('conversations');
   const { person } = useParams();
   const pages = useCursorPagesInAddress();
   const list = useQuery({ ...conversationsQuery(pages.cursor), placeholderData: (previous) => previous, staleTime: 0, refetchInterval: 30_000 });
   const nobody = list.data !== undefined && list.data.data.length === 0 && pages.cursor === undefined;
 
   return (
-    <Page title="Conversations" description="What people wrote back on SMS, WhatsApp and email, next to what you sent them.">
+    <Page title={t('title')} description={t('description')}>
       <QueryState query={list} isEmpty={() => nobody && person === undefined}
-        empty={<Empty title="No conversations yet">
-          <p>When someone replies to an SMS, a WhatsApp message or an email, it appears here.</p>
+        empty={<Empty title={t('empty.title')}>
+          <p>{t('empty.text')}</p>
         </Empty>}>
         {(data) => (
           <div className={person === undefined ? 'conversations' : 'conversations with-thread'}>
-            <nav className="conversation-list card" aria-label="Conversations">
-              {data.data.length === 0 ? <p className="muted">No conversations on this page.</p> : (
+            <nav className="conversation-list card" aria-label={t('listLabel')}>
+              {data.data.length === 0 ? <p className="muted">{t('emptyPage')}</p> : (
                 <ul>
                   {data.data.map((c) => <li key={c.person}><ConversationLink conversation={c} /></li>)}
                 </ul>
               )}
-              <CursorPager label="Conversation pages" pages={pages} nextCursor={data.next_cursor} newestFirst />
+              <CursorPager label={t('pages')} pages={pages} nextCursor={data.next_cursor} newestFirst />
             </nav>
             {person === undefined
-              ? <section className="conversation-thread card placeholder" aria-label="Thread"><p className="muted">Choose a conversation to read it and reply.</p></section>
-              : <ConversationThreadPane key={person} person={person} back={<Link to="/conversations" className="back-link">← All conversations</Link>} />}
+              ? <section className="conversation-thread card placeholder" aria-label={t('threadLabel')}><p className="muted">{t('choose')}</p></section>
+              : <ConversationThreadPane key={person} person={person} back={<Link to="/conversations" className="back-link">{t('back')}</Link>} />}
           </div>
         )}
       </QueryState>
@@ -50,6 +52,8 @@ export default function ConversationsPage() {
 }
 
 function ConversationLink(props: { conversation: ConversationSummary }) {
+  const { t } = useTranslation('conversations');
+  const channelName = useChannelName();
   const c = props.conversation;
   return (
     <NavLink to={threadPath(c.person)} className="conversation-link">
@@ -58,7 +62,7 @@ function ConversationLink(props: { conversation: ConversationSummary }) {
         <Time iso={c.last_at} /> · {c.channels.map(channelName).join(', ')}
       </span>
       <span className="conversation-last">
-        {c.last_direction === 'out' ? <span className="muted">You: </span> : null}{c.last_text ?? <span className="muted">(no text)</span>}
+        {c.last_direction === 'out' ? <span className="muted">{t('you')} </span> : null}{c.last_text ?? <span className="muted">{t('noText')}</span>}
       </span>
     </NavLink>
   );

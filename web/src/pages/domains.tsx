@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { addDomain, domainKeys, domainsQuery } from '../api/domains.ts';
 import { allows, useSession } from '../api/session.ts';
@@ -10,20 +11,24 @@ import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
 
+/** A host name as the add form's placeholder (data, the same in every language). */
+const EXAMPLE_DOMAIN = 'mail.example.com';
+
 export default function DomainsPage() {
+  const { t } = useTranslation('domains');
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
   const domains = useQuery(domainsQuery);
   return (
-    <Page title="Domains" description="Email is sent only from verified domains: publish the DNS records, then verify.">
+    <Page title={t('list.title')} description={t('list.description')}>
       {canWrite ? <AddDomain /> : null}
-      <Section title="Sender domains">
-        <QueryState query={domains} isEmpty={(d) => d.domains.length === 0} empty={<Empty title="No sender domains yet">{canWrite ? 'Add the domain your email comes from.' : null}</Empty>}>
+      <Section title={t('list.senderDomains')}>
+        <QueryState query={domains} isEmpty={(d) => d.domains.length === 0} empty={<Empty title={t('list.none')}>{canWrite ? t('list.noneHint') : null}</Empty>}>
           {(data) => (
             <DataTable rows={data.domains} rowKey={(d) => d.domain} columns={[
-              { header: 'Domain', cell: (d) => <Link to={`/domains/${encodeURIComponent(d.domain)}`}>{d.domain}</Link> },
-              { header: 'State', cell: (d) => <StatusBadge status={d.verified ? 'verified' : 'not verified'} /> },
-              { header: 'Verified', cell: (d) => <Time iso={d.verifiedAt} fallback="not yet" /> },
+              { header: t('list.domain'), cell: (d) => <Link to={`/domains/${encodeURIComponent(d.domain)}`}>{d.domain}</Link> },
+              { header: t('list.state'), cell: (d) => <StatusBadge status={d.verified ? 'verified' : 'not verified'} /> },
+              { header: t('list.verified'), cell: (d) => <Time iso={d.verifiedAt} fallback={t('list.notYet')} /> },
             ]} />
           )}
         </QueryState>
@@ -33,6 +38,7 @@ export default function DomainsPage() {
 }
 
 function AddDomain() {
+  const { t } = useTranslation('domains');
   const client = useQueryClient();
   const navigate = useNavigate();
   const [domain, setDomain] = useState('');
@@ -48,10 +54,10 @@ function AddDomain() {
     if (domain.trim() !== '') add.mutate();
   };
   return (
-    <Section title="Add a domain">
+    <Section title={t('add.title')}>
       <form onSubmit={submit} noValidate className="inline-form">
-        <TextField label="Domain" value={domain} onChange={(e) => setDomain(e.target.value)} placeholder="mail.example.com" autoCapitalize="off" spellCheck={false} />
-        <button type="submit" className="button" disabled={add.isPending || domain.trim() === ''}>Add domain</button>
+        <TextField label={t('list.domain')} value={domain} onChange={(e) => setDomain(e.target.value)} placeholder={EXAMPLE_DOMAIN} spellCheck={false} />
+        <button type="submit" className="button" disabled={add.isPending || domain.trim() === ''}>{t('add.submit')}</button>
       </form>
       {add.isError ? <ErrorNotice error={add.error} /> : null}
     </Section>

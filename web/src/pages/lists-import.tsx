@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { contactKeys, importQuery, startImport } from '../api/contacts.ts';
 import { listKeys } from '../api/lists.ts';
 import type { ImportView } from '../api/types.ts';
@@ -9,6 +10,12 @@ import { Section } from '../components/page.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { formatCount } from '../lib/format.ts';
+
+/** The CSV columns herald reads by name, as written in every language. */
+const EMAIL_COLUMN = 'email';
+const NAME_COLUMN = 'name';
+/** What a CSV looks like, as the paste box's placeholder (data, the same in every language). */
+const SAMPLE_CSV = 'email,name,city\nana@example.org,Ana,Lima';
 
 /** Files up to this size are read here first, to show the import's progress against their rows. */
 const COUNTED_BYTES = 8 * 1024 * 1024;
@@ -24,6 +31,7 @@ function estimateRows(csv: string): number {
  * answers with an import id at once and reads it in the background; this follows it.
  */
 export function ImportContacts(props: { listId: string; listName: string }) {
+  const { t } = useTranslation('audience');
   const client = useQueryClient();
   const fileId = useId();
   const [file, setFile] = useState<File | undefined>();
@@ -60,20 +68,20 @@ export function ImportContacts(props: { listId: string; listName: string }) {
   };
   const busy = start.isPending || (importId !== undefined && !done);
   return (
-    <Section title="Import contacts">
+    <Section title={t('import.title')}>
       <form onSubmit={submit} noValidate>
-        <p className="hint">A CSV file with a header row: <code>email</code>, optionally <code>name</code>; every other column becomes an attribute. Rows join “{props.listName}” by its opt-in; an address that unsubscribed is never signed up again by an import.</p>
+        <p className="hint">{t('import.hintBefore')} <code>{EMAIL_COLUMN}</code>{t('import.hintOptional')} <code>{NAME_COLUMN}</code>{t('import.hintAfter', { list: props.listName })}</p>
         <div className="field">
-          <label htmlFor={fileId}>CSV file</label>
+          <label htmlFor={fileId}>{t('import.file')}</label>
           <input id={fileId} type="file" accept=".csv,text/csv" onChange={(e) => setFile(e.target.files?.[0] ?? undefined)} />
         </div>
         {file === undefined ? (
-          <TextArea label="Or paste the CSV" className="code-input" rows={4} value={pasted} onChange={(e) => setPasted(e.target.value)} spellCheck={false}
-            placeholder={'email,name,city\nana@example.org,Ana,Lima'} />
+          <TextArea label={t('import.paste')} className="code-input" rows={4} value={pasted} onChange={(e) => setPasted(e.target.value)} spellCheck={false}
+            placeholder={SAMPLE_CSV} />
         ) : null}
         {start.isError ? <ErrorNotice error={start.error} /> : null}
-        {start.isPending ? <p className="muted" role="status">Uploading{file === undefined ? '' : ` ${file.name}`}: herald stores it as it arrives, then reads it in the background…</p> : null}
-        <button type="submit" className="button" disabled={busy || (file === undefined && pasted.trim() === '')}>{busy ? 'Importing…' : 'Import'}</button>
+        {start.isPending ? <p className="muted" role="status">{file === undefined ? t('import.uploading') : t('import.uploadingFile', { file: file.name })}</p> : null}
+        <button type="submit" className="button" disabled={busy || (file === undefined && pasted.trim() === '')}>{busy ? t('import.busy') : t('import.submit')}</button>
       </form>
       {importId === undefined ? null : progress.isError ? <ErrorNotice error={progress.error} onRetry={() => void progress.refetch()} /> : <ImportProgress view={progress.data} expected={expected} />}
     </Section>
@@ -81,31 +89,32 @@ export function ImportContacts(props: { listId: string; listName: string }) {
 }
 
 function ImportProgress(props: { view: ImportView | undefined; expected: number }) {
+  const { t } = useTranslation('audience');
   const view = props.view;
   const labelId = useId();
-  if (view === undefined) return <p className="muted" role="status">Uploaded; waiting for herald to start reading…</p>;
+  if (view === undefined) return <p className="muted" role="status">{t('import.waiting')}</p>;
   const known = props.expected > 0;
   const max = Math.max(props.expected, view.rows, 1);
   return (
     <div className="import-progress">
       <div className="progress-line">
-        <span id={labelId}>Import <StatusBadge status={view.status} />: {formatCount(view.rows)}{known ? ` of about ${formatCount(max)}` : ''} rows read</span>
+        <span id={labelId}>{t('import.label')} <StatusBadge status={view.status} />: {known ? t('import.rowsOf', { rows: formatCount(view.rows), total: formatCount(max) }) : t('import.rows', { rows: formatCount(view.rows) })}</span>
         {/* A finished import shows full; a running one its rows read, or a moving bar when the total is not known. */}
         {view.status !== 'running' ? <progress aria-labelledby={labelId} value={1} max={1} />
           : known ? <progress aria-labelledby={labelId} value={view.rows} max={max} /> : <progress aria-labelledby={labelId} />}
       </div>
       <p role="status">
-        {view.status === 'running' ? 'Reading… ' : view.status === 'finished' ? 'Import finished: ' : 'Import stopped: '}
-        {formatCount(view.created)} created, {formatCount(view.updated)} updated, {formatCount(view.rejected)} rejected.
+        {view.status === 'running' ? t('import.reading') : view.status === 'finished' ? t('import.finished') : t('import.stopped')}{' '}
+        {t('import.tally', { created: formatCount(view.created), updated: formatCount(view.updated), rejected: formatCount(view.rejected) })}
       </p>
       {view.failure === null ? null : <div className="state error" role="alert"><p><strong>{view.failure}</strong></p></div>}
       {view.errors.length === 0 ? null : (
-        <DataTable caption="Rejected rows" rows={view.errors} rowKey={(e) => e.row} columns={[
-          { header: 'Row', num: true, cell: (e) => e.row },
-          { header: 'Why', cell: (e) => e.message },
+        <DataTable caption={t('import.rejected')} rows={view.errors} rowKey={(e) => e.row} columns={[
+          { header: t('import.row'), num: true, cell: (e) => e.row },
+          { header: t('import.why'), cell: (e) => e.message },
         ]} />
       )}
-      {view.rejected > view.errors.length ? <p className="hint">The first {view.errors.length} rejected rows are listed.</p> : null}
+      {view.rejected > view.errors.length ? <p className="hint">{t('import.firstRejected', { count: view.errors.length })}</p> : null}
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { addContact, contactKeys, fetchContacts } from '../api/contacts.ts';
 import { deleteList, listKeys, listQuery, updateList } from '../api/lists.ts';
@@ -16,16 +17,23 @@ import { Time } from '../components/time.tsx';
 import { formatCount } from '../lib/format.ts';
 import { RecordPage } from './campaign-missing.tsx';
 import { CursorPager, useCursorPages } from '../components/cursor-pager.tsx';
+import { ExportContacts } from './lists-export.tsx';
 import { ImportContacts } from './lists-import.tsx';
 
 import './campaigns.css';
+
+/** Where a list's page leads back to. */
+const LISTS_PATH = '/lists';
+/** The placeholder a confirmation template places its link with, as written. */
+const CONFIRM_PLACEHOLDER = '{{confirm_url}}';
 
 /** One list: its subscribers per status, its contacts (by address, a page at a time), import and settings. */
 export default function ListMembersPage() {
   const listId = useParams().listId ?? '';
   const list = useQuery(listQuery(listId));
+  const { t } = useTranslation('audience');
   return (
-    <RecordPage query={list} noun="list" id={listId} back="/lists" backLabel="All lists">
+    <RecordPage query={list} noun={t('members.noun')} id={listId} back={LISTS_PATH} backLabel={t('members.back')}>
       {(found) => <ListPage key={found.list_id} list={found} />}
     </RecordPage>
   );
@@ -35,28 +43,31 @@ function ListPage(props: { list: ListView }) {
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
   const { list } = props;
+  const { t } = useTranslation('audience');
+  const total = list.subscribers.confirmed + list.subscribers.unconfirmed + list.subscribers.unsubscribed;
   return (
-    <Page title={list.name} description={<Link to="/lists">← All lists</Link>}>
-      <Section title="Subscribers">
+    <Page title={list.name} description={<Link to="/lists">← {t('members.back')}</Link>}>
+      <Section title={t('members.subscribers')}>
         <dl className="stats">
-          <div className="stat"><dt>Confirmed</dt><dd>{formatCount(list.subscribers.confirmed)}<span className="stat-note">campaigns go to these</span></dd></div>
-          <div className="stat"><dt>Unconfirmed</dt><dd>{formatCount(list.subscribers.unconfirmed)}<span className="stat-note">waiting for their link</span></dd></div>
-          <div className="stat"><dt>Unsubscribed</dt><dd>{formatCount(list.subscribers.unsubscribed)}<span className="stat-note">never signed up again by an import</span></dd></div>
+          <div className="stat"><dt>{t('status.confirmed')}</dt><dd>{formatCount(list.subscribers.confirmed)}<span className="stat-note">{t('members.confirmedNote')}</span></dd></div>
+          <div className="stat"><dt>{t('status.unconfirmed')}</dt><dd>{formatCount(list.subscribers.unconfirmed)}<span className="stat-note">{t('members.unconfirmedNote')}</span></dd></div>
+          <div className="stat"><dt>{t('status.unsubscribed')}</dt><dd>{formatCount(list.subscribers.unsubscribed)}<span className="stat-note">{t('members.unsubscribedNote')}</span></dd></div>
         </dl>
       </Section>
-      <Contacts listId={list.list_id} />
+      <Contacts listId={list.list_id} total={total} />
       {canWrite ? (
         <>
           <ImportContacts listId={list.list_id} listName={list.name} />
           <AddContact listId={list.list_id} />
           <ListSettings list={list} />
         </>
-      ) : <p className="notice">Your role can see this list but not change it.</p>}
+      ) : <p className="notice">{t('members.readOnly')}</p>}
     </Page>
   );
 }
 
-function Contacts(props: { listId: string }) {
+function Contacts(props: { listId: string; total: number }) {
+  const { t } = useTranslation('audience');
   const [search, setSearch] = useState('');
   const [email, setEmail] = useState('');
   const pages = useCursorPages();
@@ -72,24 +83,25 @@ function Contacts(props: { listId: string }) {
     setEmail(search.trim());
   };
   return (
-    <Section title="Contacts">
-      <form className="inline-form" role="search" aria-label="Contacts of this list" onSubmit={submit}>
-        <TextField label="Find by address" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="the whole address, any case" />
-        <button type="submit" className="button secondary">Find</button>
+    <Section title={t('members.contacts')} actions={props.total > 0 ? <ExportContacts listId={props.listId} /> : undefined}>
+      <p className="hint" role="status">{t('members.count', { count: props.total, formatted: formatCount(props.total) })}</p>
+      <form className="inline-form" role="search" aria-label={t('members.searchRegion')} onSubmit={submit}>
+        <TextField label={t('members.findByAddress')} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder={t('find.placeholder')} />
+        <button type="submit" className="button secondary">{t('find.submit')}</button>
       </form>
       <QueryState query={contacts} isEmpty={(d) => d.contacts.length === 0 && cursor === undefined}
-        empty={<Empty title={email === '' ? 'No contacts on this list yet' : `No contact ${email} on this list`}>
-          {email === '' ? <p>Import a CSV file or add a contact below.</p> : <button type="button" className="button secondary" onClick={() => { setSearch(''); setEmail(''); }}>Show every contact</button>}
+        empty={<Empty title={email === '' ? t('members.none') : t('members.noneWith', { email })}>
+          {email === '' ? <p>{t('members.noneHint')}</p> : <button type="button" className="button secondary" onClick={() => { setSearch(''); setEmail(''); }}>{t('members.showAll')}</button>}
         </Empty>}>
         {(data) => (
           <>
             <DataTable rows={data.contacts} rowKey={(c) => c.contact_id} loading={contacts.isPlaceholderData} columns={[
-              { header: 'Address', cell: (c) => <Link to={`/contacts/${c.contact_id}`}>{c.email}</Link> },
-              { header: 'Name', cell: (c) => c.name ?? <span className="muted">—</span> },
-              { header: 'On this list', cell: (c) => <StatusBadge status={c.lists.find((l) => l.list_id === props.listId)?.status ?? 'not subscribed'} /> },
-              { header: 'Added', cell: (c) => <Time iso={c.created_at} /> },
+              { header: t('column.address'), cell: (c) => <Link to={`/contacts/${c.contact_id}`}>{c.email}</Link> },
+              { header: t('column.name'), cell: (c) => c.name ?? <span className="muted">—</span> },
+              { header: t('members.onThisList'), cell: (c) => <StatusBadge status={c.lists.find((l) => l.list_id === props.listId)?.status ?? 'not subscribed'} /> },
+              { header: t('column.added'), cell: (c) => <Time iso={c.created_at} /> },
             ]} />
-            <CursorPager label="Contact pages" pages={pages} nextCursor={data.next_cursor} />
+            <CursorPager label={t('members.pages')} pages={pages} nextCursor={data.next_cursor} />
           </>
         )}
       </QueryState>
@@ -98,6 +110,7 @@ function Contacts(props: { listId: string }) {
 }
 
 function AddContact(props: { listId: string }) {
+  const { t } = useTranslation('audience');
   const client = useQueryClient();
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
@@ -116,19 +129,20 @@ function AddContact(props: { listId: string }) {
     if (email.trim() !== '') add.mutate();
   };
   return (
-    <Section title="Add a contact">
+    <Section title={t('add.title')}>
       <form className="inline-form" onSubmit={submit} noValidate>
-        <TextField label="Address" type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
-        <TextField label="Name (optional)" value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" />
-        <button type="submit" className="button" disabled={add.isPending || email.trim() === ''}>Add to the list</button>
+        <TextField label={t('find.address')} type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
+        <TextField label={t('add.name')} value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" />
+        <button type="submit" className="button" disabled={add.isPending || email.trim() === ''}>{t('add.submit')}</button>
       </form>
       {add.isError ? <ErrorNotice error={add.error} /> : null}
-      {add.isSuccess ? <p className="notice" role="status">{add.data.email} is on the list ({add.data.lists.find((l) => l.list_id === props.listId)?.status}).</p> : null}
+      {add.isSuccess ? <p className="notice" role="status">{t('add.done', { email: add.data.email, status: t(`statusWord.${add.data.lists.find((l) => l.list_id === props.listId)?.status ?? 'confirmed'}`) })}</p> : null}
     </Section>
   );
 }
 
 function ListSettings(props: { list: ListView }) {
+  const { t } = useTranslation('audience');
   const client = useQueryClient();
   const navigate = useNavigate();
   const { list } = props;
@@ -164,34 +178,34 @@ function ListSettings(props: { list: ListView }) {
     });
   };
   return (
-    <Section title="Settings">
+    <Section title={t('settings.title')}>
       <form onSubmit={submit} noValidate className="form-grid">
-        <TextField label="List name" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} />
-        <SelectField label="List opt-in" value={optin} onChange={(e) => setOptin(e.target.value === 'double' ? 'double' : 'single')} hint="A change applies to subscriptions made afterwards.">
-          <option value="single">single</option>
-          <option value="double">double</option>
+        <TextField label={t('settings.name')} value={name} onChange={(e) => setName(e.target.value)} maxLength={200} />
+        <SelectField label={t('settings.optin')} value={optin} onChange={(e) => setOptin(e.target.value === 'double' ? 'double' : 'single')} hint={t('settings.optinHint')}>
+          <option value="single">{t('optin.single')}</option>
+          <option value="double">{t('optin.double')}</option>
         </SelectField>
-        <div className="span-2"><TextArea label="List description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} maxLength={1000} /></div>
-        <TextField label="Sender address" type="email" value={fromEmail} onChange={(e) => setFromEmail(e.target.value)} hint="Sends the confirmation emails; a campaign editor offers it as the default sender." />
-        <TextField label="Sender name" value={fromName} onChange={(e) => setFromName(e.target.value)} />
+        <div className="span-2"><TextArea label={t('settings.description')} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} maxLength={1000} /></div>
+        <TextField label={t('settings.fromEmail')} type="email" value={fromEmail} onChange={(e) => setFromEmail(e.target.value)} hint={t('settings.fromEmailHint')} />
+        <TextField label={t('settings.fromName')} value={fromName} onChange={(e) => setFromName(e.target.value)} />
         <div className="span-2">
-          <SelectField label="Confirmation email" value={templateId} onChange={(e) => setTemplateId(e.target.value)}
-            hint={<>A double opt-in list sends it to each new subscriber. A template of yours must place <code>{'{{confirm_url}}'}</code>; it may use {'{{list_name}}'}, {'{{email}}'} and {'{{name}}'}.</>}>
-            <option value="">herald's own text</option>
-            {(templates.data?.templates ?? []).map((t) => <option key={t.template_id} value={t.template_id}>{t.name}</option>)}
-            {templateId !== '' && templates.data?.templates.every((t) => t.template_id !== templateId) === true ? <option value={templateId}>a template no longer there (herald's text is used)</option> : null}
+          <SelectField label={t('settings.confirmation')} value={templateId} onChange={(e) => setTemplateId(e.target.value)}
+            hint={<>{t('settings.confirmationHintBefore')} <code>{CONFIRM_PLACEHOLDER}</code>{t('settings.confirmationHintAfter', { placeholders: '{{list_name}}, {{email}}, {{name}}' })}</>}>
+            <option value="">{t('settings.heraldText')}</option>
+            {(templates.data?.templates ?? []).map((template) => <option key={template.template_id} value={template.template_id}>{template.name}</option>)}
+            {templateId !== '' && templates.data?.templates.every((template) => template.template_id !== templateId) === true ? <option value={templateId}>{t('settings.templateGone')}</option> : null}
           </SelectField>
         </div>
         {save.isError ? <div className="span-2"><ErrorNotice error={save.error} /></div> : null}
-        {save.isSuccess ? <p className="notice span-2" role="status">Saved.</p> : null}
+        {save.isSuccess ? <p className="notice span-2" role="status">{t('settings.saved')}</p> : null}
         <div className="span-2 row">
-          <button type="submit" className="button" disabled={save.isPending || name.trim() === ''}>Save list</button>
-          <button type="button" className="button danger" onClick={() => setDeleting(true)}>Delete list</button>
+          <button type="submit" className="button" disabled={save.isPending || name.trim() === ''}>{t('settings.save')}</button>
+          <button type="button" className="button danger" onClick={() => setDeleting(true)}>{t('settings.delete')}</button>
         </div>
       </form>
-      <ConfirmDialog open={deleting} onClose={() => { setDeleting(false); remove.reset(); }} title="Delete this list?" confirmLabel="Delete list" danger
+      <ConfirmDialog open={deleting} onClose={() => { setDeleting(false); remove.reset(); }} title={t('settings.deleteTitle')} confirmLabel={t('settings.delete')} danger
         busy={remove.isPending} onConfirm={() => remove.mutate()}>
-        <p>“{list.name}” goes with its subscriptions and their consent history. The contacts stay, with their other lists.</p>
+        <p>{t('settings.deleteBody', { name: list.name })}</p>
         {remove.isError ? <ErrorNotice error={remove.error} /> : null}
       </ConfirmDialog>
     </Section>

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { findContact } from '../api/contacts.ts';
 import { createList, listKeys, listsQuery } from '../api/lists.ts';
@@ -11,26 +12,28 @@ import { Page, Section } from '../components/page.tsx';
 import { Empty, ErrorNotice, QueryState } from '../components/query-state.tsx';
 import { Time } from '../components/time.tsx';
 import { formatCount } from '../lib/format.ts';
+import { ExportContacts } from './lists-export.tsx';
 import './campaigns.css';
 
 export default function ListsPage() {
   const session = useSession();
   const role = session.data?.user.role ?? 'viewer';
   const lists = useQuery(listsQuery);
+  const { t } = useTranslation('audience');
   return (
-    <Page title="Lists" description="Mailing lists and their subscribers. Campaigns go to the confirmed ones; every change of consent is kept on the contact.">
-      {allows(role, 'write') ? <CreateList /> : <p className="notice">Your role ({role}) can see the lists but not change them.</p>}
-      <Section title="Your lists">
+    <Page title={t('lists.title')} description={t('lists.description')}>
+      {allows(role, 'write') ? <CreateList /> : <p className="notice">{t('lists.readOnly', { role })}</p>}
+      <Section title={t('lists.yours')} actions={<ExportContacts listId={undefined} />}>
         <QueryState query={lists} isEmpty={(d) => d.lists.length === 0}
-          empty={<Empty title="No lists yet">{allows(role, 'write') ? <p>Create one above, then import its contacts from a CSV file.</p> : null}</Empty>}>
+          empty={<Empty title={t('lists.none')}>{allows(role, 'write') ? <p>{t('lists.noneHint')}</p> : null}</Empty>}>
           {(data) => (
             <DataTable rows={data.lists} rowKey={(l) => l.list_id} columns={[
-              { header: 'List', cell: (l) => <><Link to={`/lists/${l.list_id}`}>{l.name}</Link>{l.description === null ? null : <div className="muted small">{l.description}</div>}</> },
-              { header: 'Opt-in', cell: (l) => l.optin },
-              { header: 'Confirmed', num: true, cell: (l) => formatCount(l.subscribers.confirmed) },
-              { header: 'Unconfirmed', num: true, cell: (l) => formatCount(l.subscribers.unconfirmed) },
-              { header: 'Unsubscribed', num: true, cell: (l) => formatCount(l.subscribers.unsubscribed) },
-              { header: 'Created', cell: (l) => <Time iso={l.created_at} /> },
+              { header: t('lists.column.list'), cell: (l) => <><Link to={`/lists/${l.list_id}`}>{l.name}</Link>{l.description === null ? null : <div className="muted small">{l.description}</div>}</> },
+              { header: t('lists.column.optin'), cell: (l) => t(`optin.${l.optin}`) },
+              { header: t('status.confirmed'), num: true, cell: (l) => formatCount(l.subscribers.confirmed) },
+              { header: t('status.unconfirmed'), num: true, cell: (l) => formatCount(l.subscribers.unconfirmed) },
+              { header: t('status.unsubscribed'), num: true, cell: (l) => formatCount(l.subscribers.unsubscribed) },
+              { header: t('lists.column.created'), cell: (l) => <Time iso={l.created_at} /> },
             ]} />
           )}
         </QueryState>
@@ -42,6 +45,7 @@ export default function ListsPage() {
 
 /** A contact of any list (or none) by its address: its page, with its lists and consent. */
 function FindContact() {
+  const { t } = useTranslation('audience');
   const navigate = useNavigate();
   const [email, setEmail] = useState('');
   const find = useMutation({
@@ -56,18 +60,19 @@ function FindContact() {
     if (email.trim() !== '') find.mutate();
   };
   return (
-    <Section title="Find a contact">
-      <form className="inline-form" role="search" aria-label="Contacts" onSubmit={submit}>
-        <TextField label="Address" type="search" value={email} onChange={(e) => { setEmail(e.target.value); find.reset(); }} placeholder="the whole address, any case" />
-        <button type="submit" className="button secondary" disabled={find.isPending || email.trim() === ''}>Find</button>
+    <Section title={t('find.title')}>
+      <form className="inline-form" role="search" aria-label={t('find.region')} onSubmit={submit}>
+        <TextField label={t('find.address')} type="search" value={email} onChange={(e) => { setEmail(e.target.value); find.reset(); }} placeholder={t('find.placeholder')} />
+        <button type="submit" className="button secondary" disabled={find.isPending || email.trim() === ''}>{t('find.submit')}</button>
       </form>
       {find.isError ? <ErrorNotice error={find.error} /> : null}
-      {find.isSuccess && find.data.contacts.length === 0 ? <p role="status">No contact of this account has the address {email.trim()}.</p> : null}
+      {find.isSuccess && find.data.contacts.length === 0 ? <p role="status">{t('find.none', { email: email.trim() })}</p> : null}
     </Section>
   );
 }
 
 function CreateList() {
+  const { t } = useTranslation('audience');
   const client = useQueryClient();
   const navigate = useNavigate();
   const [name, setName] = useState('');
@@ -83,8 +88,8 @@ function CreateList() {
       navigate(`/lists/${list.list_id}`);
     },
   });
-  const nameError = name.trim() === '' ? 'Give the list a name' : undefined;
-  const fromError = optin === 'double' && (fromEmail.trim() === '' || fromName.trim() === '') ? 'A double opt-in list sends confirmation emails: give their sender' : undefined;
+  const nameError = name.trim() === '' ? t('create.nameMissing') : undefined;
+  const fromError = optin === 'double' && (fromEmail.trim() === '' || fromName.trim() === '') ? t('create.fromMissing') : undefined;
   const submit = (event: FormEvent): void => {
     event.preventDefault();
     setTouched(true);
@@ -96,26 +101,26 @@ function CreateList() {
     });
   };
   return (
-    <Section title="Create a list">
+    <Section title={t('create.title')}>
       <form onSubmit={submit} noValidate className="form-grid">
-        <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} error={touched ? nameError : undefined} placeholder="Newsletter" />
-        <SelectField label="Opt-in" value={optin} onChange={(e) => setOptin(e.target.value === 'double' ? 'double' : 'single')}
-          hint={optin === 'single' ? 'Joining confirms at once.' : 'Joining sends a confirmation email (billed); the contact confirms with its link.'}>
-          <option value="single">single</option>
-          <option value="double">double</option>
+        <TextField label={t('create.name')} value={name} onChange={(e) => setName(e.target.value)} maxLength={200} error={touched ? nameError : undefined} placeholder={t('create.namePlaceholder')} />
+        <SelectField label={t('lists.column.optin')} value={optin} onChange={(e) => setOptin(e.target.value === 'double' ? 'double' : 'single')}
+          hint={optin === 'single' ? t('create.singleHint') : t('create.doubleHint')}>
+          <option value="single">{t('optin.single')}</option>
+          <option value="double">{t('optin.double')}</option>
         </SelectField>
         <div className="span-2">
-          <TextArea label="Description (optional)" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} maxLength={1000} />
+          <TextArea label={t('create.description')} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} maxLength={1000} />
         </div>
         {optin === 'double' ? (
           <>
-            <TextField label="Confirmation sender address" type="email" value={fromEmail} onChange={(e) => setFromEmail(e.target.value)}
-              hint="Of a verified sender domain." error={touched ? fromError : undefined} />
-            <TextField label="Confirmation sender name" value={fromName} onChange={(e) => setFromName(e.target.value)} />
+            <TextField label={t('create.fromEmail')} type="email" value={fromEmail} onChange={(e) => setFromEmail(e.target.value)}
+              hint={t('create.fromEmailHint')} error={touched ? fromError : undefined} />
+            <TextField label={t('create.fromName')} value={fromName} onChange={(e) => setFromName(e.target.value)} />
           </>
         ) : null}
         {create.isError ? <div className="span-2"><ErrorNotice error={create.error} /></div> : null}
-        <div className="span-2"><button type="submit" className="button" disabled={create.isPending}>Create list</button></div>
+        <div className="span-2"><button type="submit" className="button" disabled={create.isPending}>{t('create.submit')}</button></div>
       </form>
     </Section>
   );

@@ -1,10 +1,12 @@
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Page } from '../components/page.tsx';
 
 export function NotFoundPage() {
+  const { t } = useTranslation('session');
   return (
-    <Page title="Page not found">
-      <p>There is no page at this address. <Link to="/">Go to the overview</Link>.</p>
+    <Page title={t('notFound.title')}>
+      <p>{t('notFound.text')} <Link to="/">{t('notFound.overview')}</Link></p>
     </Page>
   );
 }

@@ -1,19 +1,25 @@
 import * as Ariakit from '@ariakit/react';
+import type { TFunction } from 'i18next';
+import { useTranslation } from 'react-i18next';
 import type { Counts, UsageDay } from '../api/types.ts';
 import BarChartFigure, { type ChartRow } from '../components/bar-chart-figure.tsx';
 import { localDate } from '../lib/format.ts';
 
 // Mid-tone colours that read on the light and the dark background alike.
-const CHANNEL_SERIES = [
-  { key: 'email', label: 'Email', color: '#4f7cff' },
-  { key: 'sms', label: 'SMS', color: '#15a05a' },
-  { key: 'whatsapp', label: 'WhatsApp', color: '#d9822b' },
+const channelSeries = (t: TFunction<'live'>) => [
+  { key: 'email', label: t('channel.email'), color: '#4f7cff' },
+  { key: 'sms', label: t('channel.sms'), color: '#15a05a' },
+  { key: 'whatsapp', label: t('channel.whatsapp'), color: '#d9822b' },
 ] as const;
-const OUTCOME_SERIES = [
-  { key: 'delivered', label: 'Delivered', color: '#15a05a' },
-  { key: 'bounced', label: 'Bounced', color: '#e0484f' },
-  { key: 'failed', label: 'Failed', color: '#9b6bf2' },
+const outcomeSeries = (t: TFunction<'live'>) => [
+  { key: 'delivered', label: t('chart.delivered'), color: '#15a05a' },
+  { key: 'bounced', label: t('chart.bounced'), color: '#e0484f' },
+  { key: 'failed', label: t('chart.failed'), color: '#9b6bf2' },
 ] as const;
+
+// The tabs' ids.
+const BY_CHANNEL = 'by-channel';
+const BY_OUTCOME = 'by-outcome';
 
 const sum = (day: UsageDay, field: keyof Counts): number => day.email[field] + day.sms[field] + day.whatsapp[field];
 
@@ -28,17 +34,18 @@ function rowsOf(days: readonly UsageDay[], view: 'channel' | 'outcome'): ChartRo
 
 /** Messages per day, by channel (accepted) or by outcome (delivered, bounced, failed). */
 export default function OverviewChart(props: { days: readonly UsageDay[] }) {
+  const { t } = useTranslation('live');
   return (
-    <Ariakit.TabProvider defaultSelectedId="by-channel">
-      <Ariakit.TabList className="tabs" aria-label="Chart view">
-        <Ariakit.Tab className="tab" id="by-channel">By channel</Ariakit.Tab>
-        <Ariakit.Tab className="tab" id="by-outcome">By outcome</Ariakit.Tab>
+    <Ariakit.TabProvider defaultSelectedId={BY_CHANNEL}>
+      <Ariakit.TabList className="tabs" aria-label={t('chart.view')}>
+        <Ariakit.Tab className="tab" id={BY_CHANNEL}>{t('chart.byChannel')}</Ariakit.Tab>
+        <Ariakit.Tab className="tab" id={BY_OUTCOME}>{t('chart.byOutcome')}</Ariakit.Tab>
       </Ariakit.TabList>
-      <Ariakit.TabPanel tabId="by-channel" className="tab-panel">
-        <BarChartFigure rows={rowsOf(props.days, 'channel')} series={CHANNEL_SERIES} title="Messages accepted per day, by channel" rowHeader="Day" stacked />
+      <Ariakit.TabPanel tabId={BY_CHANNEL} className="tab-panel">
+        <BarChartFigure rows={rowsOf(props.days, 'channel')} series={channelSeries(t)} title={t('chart.channelTitle')} rowHeader={t('chart.day')} stacked />
       </Ariakit.TabPanel>
-      <Ariakit.TabPanel tabId="by-outcome" className="tab-panel">
-        <BarChartFigure rows={rowsOf(props.days, 'outcome')} series={OUTCOME_SERIES} title="Messages per day, by outcome" rowHeader="Day" stacked />
+      <Ariakit.TabPanel tabId={BY_OUTCOME} className="tab-panel">
+        <BarChartFigure rows={rowsOf(props.days, 'outcome')} series={outcomeSeries(t)} title={t('chart.outcomeTitle')} rowHeader={t('chart.day')} stacked />
       </Ariakit.TabPanel>
     </Ariakit.TabProvider>
   );

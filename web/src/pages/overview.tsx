@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { accountQuery } from '../api/account.ts';
 import { domainsQuery } from '../api/domains.ts';
@@ -8,6 +9,7 @@ import { CopyButton } from '../components/copy-button.tsx';
 import { Page, Section } from '../components/page.tsx';
 import { Empty, ErrorNotice, Loading, QueryState } from '../components/query-state.tsx';
 import { formatCount, formatMoney, formatRate } from '../lib/format.ts';
+import { OverviewActivity } from './overview-activity.tsx';
 
 // The chart library is loaded only when there is something to draw.
 const UsageChart = lazy(() => import('./overview-chart.tsx'));
@@ -22,41 +24,49 @@ function Stat(props: { label: string; value: string; note?: string }) {
 }
 
 export default function OverviewPage() {
+  const { t } = useTranslation('live');
   // Asked again on every visit: what was sent since the last one must show (the default 10 s
   // staleness would keep an empty overview after a first send).
   const account = useQuery({ ...accountQuery, staleTime: 0 });
   const usage = useQuery({ ...usageQuery(30), staleTime: 0 });
 
   return (
-    <Page title="Overview" description="What the account has left and what it sent in the last 30 days.">
-      <Section title="At a glance">
+    <Page title={t('overview.title')} description={t('overview.description')}>
+      <Section title={t('overview.glance')}>
         {account.isPending || usage.isPending ? <Loading /> : account.isError ? <ErrorNotice error={account.error} onRetry={() => void account.refetch()} />
           : usage.isError ? <ErrorNotice error={usage.error} onRetry={() => void usage.refetch()} /> : (
             <dl className="stats">
-              <Stat label="Messages left" value={formatCount(account.data.messages_left)} note="email and SMS" />
-              <Stat label="Balance" value={formatMoney(account.data.balance)} note={`WhatsApp at ${formatMoney(account.data.whatsapp_price)} each`} />
-              <Stat label="Sent today" value={formatCount(usage.data.today.email + usage.data.today.sms + usage.data.today.whatsapp)}
-                note={`${formatCount(usage.data.today.email)} email · ${formatCount(usage.data.today.sms)} SMS · ${formatCount(usage.data.today.whatsapp)} WhatsApp`} />
-              <Stat label="Bounce rate" value={formatRate(usage.data.bounce_rate)} note="email, 30 days" />
-              <Stat label="Complaint rate" value={formatRate(usage.data.complaint_rate)} note="email, 30 days" />
+              <Stat label={t('overview.messagesLeft')} value={formatCount(account.data.messages_left)} note={t('overview.messagesLeftNote')} />
+              <Stat label={t('overview.balance')} value={formatMoney(account.data.balance)} note={t('overview.balanceNote', { price: formatMoney(account.data.whatsapp_price) })} />
+              <Stat label={t('overview.sentToday')} value={formatCount(usage.data.today.email + usage.data.today.sms + usage.data.today.whatsapp)}
+                note={t('overview.sentTodayNote', { email: formatCount(usage.data.today.email), sms: formatCount(usage.data.today.sms), whatsapp: formatCount(usage.data.today.whatsapp) })} />
+              <Stat label={t('overview.bounceRate')} value={formatRate(usage.data.bounce_rate)} note={t('overview.rateNote')} />
+              <Stat label={t('overview.complaintRate')} value={formatRate(usage.data.complaint_rate)} note={t('overview.rateNote')} />
             </dl>
           )}
       </Section>
-      <Section title="Last 30 days">
+      <Section title={t('activity.title')}>
+        <OverviewActivity />
+      </Section>
+      <Section title={t('overview.last30')}>
         <QueryState
           query={usage}
           isEmpty={(data) => data.days.every((day) => day.email.accepted + day.sms.accepted + day.whatsapp.accepted === 0)}
           empty={<FirstSend />}
         >
-          {(data) => <Suspense fallback={<Loading label="Drawing the chart…" />}><UsageChart days={data.days} /></Suspense>}
+          {(data) => <Suspense fallback={<Loading label={t('overview.drawing')} />}><UsageChart days={data.days} /></Suspense>}
         </QueryState>
       </Section>
     </Page>
   );
 }
 
+/** The environment variable the curl command reads the key from. */
+const KEY_VARIABLE = 'HERALD_API_KEY';
+
 /** The empty state: a send this account can make right now, from its own verified domain. */
 function FirstSend() {
+  const { t } = useTranslation('live');
   const domains = useQuery(domainsQuery);
   const verified = domains.data?.domains.find((d) => d.verified)?.domain;
   const from = verified ?? 'example.com';
@@ -66,14 +76,14 @@ function FirstSend() {
     `  -d '{"to":[{"email":"you@example.org"}],"from":{"email":"hello@${from}","name":"Hello"},"replyTo":{"email":"hello@${from}","name":"Hello"},"subject":"First message","body":"<p>It works.</p>"}'`,
   ].join('\n');
   return (
-    <Empty title="No messages in the last 30 days">
-      <p>Send the first one: create a key on <Link to="/api-keys">API keys</Link>, put it in <code>HERALD_API_KEY</code>, and run:</p>
+    <Empty title={t('overview.noMessages')}>
+      <p>{t('overview.firstSendKey')} <Link to="/api-keys">{t('overview.apiKeys')}</Link>{t('overview.firstSendPut')} <code>{KEY_VARIABLE}</code>{t('overview.firstSendRun')}</p>
       <div className="code-block">
-        <pre tabIndex={0} aria-label="curl command"><code>{command}</code></pre>
-        <CopyButton text={command} label="Copy the curl command" />
+        <pre tabIndex={0} aria-label={t('overview.curlLabel')}><code>{command}</code></pre>
+        <CopyButton text={command} label={t('overview.copyCurl')} />
       </div>
       {verified === undefined && domains.isSuccess
-        ? <p className="hint">The account has no verified sender domain yet: <Link to="/domains">add one</Link> and use it as the sender.</p>
+        ? <p className="hint">{t('overview.noDomain')} <Link to="/domains">{t('overview.addDomain')}</Link>{t('overview.noDomainEnd')}</p>
         : null}
     </Empty>
   );

@@ -1,5 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 import { completePasswordReset, requestPasswordReset } from '../api/auth.ts';
 import { AuthCard } from '../components/auth-card.tsx';
@@ -14,6 +15,7 @@ export default function PasswordResetPage() {
 }
 
 function RequestReset() {
+  const { t } = useTranslation('session');
   const [email, setEmail] = useState('');
   const request = useMutation({ mutationFn: () => requestPasswordReset(email) });
   const submit = (event: FormEvent): void => {
@@ -21,14 +23,14 @@ function RequestReset() {
     request.mutate();
   };
   return (
-    <AuthCard title="Reset your password" footer={<Link to="/sign-in">Back to sign-in</Link>}>
+    <AuthCard title={t('reset.title')} footer={<Link to="/sign-in">{t('reset.backToSignIn')}</Link>}>
       {/* The server's words: without a sender herald says no link can be emailed, never that one is on its way. */}
       {request.isSuccess ? <p className={request.data.email_enabled ? 'notice' : 'state error'} role="status">{request.data.message}</p> : (
         <form onSubmit={submit} noValidate>
-          <p>Enter the address you sign in with: herald emails it a link to set a new password, if it can send email.</p>
-          <TextField label="Email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
+          <p>{t('reset.explain')}</p>
+          <TextField label={t('signIn.email')} type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
           {request.isError ? <ErrorNotice error={request.error} /> : null}
-          <button type="submit" className="button wide" disabled={request.isPending || email.trim() === ''}>Send the link</button>
+          <button type="submit" className="button wide" disabled={request.isPending || email.trim() === ''}>{t('reset.send')}</button>
         </form>
       )}
     </AuthCard>
@@ -36,8 +38,9 @@ function RequestReset() {
 }
 
 function ChooseNewPassword(props: { token: string }) {
+  const { t } = useTranslation('session');
   return (
-    <AuthCard title="Choose a new password" footer={<Link to="/sign-in">Back to sign-in</Link>}>
+    <AuthCard title={t('reset.chooseTitle')} footer={<Link to="/sign-in">{t('reset.backToSignIn')}</Link>}>
       <SetPasswordForm setPassword={(password) => completePasswordReset(props.token, password)} />
     </AuthCard>
   );

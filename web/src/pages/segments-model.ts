@@ -60,16 +60,19 @@ export function newRule(subject: Subject = 'attribute'): Rule {
 
 export const EMPTY_AUDIENCE: Audience = { lists: [], exclude: [], join: 'and', rules: [], json: undefined };
 
-type Built<T> = { ok: true; value: T } | { ok: false; error: string };
+/** Why an audience cannot be built: `error` in English (tests, logs), `key` and `values` for a page's own words. */
+export interface BuildProblem { readonly key: string; readonly values?: Readonly<Record<string, string | number>> }
+type Built<T> = { ok: true; value: T } | ({ ok: false; error: string } & BuildProblem);
 
 function typed(rule: Rule, text: string): Built<string | number | boolean> {
   if (rule.subject !== 'attribute' || rule.type === 'text') return { ok: true, value: text };
   if (rule.type === 'boolean') {
     if (text === 'true' || text === 'false') return { ok: true, value: text === 'true' };
-    return { ok: false, error: 'write true or false' };
+    return { ok: false, error: 'write true or false', key: 'trueOrFalse' };
   }
   const number = Number(text);
-  return text.trim() === '' || !Number.isFinite(number) ? { ok: false, error: `${text === '' ? 'the value' : `“${text}”`} is not a number` } : { ok: true, value: number };
+  if (text.trim() !== '' && Number.isFinite(number)) return { ok: true, value: number };
+  return text === '' ? { ok: false, error: 'the value is not a number', key: 'emptyNotNumber' } : { ok: false, error: `“${text}” is not a number`, key: 'notNumber', values: { text } };
 }
 
 /** A local `datetime-local` value as ISO, or the text as it is (herald names the bad one). */
@@ -81,19 +84,19 @@ function instant(value: string): string {
 /** One row as a filter node, or what is missing in it. */
 export function ruleNode(rule: Rule): Built<Filter> {
   if (isEngagement(rule.subject)) {
-    if (rule.campaign === '') return { ok: false, error: 'choose a campaign' };
+    if (rule.campaign === '') return { ok: false, error: 'choose a campaign', key: 'chooseCampaign' };
     return { ok: true, value: { [rule.subject]: rule.campaign } as Filter };
   }
   if (rule.subject === 'delivered_within') {
     const days = Number(rule.value);
-    if (!Number.isInteger(days) || days < 1 || days > 3650) return { ok: false, error: 'days must be a whole number from 1 to 3650' };
+    if (!Number.isInteger(days) || days < 1 || days > 3650) return { ok: false, error: 'days must be a whole number from 1 to 3650', key: 'days' };
     return { ok: true, value: { delivered_within: days } };
   }
   const name = rule.attribute.trim();
-  if (rule.subject === 'attribute' && name === '') return { ok: false, error: 'name the attribute' };
+  if (rule.subject === 'attribute' && name === '') return { ok: false, error: 'name the attribute', key: 'nameAttribute' };
   const field = rule.subject === 'attribute' ? `attributes.${name}` : rule.subject;
   if (rule.op === 'exists' || rule.op === 'missing') return { ok: true, value: { field, exists: rule.op === 'exists' } };
-  if (rule.value === '') return { ok: false, error: 'give a value' };
+  if (rule.value === '') return { ok: false, error: 'give a value', key: 'giveValue' };
   if (rule.subject === 'created_at') {
     const at = instant(rule.value);
     return { ok: true, value: (rule.op === 'gt' ? { field, gt: at } : { field, lt: at }) };
@@ -105,12 +108,12 @@ export function ruleNode(rule: Rule): Built<Filter> {
       if (!one.ok) return one;
       values.push(one.value);
     }
-    return values.length === 0 ? { ok: false, error: 'give at least one value' } : { ok: true, value: { field, in: values } };
+    return values.length === 0 ? { ok: false, error: 'give at least one value', key: 'giveValues' } : { ok: true, value: { field, in: values } };
   }
   if (rule.op === 'contains') return { ok: true, value: { field, contains: rule.value } };
   const value = typed(rule, rule.value);
   if (!value.ok) return value;
-  if ((rule.op === 'gt' || rule.op === 'lt') && typeof value.value === 'boolean') return { ok: false, error: 'true and false do not compare' };
+  if ((rule.op === 'gt' || rule.op === 'lt') && typeof value.value === 'boolean') return { ok: false, error: 'true and false do not compare', key: 'booleanCompare' };
   return { ok: true, value: { field, [rule.op]: value.value } as Filter };
 }
 
@@ -121,13 +124,13 @@ export function filterOf(audience: Audience): Built<Filter | undefined> {
     try {
       return { ok: true, value: JSON.parse(audience.json) as Filter };
     } catch {
-      return { ok: false, error: 'The filter is not valid JSON' };
+      return { ok: false, error: 'The filter is not valid JSON', key: 'invalidJson' };
     }
   }
   const nodes: Filter[] = [];
   for (const [index, rule] of audience.rules.entries()) {
     const node = ruleNode(rule);
-    if (!node.ok) return { ok: false, error: `Condition ${index + 1}: ${node.error}` };
+    if (!node.ok) return { ...node, error: `Condition ${index + 1}: ${node.error}`, values: { ...node.values, condition: index + 1 } };
     nodes.push(node.value);
   }
   if (nodes.length === 0) return { ok: true, value: undefined };
@@ -137,7 +140,7 @@ export function filterOf(audience: Audience): Built<Filter | undefined> {
 
 /** The body of POST /v1/segments/count (and a campaign's audience fields). */
 export function segmentRequestOf(audience: Audience): Built<SegmentRequest> {
-  if (audience.lists.length === 0) return { ok: false, error: 'Choose at least one list' };
+  if (audience.lists.length === 0) return { ok: false, error: 'Choose at least one list', key: 'chooseList' };
   const filter = filterOf(audience);
   if (!filter.ok) return filter;
   return { ok: true, value: { lists: [...audience.lists], exclude_lists: [...audience.exclude], ...(filter.value === undefined ? {} : { filter: filter.value }) } };

@@ -1,5 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { signIn as startSession } from '../api/auth.ts';
 import { ApiError } from '../api/http.ts';
@@ -12,6 +13,7 @@ import { safeNext } from '../lib/safe-next.ts';
 
 /** Email and password, then the two-factor code when the user has one. */
 export function SignInPage() {
+  const { t } = useTranslation('session');
   const [params] = useSearchParams();
   const next = safeNext(params.get('next'));
   const session = useSession();
@@ -44,28 +46,28 @@ export function SignInPage() {
   const totpPrompt = signIn.error instanceof ApiError && signIn.error.message === 'Two-factor code required';
 
   return (
-    <AuthCard title={needsCode ? 'Two-factor code' : 'Sign in'} footer={<Link to="/operator/sign-in">Operator console</Link>}>
-      {params.get('expired') === '1' && !needsCode ? <p className="notice" role="status">Your session has ended. Sign in again to carry on where you were.</p> : null}
+    <AuthCard title={needsCode ? t('signIn.codeTitle') : t('signIn.title')} footer={<Link to="/operator/sign-in">{t('signIn.operatorConsole')}</Link>}>
+      {params.get('expired') === '1' && !needsCode ? <p className="notice" role="status">{t('signIn.ended')}</p> : null}
       <form onSubmit={submit} noValidate>
         {needsCode ? (
           <>
-            <p>Enter the six-digit code from your authenticator app for {email}.</p>
-            <TextField label="Code" name="totp" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]*" maxLength={10}
+            <p>{t('signIn.codeExplain', { email })}</p>
+            <TextField label={t('signIn.code')} name="totp" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]*" maxLength={10}
               value={code} onChange={(e) => setCode(e.target.value)} required autoFocus />
           </>
         ) : (
           <>
-            <TextField label="Email" type="email" name="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
-            <TextField label="Password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+            <TextField label={t('signIn.email')} type="email" name="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
+            <TextField label={t('signIn.password')} type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
           </>
         )}
         {signIn.isError && !totpPrompt ? <ErrorNotice error={signIn.error} /> : null}
-        <button type="submit" className="button wide" disabled={signIn.isPending}>{signIn.isPending ? 'Signing in…' : needsCode ? 'Verify' : 'Sign in'}</button>
+        <button type="submit" className="button wide" disabled={signIn.isPending}>{signIn.isPending ? t('signIn.signingIn') : needsCode ? t('signIn.verify') : t('signIn.submit')}</button>
       </form>
       <p className="auth-links">
         {needsCode
-          ? <button type="button" className="link-button" onClick={() => { setNeedsCode(false); setCode(''); signIn.reset(); }}>Use another account</button>
-          : <Link to="/password-reset">Forgot your password?</Link>}
+          ? <button type="button" className="link-button" onClick={() => { setNeedsCode(false); setCode(''); signIn.reset(); }}>{t('signIn.anotherAccount')}</button>
+          : <Link to="/password-reset">{t('signIn.forgot')}</Link>}
       </p>
     </AuthCard>
   );

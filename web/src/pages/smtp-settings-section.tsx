@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { Trans, useTranslation } from 'react-i18next';
 import { allows, useSession } from '../api/session.ts';
 import { smtpSettingsQuery } from '../api/smtp-settings.ts';
 import type { SmtpPort, SmtpSettings } from '../api/types.ts';
@@ -9,57 +10,56 @@ import { QueryState } from '../components/query-state.tsx';
 // SMTP submission (issue 22) on the API keys page: the password is an API key, so the
 // settings sit beside the form that makes one. The server decides what is shown.
 
-/** What each port's TLS mode is called in a mailer's settings. */
-const SECURITY: Readonly<Record<SmtpPort['security'], string>> = {
-  starttls: 'STARTTLS',
-  tls: 'TLS from the first byte (often called SSL/TLS)',
-  none: 'no TLS (plain SMTP)',
-};
-
 export function SmtpSettingsSection() {
+  const { t } = useTranslation('keys');
   const settings = useQuery(smtpSettingsQuery);
   return (
-    <Section title="Send by SMTP">
-      <p className="lede">Applications that send mail by SMTP (a framework&rsquo;s mailer, a CMS, a printer) can send through herald with these settings.</p>
+    <Section title={t('smtp.title')} id="send-by-smtp">
+      <p className="lede">{t('smtp.lede')}</p>
       <QueryState query={settings}>
         {(data) => (data.enabled ? <Settings settings={data} /> : (
-          <p className="notice">SMTP submission is not enabled on this server; the operator sets <code>HERALD_SUBMISSION_PORT</code>.</p>
+          <p className="notice"><Trans t={t} i18nKey="smtp.disabled" components={{ code: <code /> }} /></p>
         ))}
       </QueryState>
     </Section>
   );
 }
 
+/** What each port's TLS mode is called in a mailer's settings. */
+function useSecurityName(): (security: SmtpPort['security']) => string {
+  const { t } = useTranslation('keys');
+  return (security) => (security === 'starttls' ? 'STARTTLS' : security === 'tls' ? t('smtp.security.tls') : t('smtp.security.none'));
+}
+
 function Settings(props: { settings: SmtpSettings }) {
+  const { t } = useTranslation('keys');
+  const securityName = useSecurityName();
   const role = useSession().data?.user.role ?? 'viewer';
   const { host, ports, username, loopbackOnly } = props.settings;
   return (
     <>
       <dl className="facts">
-        <div className="full"><dt>Host</dt><dd><CopyValue value={host ?? ''} label="the SMTP host" /></dd></div>
+        <div className="full"><dt>{t('smtp.host')}</dt><dd><CopyValue value={host ?? ''} label={t('smtp.hostLabel')} /></dd></div>
         <div>
-          <dt>{ports.length === 1 ? 'Port' : 'Ports'}</dt>
+          <dt>{t('smtp.port', { count: ports.length })}</dt>
           <dd>
             <ul className="plain-list">
-              {ports.map((p) => <li key={p.port}><strong>{p.port}</strong>: {SECURITY[p.security]}</li>)}
+              {ports.map((p) => <li key={p.port}><strong>{p.port}</strong>: {securityName(p.security)}</li>)}
             </ul>
           </dd>
         </div>
-        <div><dt>User name</dt><dd><code>{username}</code></dd></div>
+        <div><dt>{t('smtp.username')}</dt><dd><code>{username}</code></dd></div>
         <div className="full">
-          <dt>Password</dt>
+          <dt>{t('smtp.password')}</dt>
           <dd>
-            An API key with the <code>email</code> scope
             {allows(role, 'write')
-              ? <>: make one under <a href="#create-a-key-heading">Create a key</a>, above.</>
-              : <>: your role ({role}) cannot make one; ask a developer or an owner of the account.</>}
-            {' '}A test key&rsquo;s mail is captured, never sent.
+              ? <Trans t={t} i18nKey="smtp.passwordCanMake" components={{ code: <code />, keyForm: <a href="#create-a-key-heading" /> }} />
+              : <Trans t={t} i18nKey="smtp.passwordCannotMake" values={{ role }} components={{ code: <code /> }} />}
+            {' '}{t('smtp.testKey')}
           </dd>
         </div>
       </dl>
-      {loopbackOnly
-        ? <p className="hint">This server has no TLS certificate for submission: it accepts the API key (SMTP AUTH) only from programs on the server itself.</p>
-        : null}
+      {loopbackOnly ? <p className="hint">{t('smtp.loopbackOnly')}</p> : null}
     </>
   );
 }

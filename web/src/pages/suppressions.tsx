@@ -1,5 +1,6 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useDeferredValue, useState, type FormEvent } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { ApiError } from '../api/http.ts';
 import { allows, useSession } from '../api/session.ts';
 import { addSuppressions, exportSuppressions, fetchSuppressions, removeSuppression, suppressionKeys } from '../api/suppressions.ts';
@@ -12,8 +13,10 @@ import { Empty, ErrorNotice, Loading } from '../components/query-state.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
 import { download } from '../lib/download.ts';
+import { formatCount } from '../lib/format.ts';
 
 export default function SuppressionsPage() {
+  const { t } = useTranslation('suppressions');
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
   const [search, setSearch] = useState('');
@@ -28,21 +31,21 @@ export default function SuppressionsPage() {
   });
   const rows = (list.data?.pages ?? []).flatMap((p) => p.data);
   return (
-    <Page title="Suppressions" description="herald does not send email to these addresses: unsubscribes, hard bounces, complaints and the ones added here."
+    <Page title={t('title')} description={t('description')}
       actions={<ExportButton q={needle} />}>
       {canWrite ? <AddSuppressions /> : null}
-      <Section title="Suppressed addresses">
-        <div className="inline-form" role="search" aria-label="Suppressions">
-          <TextField label="Search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="part of an address" />
+      <Section title={t('list.title')} id="suppressed">
+        <div className="inline-form" role="search" aria-label={t('title')}>
+          <TextField label={t('list.search')} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder={t('list.searchPlaceholder')} />
         </div>
         {list.isPending ? <Loading /> : list.isError ? <ErrorNotice error={list.error} onRetry={() => void list.refetch()} /> : rows.length === 0 && !list.hasNextPage ? (
-          <Empty title={needle === '' ? 'No suppressed addresses' : 'No suppressed address matches'}>{needle === '' ? 'Bounces, complaints and unsubscribes land here by themselves.' : null}</Empty>
+          <Empty title={needle === '' ? t('list.none') : t('list.noMatch')}>{needle === '' ? t('list.noneHint') : null}</Empty>
         ) : (
           <>
             <SuppressionTable rows={rows} canWrite={canWrite} />
             {list.hasNextPage ? (
               <div className="pager">
-                <button type="button" className="button secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>Load more</button>
+                <button type="button" className="button secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>{t('list.loadMore')}</button>
               </div>
             ) : null}
           </>
@@ -53,6 +56,7 @@ export default function SuppressionsPage() {
 }
 
 function SuppressionTable(props: { rows: readonly SuppressionView[]; canWrite: boolean }) {
+  const { t } = useTranslation('suppressions');
   const client = useQueryClient();
   const [removing, setRemoving] = useState<string | undefined>();
   const remove = useMutation({
@@ -65,14 +69,14 @@ function SuppressionTable(props: { rows: readonly SuppressionView[]; canWrite: b
   return (
     <>
       <DataTable rows={props.rows} rowKey={(s) => s.email} columns={[
-        { header: 'Address', cell: (s) => s.email },
-        { header: 'Reason', cell: (s) => <StatusBadge status={s.reason} /> },
-        { header: 'Since', cell: (s) => <Time iso={s.created_at} /> },
-        props.canWrite && { header: 'Actions', hiddenHeader: true, cell: (s) => <button type="button" className="button small secondary" onClick={() => setRemoving(s.email)} aria-label={`Remove ${s.email}`}>Remove</button> },
+        { header: t('table.address'), cell: (s) => s.email },
+        { header: t('table.reason'), cell: (s) => <StatusBadge status={s.reason} /> },
+        { header: t('table.since'), cell: (s) => <Time iso={s.created_at} /> },
+        props.canWrite && { header: t('table.actions'), hiddenHeader: true, cell: (s) => <button type="button" className="button small secondary" onClick={() => setRemoving(s.email)} aria-label={t('table.removeLabel', { email: s.email })}>{t('table.remove')}</button> },
       ]} />
-      <ConfirmDialog open={removing !== undefined} onClose={() => { setRemoving(undefined); remove.reset(); }} title="Send to this address again?"
-        confirmLabel="Remove from the list" busy={remove.isPending} onConfirm={() => removing !== undefined && remove.mutate(removing)}>
-        <p>herald will send to <strong>{removing}</strong> again. Remove an address only when its owner asked for email again.</p>
+      <ConfirmDialog open={removing !== undefined} onClose={() => { setRemoving(undefined); remove.reset(); }} title={t('remove.title')}
+        confirmLabel={t('remove.confirm')} busy={remove.isPending} onConfirm={() => removing !== undefined && remove.mutate(removing)}>
+        <p><Trans t={t} i18nKey="remove.body" components={{ email: <strong>{removing}</strong> }} /></p>
         {remove.isError ? <ErrorNotice error={remove.error} /> : null}
       </ConfirmDialog>
     </>
@@ -80,6 +84,7 @@ function SuppressionTable(props: { rows: readonly SuppressionView[]; canWrite: b
 }
 
 function AddSuppressions() {
+  const { t } = useTranslation('suppressions');
   const client = useQueryClient();
   const [text, setText] = useState('');
   const emails = text.split(/[\s,;]+/).map((e) => e.trim()).filter(Boolean);
@@ -96,20 +101,21 @@ function AddSuppressions() {
   };
   const offending = offendingAddresses(add.error);
   return (
-    <Section title="Add addresses">
+    <Section title={t('add.title')} id="add-addresses">
       <form onSubmit={submit} noValidate>
-        <TextArea label="Addresses" rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder="one@example.org, two@example.org"
-          hint="One or more, separated by spaces, commas or new lines (up to 1,000)." />
+        <TextArea label={t('add.label')} rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder={t('add.placeholder')}
+          hint={t('add.hint', { max: formatCount(1000) })} />
         {add.isError ? <ErrorNotice error={add.error} /> : null}
-        {offending.length > 0 ? <p className="field-error">Not addresses: {offending.join(', ')}</p> : null}
-        {add.isSuccess ? <p className="notice" role="status">Suppressed {add.data.data.length} address{add.data.data.length === 1 ? '' : 'es'}.</p> : null}
-        <button type="submit" className="button" disabled={add.isPending || emails.length === 0}>Suppress</button>
+        {offending.length > 0 ? <p className="field-error">{t('add.notAddresses', { list: offending.join(', ') })}</p> : null}
+        {add.isSuccess ? <p className="notice" role="status">{t('add.done', { count: add.data.data.length })}</p> : null}
+        <button type="submit" className="button" disabled={add.isPending || emails.length === 0}>{t('add.submit')}</button>
       </form>
     </Section>
   );
 }
 
 function ExportButton(props: { q: string }) {
+  const { t } = useTranslation('suppressions');
   const exportCsv = useMutation({
     mutationFn: async () => {
       const csv = await exportSuppressions(props.q);
@@ -119,9 +125,9 @@ function ExportButton(props: { q: string }) {
   });
   return (
     <>
-      <button type="button" className="button secondary" disabled={exportCsv.isPending} onClick={() => exportCsv.mutate()}>{exportCsv.isPending ? 'Exporting…' : 'Export CSV'}</button>
+      <button type="button" className="button secondary" disabled={exportCsv.isPending} onClick={() => exportCsv.mutate()}>{exportCsv.isPending ? t('export.busy') : t('export.button')}</button>
       {exportCsv.isError ? <ErrorNotice error={exportCsv.error} /> : null}
-      {exportCsv.isSuccess ? <span className="visually-hidden" role="status">Exported {exportCsv.data} addresses</span> : null}
+      {exportCsv.isSuccess ? <span className="visually-hidden" role="status">{t('export.done', { count: exportCsv.data })}</span> : null}
     </>
   );
 }

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { allows, useSession } from '../api/session.ts';
 import { templatesQuery, whatsappTemplatesQuery } from '../api/templates.ts';
@@ -10,37 +11,38 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { Time } from '../components/time.tsx';
 
 export default function TemplatesPage() {
+  const { t } = useTranslation('templates');
   const session = useSession();
   const canWrite = allows(session.data?.user.role ?? 'viewer', 'write');
   const email = useQuery(templatesQuery);
   const whatsapp = useQuery(whatsappTemplatesQuery);
   return (
-    <Page title="Templates" description={<>Send an email template with its <code>template_id</code> in POST /v1/email.</>}
-      actions={canWrite ? <Link className="button" to="/templates/new">New email template</Link> : undefined}>
-      <Section title="Email templates">
+    <Page title={t('list.title')} description={<Trans t={t} i18nKey="list.description" components={{ code: <code /> }} />}
+      actions={canWrite ? <Link className="button" to="/templates/new">{t('list.new')}</Link> : undefined}>
+      <Section title={t('list.email')}>
         <QueryState query={email} isEmpty={(d) => d.templates.length === 0}
-          empty={<Empty title="No email templates yet">{canWrite ? <p><Link to="/templates/new">Write the first one</Link>: HTML with placeholders such as <code>{'{{name}}'}</code>.</p> : null}</Empty>}>
+          empty={<Empty title={t('list.emptyEmail')}>{canWrite ? <p><Trans t={t} i18nKey="list.emptyEmailHint" values={{ example: '{{name}}' }} components={{ link: <Link to="/templates/new" />, code: <code /> }} /></p> : null}</Empty>}>
           {(data) => (
-            <DataTable rows={data.templates} rowKey={(t) => t.template_id} columns={[
-              { header: 'Name', cell: (t) => <Link to={`/templates/${t.template_id}`}>{t.name}</Link> },
-              { header: 'template_id', cell: (t) => <span className="id-cell"><code className="small">{t.template_id}</code><CopyButton text={t.template_id} label={`Copy the template_id of ${t.name}`} /></span> },
-              { header: 'Subject', cell: (t) => t.subject ?? <span className="muted">none</span> },
-              { header: 'Updated', cell: (t) => <Time iso={t.updated_at} /> },
+            <DataTable rows={data.templates} rowKey={(row) => row.template_id} columns={[
+              { header: t('list.name'), cell: (row) => <Link to={`/templates/${row.template_id}`}>{row.name}</Link> },
+              { header: 'template_id', cell: (row) => <span className="id-cell"><code className="small">{row.template_id}</code><CopyButton text={row.template_id} label={t('list.copyTemplateId', { name: row.name })} /></span> },
+              { header: t('list.subject'), cell: (row) => row.subject ?? <span className="muted">{t('list.noSubject')}</span> },
+              { header: t('list.updated'), cell: (row) => <Time iso={row.updated_at} /> },
             ]} />
           )}
         </QueryState>
       </Section>
-      <Section title="WhatsApp templates">
-        <p className="lede">Approved by Meta outside herald and recorded by the operator; only approved ones can be sent.</p>
-        <QueryState query={whatsapp} isEmpty={(d) => d.templates.length === 0} empty={<Empty title="No WhatsApp templates">Ask your operator to record the ones Meta approved.</Empty>}>
+      <Section title={t('list.whatsapp')}>
+        <p className="lede">{t('list.whatsappLede')}</p>
+        <QueryState query={whatsapp} isEmpty={(d) => d.templates.length === 0} empty={<Empty title={t('list.emptyWhatsapp')}>{t('list.emptyWhatsappHint')}</Empty>}>
           {(data) => (
-            <DataTable rows={data.templates} rowKey={(t) => t.templateId} columns={[
-              { header: 'Name', cell: (t) => t.name },
-              { header: 'templateId', cell: (t) => <span className="id-cell"><code className="small">{t.templateId}</code><CopyButton text={t.templateId} label={`Copy the templateId of ${t.name}`} /></span> },
-              { header: 'Language', cell: (t) => t.language },
-              { header: 'Body', cellClassName: 'wrap', cell: (t) => t.body },
-              { header: 'Params', cellClassName: 'num', cell: (t) => t.paramCount },
-              { header: 'Status', cell: (t) => <StatusBadge status={t.status} /> },
+            <DataTable rows={data.templates} rowKey={(row) => row.templateId} columns={[
+              { header: t('list.name'), cell: (row) => row.name },
+              { header: 'templateId', cell: (row) => <span className="id-cell"><code className="small">{row.templateId}</code><CopyButton text={row.templateId} label={t('list.copyWhatsappId', { name: row.name })} /></span> },
+              { header: t('list.language'), cell: (row) => row.language },
+              { header: t('list.body'), cellClassName: 'wrap', cell: (row) => row.body },
+              { header: t('list.params'), cellClassName: 'num', cell: (row) => row.paramCount },
+              { header: t('list.status'), cell: (row) => <StatusBadge status={row.status} /> },
             ]} />
           )}
         </QueryState>

@@ -1,26 +1,32 @@
 import * as Ariakit from '@ariakit/react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { Navigate, Outlet, useLocation, useNavigate } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { Outlet, useLocation, useNavigate } from 'react-router';
 import { signOut as endSession } from '../api/auth.ts';
-import { onSessionExpired, setCsrfToken } from '../api/http.ts';
+import { setCsrfToken } from '../api/http.ts';
 import { allows, SESSION_KEY, useSession } from '../api/session.ts';
 import { ErrorNotice, Loading } from '../components/query-state.tsx';
+import { LeaveForSignIn, useSessionEnd } from './session-end.ts';
 import { NavFrame, type NavItem } from './nav-frame.tsx';
+import { LiveUpdates } from '../components/live-updates.tsx';
 
+// Labels are keys of the `session` catalogue (nav.*), translated by NavFrame.
 const NAV: readonly NavItem[] = [
-  { to: '/', label: 'Overview', end: true },
-  { to: '/messages', label: 'Messages' },
-  { to: '/conversations', label: 'Conversations' },
-  { to: '/templates', label: 'Templates' },
-  { to: '/lists', label: 'Lists' },
-  { to: '/segments', label: 'Segments' },
-  { to: '/campaigns', label: 'Campaigns' },
-  { to: '/domains', label: 'Domains' },
-  { to: '/api-keys', label: 'API keys' },
-  { to: '/webhooks', label: 'Webhooks' },
-  { to: '/suppressions', label: 'Suppressions' },
-  { to: '/usage', label: 'Usage' },
+  { to: '/', label: 'nav.overview', end: true },
+  { to: '/compose', label: 'nav.compose' },
+  { to: '/messages', label: 'nav.messages' },
+  { to: '/conversations', label: 'nav.conversations' },
+  { to: '/templates', label: 'nav.templates' },
+  { to: '/whatsapp-templates', label: 'nav.whatsappTemplates' },
+  { to: '/lists', label: 'nav.lists' },
+  { to: '/segments', label: 'nav.segments' },
+  { to: '/campaigns', label: 'nav.campaigns' },
+  { to: '/domains', label: 'nav.domains' },
+  { to: '/api-keys', label: 'nav.apiKeys' },
+  { to: '/webhooks', label: 'nav.webhooks' },
+  { to: '/suppressions', label: 'nav.suppressions' },
+  { to: '/usage', label: 'nav.usage' },
 ];
 
 /** Where sign-in sends the user back to. */
@@ -33,19 +39,18 @@ export function signInPath(location: { pathname: string; search: string }, expir
   return query === '' ? '/sign-in' : `/sign-in?${query}`;
 }
 
-/** The account's pages: only with a session; an ended session sends the user to sign in and back. */
+/**
+ * The account's pages: only with a session; an ended session sends the user to sign in
+ * with a notice and back. The one way out is the render without a session below, whatever
+ * noticed the end (a page's request, the session's look-up), so no two navigations race.
+ */
 export function AccountShell() {
+  const { t } = useTranslation('session');
   const session = useSession();
   const location = useLocation();
   const navigate = useNavigate();
   const client = useQueryClient();
-
-  useEffect(() => onSessionExpired((realm) => {
-    if (realm !== 'account') return;
-    setCsrfToken('account', undefined);
-    client.setQueryData(SESSION_KEY, null);
-    navigate(signInPath(location, true), { replace: true });
-  }), [client, navigate, location]);
+  const end = useSessionEnd('account', SESSION_KEY, session.data);
 
   // Focus the page's main region on navigation, so keyboard and screen-reader users land on it.
   useEffect(() => {
@@ -53,21 +58,23 @@ export function AccountShell() {
   }, [location.pathname]);
 
   const signOut = useMutation({
-    mutationFn: endSession,
+    mutationFn: () => {
+      end.signingOut();
+      return endSession();
+    },
     onSettled: () => {
       setCsrfToken('account', undefined);
       client.clear();
       client.setQueryData(SESSION_KEY, null);
-      navigate('/sign-in', { replace: true });
     },
   });
 
-  if (session.isPending) return <div className="centered"><Loading label="Opening your account…" /></div>;
+  if (session.isPending) return <div className="centered"><Loading label={t('shell.opening')} /></div>;
   if (session.isError) return <div className="centered"><ErrorNotice error={session.error} onRetry={() => void session.refetch()} /></div>;
-  if (session.data === null) return <Navigate to={signInPath(location, false)} replace />;
+  if (session.data === null) return <LeaveForSignIn to={end.leaveTo('/sign-in', (ended) => signInPath(location, ended))} />;
 
   const { user, account } = session.data;
-  const nav = allows(user.role, 'owner') ? [...NAV, { to: '/users', label: 'Users' }] : NAV;
+  const nav = allows(user.role, 'owner') ? [...NAV, { to: '/users', label: 'nav.users' }] : NAV;
   return (
     <NavFrame
       brand="herald"
@@ -76,16 +83,17 @@ export function AccountShell() {
       user={(
         <Ariakit.MenuProvider>
           <Ariakit.MenuButton className="user-button">
-            <span className="user-email">{user.email}</span> <span className="role">{user.role}</span>
+            <span className="user-email">{user.email}</span> <span className="role">{t(`role.${user.role}`)}</span>
             <Ariakit.MenuButtonArrow />
           </Ariakit.MenuButton>
           <Ariakit.Menu gutter={6} className="menu">
-            <Ariakit.MenuItem className="menu-item" onClick={() => navigate('/profile')}>Your profile</Ariakit.MenuItem>
-            <Ariakit.MenuItem className="menu-item" onClick={() => signOut.mutate()}>Sign out</Ariakit.MenuItem>
+            <Ariakit.MenuItem className="menu-item" onClick={() => navigate('/profile')}>{t('shell.profile')}</Ariakit.MenuItem>
+            <Ariakit.MenuItem className="menu-item" onClick={() => signOut.mutate()}>{t('shell.signOut')}</Ariakit.MenuItem>
           </Ariakit.Menu>
         </Ariakit.MenuProvider>
       )}
     >
+      <LiveUpdates />
       <Outlet />
     </NavFrame>
   );

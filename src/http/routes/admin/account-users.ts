@@ -4,6 +4,7 @@ import { inviteUser, listAccountUsers } from '../../../app/users.ts';
 import { ErrorBody } from '../../schemas/errors.ts';
 import { InvitedUser, NewUserRequest, UserList } from '../../schemas/users.ts';
 import { sendRejection } from '../../wire-errors.ts';
+import { invitationLocale } from '../../request-locale.ts';
 import { invitedBody, userBody } from '../../../app/user-view.ts';
 import type { RouteDeps } from '../../route-deps.ts';
 
@@ -33,7 +34,7 @@ export function accountUserRoutes(app: FastifyInstance, { app: deps }: RouteDeps
     },
   }, async (request, reply) => {
         if (!(await accountExists(deps, request.params.id))) return sendRejection(reply, { code: 'notFound' });
-    const invited = await inviteUser(deps, request.params.id, request.body);
+    const invited = await inviteUser(deps, request.params.id, { ...request.body, locale: invitationLocale(request) });
     if (!invited.ok) return sendRejection(reply, invited.rejection);
     deps.metrics.invitationObserved(invited.value.emailSent ? 'emailed' : 'not-emailed');
     return reply.code(201).send(invitedBody(invited.value));

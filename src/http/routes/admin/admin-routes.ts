@@ -16,6 +16,7 @@ import { accountUserRoutes } from './account-users.ts';
 import { inboundReportRoutes } from './inbound-reports.ts';
 import { unroutedInboundRoutes } from './unrouted-inbound.ts';
 import { operatorConsoleRoutes } from './operator-console.ts';
+import { operatorWhatsappTemplateRoutes } from './whatsapp-templates.ts';
 import { sendRejection, sendResult } from '../../wire-errors.ts';
 import { applicationError, ErrorBody } from '../../schemas/errors.ts';
 import type { Answer } from '../../schemas/common.ts';
@@ -49,6 +50,7 @@ export function adminRoutes(app: FastifyInstance, deps: RouteDeps): void {
   unroutedInboundRoutes(app, deps);
   accountUserRoutes(app, deps);
   operatorConsoleRoutes(app, deps);
+  operatorWhatsappTemplateRoutes(app, deps);
 
   app.post<{ Body: NewAccountBody }>('/admin/v1/accounts', {
     schema: {

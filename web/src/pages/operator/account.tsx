@@ -1,44 +1,53 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { CHANNELS } from '@herald/domain/account.ts';
 import { SMS_SENDERS_MAX, smsSenderForm } from '@herald/domain/sms-sender.ts';
-import {
-  operatorAccountQuery, accountUsersQuery, inviteAccountUser, operatorKeys, topUp as addToAccount, updateAccount,
-} from '../../api/operator/accounts.ts';
-import type { AccountDetails, AllowListAppliesTo, Channel, Role, TopUpInput, UserInvited } from '../../api/types.ts';
+import { operatorAccountQuery, accountUsersQuery, inviteAccountUser, operatorKeys, updateAccount } from '../../api/operator/accounts.ts';
+import type { AccountDetails, AllowListAppliesTo, Channel, UserInvited } from '../../api/types.ts';
 import { DataTable } from '../../components/data-table.tsx';
 import { CheckboxGroup, SelectField, TextArea, TextField } from '../../components/field.tsx';
 import { Page, Section } from '../../components/page.tsx';
 import { ErrorNotice, QueryState } from '../../components/query-state.tsx';
 import { StatusBadge } from '../../components/status-badge.tsx';
 import { Time } from '../../components/time.tsx';
-import { formatCount, formatMoney } from '../../lib/format.ts';
-import { APPLIES_TO_CHOICES, APPLIES_TO_HINT, entryError } from '../ip-allow-list-editor.tsx';
-import { InvitationLink, ROLES } from '../users.tsx';
+import { channelName, formatCount, formatMoney } from '../../lib/format.ts';
+import { useFocusOn } from '../../lib/use-focus-on.ts';
+import { AppliesToField, useEntryError } from '../ip-allow-list-editor.tsx';
+import { InvitationLink, InviteRoleField, pendingAt, roleToSend, type RoleChoice } from '../users.tsx';
+import { AccountKeys } from './account-keys.tsx';
+import { AccountLedger } from './account-ledger.tsx';
+import { AccountWhatsappTemplates } from './account-whatsapp-templates.tsx';
 
 export default function OperatorAccountPage() {
+  const { t } = useTranslation('operator');
   const id = useParams().id ?? '';
   const account = useQuery(operatorAccountQuery(id));
   return (
-    <Page title={account.data?.name ?? 'Account'} description={<Link to="/operator">← All accounts</Link>}>
+    <Page title={account.data?.name ?? t('account.title')} description={<Link to="/operator">{t('account.back')}</Link>}>
       <QueryState query={account}>
         {(a) => (
           <>
-            <Section title="State">
+            <Section title={t('account.state')} id="state">
               <dl className="facts">
-                <div><dt>Account id</dt><dd><code>{a.id}</code></dd></div>
-                <div><dt>State</dt><dd><StatusBadge status={a.active ? 'active' : 'inactive'} /></dd></div>
-                <div><dt>Messages left</dt><dd>{formatCount(a.messagesLeft)}</dd></div>
-                <div><dt>Balance</dt><dd>{formatMoney(a.balance)}</dd></div>
-                <div><dt>Opened</dt><dd><Time iso={a.createdAt} /></dd></div>
-                <div><dt>Domains</dt><dd>{a.domains.length === 0 ? 'none' : a.domains.map((d) => `${d.domain}${d.verified ? '' : ' (not verified)'}`).join(', ')}</dd></div>
+                <div><dt>{t('account.id')}</dt><dd><code>{a.id}</code></dd></div>
+                <div><dt>{t('account.stateLabel')}</dt><dd><StatusBadge status={a.active ? 'active' : 'inactive'} /></dd></div>
+                <div><dt>{t('account.messagesLeft')}</dt><dd>{formatCount(a.messagesLeft)}</dd></div>
+                <div><dt>{t('account.balance')}</dt><dd>{formatMoney(a.balance)}</dd></div>
+                <div><dt>{t('account.opened')}</dt><dd><Time iso={a.createdAt} /></dd></div>
+                <div>
+                  <dt>{t('account.domains')}</dt>
+                  <dd>{a.domains.length === 0 ? t('account.noDomains') : a.domains.map((d) => (d.verified ? d.domain : t('account.unverifiedDomain', { domain: d.domain }))).join(', ')}</dd>
+                </div>
               </dl>
             </Section>
             <Settings account={a} />
             <AllowList account={a} />
+            <AccountKeys account={a} />
+            <AccountLedger id={a.id} />
+            <AccountWhatsappTemplates id={a.id} />
             <SmsSenders account={a} />
-            <TopUp id={a.id} />
             <AccountUsers id={a.id} />
           </>
         )}
@@ -47,7 +56,15 @@ export default function OperatorAccountPage() {
   );
 }
 
+/** A save's "done" line: shown and focused after each save, so the keyboard stays with the form's outcome. */
+function useSaved(): { count: number; saved: () => void; reset: () => void; ref: ReturnType<typeof useFocusOn<HTMLParagraphElement>> } {
+  const [count, setCount] = useState(0);
+  const ref = useFocusOn<HTMLParagraphElement>(count === 0 ? undefined : count);
+  return { count, saved: () => setCount((n) => n + 1), reset: () => setCount(0), ref };
+}
+
 function Settings(props: { account: AccountDetails }) {
+  const { t } = useTranslation('operator');
   const client = useQueryClient();
   const a = props.account;
   const [active, setActive] = useState(a.active);
@@ -60,32 +77,33 @@ function Settings(props: { account: AccountDetails }) {
     setPrice(String(a.whatsappPrice));
     setServices(CHANNELS.filter((c) => a.services[c]));
   }, [a]);
+  const done = useSaved();
   const save = useMutation({
     mutationFn: () => updateAccount(a.id, {
       active, rateLimitPerSecond: Number(rate), whatsappPrice: price, services: Object.fromEntries(CHANNELS.map((c) => [c, services.includes(c)])),
     }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: operatorKeys.account(a.id) }),
+    onSuccess: async () => { await client.invalidateQueries({ queryKey: operatorKeys.account(a.id) }); done.saved(); },
   });
-  const rateError = /^[0-9]+$/.test(rate) && Number(rate) >= 1 ? undefined : 'Requests per second: a whole number, 1 or more';
-  const priceError = /^[0-9]+(\.[0-9]{1,4})?$/.test(price) ? undefined : 'A price with at most 4 decimals, e.g. 0.0147';
+  const rateError = /^[0-9]+$/.test(rate) && Number(rate) >= 1 ? undefined : t('settings.rateInvalid');
+  const priceError = /^[0-9]+(\.[0-9]{1,4})?$/.test(price) ? undefined : t('settings.priceInvalid');
   const submit = (event: FormEvent): void => {
     event.preventDefault();
+    done.reset();
     if (rateError === undefined && priceError === undefined) save.mutate();
   };
   return (
-    <Section title="Settings">
+    <Section title={t('settings.title')} id="settings">
       <form onSubmit={submit} noValidate className="form-grid">
-        <SelectField label="Sending" value={active ? 'active' : 'inactive'} onChange={(e) => setActive(e.target.value === 'active')}
-          hint="Inactive: every send is refused with “current service is not active”.">
-          <option value="active">active</option>
-          <option value="inactive">inactive</option>
+        <SelectField label={t('settings.sending')} value={active ? 'active' : 'inactive'} onChange={(e) => setActive(e.target.value === 'active')} hint={t('settings.sendingHint')}>
+          <option value="active">{t('settings.active')}</option>
+          <option value="inactive">{t('settings.inactive')}</option>
         </SelectField>
-        <TextField label="Rate limit (requests per second)" inputMode="numeric" value={rate} onChange={(e) => setRate(e.target.value)} error={rateError} />
-        <TextField label="WhatsApp price" inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} error={priceError} />
-        <CheckboxGroup legend="Channels" options={CHANNELS.map((c) => ({ value: c, label: c }))} value={services} onChange={setServices} />
+        <TextField label={t('settings.rate')} inputMode="numeric" value={rate} onChange={(e) => setRate(e.target.value)} error={rateError} />
+        <TextField label={t('settings.price')} inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} error={priceError} />
+        <CheckboxGroup legend={t('settings.channels')} options={CHANNELS.map((c) => ({ value: c, label: channelName(c) }))} value={services} onChange={setServices} />
         {save.isError ? <div className="span-2"><ErrorNotice error={save.error} /></div> : null}
-        {save.isSuccess ? <p className="notice span-2" role="status">Saved.</p> : null}
-        <div className="span-2"><button type="submit" className="button" disabled={save.isPending}>Save settings</button></div>
+        {done.count > 0 ? <p className="notice span-2" role="status" tabIndex={-1} ref={done.ref}>{t('settings.saved')}</p> : null}
+        <div className="span-2"><button type="submit" className="button" disabled={save.isPending}>{t('settings.save')}</button></div>
       </form>
     </Section>
   );
@@ -97,6 +115,8 @@ const entriesOf = (text: string): string[] => text.split('\n').map((line) => lin
 // The operator's way back in for an account whose people saved themselves out of the
 // web application: no check of the operator's own address, which the list never binds.
 function AllowList(props: { account: AccountDetails }) {
+  const { t } = useTranslation('operator');
+  const entryError = useEntryError();
   const client = useQueryClient();
   const a = props.account;
   const [text, setText] = useState(a.ipAllowList.join('\n'));
@@ -107,25 +127,29 @@ function AllowList(props: { account: AccountDetails }) {
   }, [a]);
   const entries = entriesOf(text);
   const wrong = entries.map((entry) => [entry, entryError(entry)] as const).find(([, error]) => error !== undefined);
+  const done = useSaved();
   const save = useMutation({
     mutationFn: () => updateAccount(a.id, { ipAllowList: entries, allowListAppliesTo: appliesTo }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: operatorKeys.account(a.id) }),
+    onSuccess: async () => { await client.invalidateQueries({ queryKey: operatorKeys.account(a.id) }); done.saved(); },
   });
   const submit = (event: FormEvent): void => {
     event.preventDefault();
+    done.reset();
     if (wrong === undefined) save.mutate();
   };
   return (
-    <Section title="IP allow-list">
+    <Section title={t('allowList.title')} id="allow-list">
       <form onSubmit={submit} noValidate className="form-grid">
-        <TextArea label="Addresses and ranges, one a line" className="mono" rows={4} value={text} onChange={(e) => setText(e.target.value)}
-          hint="Empty: every address." error={wrong === undefined ? undefined : `${wrong[0]}: ${wrong[1] ?? ''}`} />
-        <SelectField label="The list binds" value={appliesTo} onChange={(e) => setAppliesTo(e.target.value as AllowListAppliesTo)} hint={APPLIES_TO_HINT}>
-          {APPLIES_TO_CHOICES.map((c) => <option key={c.value} value={c.value}>{c.label}</option>)}
-        </SelectField>
+        <TextArea label={t('allowList.entries')} className="mono" rows={4} value={text} onChange={(e) => setText(e.target.value)}
+          hint={t('allowList.emptyHint')} error={wrong === undefined ? undefined : `${wrong[0]}: ${wrong[1] ?? ''}`} />
+        <AppliesToField value={appliesTo} onChange={setAppliesTo} />
         {save.isError ? <div className="span-2"><ErrorNotice error={save.error} /></div> : null}
-        {save.isSuccess ? <p className="notice span-2" role="status">Allow-list saved.</p> : null}
-        <div className="span-2"><button type="submit" className="button" disabled={save.isPending}>Save the allow-list</button></div>
+        {done.count > 0 ? (
+          <p className="notice span-2" role="status" tabIndex={-1} ref={done.ref}>
+            {a.ipAllowList.length === 0 ? t('allowList.savedEmpty') : t('allowList.saved')}
+          </p>
+        ) : null}
+        <div className="span-2"><button type="submit" className="button" disabled={save.isPending}>{t('allowList.save')}</button></div>
       </form>
     </Section>
   );
@@ -134,95 +158,60 @@ function AllowList(props: { account: AccountDetails }) {
 /** Entries separated by commas or line breaks; spaces around them and empty ones dropped (an alphanumeric id keeps its inner spaces). */
 const sendersOf = (text: string): string[] => text.split(/[,\n]/).map((entry) => entry.trim()).filter((entry) => entry !== '');
 
-/** What stops the list from being saved, in words; the API checks the same (domain/sms-sender.ts). */
-function sendersError(senders: readonly string[]): string | undefined {
-  if (senders.length > SMS_SENDERS_MAX) return `At most ${SMS_SENDERS_MAX} senders`;
-  const wrong = senders.find((s) => smsSenderForm(s) === null);
-  if (wrong !== undefined) return `${wrong}: not a long number (+ and 8 to 15 digits), a short code (3 to 8 digits) or an alphanumeric id (1 to 11 letters, digits and spaces, with a letter)`;
-  const twice = senders.find((s, i) => senders.indexOf(s) !== i);
-  return twice === undefined ? undefined : `${twice}: listed twice`;
-}
-
 function SmsSenders(props: { account: AccountDetails }) {
+  const { t } = useTranslation('operator');
   const client = useQueryClient();
   const a = props.account;
   const [text, setText] = useState(a.smsSenders.join('\n'));
   useEffect(() => setText(a.smsSenders.join('\n')), [a]);
   const senders = sendersOf(text);
-  const error = sendersError(senders);
+  // What stops the list from being saved, in words; the API checks the same (domain/sms-sender.ts).
+  const wrong = senders.find((s) => smsSenderForm(s) === null);
+  const twice = senders.find((s, i) => senders.indexOf(s) !== i);
+  const error = senders.length > SMS_SENDERS_MAX ? t('sms.tooMany', { max: SMS_SENDERS_MAX })
+    : wrong !== undefined ? t('sms.invalid', { sender: wrong })
+      : twice !== undefined ? t('sms.twice', { sender: twice }) : undefined;
+  const done = useSaved();
   const save = useMutation({
     mutationFn: () => updateAccount(a.id, { smsSenders: senders }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: operatorKeys.account(a.id) }),
+    onSuccess: async () => { await client.invalidateQueries({ queryKey: operatorKeys.account(a.id) }); done.saved(); },
   });
   const submit = (event: FormEvent): void => {
     event.preventDefault();
+    done.reset();
     if (error === undefined) save.mutate();
   };
   return (
-    <Section title="SMS senders">
+    <Section title={t('sms.title')} id="sms-senders">
       <form onSubmit={submit} noValidate className="form-grid">
         <div className="span-2">
-          <TextArea label="Senders, one a line or separated by commas" className="mono" rows={3} value={text} onChange={(e) => setText(e.target.value)}
-            hint={<>Long numbers (+34600111222), short codes (12345) or alphanumeric ids (ACME). The first is the default; a send may name another with <code>from</code>. Empty: the service's own sender.</>}
-            error={error} />
+          <TextArea label={t('sms.label')} className="mono" rows={3} value={text} onChange={(e) => setText(e.target.value)} hint={t('sms.hint')} error={error} />
         </div>
         {save.isError ? <div className="span-2"><ErrorNotice error={save.error} /></div> : null}
-        {save.isSuccess ? <p className="notice span-2" role="status">SMS senders saved.</p> : null}
-        <div className="span-2"><button type="submit" className="button" disabled={save.isPending}>Save the SMS senders</button></div>
-      </form>
-    </Section>
-  );
-}
-
-function TopUp(props: { id: string }) {
-  const client = useQueryClient();
-  const [messages, setMessages] = useState('');
-  const [balance, setBalance] = useState('');
-  const [reason, setReason] = useState('');
-  const [touched, setTouched] = useState(false);
-  const topUp = useMutation({
-    mutationFn: (input: TopUpInput) => addToAccount(props.id, input),
-    onSuccess: () => {
-      setMessages(''); setBalance(''); setReason(''); setTouched(false);
-      void client.invalidateQueries({ queryKey: operatorKeys.account(props.id) });
-    },
-  });
-  const messagesError = messages === '' || /^-?[0-9]{1,12}$/.test(messages) ? undefined : 'A whole number (negative to remove)';
-  const balanceError = balance === '' || /^-?[0-9]+(\.[0-9]{1,4})?$/.test(balance) ? undefined : 'An amount with at most 4 decimals';
-  const reasonError = reason.trim() === '' ? 'Say why: it goes into the ledger' : undefined;
-  const nothing = messages === '' && balance === '';
-  const submit = (event: FormEvent): void => {
-    event.preventDefault();
-    setTouched(true);
-    if (messagesError !== undefined || balanceError !== undefined || reasonError !== undefined || nothing) return;
-    topUp.mutate({ reason: reason.trim(), ...(messages === '' ? {} : { messages: Number(messages) }), ...(balance === '' ? {} : { balance: Number(balance) }) });
-  };
-  return (
-    <Section title="Top up">
-      <form onSubmit={submit} noValidate className="form-grid">
-        <TextField label="Messages to add" inputMode="numeric" value={messages} onChange={(e) => setMessages(e.target.value)} error={messagesError} />
-        <TextField label="Balance to add" inputMode="decimal" value={balance} onChange={(e) => setBalance(e.target.value)} error={balanceError} />
-        <div className="span-2"><TextField label="Reason" value={reason} onChange={(e) => setReason(e.target.value)} error={touched ? reasonError : undefined} placeholder="invoice 2026-118" /></div>
-        {touched && nothing ? <p className="field-error span-2">Give messages, balance or both.</p> : null}
-        {topUp.isError ? <div className="span-2"><ErrorNotice error={topUp.error} /></div> : null}
-        {topUp.isSuccess ? <p className="notice span-2" role="status">Added, and written to the ledger.</p> : null}
-        <div className="span-2"><button type="submit" className="button" disabled={topUp.isPending}>Top up</button></div>
+        {done.count > 0 ? <p className="notice span-2" role="status" tabIndex={-1} ref={done.ref}>{t('sms.saved')}</p> : null}
+        <div className="span-2"><button type="submit" className="button" disabled={save.isPending}>{t('sms.save')}</button></div>
       </form>
     </Section>
   );
 }
 
 function AccountUsers(props: { id: string }) {
+  const { t } = useTranslation('operator');
   const client = useQueryClient();
   const users = useQuery(accountUsersQuery(props.id));
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState<Role>('owner');
+  // Unchosen: someone invited before keeps their role; someone new is invited as owner (an account's first user, typically).
+  const [chosen, setRole] = useState<RoleChoice | undefined>();
   const [invited, setInvited] = useState<UserInvited | undefined>();
+  const emailRef = useRef<HTMLInputElement>(null);
+  const pending = pendingAt(users.data?.users, email);
+  const role = chosen ?? (pending === undefined ? 'owner' : 'keep');
   const invite = useMutation({
-    mutationFn: () => inviteAccountUser(props.id, email.trim(), role),
+    mutationFn: () => inviteAccountUser(props.id, email.trim(), roleToSend(pending, role)),
     onSuccess: (result) => {
       setInvited(result);
       setEmail('');
+      setRole(undefined);
       void client.invalidateQueries({ queryKey: operatorKeys.users(props.id) });
     },
   });
@@ -231,26 +220,24 @@ function AccountUsers(props: { id: string }) {
     if (email.trim() !== '') invite.mutate();
   };
   return (
-    <Section title="Users">
-      <QueryState query={users} isEmpty={(d) => d.users.length === 0} empty={<p className="muted">No users yet: invite the first owner.</p>}>
+    <Section title={t('users.title')} id="users">
+      <QueryState query={users} isEmpty={(d) => d.users.length === 0} empty={<p className="muted">{t('users.empty')}</p>}>
         {(data) => (
           <DataTable rows={data.users} rowKey={(u) => u.user_id} columns={[
-            { header: 'User', cell: (u) => u.email },
-            { header: 'Role', cell: (u) => u.role },
-            { header: 'State', cell: (u) => <StatusBadge status={u.status} /> },
-            { header: 'Last sign-in', cell: (u) => <Time iso={u.last_sign_in_at} fallback="never" /> },
+            { header: t('users.user'), cell: (u) => u.email },
+            { header: t('users.role'), cell: (u) => u.role },
+            { header: t('users.state'), cell: (u) => <StatusBadge status={u.status} /> },
+            { header: t('users.lastSignIn'), cell: (u) => <Time iso={u.last_sign_in_at} fallback={t('users.never')} /> },
           ]} />
         )}
       </QueryState>
       <form onSubmit={submit} noValidate className="form-grid">
-        <TextField label="Invite by email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
-        <SelectField label="Role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-          {ROLES.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
-        </SelectField>
+        <TextField ref={emailRef} label={t('users.inviteByEmail')} type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
+        <InviteRoleField pending={pending} value={role} onChange={setRole} />
         {invite.isError ? <div className="span-2"><ErrorNotice error={invite.error} /></div> : null}
-        <div className="span-2"><button type="submit" className="button" disabled={invite.isPending || email.trim() === ''}>Invite</button></div>
+        <div className="span-2"><button type="submit" className="button" disabled={invite.isPending || email.trim() === ''}>{t('users.invite')}</button></div>
       </form>
-      <InvitationLink invited={invited} onClose={() => setInvited(undefined)} />
+      <InvitationLink invited={invited} onClose={() => setInvited(undefined)} finalFocus={emailRef} />
     </Section>
   );
 }

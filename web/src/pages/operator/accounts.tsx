@@ -1,5 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ACCOUNT_NAME_MAX } from '@herald/domain/text-limits.ts';
 import { Link, useNavigate } from 'react-router';
 import { fetchAccounts, openAccount, operatorKeys } from '../../api/operator/accounts.ts';
 import { CursorPager, useCursorPages } from '../../components/cursor-pager.tsx';
@@ -12,6 +14,7 @@ import { Time } from '../../components/time.tsx';
 import { formatCount, formatMoney } from '../../lib/format.ts';
 
 export default function OperatorAccountsPage() {
+  const { t } = useTranslation('operator');
   const [q, setQ] = useState('');
   const [search, setSearch] = useState('');
   const pages = useCursorPages();
@@ -27,24 +30,24 @@ export default function OperatorAccountsPage() {
     pages.reset();
   };
   return (
-    <Page title="Accounts" description="Every account on this herald.">
+    <Page title={t('accounts.title')} description={t('accounts.lede')}>
       <CreateAccount />
-      <Section title="Find an account">
-        <form onSubmit={submit} className="inline-form" role="search" aria-label="Accounts">
-          <TextField label="Name or id" type="search" value={q} onChange={(e) => setQ(e.target.value)} />
-          <button type="submit" className="button">Search</button>
+      <Section title={t('accounts.find')} id="find">
+        <form onSubmit={submit} className="inline-form" role="search" aria-label={t('accounts.title')}>
+          <TextField label={t('accounts.nameOrId')} type="search" value={q} onChange={(e) => setQ(e.target.value)} />
+          <button type="submit" className="button">{t('accounts.search')}</button>
         </form>
-        <QueryState query={accounts} isEmpty={(d) => d.accounts.length === 0 && cursor === undefined} empty={<Empty title={search === '' ? 'No accounts yet' : 'No account matches'} />}>
+        <QueryState query={accounts} isEmpty={(d) => d.accounts.length === 0 && cursor === undefined} empty={<Empty title={search === '' ? t('accounts.none') : t('accounts.noMatch')} />}>
           {(data) => (
             <>
               <DataTable rows={data.accounts} rowKey={(a) => a.id} columns={[
-                { header: 'Account', cell: (a) => <><Link to={`/operator/accounts/${a.id}`}>{a.name}</Link><div className="muted mono small">{a.id}</div></> },
-                { header: 'State', cell: (a) => <StatusBadge status={a.active ? 'active' : 'inactive'} /> },
-                { header: 'Messages left', num: true, cell: (a) => formatCount(a.messagesLeft) },
-                { header: 'Balance', num: true, cell: (a) => formatMoney(a.balance) },
-                { header: 'Opened', cell: (a) => <Time iso={a.createdAt} /> },
+                { header: t('accounts.account'), cell: (a) => <><Link to={`/operator/accounts/${a.id}`}>{a.name}</Link><div className="muted mono small">{a.id}</div></> },
+                { header: t('accounts.state'), cell: (a) => <StatusBadge status={a.active ? 'active' : 'inactive'} /> },
+                { header: t('accounts.messagesLeft'), num: true, cell: (a) => formatCount(a.messagesLeft) },
+                { header: t('accounts.balance'), num: true, cell: (a) => formatMoney(a.balance) },
+                { header: t('accounts.opened'), cell: (a) => <Time iso={a.createdAt} /> },
               ]} />
-              <CursorPager label="Account pages" pages={pages} nextCursor={data.next_cursor} />
+              <CursorPager label={t('accounts.pages')} pages={pages} nextCursor={data.next_cursor} />
             </>
           )}
         </QueryState>
@@ -54,6 +57,7 @@ export default function OperatorAccountsPage() {
 }
 
 function CreateAccount() {
+  const { t } = useTranslation('operator');
   const client = useQueryClient();
   const navigate = useNavigate();
   const [name, setName] = useState('');
@@ -65,18 +69,19 @@ function CreateAccount() {
       navigate(`/operator/accounts/${created.account.id}`);
     },
   });
-  const messagesError = /^[0-9]{1,12}$/.test(messages) ? undefined : 'A whole number, 0 or more';
+  const messagesError = /^[0-9]{1,12}$/.test(messages) ? undefined : t('accounts.messagesInvalid');
   const submit = (event: FormEvent): void => {
     event.preventDefault();
     if (name.trim() !== '' && messagesError === undefined) create.mutate();
   };
   return (
-    <Section title="Open an account">
+    <Section title={t('accounts.open')} id="open">
       <form onSubmit={submit} noValidate className="form-grid">
-        <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} />
-        <TextField label="Messages to start with" inputMode="numeric" value={messages} onChange={(e) => setMessages(e.target.value)} error={messagesError} />
+        <TextField label={t('accounts.name')} value={name} onChange={(e) => setName(e.target.value)} maxLength={ACCOUNT_NAME_MAX}
+          hint={t('accounts.nameLimit', { used: name.length, max: ACCOUNT_NAME_MAX })} />
+        <TextField label={t('accounts.startMessages')} inputMode="numeric" value={messages} onChange={(e) => setMessages(e.target.value)} error={messagesError} />
         {create.isError ? <div className="span-2"><ErrorNotice error={create.error} /></div> : null}
-        <div className="span-2"><button type="submit" className="button" disabled={create.isPending || name.trim() === ''}>Open account</button></div>
+        <div className="span-2"><button type="submit" className="button" disabled={create.isPending || name.trim() === ''}>{t('accounts.openSubmit')}</button></div>
       </form>
     </Section>
   );

@@ -1,13 +1,27 @@
 // What the browser stories do on every page: wait for its heading, and sign in as an
 // invited user by the invitation link.
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { ADMIN_TOKEN } from '../support/service.ts';
 import { PASSWORD } from '../support/users.ts';
 
 /** Waits until the page's one h1 names it. */
 export async function heading(page: Page, name: string | RegExp): Promise<void> {
   await page.getByRole('heading', { level: 1, name }).waitFor();
+}
+
+/**
+ * The field's value once it holds `expected`, or what it holds after `timeout` ms: for a
+ * form filled in after the page shows (a draft given back once the signed-in user is known).
+ */
+export async function settledValue(field: Locator, expected: string, timeout = 10_000): Promise<string> {
+  const deadline = Date.now() + timeout;
+  let value = await field.inputValue();
+  while (value !== expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await field.inputValue();
+  }
+  return value;
 }
 
 /** Follows an invitation link (its token after the #), sets PASSWORD and lands on the signed-in Overview. */

@@ -63,6 +63,7 @@ test('an owner saves a segment, edits, exports and erases contacts, deletes a do
     await owner.getByRole('button', { name: 'Save segment' }).click();
     await owner.getByRole('heading', { level: 2, name: 'Audience of “Lima readers”' }).waitFor();
     const row = owner.getByRole('row').filter({ hasText: 'Lima readers' });
+    await row.waitFor();
     assert.deepStrictEqual((await row.locator('th, td').allInnerTexts()).slice(0, 3), ['Lima readers', '1', 'yes']);
     await owner.getByText('1 saved segment').waitFor();
     await checkPage(owner, 'segments-saved');

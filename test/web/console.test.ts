@@ -80,12 +80,15 @@ test('the operator edits an account\'s allow-list, keys, ledger and WhatsApp tem
     await ledger.getByText(said).waitFor();
     assert.equal(await focused(operator), said);
     const row = ledger.getByRole('row').filter({ hasText: 'invoice 2026-200' });
+    // The ledger is read again after the top-up; its row may come after the notice.
+    await row.waitFor();
     assert.deepStrictEqual(await row.getByRole('cell').allTextContents(), ['admin.top-up', '+250', '0.00', 'invoice 2026-200']);
   });
 
   await step('the operator lists the account\'s WhatsApp templates, adds one and removes it', 60_000, async () => {
     const templates = operator.getByRole('region', { name: 'WhatsApp templates' });
     const row = templates.getByRole('row').filter({ hasText: 'order_ready' });
+    await row.waitFor();
     assert.deepStrictEqual((await row.getByRole('cell').allTextContents()).slice(0, 4), ['es', 'Su pedido {{1}} está listo', '1', 'approved']);
     await templates.getByLabel('Name', { exact: true }).fill('welcome');
     await templates.getByLabel('Body').fill('Welcome, {{1}}');
@@ -93,7 +96,9 @@ test('the operator edits an account\'s allow-list, keys, ledger and WhatsApp tem
     await templates.getByRole('button', { name: 'Add template' }).click();
     await templates.getByText('Template “welcome” added.').waitFor();
     assert.equal(await focused(operator), 'Template “welcome” added.');
-    assert.deepStrictEqual((await templates.getByRole('row').filter({ hasText: 'welcome' }).getByRole('cell').allTextContents()).slice(0, 4), ['en_US', 'Welcome, {{1}}', '1', 'pending']);
+    const added = templates.getByRole('row').filter({ hasText: 'welcome' });
+    await added.waitFor();
+    assert.deepStrictEqual((await added.getByRole('cell').allTextContents()).slice(0, 4), ['en_US', 'Welcome, {{1}}', '1', 'pending']);
     await templates.getByRole('button', { name: 'Remove welcome' }).click();
     await operator.getByRole('dialog', { name: 'Remove this template?' }).getByRole('button', { name: 'Remove template' }).click();
     await templates.getByText('Template “welcome” removed.').waitFor();

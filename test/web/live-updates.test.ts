@@ -108,6 +108,8 @@ test('open pages follow the account as it happens: a new message in the list, it
     await checkPage(es, 'live-overview-es');
     await es.goto('/app/usage');
     await heading(es, 'Uso');
+    // The table shows once the ledger is read; the heading shows before.
+    await es.getByRole('columnheader').first().waitFor();
     assert.deepStrictEqual(await es.getByRole('columnheader').allTextContents(), ['Cuándo', 'Tipo', 'Mensajes', 'Saldo', 'Motivo', 'Envío']);
     await checkPage(es, 'live-usage-es');
     await es.close();

@@ -98,7 +98,7 @@ test('an owner composes and sends an email from a template, an SMS and a WhatsAp
     assert.deepStrictEqual([payload.from, payload.subject, payload.html], [{ email: 'orders@example.com', name: 'Acme Shop' }, 'Your order 1042', '<p>Hi Ana, order 1042 is ready.</p>']);
   });
 
-  await step('an SMS counts its characters and 160-character segments as typed, and quotes segments times numbers', 30_000, async () => {
+  await step('an SMS refused for its missing number drops the refusal once numbers are typed, counts its characters and 160-character segments as typed, and quotes segments times numbers', 30_000, async () => {
     await page.goto('/app/compose');
     await heading(page, 'Compose');
     await tabTo(page, page.getByRole('radio', { name: 'Email' }));
@@ -109,6 +109,8 @@ test('an owner composes and sends an email from a template, an SMS and a WhatsAp
     await page.keyboard.press('Enter');
     assert.equal(await page.getByRole('alert').innerText(), 'Mobile numbers missing or empty!');
     await typeInto(page, page.getByLabel('To', { exact: true }), `${ANA}, ${BO}`);
+    // The refusal answered the message as it was sent; once the numbers are typed it is gone.
+    await page.getByRole('alert').waitFor({ state: 'detached', timeout: 5000 });
     await typeInto(page, page.getByLabel('Message'), 'x'.repeat(160));
     assert.equal(await page.getByTestId('sms-count').innerText(), '160 characters · 1 segment of 160 characters');
     await page.keyboard.type('yz');

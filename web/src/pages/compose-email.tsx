@@ -11,7 +11,7 @@ import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
 import { useFormDraft } from '../lib/form-draft.ts';
 import { templateVariables } from '../lib/template-variables.ts';
-import { ChoiceGroup, QuoteBox, SentNotice } from './compose-parts.tsx';
+import { ChoiceGroup, QuoteBox, SentNotice, useRefusalClearedOnEdit } from './compose-parts.tsx';
 
 type Mode = 'direct' | 'template';
 
@@ -75,6 +75,7 @@ export function ComposeEmail(props: { account: AccountView; onSent: () => void }
       props.onSent();
     },
   });
+  useRefusalClearedOnEdit(send, JSON.stringify(draft));
 
   const chooseTemplate = (id: string): void => {
     setTemplateId(id);

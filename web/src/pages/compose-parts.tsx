@@ -49,6 +49,19 @@ export function QuoteBox(props: { kind: 'messages'; count: number; have: number;
   );
 }
 
+/**
+ * herald's refusal answers the message as it was sent: once the user changes the message
+ * (`message`, the form's fields as one string), the refusal is no longer shown.
+ */
+export function useRefusalClearedOnEdit(send: { isError: boolean; reset: () => void }, message: string): void {
+  const shown = useRef(message);
+  useEffect(() => {
+    if (shown.current === message) return;
+    shown.current = message;
+    if (send.isError) send.reset();
+  }, [message, send]);
+}
+
 /** What herald answered, focused when it appears, with a link to each message in the log. */
 export function SentNotice(props: { answer: string; summary: string; messages: readonly { msgid: string; to: string }[] }) {
   const { t } = useTranslation('compose');

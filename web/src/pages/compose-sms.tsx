@@ -8,7 +8,7 @@ import type { AccountView } from '../api/types.ts';
 import { SelectField, TextArea, TextField } from '../components/field.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
 import { formatCount } from '../lib/format.ts';
-import { QuoteBox, SentNotice } from './compose-parts.tsx';
+import { QuoteBox, SentNotice, useRefusalClearedOnEdit } from './compose-parts.tsx';
 
 /** An SMS to one or more numbers through POST /v1/sms/send, counted as herald bills it. */
 export function ComposeSms(props: { account: AccountView; onSent: () => void }) {
@@ -25,6 +25,7 @@ export function ComposeSms(props: { account: AccountView; onSent: () => void }) 
     mutationFn: () => sendComposedSms({ mobile_numbers: numbers, message: text, ...(from === '' ? {} : { from }) }),
     onSuccess: props.onSent,
   });
+  useRefusalClearedOnEdit(send, JSON.stringify([from, to, text]));
   const submit = (event: FormEvent): void => {
     event.preventDefault();
     if (!send.isPending) send.mutate();

@@ -8,7 +8,7 @@ import type { AccountView } from '../api/types.ts';
 import { SelectField, TextField } from '../components/field.tsx';
 import { ErrorNotice } from '../components/query-state.tsx';
 import { formatMoney } from '../lib/format.ts';
-import { QuoteBox, SentNotice } from './compose-parts.tsx';
+import { QuoteBox, SentNotice, useRefusalClearedOnEdit } from './compose-parts.tsx';
 
 /** A WhatsApp template message through POST /v1/whatsapp/sendTemplateMessage: only approved templates go out. */
 export function ComposeWhatsapp(props: { account: AccountView; onSent: () => void }) {
@@ -23,6 +23,7 @@ export function ComposeWhatsapp(props: { account: AccountView; onSent: () => voi
     mutationFn: () => sendComposedWhatsapp({ destination: destination.trim(), templateId, params: filled }),
     onSuccess: props.onSent,
   });
+  useRefusalClearedOnEdit(send, JSON.stringify([templateId, destination, filled]));
   const submit = (event: FormEvent): void => {
     event.preventDefault();
     if (!send.isPending) send.mutate();
